@@ -1,0 +1,70 @@
+"""The registry of rulesets: ``get_ruleset(name)`` and ``ruleset_names()``.
+
+Modules are imported lazily so that importing the engine stays cheap. A name may carry a
+parameter after a colon (``octal:0.37``); such entries name a factory taking the parameter text.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable, cast
+
+from ruma.engine.errors import UnknownRulesetError
+from ruma.engine.rulesets.base import Position, Ruleset, State
+
+__all__ = ["Position", "Ruleset", "State", "get_ruleset", "ruleset_names", "parse_position"]
+
+# name -> "module:attribute" (a Ruleset instance, or for parametrised names a factory)
+_RULESETS: dict[str, str] = {
+    "sowing": "ruma.engine.rulesets.sowing:SOWING",
+    "impartial-sowing": "ruma.engine.rulesets.sowing:IMPARTIAL_SOWING",
+    "atomic-wari": "ruma.engine.rulesets.atomic_wari:ATOMIC_WARI",
+    "impartial-atomic-wari": "ruma.engine.rulesets.atomic_wari:IMPARTIAL_ATOMIC_WARI",
+    "atomic-wari-board": "ruma.engine.rulesets.atomic_wari_board:ATOMIC_WARI_BOARD",
+    "nim": "ruma.engine.rulesets.heaps:NIM",
+    "grundy": "ruma.engine.rulesets.heaps:GRUNDY",
+    "chocolate1": "ruma.engine.rulesets.chocolate:CHOCOLATE1",
+    "chocolate2": "ruma.engine.rulesets.chocolate:CHOCOLATE2",
+    "coinstrip1": "ruma.engine.rulesets.coinstrip:COINSTRIP1",
+    "coinstrip2": "ruma.engine.rulesets.coinstrip:COINSTRIP2",
+}
+_FACTORIES: dict[str, str] = {
+    "octal": "ruma.engine.rulesets.heaps:octal_ruleset",
+}
+_cache: dict[str, Ruleset] = {}
+
+
+def _load(target: str) -> object:
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def get_ruleset(name: str) -> Ruleset:
+    """The ruleset called ``name`` (e.g. ``sowing``, ``octal:0.37``); raises ``UnknownRulesetError``."""
+    if not isinstance(name, str) or not name.strip():
+        raise UnknownRulesetError(f"empty ruleset name {name!r}; known: {', '.join(ruleset_names())}")
+    key = name.strip().lower()
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    if key in _RULESETS:
+        ruleset = cast(Ruleset, _load(_RULESETS[key]))
+    else:
+        family, sep, parameter = key.partition(":")
+        if not sep or family not in _FACTORIES:
+            raise UnknownRulesetError(f"unknown ruleset {name!r}; known: {', '.join(ruleset_names())}")
+        factory = cast(Callable[[str], Ruleset], _load(_FACTORIES[family]))
+        ruleset = factory(parameter)
+    _cache[key] = ruleset
+    return ruleset
+
+
+def ruleset_names() -> list[str]:
+    """Every ruleset name, parametrised families shown as ``family:PARAM``."""
+    return sorted(_RULESETS) + [f"{family}:CODE" for family in sorted(_FACTORIES)]
+
+
+def parse_position(ruleset: str | Ruleset, text: str) -> Position:
+    """Parse ``text`` as a position of ``ruleset`` (a name or a ``Ruleset``)."""
+    rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    return rules.position(text)

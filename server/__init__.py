@@ -1,0 +1,1 @@
+"""ruma.server: the gRPC service, the LMDB store and the catalog."""
