@@ -9,9 +9,11 @@ Normalisation contract (the memo keys on it, so it must be *sound*):
 * ``normalise(state) -> (canonical_state, mirrored)``: ``canonical_state`` has the same value as
   ``state`` when ``mirrored`` is False, and the *negative* value when it is True (for impartial
   rulesets the value is the same either way and ``mirrored`` is only informative).
-* ``components(state)``: a list of normalised states whose values *sum* (disjunctive sum; xor of
-  nim values) to the value of ``state``. ``[state]`` is always a correct answer. Each rule used
-  is stated and argued in the implementing module's docstring, and property-tested.
+* ``components(state)``: a list of component states whose values *sum* (disjunctive sum; xor of
+  nim values) to the value of ``state``. ``[state]`` is always a correct answer. Components may
+  be stripped or otherwise value-preservingly simplified, but must NOT be mirrored (a mirror
+  negates a partizan value): the evaluator calls ``normalise`` on each component itself. Each
+  rule used is stated and argued in the implementing module's docstring, and property-tested.
 * ``key(state)``: bytes identifying a normalised state, prefixed by ``bytes([code, version])`` so
   that a changed rule never serves a stale value.
 """
@@ -84,8 +86,8 @@ class Ruleset(ABC):
         return state, False
 
     def components(self, state: State) -> Sequence[State]:
-        """Independent normalised components whose values sum to the value of ``state``."""
-        return [self.normalise(state)[0]]
+        """Independent components (not mirrored) whose values sum to the value of ``state``."""
+        return [state]
 
     def key(self, state: State) -> bytes:
         """The memo key of a normalised state, prefixed by ruleset code and version."""
