@@ -12,7 +12,7 @@ from typing import Callable, cast
 from ruma.engine.errors import UnknownRulesetError
 from ruma.engine.rulesets.base import Position, Ruleset, State
 
-__all__ = ["Position", "Ruleset", "State", "get_ruleset", "ruleset_names", "parse_position"]
+__all__ = ["Position", "Ruleset", "State", "get_ruleset", "ruleset_by_code", "ruleset_names", "parse_position"]
 
 # name -> "module:attribute" (a Ruleset instance, or for parametrised names a factory)
 _RULESETS: dict[str, str] = {
@@ -68,3 +68,19 @@ def parse_position(ruleset: str | Ruleset, text: str) -> Position:
     """Parse ``text`` as a position of ``ruleset`` (a name or a ``Ruleset``)."""
     rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     return rules.position(text)
+
+
+def ruleset_by_code(code: int) -> Ruleset | None:
+    """The registered (unparametrised) ruleset whose key prefix byte is ``code``, or ``None``.
+
+    Used by persistent stores to tell which ruleset a stored key belongs to. Rulesets whose
+    module is not installed are skipped; parametrised families (``octal:*``) are never returned.
+    """
+    for name in _RULESETS:
+        try:
+            ruleset = get_ruleset(name)
+        except (ImportError, AttributeError):
+            continue
+        if ruleset.code == code:
+            return ruleset
+    return None
