@@ -1,0 +1,317 @@
+"""Typed results of the ruma client: plain dataclasses built from the service's messages.
+
+Values print in Unicode (``str(value)``), CGSuite plain text (``value.ascii``) and cgt-py's braces
+notation (``value.braces``), and render in notebooks (``_repr_html_``). ``to_dict()`` gives the
+JSON-able form the CLI prints.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ruma.v1 import ruma_pb2 as pb
+
+OUTCOMES = {pb.OUTCOME_L: "L", pb.OUTCOME_R: "R", pb.OUTCOME_N: "N", pb.OUTCOME_P: "P", pb.OUTCOME_UNSPECIFIED: ""}
+RELATIONS = {pb.RELATION_EQUAL: "=", pb.RELATION_GREATER: ">", pb.RELATION_LESS: "<", pb.RELATION_CONFUSED: "||"}
+STYLES = ("ascii", "unicode", "braces")
+
+
+@dataclass(frozen=True)
+class GameValue:
+    """A CGT value in every notation; ``str()`` is Unicode."""
+
+    ascii: str
+    unicode: str = ""
+    braces: str = ""
+
+    @classmethod
+    def from_message(cls, message: pb.Value) -> "GameValue":
+        """From a ``ruma.v1.Value``; notations the server left out are formatted locally."""
+        texts = {style: getattr(message, style) for style in STYLES}
+        missing = [style for style in STYLES if not texts[style]]
+        source = next((texts[style] for style in STYLES if texts[style]), "")
+        if missing and source:
+            try:
+                from ruma.engine.cgt.notation import format_game, parse_game
+
+                game = parse_game(source)
+                for style in missing:
+                    texts[style] = format_game(game, style)
+            except Exception:  # noqa: BLE001 - fall back to the notation the server sent
+                for style in missing:
+                    texts[style] = source
+        return cls(**texts)
+
+    def game(self) -> Any:
+        """The value as a ``ruma.engine.cgt.Game`` (parsed locally)."""
+        from ruma.engine.cgt.notation import parse_game
+
+        return parse_game(self.ascii)
+
+    def __str__(self) -> str:
+        return self.unicode or self.ascii
+
+    def _repr_html_(self) -> str:
+        return f"<code>{html.escape(str(self))}</code>"
+
+
+def _value_or_none(message: Any, name: str) -> GameValue | None:
+    return GameValue.from_message(getattr(message, name)) if message.HasField(name) else None
+
+
+def _fraction(text: str) -> Fraction | None:
+    return Fraction(text) if text else None
+
+
+@dataclass(frozen=True)
+class EvalStats:
+    """What one evaluation cost on the server."""
+
+    positions_valued: int
+    memo_hits: int
+    memo_misses: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Component:
+    """One independent summand of a position."""
+
+    position: str
+    key: bytes
+    value: GameValue
+    from_store: bool
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The value of one position, with its analysis and provenance."""
+
+    ruleset: str
+    ruleset_version: int
+    position: str
+    canonical: str
+    key: bytes
+    mirrored: bool
+    value: GameValue
+    outcome: str
+    nim_value: int | None
+    atomic_weight: GameValue | None
+    temperature: Fraction | None
+    mean: Fraction | None
+    left_stop: Fraction | None
+    right_stop: Fraction | None
+    birthday: int | None
+    components: list[Component]
+    from_store: bool
+    shared: bool
+    stats: EvalStats
+
+    @classmethod
+    def from_message(cls, m: pb.Evaluation) -> "Evaluation":
+        """From a ``ruma.v1.Evaluation``."""
+        analysed = m.HasField("analysis")
+        a = m.analysis
+        return cls(
+            ruleset=m.ruleset, ruleset_version=m.ruleset_version, position=m.position, canonical=m.canonical,
+            key=m.key, mirrored=m.mirrored, value=GameValue.from_message(m.value),
+            outcome=OUTCOMES[a.outcome] if analysed else "",
+            nim_value=a.nim_value if a.HasField("nim_value") else None,
+            atomic_weight=_value_or_none(a, "atomic_weight"),
+            temperature=_fraction(a.temperature), mean=_fraction(a.mean),
+            left_stop=_fraction(a.left_stop), right_stop=_fraction(a.right_stop),
+            birthday=a.birthday if analysed else None,
+            components=[Component(c.position, c.key, GameValue.from_message(c.value), c.from_store) for c in m.components],
+            from_store=m.from_store, shared=m.shared,
+            stats=EvalStats(m.stats.positions_valued, m.stats.memo_hits, m.stats.memo_misses, m.stats.seconds),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.position} = {self.value}"
+
+    def _repr_html_(self) -> str:
+        rows = [("value", str(self.value)), ("outcome", self.outcome), ("canonical", self.canonical),
+                ("temperature", str(self.temperature)), ("from store", str(self.from_store))]
+        if self.atomic_weight is not None:
+            rows.append(("atomic weight", str(self.atomic_weight)))
+        body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+        return f"<table><caption>{html.escape(self.ruleset)} {html.escape(self.position)}</caption>{body}</table>"
+
+    def to_dict(self, style: str = "unicode") -> dict[str, Any]:
+        """JSON-able form, values in ``style``."""
+        return {
+            "ruleset": self.ruleset,
+            "position": self.position,
+            "canonical": self.canonical,
+            "value": getattr(self.value, style),
+            "outcome": self.outcome,
+            "nim_value": self.nim_value,
+            "atomic_weight": getattr(self.atomic_weight, style) if self.atomic_weight else None,
+            "temperature": None if self.temperature is None else str(self.temperature),
+            "components": [{"position": c.position, "value": getattr(c.value, style), "from_store": c.from_store}
+                           for c in self.components],
+            "from_store": self.from_store,
+            "shared": self.shared,
+            "stats": asdict(self.stats),
+        }
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One position of a batch: its status and, when OK, its evaluation."""
+
+    position: str
+    code: str  # grpc status code name, "OK" on success
+    message: str
+    evaluation: Evaluation | None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the position was valued."""
+        return self.code == "OK"
+
+    def __str__(self) -> str:
+        return str(self.evaluation) if self.evaluation is not None else f"{self.position}: {self.code}: {self.message}"
+
+
+@dataclass(frozen=True)
+class LookupItem:
+    """One position looked up in the store."""
+
+    position: str
+    found: bool
+    code: str
+    message: str
+    evaluation: Evaluation | None
+
+    def __str__(self) -> str:
+        if self.code != "OK":
+            return f"{self.position}: {self.code}: {self.message}"
+        return str(self.evaluation) if self.evaluation is not None else f"{self.position}: not stored"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How two values compare: ``relation`` is one of ``=``, ``>``, ``<``, ``||``."""
+
+    relation: str
+    a: GameValue
+    b: GameValue
+    difference: GameValue
+
+    def __str__(self) -> str:
+        return f"{self.a} {self.relation} {self.b}"
+
+
+@dataclass(frozen=True)
+class SumResult:
+    """A disjunctive sum."""
+
+    value: GameValue
+    outcome: str
+    nim_value: int | None
+    temperature: Fraction | None
+    terms: list[GameValue]
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def _repr_html_(self) -> str:
+        return self.value._repr_html_()
+
+
+@dataclass(frozen=True)
+class OptionValue:
+    """One option of a position with its value."""
+
+    position: str
+    value: GameValue
+    outcome: str
+    nim_value: int | None
+
+    def __str__(self) -> str:
+        return f"{self.position} = {self.value}"
+
+
+@dataclass(frozen=True)
+class OptionsResult:
+    """A position's value and each player's options with theirs."""
+
+    evaluation: Evaluation
+    left: list[OptionValue]
+    right: list[OptionValue]
+
+    def __str__(self) -> str:
+        lefts = ", ".join(map(str, self.left))
+        rights = ", ".join(map(str, self.right))
+        return f"{self.evaluation}\n  Left:  {lefts or '-'}\n  Right: {rights or '-'}"
+
+
+@dataclass(frozen=True)
+class RulesetInfo:
+    """A ruleset the server knows."""
+
+    name: str
+    code: int
+    version: int
+    impartial: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What the server offers."""
+
+    rulesets: list[RulesetInfo]
+    max_pots: int
+    max_seeds: int
+    max_positions: int
+    max_batch_size: int
+    server_version: str
+    engine_version: str
+    auth_required: bool
+    services: list[str]
+
+
+@dataclass(frozen=True)
+class Stats:
+    """The server's counters."""
+
+    store_entries: int
+    store_bytes: int
+    hits: int
+    misses: int
+    evaluations_in_flight: int
+    evaluations_total: int
+    positions_valued: int
+    shared: int
+    uptime_seconds: float
+
+
+@dataclass
+class LoadSummary:
+    """What a bulk load did: positions valued now, already stored, failed (with reasons)."""
+
+    valued: int = 0
+    already_stored: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    retries: int = 0
+    seconds: float = 0.0
+
+    @property
+    def total(self) -> int:
+        """Positions processed."""
+        return self.valued + self.already_stored + len(self.failed)
+
+    def __str__(self) -> str:
+        return (f"{self.total} positions: {self.valued} valued, {self.already_stored} already stored, "
+                f"{len(self.failed)} failed ({self.seconds:.1f} s)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {"valued": self.valued, "already_stored": self.already_stored,
+                "failed": [{"position": p, "reason": r} for p, r in self.failed],
+                "retries": self.retries, "seconds": round(self.seconds, 3)}

@@ -1,0 +1,191 @@
+"""Assemble the gRPC server: the Ruma servicer, health, reflection, the catalog when present.
+
+``create_server(data_dir, host, port, ...) -> (RumaServer, port)`` is what ``ruma serve`` and the
+tests use. ``RumaServer.stop(grace)`` shuts down gracefully: health reports NOT_SERVING, calls in
+flight get ``grace`` seconds to finish (then they are cancelled, and their evaluations stop at the
+next cancellation check), and finally the store is flushed and closed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import ipaddress
+import logging
+import os
+import threading
+from concurrent import futures
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from ruma.engine.errors import RumaInputError
+from ruma.engine.memo import Memo
+from ruma.server.auth import TokenInterceptor, load_tokens
+from ruma.server.service import Limits, RumaServicer
+from ruma.v1 import ruma_pb2, ruma_pb2_grpc
+
+log = logging.getLogger("ruma.server")
+
+RUMA_SERVICE = ruma_pb2.DESCRIPTOR.services_by_name["Ruma"].full_name
+CATALOG_MODULE = "ruma.server.catalog_service"
+
+
+def default_workers() -> int:
+    """Threads serving calls. Evaluation is CPU-bound Python (one core at a time under the GIL),
+    so more threads do not compute faster; they keep cheap calls (store hits, health, stats)
+    answered while a few long evaluations run, and let single-flight followers wait."""
+    return max(8, 4 * (os.cpu_count() or 2))
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names only this machine."""
+    if host in ("localhost", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class RumaServer:
+    """A started gRPC server with its store and health servicer."""
+
+    def __init__(self, server: grpc.Server, store: Memo, health_servicer: health.HealthServicer,
+                 servicer: RumaServicer, address: str, close_store: bool) -> None:
+        self.server = server
+        self.store = store
+        self.health = health_servicer
+        self.servicer = servicer
+        self.address = address
+        self._close_store = close_store
+        self._stopped = threading.Event()
+        self._stop_lock = threading.Lock()
+
+    def start(self) -> None:
+        """Start serving."""
+        self.server.start()
+
+    def stop(self, grace: float | None = 5.0) -> None:
+        """Graceful shutdown: NOT_SERVING, finish (or after ``grace`` s cancel) calls, flush, close."""
+        with self._stop_lock:
+            if self._stopped.is_set():
+                return
+            self.health.enter_graceful_shutdown()
+            self.server.stop(grace).wait()
+            for method in ("flush", "close") if self._close_store else ("flush",):
+                call = getattr(self.store, method, None)
+                if callable(call):
+                    call()
+            self._stopped.set()
+
+    def wait_for_termination(self, timeout: float | None = None) -> bool:
+        """Block until ``stop`` finished (or ``timeout``); True when stopped."""
+        return self._stopped.wait(timeout)
+
+    def __enter__(self) -> "RumaServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop(0)
+
+
+def _open_store(data_dir: Path) -> Memo:
+    from ruma.server.store import LmdbStore
+
+    return LmdbStore(data_dir)  # type: ignore[no-any-return]
+
+
+def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo) -> list[str]:
+    """Register the catalog servicer if its module exists; returns its service names."""
+    try:
+        module = importlib.import_module(CATALOG_MODULE)
+    except ModuleNotFoundError as error:
+        if error.name != CATALOG_MODULE:
+            raise
+        return []
+    add = module.add_catalog_servicer
+    offered: dict[str, Any] = {"data_dir": data_dir, "data": data_dir, "store": store}
+    parameters = inspect.signature(add).parameters
+    kwargs = {name: value for name, value in offered.items() if name in parameters}
+    add(server, **kwargs)
+    names: list[str] = []
+    try:
+        catalog_pb2 = importlib.import_module("ruma.v1.catalog_pb2")
+        names = [service.full_name for service in catalog_pb2.DESCRIPTOR.services_by_name.values()]
+    except ModuleNotFoundError:
+        pass
+    return names
+
+
+def create_server(
+    data_dir: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    tokens: Mapping[str, str] | None = None,
+    token_file: str | Path | None = None,
+    tls_cert: str | Path | None = None,
+    tls_key: str | Path | None = None,
+    limits: Limits | None = None,
+    max_workers: int | None = None,
+    store: Memo | None = None,
+    write_methods: Iterable[str] = (),
+    catalog: bool = True,
+    start: bool = True,
+) -> tuple[RumaServer, int]:
+    """Build (and by default start) the server on ``host:port`` (0: any free port); returns it and the port.
+
+    Without tokens (``tokens`` or ``token_file``) only a loopback ``host`` is accepted. ``store``
+    defaults to the LMDB store in ``data_dir`` (flushed and closed by ``stop``).
+    """
+    data = Path(data_dir)
+    data.mkdir(parents=True, exist_ok=True)
+    if token_file is not None:
+        tokens = load_tokens(token_file)
+    if not tokens and not is_loopback(host):
+        raise RumaInputError(f"refusing to listen on {host!r} without a token file: only loopback addresses are allowed")
+    if (tls_cert is None) != (tls_key is None):
+        raise RumaInputError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
+    interceptors = [TokenInterceptor(tokens, write_methods)] if tokens else []
+    workers = max_workers or default_workers()
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ruma-rpc"),
+        interceptors=interceptors,
+        maximum_concurrent_rpcs=workers * 16,
+        options=[("grpc.max_receive_message_length", 64 * 1024 * 1024), ("grpc.max_send_message_length", 64 * 1024 * 1024)],
+    )
+    own_store = store is None
+    the_store = store if store is not None else _open_store(data)
+    try:
+        services = [RUMA_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME]
+        servicer = RumaServicer(the_store, limits, services, auth_required=bool(tokens))
+        ruma_pb2_grpc.add_RumaServicer_to_server(servicer, server)
+        health_servicer = health.HealthServicer(experimental_non_blocking=True)
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        if catalog:
+            services += _add_catalog(server, data, the_store)
+        reflection.enable_server_reflection(services, server)
+        address = f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+        if tls_cert is not None and tls_key is not None:
+            credentials = grpc.ssl_server_credentials([(Path(tls_key).read_bytes(), Path(tls_cert).read_bytes())])
+            bound = server.add_secure_port(address, credentials)
+        else:
+            bound = server.add_insecure_port(address)
+        if bound == 0:
+            raise RumaInputError(f"cannot listen on {address!r} (address in use or not available)")
+        for name in ["", *services]:
+            health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        wrapper = RumaServer(server, the_store, health_servicer, servicer, address.rsplit(":", 1)[0] + f":{bound}", own_store)
+        if start:
+            wrapper.start()
+    except BaseException:
+        if own_store:
+            close = getattr(the_store, "close", None)
+            if callable(close):
+                close()
+        raise
+    return wrapper, bound

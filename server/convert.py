@@ -1,0 +1,145 @@
+"""Engine objects → protobuf messages (the only place the service builds its replies).
+
+Formatting a value and analysing it (outcome, temperature, atomic weight) cost far more than a
+store lookup, and the same few values come back again and again, so both are cached by the
+game's interned id.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Iterable, Sequence, Union
+
+from ruma.engine.cgt import ZERO, Game, nimber
+from ruma.engine.errors import NotAtomicError
+from ruma.v1 import ruma_pb2 as pb
+
+Value = Union[Game, int]
+
+ALL_STYLES = ("ascii", "unicode", "braces")
+_STYLE_OF = {pb.NOTATION_ASCII: "ascii", pb.NOTATION_UNICODE: "unicode", pb.NOTATION_BRACES: "braces"}
+_OUTCOME = {"L": pb.OUTCOME_L, "R": pb.OUTCOME_R, "N": pb.OUTCOME_N, "P": pb.OUTCOME_P}
+
+#: entries kept in each cache before it is cleared (values are small; ids are stable)
+CACHE_LIMIT = 200_000
+
+_lock = threading.Lock()
+_formatted: dict[tuple[int, str], str] = {}
+_analysed: dict[int, pb.Analysis] = {}
+
+
+def styles(notations: Iterable[int]) -> tuple[str, ...]:
+    """The notation names asked for; none (or only UNSPECIFIED) means all of them."""
+    chosen = tuple(dict.fromkeys(_STYLE_OF[n] for n in notations if n in _STYLE_OF))
+    return chosen or ALL_STYLES
+
+
+def as_game(value: Value) -> Game:
+    """A value as a game (``*k`` for a nim value ``k``)."""
+    return nimber(value) if isinstance(value, int) else value
+
+
+def format_value(value: Value, style: str) -> str:
+    """``value`` in ``style`` (cached by the game's id)."""
+    from ruma.engine.cgt.notation import format_game
+
+    game = as_game(value)
+    key = (game.id, style)
+    text = _formatted.get(key)
+    if text is None:
+        text = format_game(game, style)
+        with _lock:
+            if len(_formatted) >= CACHE_LIMIT:
+                _formatted.clear()
+            _formatted[key] = text
+    return text
+
+
+def value_message(value: Value, chosen: Sequence[str]) -> pb.Value:
+    """A ``Value`` message with the chosen notations filled."""
+    return pb.Value(**{style: format_value(value, style) for style in chosen})
+
+
+def outcome_of(value: Value) -> int:
+    """The ``Outcome`` enum of a value."""
+    if isinstance(value, int):
+        return pb.OUTCOME_P if value == 0 else pb.OUTCOME_N
+    return _OUTCOME[value.outcome.value]
+
+
+def analysis_message(value: Value) -> pb.Analysis:
+    """Outcome, nim value, atomic weight, temperature, mean, stops, birthday (cached by id)."""
+    game = as_game(value)
+    cached = _analysed.get(game.id)
+    if cached is not None:
+        return cached
+    message = pb.Analysis(
+        outcome=outcome_of(game),
+        temperature=str(game.temperature),
+        mean=str(game.mean),
+        left_stop=str(game.left_stop),
+        right_stop=str(game.right_stop),
+        birthday=game.birthday,
+    )
+    nim = game.nim_value
+    if nim is not None:
+        message.nim_value = nim
+    if game.is_infinitesimal or game is ZERO:
+        try:
+            message.atomic_weight.CopyFrom(value_message(game.atomic_weight, ALL_STYLES))
+        except NotAtomicError:
+            pass
+    with _lock:
+        if len(_analysed) >= CACHE_LIMIT:
+            _analysed.clear()
+        _analysed[game.id] = message
+    return message
+
+
+def evaluation_message(
+    evaluation: object, chosen: Sequence[str], *, shared: bool = False, brief: bool = False
+) -> pb.Evaluation:
+    """An ``Evaluation`` message from a ``ruma.engine.evaluator.Evaluation``."""
+    from ruma.engine.evaluator import Evaluation
+
+    assert isinstance(evaluation, Evaluation)
+    rules = evaluation.ruleset
+    stats = evaluation.stats
+    message = pb.Evaluation(
+        ruleset=rules.name,
+        ruleset_version=rules.version,
+        position=str(evaluation.position),
+        canonical=str(evaluation.canonical),
+        key=evaluation.key,
+        mirrored=evaluation.mirrored,
+        value=value_message(evaluation.value, chosen),
+        from_store=evaluation.from_memo,
+        shared=shared,
+        stats=pb.EvalStats(
+            positions_valued=stats.positions_valued,
+            memo_hits=stats.memo_hits,
+            memo_misses=stats.memo_misses,
+            seconds=stats.seconds,
+        ),
+    )
+    if not brief:
+        message.analysis.CopyFrom(analysis_message(evaluation.value))
+        message.components.extend(
+            pb.Component(
+                position=str(c.position),
+                key=c.key,
+                value=value_message(c.value, chosen),
+                from_store=c.from_memo,
+            )
+            for c in evaluation.components
+        )
+    return message
+
+
+def option_message(position: str, value: Value, chosen: Sequence[str]) -> pb.Option:
+    """One option with its value."""
+    option = pb.Option(position=position, value=value_message(value, chosen), outcome=outcome_of(value))
+    nim = value if isinstance(value, int) else value.nim_value
+    if nim is not None:
+        option.nim_value = nim
+    return option
