@@ -92,7 +92,7 @@ def test_example_3_3_congruences() -> None:
     assert suffixes == [15, 14, 12, 12, 10, 6]  # as printed in Example 3.3
     assert is_winning(b) and theorem_3_2_failure(b) is None
     assert theorem_3_2_failure((1, 2, 1, 2, 4, 6)) == 2  # 1+2+4+6+2 = 15 is odd
-    assert theorem_3_2_failure((1, 1, 3, 2, 4, 5)) == 6  # b_6 = 5 is not 0 mod 6
+    assert theorem_3_2_failure((0, 1, 3, 4)) == 3  # 3 + 4 = 7 is not 0 mod 3
     assert theorem_3_2_failure((2,)) == 1  # b_1 > 1
 
 
