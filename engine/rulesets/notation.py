@@ -1,0 +1,156 @@
+"""The position notation shared by the row-of-pots rulesets (Erickson 1996).
+
+Grammar (whitespace separates tokens and is otherwise ignored)::
+
+    position := item*
+    item     := atom ( '^' exponent )?
+    atom     := DIGIT            (digit mode: one pot per digit, ``312``)
+              | NUMBER           (comma mode: a pot per comma-separated number, ``12,0,3``)
+              | '•' | '#'        (a full pot: one that can never be sown; Sowing only)
+              | '(' position ')' (a group, ``(10)^3``)
+    exponent := DIGITS | '{' DIGITS '}'
+
+The text is in *comma mode* when it contains a comma anywhere; then a maximal run of digits is one
+pot and commas (or whitespace) separate items. Otherwise every digit is one pot. Examples:
+``312``, ``1^8``, ``(10)^3 03 (01)^2``, ``12,0,3``, ``(12,0)^2,5``, ``110••1``, ``#1^8#``.
+
+``format_pots`` prints digits when every pot holds at most 9 seeds and comma-separated counts
+otherwise, with ``•`` for a full pot; it never compresses, so ``parse_pots(format_pots(s)) == s``.
+The empty row prints as ``()`` (an empty group), which parses back to ``()``.
+
+Sizes are bounded (``MAX_POTS`` pots, ``MAX_SEEDS`` seeds in all) and checked *before* a
+repetition is expanded, so ``(1^9999)^9999`` is refused without building it.
+"""
+
+from __future__ import annotations
+
+from ruma.engine.errors import NotationError, PositionError
+
+__all__ = ["FULL", "MAX_POTS", "MAX_SEEDS", "parse_pots", "format_pots"]
+
+MAX_POTS = 10_000
+"""The most pots a parsed position may have."""
+MAX_SEEDS = 1_000_000
+"""The most seeds (in all pots together) a parsed position may have."""
+FULL = 1_000_000_000
+"""The state value of a full pot: more seeds than any board can sow, so the move generators
+need no special case (a full pot is nonempty and never sowable); values >= FULL are full."""
+
+_FULL_CHARS = "•#●"
+
+
+def parse_pots(text: str, *, allow_full: bool = False) -> tuple[int, ...]:
+    """Parse a row of pots; ``allow_full`` admits ``•``/``#`` (as ``FULL``).
+
+    Raises ``NotationError`` (with the column) for text that does not parse and
+    ``PositionError`` for a position that parses but is empty or too large.
+    """
+    if not isinstance(text, str):
+        raise PositionError(f"a position must be text, not {text!r}")
+    parser = _Parser(text, allow_full)
+    pots = parser.sequence(top=True)
+    if parser.i != len(text):
+        raise NotationError(text, parser.i, "unexpected character")
+    if not pots and not parser.saw_group:
+        raise PositionError(f"empty position {text!r}")
+    return tuple(pots)
+
+
+def format_pots(state: tuple[int, ...]) -> str:
+    """Digits (``312``) or comma-separated counts (``12,0,3``); ``•`` for a full pot."""
+    if not state:
+        return "()"
+    if all(v <= 9 or v >= FULL for v in state):
+        return "".join("•" if v >= FULL else str(v) for v in state)
+    return ",".join("•" if v >= FULL else str(v) for v in state)
+
+
+class _Parser:
+    __slots__ = ("text", "i", "comma_mode", "allow_full", "saw_group")
+
+    def __init__(self, text: str, allow_full: bool) -> None:
+        self.text = text
+        self.i = 0
+        self.comma_mode = "," in text
+        self.allow_full = allow_full
+        self.saw_group = False
+
+    def _skip(self) -> None:
+        text = self.text
+        while self.i < len(text) and (text[self.i].isspace() or (self.comma_mode and text[self.i] == ",")):
+            self.i += 1
+
+    def _digits(self) -> str:
+        start = self.i
+        text = self.text
+        while self.i < len(text) and "0" <= text[self.i] <= "9":
+            self.i += 1
+        return text[start : self.i]
+
+    def sequence(self, top: bool) -> list[int]:
+        out: list[int] = []
+        total = 0
+        text = self.text
+        while True:
+            self._skip()
+            if self.i >= len(text):
+                if not top:
+                    raise NotationError(text, self.i, "missing ')'")
+                return out
+            c = text[self.i]
+            if c == ")":
+                if top:
+                    raise NotationError(text, self.i, "unbalanced ')'")
+                self.i += 1
+                return out
+            if c == "(":
+                self.i += 1
+                self.saw_group = True
+                atom = self.sequence(top=False)
+            elif "0" <= c <= "9":
+                if self.comma_mode:
+                    digits = self._digits()
+                    if len(digits) > 9:
+                        raise PositionError(f"pot of {digits} seeds is too large in {text!r}")
+                    atom = [int(digits)]
+                else:
+                    self.i += 1
+                    atom = [ord(c) - 48]
+            elif c in _FULL_CHARS:
+                if not self.allow_full:
+                    raise NotationError(text, self.i, "full pots ('•', '#') are not part of this game")
+                self.i += 1
+                atom = [FULL]
+            elif c == "-":
+                raise PositionError(f"negative seed count in {text!r}")
+            else:
+                raise NotationError(text, self.i, f"unexpected character {c!r}")
+            if self.i < len(text) and text[self.i] == "^":
+                self.i += 1
+                times = self._exponent()
+                if len(out) + len(atom) * times > MAX_POTS:
+                    raise PositionError(f"position {text!r} has more than {MAX_POTS} pots")
+                atom = atom * times
+            out.extend(atom)
+            if len(out) > MAX_POTS:
+                raise PositionError(f"position {text!r} has more than {MAX_POTS} pots")
+            total += sum(v for v in atom if v < FULL) if len(atom) != 1 else (atom[0] if atom[0] < FULL else 0)
+            if total > MAX_SEEDS:
+                raise PositionError(f"position {text!r} has more than {MAX_SEEDS} seeds")
+
+    def _exponent(self) -> int:
+        text = self.text
+        braced = self.i < len(text) and text[self.i] == "{"
+        if braced:
+            self.i += 1
+        where = self.i
+        digits = self._digits()
+        if not digits:
+            raise NotationError(text, where, "expected a repetition count after '^'")
+        if braced:
+            if self.i >= len(text) or text[self.i] != "}":
+                raise NotationError(text, self.i, "missing '}'")
+            self.i += 1
+        if len(digits) > 9 or int(digits) > MAX_POTS:
+            raise PositionError(f"repetition ^{digits} in {text!r} exceeds {MAX_POTS} pots")
+        return int(digits)

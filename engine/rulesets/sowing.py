@@ -1,0 +1,228 @@
+"""Conway's Sowing and its impartial version (Erickson 1996, §2).
+
+A position is an unbounded row of pots. Left takes all ``s`` seeds of a pot ``i`` and sows them
+one per pot into ``i+1 .. i+s``; the move is legal only if the *last* pot ``i+s`` was nonempty
+(the last seed may not go into an empty pot). Right sows leftwards into ``i-1 .. i-s``. In the
+impartial version either player may sow in either direction. ``312``: Left → ``303``; Right →
+``402``, ``420``; so ``312 = {0 | -2}`` (partizan) and ``∗`` (impartial).
+
+States are tuples of seed counts; a *full* pot is stored as ``notation.FULL`` (10⁹, any value
+``>= FULL`` is full), a count so large that the move generator needs no special case: it is
+nonempty (seeds may land on it) and can never be sown.
+
+Normalisation rules (each property-tested against a brute-force valuer without any rule):
+
+N1. *Empty end pots are dropped.* A Left sowing ends on a nonempty pot, so no seed ever goes
+    beyond the last nonempty pot ``L`` (symmetrically before the first, ``F``): pots outside
+    ``[F, L]`` stay empty forever and take part in no move.
+N2. *Full pots.* Erickson calls a pot full if its count "is greater than the distance to either
+    the first or last (nonempty) pot". The sound reading is **greater than both distances**:
+    ``s > i - F`` and ``s > L - i``. Such a pot can be sown neither rightwards (it would pass
+    ``L``, and sowing past ``L`` ends on an empty pot) nor leftwards. Moreover it never becomes
+    sowable: by N1 the span ``[F, L]`` never grows and a pot's count only grows until it is
+    sown. (The other reading, *either* distance, would call every end pot full — the first pot
+    has distance 0 to itself — although e.g. ``12`` lets Left sow the first pot.) A full pot's
+    exact count is irrelevant (it only receives seeds), so every full pot becomes ``FULL``.
+N3. *Full end runs are shortened.* If the row begins with ``k`` full pots and the other pots hold
+    ``s`` seeds in all (so no pot ever holds more than ``s``), a Right sowing from a pot at index
+    ``>= k`` ends at index ``>= k - s``: the first ``k - min(k, s)`` full pots are never reached
+    and are dropped (symmetrically at the right end). A row with no sowable seeds has value 0.
+N4. *Mirror.* Reversing the row swaps the players' moves, so ``value(reversed) = -value``
+    (impartial: the same value). ``normalise`` picks the lexicographically smaller orientation.
+
+Decomposition (``components``), on a row simplified by N1–N3; ``sA``/``sB`` are the seeds in
+non-full pots left/right of the cut (no pot on a side can ever hold more while no seed crosses):
+
+D1. *Empty gap.* A run of ``g`` empty pots with ``g >= sA`` and ``g >= sB`` separates independent
+    components. To cross it a Left sowing from a pot of A must end on a nonempty pot of B, at
+    distance ``>= g + 1``, which needs ``> sA`` seeds in one pot; a sowing ending inside the gap
+    is illegal (empty pot). Symmetrically for Right from B. So no seed ever crosses, every move
+    of A is legal in the whole iff it is legal in A alone, and the whole is ``A + B``.
+    Example: ``1200021 = 12 + 21``.
+D2. *Full gap.* A run of ``k`` full pots with ``k >= sA`` and ``k >= sB`` gives ``A•^k + •^k B``:
+    a Left sowing from A ends at most ``sA <= k`` pots past A's last pot, i.e. on A or on the
+    run, where the landing is legal in both games and the seeds dropped on full pots vanish
+    from play. (N3 then shortens each copy of the run.) Example: ``110••1 = 110•• + ••1``.
+Components with no sowable seeds (value 0) are omitted.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Sequence
+
+from ruma.engine.errors import PositionError
+from ruma.engine.rulesets.base import Ruleset, State
+from ruma.engine.rulesets.notation import FULL, format_pots, parse_pots
+
+__all__ = ["SOWING", "IMPARTIAL_SOWING", "SowingRuleset", "ImpartialSowingRuleset", "simplify"]
+
+
+def sow_right(state: State) -> list[State]:
+    """Left's options: sow a pot rightwards, ending on a nonempty pot."""
+    out: list[State] = []
+    n = len(state)
+    for i in range(n - 1):
+        s = state[i]
+        if s == 0:
+            continue
+        j = i + s
+        if j < n and state[j] != 0:
+            out.append(state[:i] + (0,) + tuple([v + 1 for v in state[i + 1 : j + 1]]) + state[j + 1 :])
+    return out
+
+
+def sow_left(state: State) -> list[State]:
+    """Right's options: sow a pot leftwards, ending on a nonempty pot."""
+    out: list[State] = []
+    for i in range(1, len(state)):
+        s = state[i]
+        if s == 0:
+            continue
+        j = i - s
+        if j >= 0 and state[j] != 0:
+            out.append(state[:j] + tuple([v + 1 for v in state[j:i]]) + (0,) + state[i + 1 :])
+    return out
+
+
+def _strip(state: State) -> State:
+    lo, hi = 0, len(state)
+    while lo < hi and state[lo] == 0:
+        lo += 1
+    while hi > lo and state[hi - 1] == 0:
+        hi -= 1
+    return state if lo == 0 and hi == len(state) else state[lo:hi]
+
+
+def simplify(state: State) -> State:
+    """Rules N1–N3 (no mirror, no split): strip empties, mark full pots, shorten full end runs."""
+    t = _strip(state)
+    while True:
+        n = len(t)
+        last = n - 1
+        marked = tuple([FULL if v > i and v > last - i else v for i, v in enumerate(t)])
+        seeds = 0
+        for v in marked:
+            if v < FULL:
+                seeds += v
+        if seeds == 0:
+            return ()
+        lo = 0
+        while marked[lo] >= FULL:
+            lo += 1
+        hi = n
+        while marked[hi - 1] >= FULL:
+            hi -= 1
+        lo = max(0, lo - seeds)
+        hi = min(n, hi + seeds)
+        if lo == 0 and hi == n:
+            return marked
+        t = marked[lo:hi]
+
+
+def _split(t: State) -> list[State]:
+    """Rules D1–D2 on a simplified row (recursively on both halves of the first cut found)."""
+    n = len(t)
+    total = 0
+    for v in t:
+        if v < FULL:
+            total += v
+    left = 0  # sowable seeds strictly left of index i
+    i = 0
+    while i < n:
+        v = t[i]
+        if v == 0 or v >= FULL:
+            full = v >= FULL
+            j = i
+            while j < n and (t[j] >= FULL if full else t[j] == 0):
+                j += 1
+            width = j - i
+            right = total - left
+            if 0 < left <= width and right <= width and j < n:
+                if full:
+                    a, b = simplify(t[:j]), simplify(t[i:])
+                else:
+                    a, b = simplify(t[:i]), simplify(t[j:])
+                return (_split(a) if a else []) + (_split(b) if b else [])
+            i = j
+        else:
+            left += v
+            i += 1
+    return [t]
+
+
+class SowingRuleset(Ruleset):
+    """Partizan Sowing: Left sows rightwards, Right leftwards."""
+
+    name: ClassVar[str] = "sowing"
+    code: ClassVar[int] = 1
+    version: ClassVar[int] = 1
+    impartial: ClassVar[bool] = False
+    description: ClassVar[str] = "Conway's Sowing (Erickson 1996 §2): last seed must land on a nonempty pot"
+
+    def parse(self, text: str) -> State:
+        """Digits, commas, ``•``/``#`` for full pots, ``^`` repetition and ``( )`` groups."""
+        return tuple([FULL if v >= FULL else v for v in parse_pots(text, allow_full=True)])
+
+    def format(self, state: State) -> str:
+        """Digits (or comma-separated counts), ``•`` for a full pot."""
+        for v in state:
+            if v < 0:
+                raise PositionError(f"negative seed count in state {state!r}")
+        return format_pots(state)
+
+    def left_options(self, state: State) -> list[State]:
+        """Left's options: rightward sowings."""
+        return sow_right(state)
+
+    def right_options(self, state: State) -> list[State]:
+        """Right's options: leftward sowings."""
+        return sow_left(state)
+
+    def normalise(self, state: State) -> tuple[State, bool]:
+        """N1–N3, then the lexicographically smaller orientation (N4)."""
+        t = simplify(state)
+        r = t[::-1]
+        if r < t:
+            return r, True
+        return t, False
+
+    def components(self, state: State) -> Sequence[State]:
+        """Simplified independent components (D1–D2), value-0 components omitted."""
+        t = simplify(state)
+        return _split(t) if t else []
+
+    def key(self, state: State) -> bytes:
+        """Bytes of the counts (a full pot as 255), or their decimal text if a count exceeds 254."""
+        prefix = bytes((self.code, self.version))
+        if all(v < 255 or v >= FULL for v in state):
+            return prefix + b"\x00" + bytes([255 if v >= FULL else v for v in state])
+        return prefix + b"\x01" + ",".join(["F" if v >= FULL else str(v) for v in state]).encode()
+
+    def size(self, state: State) -> tuple[int, int]:
+        """``(pots, seeds in non-full pots)``."""
+        return len(state), sum(v for v in state if 0 < v < FULL)
+
+
+class ImpartialSowingRuleset(SowingRuleset):
+    """Impartial Sowing: either player sows in either direction."""
+
+    name: ClassVar[str] = "impartial-sowing"
+    code: ClassVar[int] = 2
+    impartial: ClassVar[bool] = True
+    description: ClassVar[str] = "Impartial Sowing (Erickson 1996 §2): either player, either direction"
+
+    def left_options(self, state: State) -> list[State]:
+        """Every option: sowings in both directions."""
+        return sow_right(state) + sow_left(state)
+
+    def right_options(self, state: State) -> list[State]:
+        """Every option (the same as ``left_options``)."""
+        return sow_right(state) + sow_left(state)
+
+    def options(self, state: State) -> list[State]:
+        """Every option."""
+        return sow_right(state) + sow_left(state)
+
+
+SOWING = SowingRuleset()
+IMPARTIAL_SOWING = ImpartialSowingRuleset()
