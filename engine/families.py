@@ -215,7 +215,12 @@ class Family:
 
 
 def position_text(pots: Sequence[int]) -> str:
-    """Digits run together when every count is below ten, else counts separated by commas."""
+    """Digits run together when every count is below ten, else counts separated by commas.
+
+    The empty row is ``()`` (an empty group), as ``ruma.engine.rulesets.notation`` prints it.
+    """
+    if not pots:
+        return "()"
     if all(0 <= c <= 9 for c in pots):
         return "".join(map(str, pots))
     return ",".join(map(str, pots))

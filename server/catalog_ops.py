@@ -1,0 +1,465 @@
+"""Catalog operations: named positions, theorems and their verification, value search, seeding.
+
+``CatalogOps(catalog, memo)`` is what the CLI (local ``--data DIR``) and the gRPC servicer both
+call; every method returns plain JSON-able dicts. Values are never read from the catalog: each
+named position is evaluated through ``memo`` (the server's ``LmdbStore``, or an in-memory memo),
+so the answer is always the engine's current one.
+
+Claims of theorems are either a *value* in the parameters (``ruma.engine.families``) or one of a
+few named *properties* (``PROPERTIES``):
+
+* ``sparse-atomic-wari`` — Erickson's Theorem 3.1: an atomic-wari position whose pots all hold at
+  most two seeds has the value of the same impartial-atomic-wari position, which is the nim sum of
+  octal ``·37`` heaps, one heap per maximal run of deuces (pots with two seeds) of its length.
+* ``outcome:X`` — the value's outcome class is ``X`` (``L``, ``R``, ``N`` or ``P``).
+* ``impartial-twin`` — a partizan value equals the nim value of the same position in the
+  ruleset's impartial variant (``sowing``→``impartial-sowing``, ``atomic-wari``→
+  ``impartial-atomic-wari``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable, Iterable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ruma.engine.cgt import Game, nimber
+from ruma.engine.cgt.nim import mex
+from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
+from ruma.engine.evaluator import evaluate, format_value
+from ruma.engine.families import enumerate_instances, parse_domain, parse_family, substitute_claim
+from ruma.engine.memo import InMemoryMemo, Memo
+from ruma.engine.rulesets import get_ruleset
+from ruma.server.catalog import Catalog, NamedPosition, PositionTag, Theorem, VerificationRun
+
+PROPERTIES = ("sparse-atomic-wari", "outcome:X", "impartial-twin")
+_TWINS = {"sowing": "impartial-sowing", "atomic-wari": "impartial-atomic-wari"}
+MAX_VERIFY_INSTANCES = 100_000
+
+
+class CatalogError(RumaInputError):
+    """A catalog request naming something that does not exist, or a duplicate name."""
+
+
+def engine_version() -> str:
+    """The version of ruma that computed a result (recorded with each verification run)."""
+    import ruma
+
+    return str(getattr(ruma, "__version__", "unknown"))
+
+
+def parse_value(text: str) -> Game:
+    """A value in game notation (``^*``, ``*4``, ``{1|0}``)."""
+    from ruma.engine.cgt.notation import parse_game
+
+    return parse_game(text)
+
+
+def _clean_name(name: str, what: str) -> str:
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > 200:
+        raise RumaInputError(f"{what} name must be 1–200 characters, got {name!r}")
+    return name.strip()
+
+
+def _clean_tags(tags: Iterable[str]) -> list[str]:
+    out = sorted({t.strip() for t in tags if t and t.strip()})
+    for t in out:
+        if len(t) > 64:
+            raise RumaInputError(f"tag longer than 64 characters: {t!r}")
+    return out
+
+
+# -- the .37 oracle of Theorem 3.1 ---------------------------------------------------------------
+def octal_037(n: int, _cache: list[int] = [0]) -> int:  # noqa: B006 - a deliberate memo
+    """Nim value of a heap of ``n`` in octal game ·37 (remove 1, or 2 optionally splitting the rest)."""
+    while len(_cache) <= n:
+        h = len(_cache)
+        options = {_cache[h - 1]} if h >= 1 else set()
+        if h >= 2:
+            rest = h - 2
+            options.update(_cache[a] ^ _cache[rest - a] for a in range(rest + 1))
+        _cache.append(mex(options))
+    return _cache[n]
+
+
+def deuce_runs(state: Iterable[int]) -> list[int]:
+    """Lengths of the maximal runs of pots holding exactly two seeds."""
+    runs, current = [], 0
+    for count in state:
+        if count == 2:
+            current += 1
+        elif current:
+            runs.append(current)
+            current = 0
+    if current:
+        runs.append(current)
+    return runs
+
+
+class CatalogOps:
+    """Catalog operations over an open ``Catalog`` and a memo to value positions through."""
+
+    def __init__(self, catalog: Catalog, memo: Memo | None = None, *, store: Any = None,
+                 max_positions: int | None = None) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.memo: Memo = memo if memo is not None else (store if store is not None else InMemoryMemo())
+        self.max_positions = max_positions
+
+    # -- valuing -----------------------------------------------------------------------------------
+    def _evaluate(self, ruleset: str, position: str, should_cancel: Callable[[], bool] | None = None) -> Any:
+        return evaluate(ruleset, position, self.memo, should_cancel=should_cancel,
+                        max_positions=self.max_positions)
+
+    def _value_fields(self, ruleset: str, position: str) -> dict[str, Any]:
+        """Value, nim value, outcome and canonical text; ``error`` instead when the engine refuses."""
+        try:
+            ev = self._evaluate(ruleset, position)
+        except (CancelledError, LimitExceededError):
+            raise
+        except RumaError as error:  # e.g. a ruleset that finds the position loopy
+            return {"value": None, "nim_value": None, "outcome": None, "canonical": None, "error": str(error)}
+        game = ev.game
+        return {"value": format_value(ev.value), "nim_value": game.nim_value,
+                "outcome": game.outcome.value, "canonical": str(ev.canonical), "error": None}
+
+    # -- named positions ---------------------------------------------------------------------------
+    def add_position(self, name: str, ruleset: str, position: str, *, tags: Iterable[str] = (),
+                     notes: str | None = None, source_paper: str | None = None,
+                     source_table: str | None = None, source_page: int | None = None,
+                     source_value: str | None = None, added_by: str | None = None,
+                     replace: bool = False, evaluate_now: bool = True,
+                     session: Session | None = None) -> dict[str, Any]:
+        """Catalogue ``position`` of ``ruleset`` as ``name``; returns it with its value.
+
+        ``replace`` overwrites an entry of that name (fields that did not change are left alone,
+        so replacing with the same data changes nothing); ``session`` joins a caller's transaction.
+        """
+        name = _clean_name(name, "position")
+        rules = get_ruleset(ruleset)
+        state = rules.parse(position)
+        key = rules.key(rules.normalise(state)[0])
+        values = {"ruleset": rules.name, "position": position.strip(), "canonical_key": key,
+                  "source_paper": source_paper, "source_table": source_table,
+                  "source_page": source_page, "source_value": source_value, "notes": notes}
+        if session is None:
+            with self.catalog.session() as own, own.begin():
+                row = self._upsert_position(own, name, values, tags, added_by, replace)
+        else:
+            row = self._upsert_position(session, name, values, tags, added_by, replace)
+        return self.show(name) if evaluate_now else self._position_dict(row)
+
+    @staticmethod
+    def _upsert_position(session: Session, name: str, values: dict[str, Any], tags: Iterable[str],
+                         added_by: str | None, replace: bool) -> NamedPosition:
+        row = session.scalar(select(NamedPosition).where(NamedPosition.name == name))
+        if row is not None and not replace:
+            raise CatalogError(f"a named position {name!r} already exists (use replace)")
+        if row is None:
+            row = NamedPosition(name=name, added_by=added_by, **values)
+            session.add(row)
+        else:
+            for field, value in values.items():
+                if getattr(row, field) != value:
+                    setattr(row, field, value)
+        wanted = _clean_tags(tags)
+        if row.tags != wanted:
+            row.tag_rows = [PositionTag(tag=t) for t in wanted]
+        session.flush()
+        return row
+
+    def remove_position(self, name: str) -> bool:
+        """Delete the named position; returns whether it existed."""
+        with self.catalog.session() as session, session.begin():
+            row = session.scalar(select(NamedPosition).where(NamedPosition.name == name))
+            if row is None:
+                return False
+            session.delete(row)
+            return True
+
+    def _position_dict(self, row: NamedPosition) -> dict[str, Any]:
+        return {"name": row.name, "ruleset": row.ruleset, "position": row.position,
+                "canonical_key": row.canonical_key.hex(), "tags": row.tags,
+                "source": {"paper": row.source_paper, "table": row.source_table,
+                           "page": row.source_page, "value": row.source_value},
+                "notes": row.notes, "added_by": row.added_by,
+                "added_at": row.added_at.isoformat() if row.added_at else None}
+
+    def _rows(self, *, name: str | None = None, tag: str | None = None, ruleset: str | None = None,
+              limit: int | None = None) -> list[NamedPosition]:
+        query = select(NamedPosition).order_by(NamedPosition.name)
+        if name:
+            query = query.where(NamedPosition.name.contains(name, autoescape=True))
+        if ruleset:
+            query = query.where(NamedPosition.ruleset == get_ruleset(ruleset).name)
+        if tag:
+            query = query.where(NamedPosition.tag_rows.any(PositionTag.tag == tag))
+        if limit:
+            query = query.limit(limit)
+        with self.catalog.session() as session:
+            return list(session.scalars(query))
+
+    def list_positions(self, *, name: str | None = None, tag: str | None = None,
+                       ruleset: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """Named positions (without values), filtered by name substring, tag and ruleset."""
+        return [self._position_dict(r) for r in self._rows(name=name, tag=tag, ruleset=ruleset, limit=limit)]
+
+    def show(self, name: str) -> dict[str, Any]:
+        """One named position with its value evaluated now (and whether the source agrees)."""
+        rows = [r for r in self._rows(name=name) if r.name == name]
+        if not rows:
+            raise CatalogError(f"no named position {name!r}")
+        out = self._position_dict(rows[0])
+        out.update(self._value_fields(rows[0].ruleset, rows[0].position))
+        out["source_agrees"] = self._agrees(rows[0].source_value, out["value"]) if out["value"] else None
+        return out
+
+    @staticmethod
+    def _agrees(source_value: str | None, value: str) -> bool | None:
+        if not source_value:
+            return None
+        try:
+            return parse_value(source_value) is parse_value(value)
+        except RumaInputError:
+            return None
+
+    def search(self, *, name: str | None = None, tag: str | None = None, ruleset: str | None = None,
+               value: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """Named positions matching every given filter; ``value`` compares evaluated values."""
+        target = parse_value(value) if value else None
+        found: list[dict[str, Any]] = []
+        for row in self._rows(name=name, tag=tag, ruleset=ruleset):
+            out = self._position_dict(row)
+            fields = self._value_fields(row.ruleset, row.position)
+            if target is not None and (fields["value"] is None or parse_value(fields["value"]) is not target):
+                continue
+            out.update(fields)
+            found.append(out)
+            if limit and len(found) >= limit:
+                break
+        return found
+
+    def search_stored(self, ruleset: str, value: str, limit: int = 20) -> list[dict[str, Any]]:
+        """Every position of ``ruleset`` in the store with value ``value``, simplest first."""
+        if self.store is None or not hasattr(self.store, "positions_with_value"):
+            raise CatalogError("searching stored positions needs a store (--data DIR with a store, or a server)")
+        from ruma.server.store_codec import decode_state_key
+
+        rules = get_ruleset(ruleset)
+        game = parse_value(value)
+        wanted: Any = game.nim_value if rules.impartial else game
+        if wanted is None:
+            return []
+        out = []
+        for key in self.store.positions_with_value(rules.code, wanted, limit):
+            entry: dict[str, Any] = {"ruleset": rules.name, "key": key.hex(), "value": format_value(game)}
+            try:
+                _, version, state = decode_state_key(key)
+                entry["position"] = rules.format(state) if version == rules.version else None
+            except ValueError:
+                entry["position"] = None
+            out.append(entry)
+        return out
+
+    # -- theorems ------------------------------------------------------------------------------------
+    def add_theorem(self, name: str, ruleset: str, family: str, claim: str, domain: str = "", *,
+                    source_paper: str | None = None, source_ref: str | None = None,
+                    source_page: int | None = None, notes: str | None = None,
+                    added_by: str | None = None, replace: bool = False,
+                    session: Session | None = None) -> dict[str, Any]:
+        """Record a theorem after checking that family, domain and claim all parse."""
+        name = _clean_name(name, "theorem")
+        rules = get_ruleset(ruleset)
+        fam = parse_family(family)
+        dom = parse_domain(domain or "")
+        unknown = [n for n in dom.names if n not in fam.parameters]
+        if unknown:
+            raise RumaInputError(f"domain {domain!r} names {unknown}, not parameters of {family!r}")
+        kind, claim = _claim_kind(claim)
+        if kind == "value":  # the claim must parse at the first instance of the domain
+            first = next(enumerate_instances(fam.parameters, dom, 3), None)
+            if first is not None:
+                parse_value(substitute_claim(claim, first))
+        values = {"ruleset": rules.name, "family": family.strip(), "parameters": ",".join(fam.parameters),
+                  "domain": (domain or "").strip(), "claim": claim, "claim_kind": kind,
+                  "source_paper": source_paper, "source_ref": source_ref, "source_page": source_page,
+                  "notes": notes}
+        if session is None:
+            with self.catalog.session() as own, own.begin():
+                self._upsert_theorem(own, name, values, added_by, replace)
+            return self.show_theorem(name)
+        self._upsert_theorem(session, name, values, added_by, replace)
+        return {"name": name, **values}
+
+    @staticmethod
+    def _upsert_theorem(session: Session, name: str, values: dict[str, Any], added_by: str | None,
+                        replace: bool) -> None:
+        row = session.scalar(select(Theorem).where(Theorem.name == name))
+        if row is not None and not replace:
+            raise CatalogError(f"a theorem {name!r} already exists (use replace)")
+        if row is None:
+            session.add(Theorem(name=name, added_by=added_by, **values))
+        else:
+            for field, value in values.items():
+                if getattr(row, field) != value:
+                    setattr(row, field, value)
+        session.flush()
+
+    def _theorem(self, session: Any, name: str) -> Theorem:
+        row = session.scalar(select(Theorem).where(Theorem.name == name))
+        if row is None:
+            raise CatalogError(f"no theorem {name!r}")
+        return row
+
+    @staticmethod
+    def _theorem_dict(row: Theorem, last: VerificationRun | None) -> dict[str, Any]:
+        return {"name": row.name, "ruleset": row.ruleset, "family": row.family,
+                "parameters": [p for p in row.parameters.split(",") if p], "domain": row.domain,
+                "claim": row.claim, "claim_kind": row.claim_kind,
+                "source": {"paper": row.source_paper, "ref": row.source_ref, "page": row.source_page},
+                "notes": row.notes, "added_by": row.added_by,
+                "added_at": row.added_at.isoformat() if row.added_at else None,
+                "last_run": _run_dict(last, row.name) if last is not None else None}
+
+    def show_theorem(self, name: str) -> dict[str, Any]:
+        """One theorem with its latest verification run."""
+        with self.catalog.session() as session:
+            row = self._theorem(session, name)
+            return self._theorem_dict(row, row.runs[-1] if row.runs else None)
+
+    def list_theorems(self, ruleset: str | None = None) -> list[dict[str, Any]]:
+        """Every theorem (optionally of one ruleset) with its latest run."""
+        query = select(Theorem).order_by(Theorem.name)
+        if ruleset:
+            query = query.where(Theorem.ruleset == get_ruleset(ruleset).name)
+        with self.catalog.session() as session:
+            return [self._theorem_dict(r, r.runs[-1] if r.runs else None) for r in session.scalars(query)]
+
+    def runs(self, name: str) -> list[dict[str, Any]]:
+        """Every verification run of a theorem, oldest first."""
+        with self.catalog.session() as session:
+            row = self._theorem(session, name)
+            return [_run_dict(r, row.name) for r in row.runs]
+
+    def verify(self, name: str, up_to: int, *, should_cancel: Callable[[], bool] | None = None) -> dict[str, Any]:
+        """Check the theorem on every instance with parameters ≤ ``up_to``; record and return the run.
+
+        Instances are visited in ``ruma.engine.families`` order; the first failing one is the
+        smallest counterexample and ends the run.
+        """
+        if not isinstance(up_to, int) or up_to < 0 or up_to > 1000:
+            raise RumaInputError(f"--up-to must be an integer in 0..1000, got {up_to!r}")
+        with self.catalog.session() as session:
+            row = self._theorem(session, name)
+            ruleset, family, domain, claim, kind = row.ruleset, row.family, row.domain, row.claim, row.claim_kind
+            theorem_id = row.id
+        rules = get_ruleset(ruleset)
+        fam, dom = parse_family(family), parse_domain(domain)
+        started_at, started = _now(), time.perf_counter()
+        checked, valued = 0, 0
+        failure: dict[str, Any] | None = None
+        for values in enumerate_instances(fam.parameters, dom, up_to):
+            if checked >= MAX_VERIFY_INSTANCES:
+                raise RumaInputError(f"more than {MAX_VERIFY_INSTANCES} instances; lower --up-to")
+            position = fam.position_text(values)
+            ok, computed, claimed, cost = self._check(rules.name, position, kind, claim, values, should_cancel)
+            checked += 1
+            valued += cost
+            if not ok:
+                failure = {"parameters": values, "position": position, "value": computed, "claimed": claimed}
+                break
+        run = VerificationRun(
+            theorem_id=theorem_id, up_to=up_to,
+            bounds=json.dumps({p: [0, up_to] for p in fam.parameters}), instances_checked=checked,
+            holds=failure is None,
+            counterexample=json.dumps(failure["parameters"]) if failure else None,
+            counterexample_position=failure["position"] if failure else None,
+            counterexample_value=failure["value"] if failure else None,
+            claimed_value=failure["claimed"] if failure else None, positions_valued=valued,
+            engine_version=engine_version(), ruleset_version=rules.version,
+            milliseconds=round((time.perf_counter() - started) * 1000), started_at=started_at)
+        with self.catalog.session() as session, session.begin():
+            session.add(run)
+        return _run_dict(run, name)
+
+    def _check(self, ruleset: str, position: str, kind: str, claim: str, values: dict[str, int],
+               should_cancel: Callable[[], bool] | None) -> tuple[bool, str, str | None, int]:
+        """(holds, computed value text, claimed text, positions valued) for one instance."""
+        ev = evaluate(ruleset, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
+        computed, cost = format_value(ev.value), ev.stats.positions_valued
+        if kind == "value":
+            claimed = parse_value(substitute_claim(claim, values))
+            return ev.game is claimed, computed, format_value(claimed), cost
+        if claim.startswith("outcome:"):
+            want = claim.partition(":")[2].strip().upper()
+            return ev.game.outcome.value == want, f"{computed} ({ev.game.outcome.value})", f"outcome {want}", cost
+        if claim == "impartial-twin":
+            twin = _TWINS.get(ruleset)
+            if twin is None:
+                raise RumaInputError(f"property impartial-twin needs one of {sorted(_TWINS)}, not {ruleset!r}")
+            other = evaluate(twin, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
+            return ev.game is other.game, computed, f"{format_value(other.value)} ({twin})", cost
+        if claim == "sparse-atomic-wari":
+            if ruleset != "atomic-wari":
+                raise RumaInputError(f"property sparse-atomic-wari is about atomic-wari, not {ruleset!r}")
+            state = ev.position.state
+            if any(c > 2 for c in state):
+                return False, computed, "a sparse position (every pot ≤ 2)", cost
+            other = evaluate("impartial-atomic-wari", position, self.memo, should_cancel=should_cancel,
+                             max_positions=self.max_positions)
+            heaps = 0
+            for run in deuce_runs(state):
+                heaps ^= octal_037(run)
+            same = ev.game is other.game is nimber(heaps)
+            return same, computed, f"{format_value(other.value)} (impartial) = *{heaps} (·37 heaps)", cost
+        raise RumaInputError(f"unknown property {claim!r}; known: {', '.join(PROPERTIES)}")
+
+    # -- seeding -----------------------------------------------------------------------------------
+    def seed(self, added_by: str = "seed") -> dict[str, int]:
+        """Load the seed catalog (``ruma.server.catalog_seed``) idempotently; returns counts."""
+        from ruma.server.catalog_seed import seed_positions, seed_theorems
+
+        counts = {"positions": 0, "theorems": 0}
+        with self.catalog.session() as session, session.begin():
+            for entry in seed_positions():
+                self.add_position(added_by=added_by, replace=True, evaluate_now=False, session=session, **entry)
+                counts["positions"] += 1
+            for entry in seed_theorems():
+                self.add_theorem(added_by=added_by, replace=True, session=session, **entry)
+                counts["theorems"] += 1
+        return counts
+
+
+def _claim_kind(claim: str) -> tuple[str, str]:
+    if not isinstance(claim, str) or not claim.strip():
+        raise RumaInputError(f"empty claim {claim!r}")
+    text = claim.strip()
+    if text.startswith("property:"):
+        prop = text.partition(":")[2].strip()
+        base = "outcome:X" if prop.startswith("outcome:") else prop
+        if base not in PROPERTIES:
+            raise RumaInputError(f"unknown property {prop!r}; known: {', '.join(PROPERTIES)}")
+        if base == "outcome:X" and prop.partition(":")[2].strip().upper() not in ("L", "R", "N", "P"):
+            raise RumaInputError(f"outcome property needs L, R, N or P: {claim!r}")
+        return "property", prop
+    return "value", text
+
+
+def _now() -> Any:
+    from ruma.server.catalog import utcnow
+
+    return utcnow()
+
+
+def _run_dict(run: VerificationRun, theorem: str) -> dict[str, Any]:
+    return {"theorem": theorem, "up_to": run.up_to, "bounds": json.loads(run.bounds),
+            "instances_checked": run.instances_checked, "holds": run.holds,
+            "counterexample": json.loads(run.counterexample) if run.counterexample else None,
+            "counterexample_position": run.counterexample_position,
+            "counterexample_value": run.counterexample_value, "claimed_value": run.claimed_value,
+            "positions_valued": run.positions_valued, "engine_version": run.engine_version,
+            "ruleset_version": run.ruleset_version, "milliseconds": run.milliseconds,
+            "started_at": run.started_at.isoformat() if run.started_at else None}
