@@ -29,6 +29,7 @@ __all__ = [
     "Thermograph",
     "Trajectory",
     "atomic_weight",
+    "atomicity",
     "birthday",
     "is_atomic",
     "left_stop",
@@ -344,7 +345,8 @@ def _raw_weight(g: Game) -> Game:
     return w
 
 
-def _atomic_or_reason(g: Game) -> tuple[Game | None, str]:
+def atomicity(g: Game) -> tuple[Game | None, str]:
+    """``(atomic weight, "")`` when ``g`` is atomic, else ``(None, the reason it is not)``."""
     if not g.is_infinitesimal:
         return None, "it is not infinitesimal (its stops are not both 0)"
     w = _raw_weight(g)
@@ -365,7 +367,7 @@ def _atomic_or_reason(g: Game) -> tuple[Game | None, str]:
 
 def is_atomic(g: Game) -> bool:
     """True when ``g`` has an atomic weight (see ``atomic_weight`` for the reading used)."""
-    return _atomic_or_reason(g)[0] is not None
+    return atomicity(g)[0] is not None
 
 
 def atomic_weight(g: Game) -> Game:
@@ -375,7 +377,7 @@ def atomic_weight(g: Game) -> Game:
     ``n`` such that ``g - n·↑`` lies strictly between ``-(↑ + ∗ + ∗N)`` and ``↑ + ∗ + ∗N``
     (``∗N`` a far star). Otherwise raises ``NotAtomicError`` naming the game and the reason.
     """
-    w, reason = _atomic_or_reason(g)
+    w, reason = atomicity(g)
     if w is None:
         from ruma.engine.cgt.notation import format_game
 
