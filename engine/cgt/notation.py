@@ -41,7 +41,9 @@ def sort_key(g: Game) -> tuple[object, ...]:
         if nus is not None:
             key = (0, nus[0], nus[1], nus[2])
         else:
-            key = (1, [sort_key(h) for h in g.left_options], [sort_key(h) for h in g.right_options])
+            lefts = sorted([sort_key(h) for h in g.left_options])
+            rights = sorted([sort_key(h) for h in g.right_options])
+            key = (1, lefts, rights)
         _KEYS[g.id] = key
     return key
 
