@@ -228,6 +228,8 @@ class _Parser:
     def primary(self) -> Game:
         c = self.peek()
         start = self.pos
+        if not c:
+            raise self.fail("expected a game, found the end of the text")
         if c == "(":
             self.pos += 1
             g = self.expression()
@@ -247,10 +249,8 @@ class _Parser:
                 if self.text[after : after + 1] == "(":
                     self.pos = after
                     return self.tiny(name == "tiny", subscript=False)
-        if c and (c.isdigit() or c in _ARROWS or c in _STARS):
+        if c.isdigit() or c in _ARROWS or c in _STARS:
             return self.literal()
-        if not c:
-            raise self.fail("expected a game, found the end of the text")
         raise self.fail(f"expected a game, found {c!r}")
 
     def tiny(self, is_tiny: bool, subscript: bool) -> Game:
