@@ -69,6 +69,10 @@ class _ChocolateRuleset(Ruleset):
         """``6,4,2,3``."""
         return ",".join(map(str, state))
 
+    def options(self, state: State) -> list[State]:
+        """Every option (defined by each chocolate)."""
+        raise NotImplementedError
+
     def left_options(self, state: State) -> list[State]:
         """Every option (impartial)."""
         return self.options(state)
