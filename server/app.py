@@ -32,6 +32,8 @@ log = logging.getLogger("ruma.server")
 
 RUMA_SERVICE = ruma_pb2.DESCRIPTOR.services_by_name["Ruma"].full_name
 CATALOG_MODULE = "ruma.server.catalog_service"
+#: how long ``stop`` waits for cancelled evaluations to notice before closing the store
+STOP_WAIT_SECONDS = 5.0
 
 
 def default_workers() -> int:
@@ -62,6 +64,7 @@ class RumaServer:
         self.servicer = servicer
         self.address = address
         self._close_store = close_store
+        self.closers: list[Any] = []
         self._stopped = threading.Event()
         self._stop_lock = threading.Lock()
 
@@ -76,6 +79,12 @@ class RumaServer:
                 return
             self.health.enter_graceful_shutdown()
             self.server.stop(grace).wait()
+            if not self.servicer.wait_idle(STOP_WAIT_SECONDS):  # cancelled evaluations notice within a second
+                log.warning("evaluations still running %s s after shutdown; closing the store anyway", STOP_WAIT_SECONDS)
+            for closer in self.closers:
+                close = getattr(closer, "close", None)
+                if callable(close):
+                    close()
             for method in ("flush", "close") if self._close_store else ("flush",):
                 call = getattr(self.store, method, None)
                 if callable(call):
@@ -99,8 +108,10 @@ def _open_store(data_dir: Path) -> Memo:
     return LmdbStore(data_dir)  # type: ignore[no-any-return]
 
 
-def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo) -> list[str]:
-    """Register the catalog servicer if its module exists; returns its service names."""
+def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo, closers: list[Any]) -> list[str]:
+    """Register the catalog servicer if its module exists; returns its service names.
+
+    Whatever ``add_catalog_servicer`` returns is closed at shutdown if it has a ``close`` method."""
     try:
         module = importlib.import_module(CATALOG_MODULE)
     except ModuleNotFoundError as error:
@@ -111,7 +122,8 @@ def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo) -> list[str]:
     offered: dict[str, Any] = {"data_dir": data_dir, "data": data_dir, "store": store}
     parameters = inspect.signature(add).parameters
     kwargs = {name: value for name, value in offered.items() if name in parameters}
-    add(server, **kwargs)
+    added = add(server, **kwargs)
+    closers.append(added)
     names: list[str] = []
     try:
         catalog_pb2 = importlib.import_module("ruma.v1.catalog_pb2")
@@ -159,6 +171,7 @@ def create_server(
         options=[("grpc.max_receive_message_length", 64 * 1024 * 1024), ("grpc.max_send_message_length", 64 * 1024 * 1024)],
     )
     own_store = store is None
+    wrapper_closers: list[Any] = []
     the_store = store if store is not None else _open_store(data)
     try:
         services = [RUMA_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME]
@@ -167,7 +180,8 @@ def create_server(
         health_servicer = health.HealthServicer(experimental_non_blocking=True)
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         if catalog:
-            services += _add_catalog(server, data, the_store)
+            services += _add_catalog(server, data, the_store, wrapper_closers)
+        servicer.services = list(services)
         reflection.enable_server_reflection(services, server)
         address = f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
         if tls_cert is not None and tls_key is not None:
@@ -180,6 +194,7 @@ def create_server(
         for name in ["", *services]:
             health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         wrapper = RumaServer(server, the_store, health_servicer, servicer, address.rsplit(":", 1)[0] + f":{bound}", own_store)
+        wrapper.closers = wrapper_closers
         if start:
             wrapper.start()
     except BaseException:

@@ -6,10 +6,11 @@ batch items use ``status_of``), which maps engine errors to status codes in one 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import grpc
 
@@ -84,6 +85,26 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         self.counters = Counters()
         self.services = list(services)
         self.auth_required = auth_required
+        self._active = 0
+        self._idle = threading.Condition()
+
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        """Mark an engine call in progress (``wait_idle`` waits for them all to end)."""
+        with self._idle:
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._active -= 1
+                if not self._active:
+                    self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no engine call is running (after shutdown cancelled them); True if idle."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._active == 0, timeout)
 
     # -- the engine calls ---------------------------------------------------------------------
     def parse(self, ruleset: str, text: str) -> tuple[Ruleset, State]:
@@ -112,13 +133,14 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         rules, state = self.parse(ruleset, text)
         canonical, _ = rules.normalise(state)
         limit = self.position_limit(max_positions)
-        evaluation, shared = self.flight.run(
-            (rules.key(canonical), limit),
-            lambda: evaluate(rules, state, self.store, should_cancel=should_cancel, max_positions=limit),
-            should_cancel,
-        )
-        if evaluation.position.state != state:  # shared with another spelling or orientation:
-            evaluation = evaluate(rules, state, self.store, should_cancel=should_cancel, max_positions=limit)
+        with self.busy():
+            evaluation, shared = self.flight.run(
+                (rules.key(canonical), limit),
+                lambda: evaluate(rules, state, self.store, should_cancel=should_cancel, max_positions=limit),
+                should_cancel,
+            )
+            if evaluation.position.state != state:  # shared with another spelling or orientation:
+                evaluation = evaluate(rules, state, self.store, should_cancel=should_cancel, max_positions=limit)
         self.counters.record(evaluation, shared)
         return evaluation, shared
 
@@ -126,6 +148,10 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         """The stored value of a position (whole, or as a sum of stored components), never computing."""
         started = time.perf_counter()
         rules, state = self.parse(ruleset, text)
+        with self.busy():
+            return self._lookup(rules, state, started)
+
+    def _lookup(self, rules: Ruleset, state: State, started: float) -> Evaluation | None:
         canonical, mirrored = rules.normalise(state)
         key = rules.key(canonical)
         stats = EvalStats()
@@ -251,10 +277,10 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         def valued(options: Any) -> list[pb.Option]:
             out = []
             for option in options:
-                text = rules.format(option)
-                value = evaluate(rules, option, self.store, should_cancel=should_cancel,
-                                 max_positions=self.limits.max_positions).value
-                out.append(convert.option_message(text, value, chosen))
+                with self.busy():
+                    value = evaluate(rules, option, self.store, should_cancel=should_cancel,
+                                     max_positions=self.limits.max_positions).value
+                out.append(convert.option_message(rules.format(option), value, chosen))
             return out
 
         left = valued(rules.options(state) if rules.impartial else rules.left_options(state))
@@ -293,7 +319,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             store_stats = dict(stats_method())
         with counters.lock:
             return pb.Stats(
-                store_entries=int(store_stats.get("positions", store_stats.get("entries", 0)) or 0),
+                store_entries=int(store_stats.get("entries") or 0) + int(store_stats.get("buffered") or 0),
                 store_bytes=int(store_stats.get("bytes", store_stats.get("size_bytes", 0)) or 0),
                 hits=counters.hits,
                 misses=counters.misses,

@@ -1,0 +1,46 @@
+"""Shared helpers of the gRPC tests: a real server on 127.0.0.1 (port 0) over a real LMDB store."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any, Iterator
+
+from ruma.client import Client
+from ruma.engine.cgt import Game
+
+
+@contextlib.contextmanager
+def running_server(data_dir: Path, **kwargs: Any) -> Iterator[tuple[Any, str]]:
+    """A started server on a free loopback port; yields ``(server, address)`` and stops it.
+
+    The catalog service (whose SQLite migrations take a couple of seconds) is left out unless
+    ``catalog=True`` is passed.
+    """
+    from ruma.server.app import create_server
+
+    kwargs.setdefault("catalog", False)
+    server, port = create_server(data_dir, "127.0.0.1", 0, **kwargs)
+    try:
+        yield server, f"127.0.0.1:{port}"
+    finally:
+        server.stop(0)
+
+
+def switch(left: Game, right: Game) -> Game:
+    """``{left | right}``."""
+    return Game.from_options([left], [right])
+
+
+def ascii_of(game: Game | int) -> str:
+    """CGSuite plain text of a game (or ``*k`` of a nim value), as the server formats it."""
+    from ruma.engine.cgt import nimber
+    from ruma.engine.cgt.notation import format_game
+
+    return format_game(nimber(game) if isinstance(game, int) else game, "ascii")
+
+
+def connect(address: str, **kwargs: Any) -> Client:
+    """A client with a generous default deadline (tests never hang)."""
+    kwargs.setdefault("timeout", 60)
+    return Client(address, **kwargs)

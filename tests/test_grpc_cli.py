@@ -1,0 +1,110 @@
+"""End to end as a user would: ``ruma serve`` in a subprocess, queried with ``ruma query``/``ruma load``.
+
+Values: Erickson 1996, §2 (Sowing 312 = {0|-2}) and Table 1 (2202 = ↑).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from grpc_harness import ascii_of, switch
+from ruma.engine.cgt import UP, integer
+
+TOKEN = "cli-write-token"
+
+
+def ruma(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run the ``ruma`` command line in a fresh process."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("RUMA_TOKEN", None)
+    return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True,
+                          timeout=120, check=check, env=env)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
+    data = tmp_path_factory.mktemp("served")
+    tokens = data.parent / f"{data.name}-tokens"
+    tokens.write_text(f"{TOKEN} write\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ruma.client.cli", "serve", "--data", str(data), "--port", "0", "--json",
+         "--token-file", str(tokens)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        line = process.stdout.readline() if process.stdout else ""
+        assert line, process.stderr.read() if process.stderr else "no output"
+        yield json.loads(line)["address"], data, process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+
+
+def test_query_prints_values(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
+    address, _, _ = served
+    out = ruma("query", address, "sowing", "312", "2202", "--json", "--format", "ascii", "--token", TOKEN, check=True)
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["value"] for r in records] == [ascii_of(switch(integer(0), integer(-2))), ascii_of(UP)]
+    assert records[1]["outcome"] == "L"
+    text = ruma("query", address, "sowing", "2202", "--token", TOKEN, check=True).stdout
+    assert text.startswith("2202 = ↑") and "stored" in text
+
+
+def test_query_reports_bad_positions_and_missing_token(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
+    address, _, _ = served
+    bad = ruma("query", address, "sowing", "312", "3x2", "--token", TOKEN)
+    assert bad.returncode == 1 and "INVALID_ARGUMENT" in bad.stderr and "'3x2'" in bad.stderr
+    assert bad.stdout.startswith("312 = ")
+    denied = ruma("query", address, "sowing", "312")
+    assert denied.returncode == 2 and "UNAUTHENTICATED" in denied.stderr
+
+
+@pytest.mark.parametrize(
+    "name,text",
+    [
+        ("positions.txt", "# Table 2\n1^5\n1^6\n\n312\n"),
+        ("positions.csv", "position,note\n1^5,a\n1^6,b\n312,c\n"),
+        ("positions.jsonl", '{"position": "1^5"}\n{"position": "1^6"}\n{"position": "312"}\n'),
+    ],
+)
+def test_load_files(served: tuple[str, Path, subprocess.Popen[str]], tmp_path: Path, name: str, text: str) -> None:
+    address, _, _ = served
+    path = tmp_path / name
+    path.write_text(text)
+    out = ruma("load", address, "sowing", str(path), "--batch-size", "2", "--json", "--token", TOKEN, check=True)
+    summary = json.loads(out.stdout)
+    assert summary["valued"] + summary["already_stored"] == 3 and summary["failed"] == []
+
+
+def test_load_reports_failures(served: tuple[str, Path, subprocess.Popen[str]], tmp_path: Path) -> None:
+    address, _, _ = served
+    path = tmp_path / "mixed.txt"
+    path.write_text("312\n3x2\n")
+    out = ruma("load", address, "sowing", str(path), "--token", TOKEN)
+    assert out.returncode == 1 and "1 failed" in out.stdout and "'3x2'" in out.stderr
+
+
+def test_sigterm_shuts_down_and_keeps_the_values(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
+    address, data, process = served
+    key = json.loads(ruma("query", address, "sowing", "3^4", "--json", "--token", TOKEN, check=True).stdout)
+    assert key["value"]
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(30) == 0
+    assert "store flushed and closed" in (process.stderr.read() if process.stderr else "")
+    from ruma.client.client import Client  # noqa: F401 - the client works without the server running
+    from ruma.engine.rulesets import get_ruleset
+    from ruma.server.store import LmdbStore
+
+    rules = get_ruleset("sowing")
+    canonical, _ = rules.normalise(rules.parse("3^4"))
+    with LmdbStore(data, create=False) as store:
+        assert store.lookup(rules.key(canonical)) is not None

@@ -1,0 +1,129 @@
+"""Concurrent clients, shared work and single-flight.
+
+Expected values: Erickson 1996, Table 2 (Sowing 1^2 = *, 1^3 = 0, 1^6 = 0, 1^7 = *2, 1^8 = *,
+1^9 = 0, 2^4 = *, 2^5 = 0), Table 1 (2202 = ↑) and §2 (312 = {0|-2}).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from grpc_harness import ascii_of, connect, running_server, switch
+from ruma.engine.cgt import UP, ZERO, Game, integer, nimber
+from ruma.engine.errors import CancelledError, RumaInputError
+from ruma.server.inflight import SingleFlight
+
+TABLE_2: dict[str, Game] = {
+    "1^2": nimber(1), "1^3": ZERO, "1^6": ZERO, "1^7": nimber(2), "1^8": nimber(1), "1^9": ZERO,
+    "2^4": nimber(1), "2^5": ZERO, "2202": UP, "312": switch(integer(0), integer(-2)),
+}
+
+
+def test_eight_clients_overlapping_positions(tmp_path: Path) -> None:
+    positions = list(TABLE_2) + ["1^4", "1^5", "3^4", "31011"]
+
+    def worker(seed: int) -> dict[str, str]:
+        order = positions * 2
+        random.Random(seed).shuffle(order)
+        seen: dict[str, str] = {}
+        with connect(address) as client:
+            for position in order:
+                value = client.evaluate("sowing", position).value.ascii
+                assert seen.setdefault(position, value) == value
+        return seen
+
+    with running_server(tmp_path, max_workers=8) as (_, address):
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(worker, range(8)))
+        with connect(address) as client:
+            stats = client.stats()
+    assert all(result == results[0] for result in results)
+    for position, expected in TABLE_2.items():
+        assert results[0][position] == ascii_of(expected)
+    assert stats.evaluations_total == 8 * 2 * len(positions)
+    assert stats.hits + stats.shared > stats.misses  # most answers came from the store or a shared flight
+
+
+def test_identical_requests_in_flight_are_computed_once(tmp_path: Path) -> None:
+    barrier = threading.Barrier(4)
+
+    def query(_: int) -> tuple[bool, bool, int]:
+        with connect(address) as client:
+            barrier.wait()
+            result = client.evaluate("sowing", "1^9")
+            return result.from_store, result.shared, result.stats.positions_valued
+
+    with running_server(tmp_path) as (_, address):
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(query, range(4)))
+        with connect(address) as client:
+            stats = client.stats()
+    computed = [r for r in results if not r[0] and not r[1]]
+    assert len(computed) == 1 and computed[0][2] > 0
+    assert stats.misses == 1 and stats.shared + stats.hits == 3
+
+
+def test_single_flight_runs_once_and_shares() -> None:
+    flight: SingleFlight[int] = SingleFlight()
+    calls = []
+    gate = threading.Event()
+
+    def compute() -> int:
+        calls.append(1)
+        gate.wait(5)
+        return 42
+
+    with ThreadPoolExecutor(5) as pool:
+        futures = [pool.submit(flight.run, "k", compute) for _ in range(5)]
+        time.sleep(0.2)
+        assert flight.in_flight() == 1
+        gate.set()
+        results = [f.result(5) for f in futures]
+    assert len(calls) == 1
+    assert sorted(shared for _, shared in results) == [False, True, True, True, True]
+    assert all(value == 42 for value, _ in results) and flight.in_flight() == 0
+
+
+def test_single_flight_follower_retries_when_the_leader_is_cancelled() -> None:
+    flight: SingleFlight[str] = SingleFlight()
+    started = threading.Event()
+
+    def cancelled() -> str:
+        started.set()
+        time.sleep(0.2)
+        raise CancelledError("leader's deadline")
+
+    with ThreadPoolExecutor(2) as pool:
+        leader = pool.submit(flight.run, "k", cancelled)
+        started.wait(5)
+        follower = pool.submit(flight.run, "k", lambda: "computed by the follower")
+        with pytest.raises(CancelledError):
+            leader.result(5)
+        assert follower.result(5) == ("computed by the follower", False)
+
+
+def test_single_flight_shares_input_errors_and_honours_follower_cancel() -> None:
+    flight: SingleFlight[str] = SingleFlight()
+    started = threading.Event()
+
+    def bad() -> str:
+        started.set()
+        time.sleep(0.3)
+        raise RumaInputError("bad position '3x2'")
+
+    with ThreadPoolExecutor(3) as pool:
+        leader = pool.submit(flight.run, "k", bad)
+        started.wait(5)
+        follower = pool.submit(flight.run, "k", lambda: "never")
+        impatient = pool.submit(flight.run, "k", lambda: "never", lambda: True)
+        with pytest.raises(CancelledError):
+            impatient.result(5)
+        for future in (leader, follower):
+            with pytest.raises(RumaInputError, match="3x2"):
+                future.result(5)
