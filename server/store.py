@@ -169,8 +169,9 @@ class _Core:
 
     def _grow(self) -> None:
         with self.lock.exclusive():
-            self.env.set_mapsize(0)
-            self.env.set_mapsize(self.env.info()["map_size"] * 2)
+            current = self.env.info()["map_size"]
+            self.env.set_mapsize(0)  # another process may have grown it further already
+            self.env.set_mapsize(max(current, self.env.info()["map_size"]) * 2)
 
     def _adopt(self) -> None:
         with self.lock.exclusive():
@@ -489,6 +490,17 @@ class LmdbStore:
             return None if raw is None else core.decode(txn, raw)
 
         return core._read(read)
+
+    def store_game_id(self, game: Game) -> int | None:
+        """The store id of ``game`` (same in every process), or ``None`` if never stored."""
+        core = self.core
+        core.flush()
+        return core._read(lambda txn: core.find_game(txn, game))
+
+    def game_by_store_id(self, store_id: int) -> Game:
+        """The game stored under ``store_id``; raises ``StoreError`` if there is none."""
+        core = self.core
+        return core._read(lambda txn: core.game(txn, store_id))
 
     def sample(self, n: int, seed: int | None = None, prefix: bytes = b"") -> list[tuple[bytes, Value]]:
         """Up to ``n`` stored entries chosen uniformly (reservoir sampling over one snapshot)."""
