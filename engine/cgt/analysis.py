@@ -16,7 +16,8 @@ to 0), rises vertically and is pushed sideways by a scaffold that runs into it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Iterable
 
@@ -56,6 +57,18 @@ class Trajectory:
 
     points: tuple[Point, ...]
     top_slope: Fraction
+    _ts: tuple[Fraction, ...] = field(init=False, repr=False, compare=False)
+    _lines: tuple[tuple[Fraction, Fraction], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        pts = self.points
+        lines = []
+        for a, b in zip(pts, pts[1:]):
+            k = _slope(a, b)
+            lines.append((k, a[1] - k * a[0]))
+        lines.append((self.top_slope, pts[-1][1] - self.top_slope * pts[-1][0]))
+        object.__setattr__(self, "_ts", tuple(t for t, _ in pts))
+        object.__setattr__(self, "_lines", tuple(lines))
 
     @staticmethod
     def constant(x: Fraction) -> Trajectory:
@@ -79,20 +92,12 @@ class Trajectory:
 
     def __call__(self, t: Fraction) -> Fraction:
         """The wall's value at temperature ``t`` (``t >= -1``)."""
-        pts = self.points
-        if t >= pts[-1][0]:
-            return pts[-1][1] + self.top_slope * (t - pts[-1][0])
-        for a, b in zip(pts, pts[1:]):
-            if t <= b[0]:
-                return a[1] + _slope(a, b) * (t - a[0])
-        raise AssertionError("unreachable")  # pragma: no cover
+        k, b = self._lines[max(bisect_right(self._ts, t) - 1, 0)]
+        return k * t + b
 
     def slope_above(self, t: Fraction) -> Fraction:
         """The slope of the segment just above ``t``."""
-        for a, b in zip(self.points, self.points[1:]):
-            if t < b[0]:
-                return _slope(a, b)
-        return self.top_slope
+        return self._lines[max(bisect_right(self._ts, t) - 1, 0)][0]
 
     @property
     def critical_points(self) -> list[Fraction]:
