@@ -61,9 +61,13 @@ class HeapGame:
 
     name: str
 
-    def __init__(self, moves: list[HeapMove], name: str) -> None:
+    def __init__(self, moves: list[HeapMove], name: str, *, mask: int | None = None) -> None:
+        """``mask`` pins the rare/common split (0: scan every pair); ``None`` chooses it adaptively."""
+        if mask is not None and mask < 0:
+            raise ValueError(f"a rare/common mask is a non-negative int, not {mask!r}")
         self.moves: tuple[HeapMove, ...] = tuple(moves)
         self.name = name
+        self._fixed_mask = mask
         self._values: list[int] = []
         self._packed = array("I")  # the same values, for vectorised xor scans
         self._mask = 0  # 0 = no split chosen (yet): every pair is scanned
@@ -71,6 +75,8 @@ class HeapGame:
         self._rare_values: list[int] = []
         self._parity: list[int] = []
         self._checkpoint = _FIRST_CHECKPOINT
+        if mask:
+            self._mask = mask
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -131,7 +137,7 @@ class HeapGame:
         g = self._values
         while len(g) < n:
             self._next()
-            if len(g) >= self._checkpoint:
+            if len(g) >= self._checkpoint and self._fixed_mask is None:
                 self._choose_mask()
                 self._checkpoint *= 2
 
@@ -224,13 +230,13 @@ class HeapGame:
 class OctalGame(HeapGame):
     """The octal game of ``code`` (``0.37``, ``.37``, ``·37``, ``0.07``, ``4.07``, ``0.137``)."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, *, mask: int | None = None) -> None:
         self.source = code
         self.code, digits = _parse_code(code)
         moves = [
             HeapMove(k, bool(d & 1), bool(d & 2), bool(d & 4)) for k, d in enumerate(digits) if d
         ]
-        super().__init__(moves, self.code)
+        super().__init__(moves, self.code, mask=mask)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, OctalGame) and other.code == self.code
@@ -246,8 +252,8 @@ class OctalGame(HeapGame):
 class GrundyGame(HeapGame):
     """Grundy's game: split one heap into two heaps of different sizes."""
 
-    def __init__(self) -> None:
-        super().__init__([HeapMove(0, False, False, True, unequal=True)], "grundy")
+    def __init__(self, *, mask: int | None = None) -> None:
+        super().__init__([HeapMove(0, False, False, True, unequal=True)], "grundy", mask=mask)
 
 
 def _parse_code(text: str) -> tuple[str, list[int]]:
