@@ -19,37 +19,69 @@ RELATIONS = {pb.RELATION_EQUAL: "=", pb.RELATION_GREATER: ">", pb.RELATION_LESS:
 STYLES = ("ascii", "unicode", "braces")
 
 
-@dataclass(frozen=True)
 class GameValue:
-    """A CGT value in every notation; ``str()`` is Unicode."""
+    """A CGT value in every notation; ``str()`` is Unicode.
 
-    ascii: str
-    unicode: str = ""
-    braces: str = ""
+    Notations the server did not send are formatted locally (from the ASCII form, with
+    ``ruma.engine.cgt.notation``) on first use, so bulk replies cost nothing extra to decode.
+    Equality compares the canonical ASCII form.
+    """
+
+    __slots__ = ("_texts",)
+
+    def __init__(self, ascii: str, unicode: str = "", braces: str = "") -> None:
+        self._texts = {"ascii": ascii, "unicode": unicode, "braces": braces}
 
     @classmethod
     def from_message(cls, message: pb.Value) -> "GameValue":
-        """From a ``ruma.v1.Value``; notations the server left out are formatted locally."""
-        texts = {style: getattr(message, style) for style in STYLES}
-        missing = [style for style in STYLES if not texts[style]]
-        source = next((texts[style] for style in STYLES if texts[style]), "")
-        if missing and source:
-            try:
-                from ruma.engine.cgt.notation import format_game, parse_game
+        """From a ``ruma.v1.Value``."""
+        return cls(message.ascii, message.unicode, message.braces)
 
-                game = parse_game(source)
-                for style in missing:
-                    texts[style] = format_game(game, style)
-            except Exception:  # noqa: BLE001 - fall back to the notation the server sent
-                for style in missing:
-                    texts[style] = source
-        return cls(**texts)
+    def _text(self, style: str) -> str:
+        texts = self._texts
+        text = texts[style]
+        if not text:
+            source = next((texts[s] for s in STYLES if texts[s]), "")
+            text = source
+            if source:
+                try:
+                    from ruma.engine.cgt.notation import format_game, parse_game
+
+                    text = format_game(parse_game(source), style)
+                except Exception:  # noqa: BLE001 - fall back to the notation the server sent
+                    text = source
+            texts[style] = text
+        return text
+
+    @property
+    def ascii(self) -> str:
+        """CGSuite plain text, e.g. ``{1|*}``, ``^``, ``*2``."""
+        return self._text("ascii")
+
+    @property
+    def unicode(self) -> str:
+        """Unicode, e.g. ``↑``, ``∗2``, ``½``."""
+        return self._text("unicode")
+
+    @property
+    def braces(self) -> str:
+        """cgt-py's braces notation."""
+        return self._text("braces")
 
     def game(self) -> Any:
         """The value as a ``ruma.engine.cgt.Game`` (parsed locally)."""
         from ruma.engine.cgt.notation import parse_game
 
         return parse_game(self.ascii)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameValue) and self.ascii == other.ascii
+
+    def __hash__(self) -> int:
+        return hash(self.ascii)
+
+    def __repr__(self) -> str:
+        return f"GameValue({self.ascii!r})"
 
     def __str__(self) -> str:
         return self.unicode or self.ascii

@@ -7,6 +7,7 @@ game's interned id.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Iterable, Sequence, Union
 
@@ -15,6 +16,7 @@ from ruma.engine.errors import NotAtomicError
 from ruma.v1 import ruma_pb2 as pb
 
 Value = Union[Game, int]
+log = logging.getLogger("ruma.server")
 
 ALL_STYLES = ("ascii", "unicode", "braces")
 _STYLE_OF = {pb.NOTATION_ASCII: "ascii", pb.NOTATION_UNICODE: "unicode", pb.NOTATION_BRACES: "braces"}
@@ -73,27 +75,39 @@ def analysis_message(value: Value) -> pb.Analysis:
     cached = _analysed.get(game.id)
     if cached is not None:
         return cached
-    message = pb.Analysis(
-        outcome=outcome_of(game),
-        temperature=str(game.temperature),
-        mean=str(game.mean),
-        left_stop=str(game.left_stop),
-        right_stop=str(game.right_stop),
-        birthday=game.birthday,
-    )
-    nim = game.nim_value
-    if nim is not None:
-        message.nim_value = nim
-    if game.is_infinitesimal or game is ZERO:
+    message = pb.Analysis(outcome=outcome_of(game))
+    for field in ("temperature", "mean", "left_stop", "right_stop", "birthday"):
         try:
+            setattr(message, field, getattr(game, field) if field == "birthday" else str(getattr(game, field)))
+        except Exception as error:  # noqa: BLE001 - an analysis bug must not fail the value itself
+            _report_analysis_error(game, field, error)
+    try:
+        nim = game.nim_value
+        if nim is not None:
+            message.nim_value = nim
+        if game is ZERO or game.is_infinitesimal:
             message.atomic_weight.CopyFrom(value_message(game.atomic_weight, ALL_STYLES))
-        except NotAtomicError:
-            pass
+    except NotAtomicError:
+        pass
+    except Exception as error:  # noqa: BLE001
+        _report_analysis_error(game, "atomic_weight", error)
     with _lock:
         if len(_analysed) >= CACHE_LIMIT:
             _analysed.clear()
         _analysed[game.id] = message
     return message
+
+
+_reported: set[str] = set()
+
+
+def _report_analysis_error(game: Game, field: str, error: Exception) -> None:
+    """Log (once per field and error type) an analysis that raised; the field is left empty."""
+    tag = f"{field}:{type(error).__name__}"
+    if tag not in _reported:
+        _reported.add(tag)
+        log.error("analysis %s of %s failed: %r (left empty; further such errors not logged)", field,
+                  format_value(game, "ascii"), error, exc_info=error)
 
 
 def evaluation_message(

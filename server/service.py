@@ -18,7 +18,7 @@ from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import ZERO, Game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation, evaluate
-from ruma.engine.memo import Memo
+from ruma.engine.memo import Memo, Value
 from ruma.engine.rulesets import get_ruleset, ruleset_names
 from ruma.engine.rulesets.base import Position, Ruleset, State
 from ruma.server import convert
@@ -54,6 +54,39 @@ def cancel_check(context: grpc.ServicerContext) -> ShouldCancel:
     return should_cancel
 
 
+class CachedMemo:
+    """A bounded in-memory map of hot keys in front of the store (values of a key never change:
+    keys carry the ruleset's code and version). Evicts the oldest entries first."""
+
+    def __init__(self, store: Memo, size: int = 500_000) -> None:
+        self.store = store
+        self.size = size
+        self.values: dict[bytes, Value] = {}
+
+    def lookup(self, key: bytes) -> Value | None:
+        """The value of ``key`` from memory, else from the store (then remembered)."""
+        value = self.values.get(key)
+        if value is None:
+            value = self.store.lookup(key)
+            if value is not None:
+                self._remember(key, value)
+        return value
+
+    def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
+        """Store and remember."""
+        self.store.insert(key, value, explored)
+        self._remember(key, value)
+
+    def _remember(self, key: bytes, value: Value) -> None:
+        values = self.values
+        values[key] = value
+        while len(values) > self.size:
+            try:
+                del values[next(iter(values))]
+            except (KeyError, StopIteration, RuntimeError):  # another thread evicted concurrently
+                break
+
+
 class Counters:
     """The service's statistics since start (thread-safe)."""
 
@@ -62,11 +95,13 @@ class Counters:
         self.started = time.monotonic()
         self.hits = self.misses = self.total = self.positions_valued = self.shared = 0
 
-    def record(self, evaluation: Evaluation, shared: bool) -> None:
-        """Count one answered evaluation."""
+    def record(self, evaluation: Evaluation | None, shared: bool = False) -> None:
+        """Count one answered evaluation (``None``: a store hit answered without an ``Evaluation``)."""
         with self.lock:
             self.total += 1
-            if shared:
+            if evaluation is None:
+                self.hits += 1
+            elif shared:
                 self.shared += 1
             elif evaluation.from_memo:
                 self.hits += 1
@@ -78,8 +113,10 @@ class Counters:
 class RumaServicer(ruma_pb2_grpc.RumaServicer):
     """Thin servicer over ``ruma.engine.evaluator`` and a store implementing ``Memo``."""
 
-    def __init__(self, store: Memo, limits: Limits | None = None, services: Sequence[str] = (), auth_required: bool = False) -> None:
+    def __init__(self, store: Memo, limits: Limits | None = None, services: Sequence[str] = (), auth_required: bool = False,
+                 cache_size: int = 500_000) -> None:
         self.store = store
+        self.memo = CachedMemo(store, cache_size)
         self.limits = limits or Limits()
         self.flight: SingleFlight[Evaluation] = SingleFlight()
         self.counters = Counters()
@@ -130,19 +167,38 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
 
     def evaluate(self, ruleset: str, text: str, should_cancel: ShouldCancel, max_positions: int = 0) -> tuple[Evaluation, bool]:
         """Value one position through the store, coalescing identical requests in flight."""
+        started = time.perf_counter()
         rules, state = self.parse(ruleset, text)
-        canonical, _ = rules.normalise(state)
         limit = self.position_limit(max_positions)
+        memo = self.memo
         with self.busy():
+            stored = self._lookup(rules, state, started)  # stored already: no search, no flight
+            if stored is not None:
+                self.counters.record(stored, False)
+                return stored, False
+            canonical, _ = rules.normalise(state)
             evaluation, shared = self.flight.run(
                 (rules.key(canonical), limit),
-                lambda: evaluate(rules, state, self.store, should_cancel=should_cancel, max_positions=limit),
+                lambda: evaluate(rules, state, memo, should_cancel=should_cancel, max_positions=limit),
                 should_cancel,
             )
             if evaluation.position.state != state:  # shared with another spelling or orientation:
-                evaluation = evaluate(rules, state, self.store, should_cancel=should_cancel, max_positions=limit)
+                evaluation = evaluate(rules, state, memo, should_cancel=should_cancel, max_positions=limit)
         self.counters.record(evaluation, shared)
         return evaluation, shared
+
+    def stored_brief(self, ruleset: str, text: str) -> pb.Evaluation | None:
+        """The brief reply for a position whose whole canonical key is stored, else ``None``."""
+        rules, state = self.parse(ruleset, text)
+        canonical, mirrored = rules.normalise(state)
+        key = rules.key(canonical)
+        stored = self.memo.lookup(key)
+        if stored is None:
+            return None
+        value = -stored if mirrored and isinstance(stored, Game) else stored
+        self.counters.record(None)
+        return pb.Evaluation(ruleset=rules.name, ruleset_version=rules.version, position=text, key=key,
+                             mirrored=mirrored, value=convert.value_message(value, ("ascii",)), from_store=True)
 
     def lookup(self, ruleset: str, text: str) -> Evaluation | None:
         """The stored value of a position (whole, or as a sum of stored components), never computing."""
@@ -159,7 +215,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         components: list[ComponentValue] = []
         for component, component_mirrored in pieces:
             component_key = rules.key(component)
-            stored = self.store.lookup(component_key)
+            stored = self.memo.lookup(component_key)
             if stored is None:
                 stats.memo_misses += 1
                 break
@@ -197,20 +253,26 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         self.check_batch(request.positions)
         get_ruleset(request.ruleset)  # an unknown ruleset fails the whole call
         chosen = convert.styles(request.notations)
+        brief_ascii = request.brief and chosen == ("ascii",)
         should_cancel = cancel_check(context)
         reply = pb.EvaluateBatchResponse()
         for text in request.positions:
             item = reply.items.add(position=text)
             try:
+                if brief_ascii:
+                    fast = self.stored_brief(request.ruleset, text)
+                    if fast is not None:
+                        item.evaluation.CopyFrom(fast)
+                        continue
                 evaluation, shared = self.evaluate(request.ruleset, text, should_cancel, request.max_positions)
+                item.evaluation.CopyFrom(convert.evaluation_message(evaluation, chosen, shared=shared, brief=request.brief))
             except CancelledError:
                 if should_cancel():
                     raise  # the whole call is over
                 item.status.code, item.status.message = _status(CancelledError("cancelled"), context)
             except Exception as error:  # noqa: BLE001 - one bad item must not fail the others
+                item.ClearField("evaluation")
                 item.status.code, item.status.message = _status(error, context)
-            else:
-                item.evaluation.CopyFrom(convert.evaluation_message(evaluation, chosen, shared=shared, brief=request.brief))
         return reply
 
     @rpc_method
@@ -227,8 +289,12 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 item.status.code, item.status.message = _status(error, context)
                 continue
             if evaluation is not None:
-                item.found = True
-                item.evaluation.CopyFrom(convert.evaluation_message(evaluation, chosen))
+                try:
+                    item.evaluation.CopyFrom(convert.evaluation_message(evaluation, chosen))
+                    item.found = True
+                except Exception as error:  # noqa: BLE001
+                    item.ClearField("evaluation")
+                    item.status.code, item.status.message = _status(error, context)
         return reply
 
     @rpc_method
@@ -278,7 +344,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             out = []
             for option in options:
                 with self.busy():
-                    value = evaluate(rules, option, self.store, should_cancel=should_cancel,
+                    value = evaluate(rules, option, self.memo, should_cancel=should_cancel,
                                      max_positions=self.limits.max_positions).value
                 out.append(convert.option_message(rules.format(option), value, chosen))
             return out
