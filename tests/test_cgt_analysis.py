@@ -191,3 +191,17 @@ def test_differential_mean_is_the_thermograph_mast_and_lies_between_the_stops() 
         if not g.is_number:
             assert g.temperature >= 0
             assert g.thermograph.at(F(0)) == (g.left_stop, g.right_stop)
+
+
+def test_number_up_star_values_against_cgt_py() -> None:
+    from ruma.engine.cgt import nus_game
+
+    for x in (F(0), F(3), F(-5, 4), F(7, 16), F(-33, 32)):
+        for n in range(-5, 6):
+            for k in range(5):
+                g = nus_game(x, n, k)
+                c = cgt_py.CanonicalForm(format_game(g, "braces"))
+                assert repr(c.thermograph) == f"Thermograph({g.thermograph!r})"
+                assert (c.birthday, str(c.temperature)) == (g.birthday, _dyadic(g.temperature))
+                assert (str(c.left_stop), str(c.right_stop)) == (_dyadic(g.left_stop), _dyadic(g.right_stop))
+                assert g.mean == x
