@@ -205,3 +205,34 @@ def test_number_up_star_values_against_cgt_py() -> None:
                 assert (c.birthday, str(c.temperature)) == (g.birthday, _dyadic(g.temperature))
                 assert (str(c.left_stop), str(c.right_stop)) == (_dyadic(g.left_stop), _dyadic(g.right_stop))
                 assert g.mean == x
+
+
+def _random_all_small(rng: random.Random, depth: int) -> Game:
+    if depth == 0 or rng.random() < 0.25:
+        return up_multiple(rng.randint(-2, 2)) + nimber(rng.randint(0, 2))
+    lefts = [_random_all_small(rng, depth - 1) for _ in range(rng.randint(1, 3))]
+    rights = [_random_all_small(rng, depth - 1) for _ in range(rng.randint(1, 3))]
+    return Game.from_options(lefts, rights)
+
+
+def test_atomic_weight_theorems_on_random_all_small_games() -> None:
+    # Two-ahead rule (Winning Ways ch. 8; Lessons in Play ch. 9): weight >= 2 => G > 0, weight
+    # >= 1 => Left wins moving first (G is not <= 0); and atomic weight is additive.
+    rng = random.Random(5)
+    found: dict[int, Game] = {}
+    while len(found) < 300:
+        g = _random_all_small(rng, 3)
+        if g.is_all_small:
+            found[g.id] = g
+    games = list(found.values())
+    weights = {A.atomic_weight(g).number_value for g in games}
+    assert {-2, -1, 0, 1, 2} <= weights  # the sample does exercise the rule
+    for g in games:
+        n = A.atomic_weight(g).number_value
+        if n is not None and n >= 2:
+            assert g > ZERO and -g < ZERO
+        if n is not None and n >= 1:
+            assert not g <= ZERO
+    for _ in range(200):
+        a, b = rng.choice(games), rng.choice(games)
+        assert A.atomic_weight(a + b) is A.atomic_weight(a) + A.atomic_weight(b)
