@@ -89,12 +89,25 @@ class Ruleset(ABC):
         """Independent components (not mirrored) whose values sum to the value of ``state``."""
         return [state]
 
+    def decompose(self, state: State) -> list[tuple[State, bool]]:
+        """``components`` with each component normalised: ``[(canonical_state, mirrored), ...]``.
+
+        The evaluator calls this once per new follower; rulesets may fuse the two steps.
+        """
+        normalise = self.normalise
+        return [normalise(piece) for piece in self.components(state)]
+
     def key(self, state: State) -> bytes:
-        """The memo key of a normalised state, prefixed by ruleset code and version."""
+        """The memo key of a normalised state, prefixed by ruleset code and version.
+
+        ``prefix + 0x00 + one byte per value`` when every value is in 0..255, else
+        ``prefix + 0x01 + the values as comma-separated decimal text``.
+        """
         prefix = bytes((self.code, self.version))
-        if all(0 <= v < 255 for v in state):
+        try:
             return prefix + b"\x00" + bytes(state)
-        return prefix + b"\x01" + ",".join(map(str, state)).encode()
+        except ValueError:
+            return prefix + b"\x01" + ",".join(map(str, state)).encode()
 
     def direct_value(self, state: State) -> "object | None":
         """A value known by theorem without search (``Game``/nim value), or ``None``."""

@@ -1,0 +1,356 @@
+"""The evaluator: the exact value of any position of any ruleset, through a memo.
+
+``evaluate(ruleset, position, memo)`` splits the position into independent components
+(``Ruleset.components``), normalises each (``Ruleset.normalise``: canonical orientation and
+whether it is the mirror image) and values every component by an iterative depth-first search
+over its followers — no recursion, so long games such as Sowing's ``1^14`` cannot raise
+``RecursionError``. Every component valued is inserted into the memo under its canonical key, so
+a later query of any follower or any component is a lookup.
+
+Partizan rulesets are valued as interned canonical forms (``Game``); impartial rulesets run on nim
+values only (``mex`` and ``xor`` on ints), never through partizan canonical forms.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence, Union
+
+from ruma.engine.cgt import ZERO, Game, nimber
+from ruma.engine.cgt.nim import mex
+from ruma.engine.errors import CancelledError, LimitExceededError, NotAtomicError, RumaInputError
+from ruma.engine.memo import InMemoryMemo, Memo
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets.base import Position, Ruleset, State
+
+Value = Union[Game, int]
+Progress = Callable[[int], None]
+ShouldCancel = Callable[[], bool]
+
+#: how many expansions between two checks of ``should_cancel`` (each is well under a millisecond)
+CANCEL_CHECK_INTERVAL = 64
+#: how many positions valued between two calls of ``progress``
+PROGRESS_INTERVAL = 1024
+
+
+@dataclass
+class EvalStats:
+    """What one evaluation cost: positions valued (computed), memo hits and misses, seconds."""
+
+    positions_valued: int = 0
+    memo_hits: int = 0
+    memo_misses: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {
+            "positions_valued": self.positions_valued,
+            "memo_hits": self.memo_hits,
+            "memo_misses": self.memo_misses,
+            "seconds": round(self.seconds, 6),
+        }
+
+
+@dataclass(frozen=True)
+class ComponentValue:
+    """One independent component: its normalised position, memo key and value (sign applied)."""
+
+    position: Position
+    key: bytes
+    value: Value
+    mirrored: bool
+    from_memo: bool
+
+
+@dataclass
+class Evaluation:
+    """The value of a position, with how it was obtained."""
+
+    ruleset: Ruleset
+    position: Position
+    value: Value
+    key: bytes
+    canonical: Position
+    mirrored: bool
+    components: list[ComponentValue] = field(default_factory=list)
+    stats: EvalStats = field(default_factory=EvalStats)
+
+    @property
+    def game(self) -> Game:
+        """The value as a canonical game (``*k`` for an impartial nim value ``k``)."""
+        return nimber(self.value) if isinstance(self.value, int) else self.value
+
+    @property
+    def nim_value(self) -> int | None:
+        """The nim value, when the value is a nimber."""
+        return self.value if isinstance(self.value, int) else self.value.nim_value
+
+    @property
+    def from_memo(self) -> bool:
+        """True when nothing had to be computed (every component was a memo hit)."""
+        return self.stats.positions_valued == 0
+
+    def to_dict(self, style: str = "ascii") -> dict[str, Any]:
+        """The JSON-able record the CLI and the service print (values in ``style``)."""
+        return {
+            "ruleset": self.ruleset.name,
+            "position": str(self.position),
+            "canonical": str(self.canonical),
+            "mirrored": self.mirrored,
+            "value": format_value(self.value, style),
+            "components": [
+                {"position": str(c.position), "value": format_value(c.value, style), "from_memo": c.from_memo}
+                for c in self.components
+            ],
+            "from_memo": self.from_memo,
+            **analyses(self.game, style),
+            "stats": self.stats.to_dict(),
+        }
+
+
+def format_value(value: Value, style: str = "ascii") -> str:
+    """A value (game or nim value) in the given notation."""
+    from ruma.engine.cgt.notation import format_game
+
+    return format_game(nimber(value) if isinstance(value, int) else value, style)
+
+
+def analyses(game: Game, style: str = "ascii") -> dict[str, Any]:
+    """Outcome, nim value, stops, mean, temperature and atomic weight of ``game`` (None where undefined)."""
+    from ruma.engine.cgt.notation import format_game
+
+    atomic_weight: str | None = None
+    if game.is_infinitesimal or game == ZERO:
+        try:
+            atomic_weight = format_game(game.atomic_weight, style)
+        except NotAtomicError:
+            atomic_weight = None
+    return {
+        "outcome": game.outcome.value,
+        "nim_value": game.nim_value,
+        "atomic_weight": atomic_weight,
+        "left_stop": str(game.left_stop),
+        "right_stop": str(game.right_stop),
+        "mean": str(game.mean),
+        "temperature": str(game.temperature),
+        "birthday": game.birthday,
+    }
+
+
+class _Search:
+    """One evaluation's depth-first search state (kept out of ``evaluate`` for readability)."""
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        memo: Memo,
+        progress: Progress | None,
+        should_cancel: ShouldCancel | None,
+        max_positions: int | None,
+    ) -> None:
+        self.rules = rules
+        self.memo = memo
+        self.progress = progress
+        self.should_cancel = should_cancel
+        self.max_positions = max_positions
+        self.values: dict[State, Value] = {}  # normalised component -> value
+        self.pieces: dict[State, list[tuple[State, bool]]] = {}  # raw state -> normalised components
+        self.keys: dict[State, bytes] = {}  # memo keys of components being valued
+        self.stats = EvalStats()
+
+    def decompose(self, state: State) -> list[tuple[State, bool]]:
+        """The normalised components of a raw state, each with its mirrored flag (cached)."""
+        pieces = self.pieces.get(state)
+        if pieces is None:
+            pieces = self.pieces[state] = self.rules.decompose(state)
+        return pieces
+
+    def known(self, component: State) -> bool:
+        """Whether a normalised component's value is known, consulting the memo once."""
+        if component in self.values:
+            return True
+        key = self.rules.key(component)
+        stored = self.memo.lookup(key)
+        if stored is None:
+            self.stats.memo_misses += 1
+            self.keys[component] = key
+            return False
+        self.stats.memo_hits += 1
+        self.values[component] = stored
+        return True
+
+    def combine(self, pieces: Sequence[tuple[State, bool]]) -> Value:
+        """The value of a sum of known components, signs applied."""
+        values = self.values
+        if self.rules.impartial:
+            total = 0
+            for component, _ in pieces:
+                total ^= values[component]  # type: ignore[operator]
+            return total
+        if len(pieces) == 1:
+            component, mirrored = pieces[0]
+            single = values[component]
+            return -single if mirrored else single
+        game: Game = ZERO
+        for component, mirrored in pieces:
+            value = values[component]
+            game = game - value if mirrored else game + value  # type: ignore[operator]
+        return game
+
+    def value_of(self, root: State) -> Value:
+        """The value of a normalised component, valuing every unknown follower first."""
+        if self.known(root):
+            return self.values[root]
+        rules, values = self.rules, self.values
+        impartial = rules.impartial
+        decompose, known, combine = self.decompose, self.known, self.combine
+        should_cancel = self.should_cancel
+        expanded: dict[State, list[list[list[tuple[State, bool]]]]] = {}
+        stack: list[State] = [root]
+        steps = 0
+        while stack:
+            state = stack[-1]
+            if state in values:
+                stack.pop()
+                continue
+            steps += 1
+            if should_cancel is not None and steps % CANCEL_CHECK_INTERVAL == 0 and should_cancel():
+                raise CancelledError(f"evaluation of {rules.format(root)!r} ({rules.name}) was cancelled")
+            sides = expanded.get(state)
+            if sides is None:
+                direct = rules.direct_value(state)
+                if direct is not None:
+                    self._store(state, direct)  # type: ignore[arg-type]
+                    continue
+                if impartial:
+                    sides = [[decompose(option) for option in rules.options(state)]]
+                else:
+                    sides = [
+                        [decompose(option) for option in rules.left_options(state)],
+                        [decompose(option) for option in rules.right_options(state)],
+                    ]
+                expanded[state] = sides
+            missing = False
+            for side in sides:
+                for pieces in side:
+                    for component, _ in pieces:
+                        if component not in values and not known(component):
+                            if component in expanded:  # an unfinished ancestor: play would loop
+                                raise RumaInputError(
+                                    f"position {rules.format(component)!r} of {rules.name} repeats: the game is loopy"
+                                )
+                            stack.append(component)
+                            missing = True
+            if missing:
+                continue
+            del expanded[state]
+            if impartial:
+                self._store(state, mex([combine(pieces) for pieces in sides[0]]))  # type: ignore[misc]
+            else:
+                self._store(
+                    state,
+                    Game.from_options(
+                        [combine(pieces) for pieces in sides[0]],  # type: ignore[misc]
+                        [combine(pieces) for pieces in sides[1]],  # type: ignore[misc]
+                    ),
+                )
+        return values[root]
+
+    def _store(self, state: State, value: Value) -> None:
+        """Record a computed component value locally and in the memo; enforce limits; report progress."""
+        self.values[state] = value
+        key = self.keys.pop(state, None)
+        self.memo.insert(key if key is not None else self.rules.key(state), value)
+        stats = self.stats
+        stats.positions_valued += 1
+        if self.max_positions is not None and stats.positions_valued > self.max_positions:
+            raise LimitExceededError(
+                f"evaluation needs more than {self.max_positions} positions (limit) in {self.rules.name}"
+            )
+        if self.progress is not None and stats.positions_valued % PROGRESS_INTERVAL == 0:
+            self.progress(stats.positions_valued)
+
+
+def _resolve(ruleset: str | Ruleset, position: str | Position | State) -> tuple[Ruleset, State]:
+    rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    if isinstance(position, Position):
+        if position.ruleset is not rules:
+            raise RumaInputError(f"position {str(position)!r} belongs to {position.ruleset.name}, not {rules.name}")
+        return rules, position.state
+    if isinstance(position, str):
+        return rules, rules.parse(position)
+    return rules, tuple(position)
+
+
+def evaluate(
+    ruleset: str | Ruleset,
+    position: str | Position | State,
+    memo: Memo | None = None,
+    *,
+    progress: Progress | None = None,
+    should_cancel: ShouldCancel | None = None,
+    max_positions: int | None = None,
+) -> Evaluation:
+    """The exact value of ``position`` in ``ruleset``, looking up and storing through ``memo``.
+
+    ``progress`` is called with the number of positions valued so far; ``should_cancel`` is polled
+    during the search and a true answer raises ``CancelledError`` (everything valued so far stays
+    in the memo); more than ``max_positions`` computed positions raises ``LimitExceededError``.
+    Parse errors raise ``PositionError``/``NotationError`` quoting the input.
+    """
+    started = time.perf_counter()
+    rules, state = _resolve(ruleset, position)
+    search = _Search(rules, memo if memo is not None else InMemoryMemo(), progress, should_cancel, max_positions)
+    canonical, mirrored = rules.normalise(state)
+    pieces = search.decompose(state)
+    components = []
+    for component, component_mirrored in pieces:
+        hits_before = search.stats.positions_valued
+        value = search.value_of(component)
+        signed = -value if component_mirrored and isinstance(value, Game) else value
+        components.append(
+            ComponentValue(
+                position=Position(rules, component),
+                key=rules.key(component),
+                value=signed,
+                mirrored=component_mirrored,
+                from_memo=search.stats.positions_valued == hits_before,
+            )
+        )
+    total = search.combine(pieces)
+    key = rules.key(canonical)
+    if len(pieces) != 1 or pieces[0][0] != canonical:
+        # also store the whole position's own entry (in its canonical orientation)
+        own = -total if mirrored and isinstance(total, Game) else total
+        search.memo.insert(key, own)
+    search.stats.seconds = time.perf_counter() - started
+    if progress is not None:
+        progress(search.stats.positions_valued)
+    return Evaluation(
+        ruleset=rules,
+        position=Position(rules, state),
+        value=total,
+        key=key,
+        canonical=Position(rules, canonical),
+        mirrored=mirrored,
+        components=components,
+        stats=search.stats,
+    )
+
+
+def option_values(
+    ruleset: str | Ruleset, position: str | Position | State, memo: Memo | None = None
+) -> tuple[list[tuple[Position, Value]], list[tuple[Position, Value]]]:
+    """Each player's options of ``position`` with their values (impartial: both lists equal)."""
+    rules, state = _resolve(ruleset, position)
+    shared = memo if memo is not None else InMemoryMemo()
+
+    def valued(options: Iterable[State]) -> list[tuple[Position, Value]]:
+        return [(Position(rules, option), evaluate(rules, option, shared).value) for option in options]
+
+    if rules.impartial:
+        both = valued(rules.options(state))
+        return both, both
+    return valued(rules.left_options(state)), valued(rules.right_options(state))
