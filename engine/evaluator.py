@@ -55,7 +55,8 @@ class EvalStats:
 
 @dataclass(frozen=True)
 class ComponentValue:
-    """One independent component: its normalised position, memo key and value (sign applied)."""
+    """One independent component as it stands in the position, its memo key (of its normalised
+    form, mirrored or not) and its value (sign applied)."""
 
     position: Position
     key: bytes
@@ -304,15 +305,16 @@ def evaluate(
     rules, state = _resolve(ruleset, position)
     search = _Search(rules, memo if memo is not None else InMemoryMemo(), progress, should_cancel, max_positions)
     canonical, mirrored = rules.normalise(state)
-    pieces = search.decompose(state)
+    raw_pieces = list(rules.components(state))
+    pieces = [rules.normalise(piece) for piece in raw_pieces]
     components = []
-    for component, component_mirrored in pieces:
+    for piece, (component, component_mirrored) in zip(raw_pieces, pieces):
         hits_before = search.stats.positions_valued
         value = search.value_of(component)
         signed = -value if component_mirrored and isinstance(value, Game) else value
         components.append(
             ComponentValue(
-                position=Position(rules, component),
+                position=Position(rules, piece),
                 key=rules.key(component),
                 value=signed,
                 mirrored=component_mirrored,
