@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence, Union
+from typing import Any, Iterator, Mapping, Sequence, Union
 
 from ruma.engine.errors import NotationError, RumaInputError
 
@@ -346,6 +346,27 @@ class Domain:
         nums = [evaluate_expr(e, values, self.text) for e in operands]
         return all(_compare(op, nums[k], nums[k + 1]) for k, op in enumerate(ops))
 
+    def upper_bound(self, name: str) -> int | None:
+        """A bound ``name <= b`` implied by a top-level comparison with a constant, if any."""
+        best: int | None = None
+        for cond in self.conditions:
+            conds: tuple[Any, ...] = cond[1] if cond[0] == "and" else (cond,)
+            for c in conds:
+                if c[0] != "cmp":
+                    continue
+                operands: tuple[Expr, ...] = c[1]
+                ops: tuple[str, ...] = c[2]
+                for k, op in enumerate(ops):
+                    a, b = operands[k], operands[k + 1]
+                    bound: int | None = None
+                    if a == name and isinstance(b, int) and op in ("<=", "<", "=="):
+                        bound = b - (op == "<")
+                    elif b == name and isinstance(a, int) and op in (">=", ">", "=="):
+                        bound = a - (op == ">")
+                    if bound is not None:
+                        best = bound if best is None else min(best, bound)
+        return best
+
     @property
     def names(self) -> tuple[str, ...]:
         """Parameter names the domain mentions."""
@@ -434,20 +455,30 @@ def enumerate_instances(parameters: Sequence[str], domain: Domain | None, up_to:
     extra = [n for n in (domain.names if domain else ()) if n not in params]
     if extra:
         raise RumaInputError(f"domain {domain.text if domain else ''!r} names unknown parameters {extra}")
-    for total in range(up_to * len(params) + 1):
-        for values in _with_sum(len(params), total, up_to):
+    bounds = [up_to] * len(params)
+    if domain is not None:
+        for i, name in enumerate(params):
+            bound = domain.upper_bound(name)
+            if bound is not None:
+                bounds[i] = max(-1, min(up_to, bound))
+    if any(b < 0 for b in bounds):
+        return
+    for total in range(sum(bounds) + 1):
+        for values in _with_sum(bounds, total):
             assignment = dict(zip(params, values))
             if domain is None or domain.contains(assignment):
                 yield assignment
 
 
-def _with_sum(count: int, total: int, bound: int) -> Iterator[tuple[int, ...]]:
-    if count == 0:
+def _with_sum(bounds: Sequence[int], total: int) -> Iterator[tuple[int, ...]]:
+    """Tuples with ``0 <= t[i] <= bounds[i]`` summing to ``total``, in lexicographic order."""
+    if not bounds:
         if total == 0:
             yield ()
         return
-    for first in range(max(0, total - bound * (count - 1)), min(bound, total) + 1):
-        for rest in _with_sum(count - 1, total - first, bound):
+    rest_max = sum(bounds[1:])
+    for first in range(max(0, total - rest_max), min(bounds[0], total) + 1):
+        for rest in _with_sum(bounds[1:], total - first):
             yield (first, *rest)
 
 
