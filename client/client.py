@@ -61,11 +61,11 @@ def _operand(value: Operand) -> pb.Operand:
     return pb.Operand(position=pb.PositionRef(ruleset=ruleset, position=position))
 
 
+_CODE_NAMES = {status.value[0]: status.name for status in grpc.StatusCode}
+
+
 def _code_name(code: int) -> str:
-    for status in grpc.StatusCode:
-        if status.value[0] == code:
-            return status.name
-    return str(code)
+    return _CODE_NAMES.get(code, str(code))
 
 
 class Client:

@@ -1,7 +1,7 @@
 """Bulk loading: value many positions on a server, in batches, retrying when it is unavailable.
 
 ``load(client, positions, ruleset, batch_size=256, progress=None)`` sends ``EvaluateBatch`` calls
-(``brief``: no components or analyses come back) and returns a ``LoadSummary``: how many
+(``brief``: no components or analyses come back; two batches in flight) and returns a ``LoadSummary``: how many
 positions were valued now, how many were already stored, and which failed and why. A batch that
 fails with ``UNAVAILABLE`` (server restarting, connection refused) is retried with exponential
 backoff; other call-level failures fail the batch's positions with that reason.
@@ -87,6 +87,34 @@ def _batches(positions: list[str], size: int) -> Iterator[list[str]]:
         yield positions[start : start + size]
 
 
+def _send(client: "Client", ruleset: str, batch: list[str], timeout: float | None, max_retries: int,
+          initial_backoff: float, max_backoff: float) -> tuple[list[tuple[str, int, str, bool]], int, str | None]:
+    """One batch with retries on UNAVAILABLE: ``(items, retries, call error)``; each item is
+    ``(position, status code, message, already stored)``."""
+    from ruma.client.client import RumaRpcError
+    from ruma.v1 import ruma_pb2 as pb
+
+    request = pb.EvaluateBatchRequest(ruleset=ruleset, positions=batch, notations=[pb.NOTATION_ASCII], brief=True)
+    backoff = initial_backoff
+    retries = 0
+    while True:
+        try:
+            reply = client.call(client.stub.EvaluateBatch, request, timeout)
+        except RumaRpcError as error:
+            if error.code == grpc.StatusCode.UNAVAILABLE and retries < max_retries:
+                retries += 1
+                time.sleep(backoff * (0.5 + random.random()))
+                backoff = min(backoff * 2, max_backoff)
+                continue
+            return [], retries, str(error)
+        items = []
+        for item in reply.items:
+            evaluation = item.evaluation
+            items.append((item.position, item.status.code, item.status.message,
+                          evaluation.from_store or evaluation.shared))
+        return items, retries, None
+
+
 def load(
     client: "Client",
     positions: Iterable[str],
@@ -98,9 +126,16 @@ def load(
     initial_backoff: float = 0.2,
     max_backoff: float = 10.0,
     timeout: float | None = None,
+    concurrency: int = 2,
 ) -> LoadSummary:
-    """Value every position on the server; returns what happened to each (see module docstring)."""
-    from ruma.client.client import RumaRpcError
+    """Value every position on the server; returns what happened to each (see module docstring).
+
+    ``concurrency`` batches are in flight at once, so the server values one while this process
+    sends the next and reads the previous reply.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ruma.client.client import _code_name
 
     if batch_size < 1:
         raise RumaInputError(f"batch size must be at least 1, got {batch_size!r}")
@@ -115,30 +150,24 @@ def load(
         report = None
     started = time.monotonic()
     done = 0
-    for batch in _batches(todo, batch_size):
-        backoff = initial_backoff
-        for attempt in range(max_retries + 1):
-            try:
-                items = client.evaluate_batch(ruleset, batch, notations=["ascii"], brief=True, timeout=timeout)
-            except RumaRpcError as error:
-                if error.code == grpc.StatusCode.UNAVAILABLE and attempt < max_retries:
-                    summary.retries += 1
-                    time.sleep(backoff * (0.5 + random.random()))
-                    backoff = min(backoff * 2, max_backoff)
-                    continue
-                summary.failed.extend((position, str(error)) for position in batch)
-                break
-            for item in items:
-                if not item.ok or item.evaluation is None:
-                    summary.failed.append((item.position, f"{item.code}: {item.message}"))
-                elif item.evaluation.from_store or item.evaluation.shared:
+    with ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="ruma-load") as pool:
+        futures = [pool.submit(_send, client, ruleset, batch, timeout, max_retries, initial_backoff, max_backoff)
+                   for batch in _batches(todo, batch_size)]
+        for batch, future in zip(_batches(todo, batch_size), futures):
+            items, retries, error = future.result()
+            summary.retries += retries
+            if error is not None:
+                summary.failed.extend((position, error) for position in batch)
+            for position, code, message, stored in items:
+                if code:
+                    summary.failed.append((position, f"{_code_name(code)}: {message}"))
+                elif stored:
                     summary.already_stored += 1
                 else:
                     summary.valued += 1
-            break
-        done += len(batch)
-        if report is not None:
-            report(done, len(todo))
+            done += len(batch)
+            if report is not None:
+                report(done, len(todo))
     if report is not None and not todo:
         report(0, 0)
     summary.seconds = time.monotonic() - started

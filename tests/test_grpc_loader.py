@@ -18,7 +18,8 @@ from ruma.engine.errors import RumaInputError
 def test_load_summary_valued_stored_failed(tmp_path: Path) -> None:
     with running_server(tmp_path) as (_, address), connect(address) as client:
         seen: list[tuple[int, int]] = []
-        first = client.load(["312", "1^4", "3x2", "2202"], "sowing", batch_size=3, progress=lambda d, t: seen.append((d, t)))
+        first = client.load(["312", "1^4", "3x2", "2202"], "sowing", batch_size=3, concurrency=1,
+                            progress=lambda d, t: seen.append((d, t)))
         assert (first.valued, first.already_stored) == (3, 0)
         assert [p for p, _ in first.failed] == ["3x2"] and "INVALID_ARGUMENT" in first.failed[0][1]
         assert seen == [(3, 4), (4, 4)]
