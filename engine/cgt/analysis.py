@@ -15,9 +15,10 @@ to 0), rises vertically and is pushed sideways by a scaffold that runs into it.
 
 from __future__ import annotations
 
+import heapq
 import math
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Iterable
 
@@ -46,7 +47,6 @@ Point = tuple[Fraction, Fraction]
 
 
 # -- piecewise-linear trajectories ------------------------------------------------------------
-@dataclass(frozen=True)
 class Trajectory:
     """A continuous piecewise-linear wall ``x(t)`` for temperatures ``t >= -1``.
 
@@ -55,20 +55,24 @@ class Trajectory:
     The representation is canonical: no vertex sits between two segments of equal slope.
     """
 
-    points: tuple[Point, ...]
-    top_slope: Fraction
-    _ts: tuple[Fraction, ...] = field(init=False, repr=False, compare=False)
-    _lines: tuple[tuple[Fraction, Fraction], ...] = field(init=False, repr=False, compare=False)
+    __slots__ = ("_ts", "_xs", "_ks", "_bs")
 
-    def __post_init__(self) -> None:
-        pts = self.points
-        lines = []
-        for a, b in zip(pts, pts[1:]):
-            k = _slope(a, b)
-            lines.append((k, a[1] - k * a[0]))
-        lines.append((self.top_slope, pts[-1][1] - self.top_slope * pts[-1][0]))
-        object.__setattr__(self, "_ts", tuple(t for t, _ in pts))
-        object.__setattr__(self, "_lines", tuple(lines))
+    def __init__(self, points: Iterable[Point], top_slope: Fraction) -> None:
+        pts = list(points)
+        ts = [t for t, _ in pts]
+        xs = [x for _, x in pts]
+        ks = [(xs[i + 1] - xs[i]) / (ts[i + 1] - ts[i]) for i in range(len(pts) - 1)]
+        ks.append(Fraction(top_slope))
+        self._set(ts, xs, ks, [x - k * t for t, x, k in zip(ts, xs, ks)])
+
+    def _set(self, ts: list[Fraction], xs: list[Fraction], ks: list[Fraction], bs: list[Fraction]) -> None:
+        self._ts, self._xs, self._ks, self._bs = ts, xs, ks, bs  # segment i starts at ts[i]
+
+    @classmethod
+    def _raw(cls, ts: list[Fraction], xs: list[Fraction], ks: list[Fraction], bs: list[Fraction]) -> Trajectory:
+        new = cls.__new__(cls)
+        new._set(ts, xs, ks, bs)
+        return new
 
     @staticmethod
     def constant(x: Fraction) -> Trajectory:
@@ -77,48 +81,78 @@ class Trajectory:
 
     @staticmethod
     def build(points: Iterable[Point], top_slope: Fraction) -> Trajectory:
-        """A canonical trajectory through ``points`` (sorted, deduplicated, collinear removed)."""
-        pts: list[Point] = []
-        for t, x in sorted(set(points)):
-            if pts and pts[-1][0] == t:
+        """A canonical trajectory through ``points`` (in increasing ``t``), collinear ones removed."""
+        ts: list[Fraction] = []
+        xs: list[Fraction] = []
+        ks: list[Fraction] = []  # ks[i]: slope from vertex i to vertex i + 1
+        for t, x in points:
+            if ts and ts[-1] == t:
                 continue
-            if len(pts) >= 2 and _slope(pts[-2], pts[-1]) == _slope(pts[-1], (t, x)):
-                pts[-1] = (t, x)
-            else:
-                pts.append((t, x))
-        while len(pts) >= 2 and _slope(pts[-2], pts[-1]) == top_slope:
-            pts.pop()
-        return Trajectory(tuple(pts), Fraction(top_slope))
+            if ts:
+                k = (x - xs[-1]) / (t - ts[-1])
+                if ks and ks[-1] == k:
+                    ts[-1], xs[-1] = t, x
+                    continue
+                ks.append(k)
+            ts.append(t)
+            xs.append(x)
+        top = Fraction(top_slope)
+        while ks and ks[-1] == top:
+            ks.pop()
+            ts.pop()
+            xs.pop()
+        ks.append(top)
+        return Trajectory._raw(ts, xs, ks, [x - k * t for t, x, k in zip(ts, xs, ks)])
+
+    @property
+    def points(self) -> tuple[Point, ...]:
+        """The vertices ``(t, x)`` from ``t = -1`` upwards."""
+        return tuple(zip(self._ts, self._xs))
+
+    @property
+    def top_slope(self) -> Fraction:
+        """The slope above the last vertex (0: a vertical mast)."""
+        return self._ks[-1]
 
     def __call__(self, t: Fraction) -> Fraction:
         """The wall's value at temperature ``t`` (``t >= -1``)."""
-        k, b = self._lines[max(bisect_right(self._ts, t) - 1, 0)]
-        return k * t + b
+        i = bisect_right(self._ts, t) - 1
+        if i < 0:
+            i = 0
+        return self._ks[i] * t + self._bs[i]
 
     def slope_above(self, t: Fraction) -> Fraction:
         """The slope of the segment just above ``t``."""
-        return self._lines[max(bisect_right(self._ts, t) - 1, 0)][0]
+        return self._ks[max(bisect_right(self._ts, t) - 1, 0)]
 
     @property
     def critical_points(self) -> list[Fraction]:
         """The temperatures where the slope changes, highest first (CGSuite's order)."""
-        return [t for t, _ in reversed(self.points[1:])]
+        return self._ts[:0:-1]
 
     @property
     def slopes(self) -> list[Fraction]:
         """The slopes from the top segment down to the base segment."""
-        pts = self.points
-        return [self.top_slope] + [_slope(a, b) for a, b in reversed(list(zip(pts, pts[1:])))]
+        return self._ks[::-1]
 
     @property
     def mast_x_intercept(self) -> Fraction:
         """Where the top segment's line meets ``t = 0`` (the mast value when it is vertical)."""
-        t, x = self.points[-1]
-        return x - self.top_slope * t
+        return self._bs[-1]
 
     def tilt(self, r: Fraction) -> Trajectory:
         """``x(t) + r·t``."""
-        return Trajectory(tuple((t, x + r * t) for t, x in self.points), self.top_slope + r)
+        return Trajectory._raw(
+            self._ts, [x + r * t for t, x in zip(self._ts, self._xs)], [k + r for k in self._ks], self._bs
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Trajectory):
+            return NotImplemented
+        return (self._ts, self._xs, self._ks[-1]) == (other._ts, other._xs, other._ks[-1])
+
+    def __hash__(self) -> int:
+        return hash((tuple(self._ts), tuple(self._xs), self._ks[-1]))
 
     def __repr__(self) -> str:
         cps = ", ".join(str(c) for c in self.critical_points)
@@ -126,29 +160,36 @@ class Trajectory:
         return f"Trajectory({self.mast_x_intercept}, [{cps}], [{slopes}])"
 
 
-def _slope(a: Point, b: Point) -> Fraction:
-    return (b[1] - a[1]) / (b[0] - a[0])
+def _merged(f: Trajectory, g: Trajectory) -> list[Fraction]:
+    out: list[Fraction] = []
+    for t in heapq.merge(f._ts, g._ts):
+        if not out or out[-1] != t:
+            out.append(t)
+    return out
 
 
 def _crossings(f: Trajectory, g: Trajectory) -> list[Fraction]:
-    """Every vertex temperature of ``f`` or ``g`` plus every point where they cross."""
-    ts = sorted({t for t, _ in f.points} | {t for t, _ in g.points})
-    out = list(ts)
-    for a, b in zip(ts, ts[1:]):
-        da, db = f(a) - g(a), f(b) - g(b)
-        if da * db < 0:
-            out.append(a + da * (b - a) / (da - db))
-    last = ts[-1]
-    d, ds = f(last) - g(last), f.top_slope - g.top_slope
-    if d * ds < 0:
-        out.append(last - d / ds)
-    return sorted(set(out))
+    """Every vertex temperature of ``f`` or ``g`` plus every point where they cross, in order."""
+    ts = _merged(f, g)
+    ds = [f(t) - g(t) for t in ts]
+    out: list[Fraction] = []
+    for i in range(len(ts) - 1):
+        out.append(ts[i])
+        da, db = ds[i], ds[i + 1]
+        if (da < 0 < db) or (db < 0 < da):
+            out.append(ts[i] + da * (ts[i + 1] - ts[i]) / (da - db))
+    out.append(ts[-1])
+    d, dk = ds[-1], f.top_slope - g.top_slope
+    if (d < 0 < dk) or (dk < 0 < d):
+        out.append(ts[-1] - d / dk)
+    return out
 
 
 def _extremum(f: Trajectory, g: Trajectory, pick: int) -> Trajectory:
     """Pointwise maximum (``pick = 1``) or minimum (``pick = -1``) of two trajectories."""
     ts = _crossings(f, g)
-    pts = [(t, max(f(t), g(t)) if pick > 0 else min(f(t), g(t))) for t in ts]
+    choose = max if pick > 0 else min
+    pts = [(t, choose(f(t), g(t))) for t in ts]
     last = ts[-1]
     key_f = (pick * f(last), pick * f.top_slope)
     key_g = (pick * g(last), pick * g.top_slope)
@@ -185,31 +226,31 @@ class Thermograph:
 def _intersect(ls: Trajectory, rs: Trajectory) -> Thermograph:
     """The thermographic intersection of a left and a right scaffold (see the module doc)."""
     ts = _crossings(ls, rs)
-    mast = min(rs(_BASE), max(ls(_BASE), _ZERO))
-    left: list[Point] = []
-    right: list[Point] = []
-
-    def emit(t: Fraction, m: Fraction) -> None:
-        left.append((t, max(ls(t), m)))
-        right.append((t, min(rs(t), m)))
-
-    emit(_BASE, mast)
-    for a, b in zip(ts, ts[1:]):
-        mid = (a + b) / 2
-        if ls(mid) >= rs(mid):  # hill: the walls are the scaffolds
-            mast = rs(b)
-            emit(b, mast)
-            continue
-        inner = [b]
-        for s in (ls, rs):  # where a scaffold runs into the vertical mast
-            k = s.slope_above(a)
-            if k:
-                hit = a + (mast - s(a)) / k
-                if a < hit < b:
-                    inner.append(hit)
-        for t in sorted(inner):
-            emit(t, min(rs(t), max(ls(t), mast)))
-        mast = min(rs(b), max(ls(b), mast))
+    lv = [ls(t) for t in ts]
+    rv = [rs(t) for t in ts]
+    mast = min(rv[0], max(lv[0], _ZERO))
+    left: list[Point] = [(ts[0], max(lv[0], mast))]
+    right: list[Point] = [(ts[0], min(rv[0], mast))]
+    for i in range(1, len(ts)):
+        a, b = ts[i - 1], ts[i]
+        if lv[i - 1] - rv[i - 1] + lv[i] - rv[i] >= 0:  # hill (no crossing inside): the scaffolds
+            mast = rv[i]
+        else:  # cave: the mast, pushed by a scaffold that runs into it
+            hits = []
+            for s, value in ((ls, lv[i - 1]), (rs, rv[i - 1])):
+                k = s.slope_above(a)
+                if k:
+                    hit = a + (mast - value) / k
+                    if a < hit < b:
+                        hits.append(hit)
+            for t in sorted(hits):
+                lt, rt = ls(t), rs(t)
+                m = min(rt, max(lt, mast))
+                left.append((t, max(lt, m)))
+                right.append((t, min(rt, m)))
+            mast = min(rv[i], max(lv[i], mast))
+        left.append((b, max(lv[i], mast)))
+        right.append((b, min(rv[i], mast)))
     lw = Trajectory.build(left, _ZERO)
     rw = Trajectory.build(right, _ZERO)
     top = max([_BASE] + lw.critical_points[:1] + rw.critical_points[:1])
