@@ -118,6 +118,11 @@ class HeapGame:
         return sorted(result)
 
     @property
+    def computed(self) -> int:
+        """How many values are cached (``G(0) .. G(computed - 1)``)."""
+        return len(self._values)
+
+    @property
     def max_take(self) -> int:
         """The largest number of beans a move removes (``t`` of the Guy–Smith test)."""
         return max((mv.take for mv in self.moves), default=0)

@@ -34,6 +34,9 @@ MAX_NIM_HEAP = 10**18
 MAX_SEQUENCE_HEAP = 2_000_000
 """The largest heap of a non-Nim game valued from its sequence unless the sequence is periodic."""
 
+PERIOD_SEARCH = 1 << 14
+"""How many values of an octal game are searched for a period before a large heap is computed."""
+
 _SEPARATORS = re.compile(r"[\s,+]+")
 
 
@@ -146,16 +149,18 @@ class SequenceRuleset(HeapRuleset):
         return self.game.heap_options(heap)
 
     def heap_value(self, heap: int) -> int:
-        """``G(heap)`` from the cached sequence; periodic sequences answer any heap at once."""
-        if heap <= MAX_SEQUENCE_HEAP:
+        """``G(heap)`` from the cached sequence; a proved period answers any heap at once."""
+        if heap < max(self.game.computed, PERIOD_SEARCH):
             return self.game.value(heap)
         periodic = self._period()
-        if periodic is None:
+        if periodic is not None:
+            start, period = periodic
+            return self.game.value(heap if heap < start else start + (heap - start) % period)
+        if heap > MAX_SEQUENCE_HEAP:
             raise LimitExceededError(
                 f"heap {heap} of {self.name}: larger than {MAX_SEQUENCE_HEAP} and no period is known"
             )
-        start, period = periodic
-        return self.game.value(start + (heap - start) % period)
+        return self.game.value(heap)
 
     def _period(self) -> tuple[int, int] | None:
         return None
@@ -180,6 +185,7 @@ class OctalRuleset(SequenceRuleset):
         super().__init__(game)
         self.octal = game
         self._known_period: tuple[int, int] | None = None
+        self._period_searched = False
 
     def key(self, state: State) -> bytes:
         """``code, version``, the canonical octal code, then the heaps (never shared by two codes)."""
@@ -187,8 +193,13 @@ class OctalRuleset(SequenceRuleset):
         return bytes((self.code, self.version)) + self.octal.code.encode("ascii") + b"\x00" + body
 
     def _period(self) -> tuple[int, int] | None:
-        if self._known_period is None:
-            self._known_period = self.octal.period(min(MAX_SEQUENCE_HEAP, 1 << 16))
+        """A period proved on at most ``PERIOD_SEARCH`` values (searched once, doubling)."""
+        if not self._period_searched:
+            self._period_searched = True
+            n = 1024
+            while self._known_period is None and n <= PERIOD_SEARCH:
+                self._known_period = self.octal.period(n)
+                n *= 2
         return self._known_period
 
 
