@@ -55,39 +55,57 @@ class StoreError(RumaInputError):
 
 
 class _SharedExclusiveLock:
-    """Many holders of the shared side (transactions) or one of the exclusive side (map resize)."""
+    """Many holders of the shared side (transactions) or one of the exclusive side (map resize).
+
+    The shared side is two plain lock operations (it is on every lookup); the exclusive side is
+    rare (a map resize), so it simply polls until the transactions under way have ended.
+    """
 
     def __init__(self) -> None:
-        self._cond = threading.Condition(threading.Lock())
+        self._mutex = threading.Lock()
+        self._resizing = threading.Lock()
         self._shared = 0
         self._exclusive = False
 
+    def enter(self) -> None:
+        """Take the shared side (waits while a resize is under way)."""
+        mutex = self._mutex
+        while True:
+            with mutex:
+                if not self._exclusive:
+                    self._shared += 1
+                    return
+            with self._resizing:  # wait for the resize to end
+                pass
+
+    def leave(self) -> None:
+        """Release the shared side."""
+        with self._mutex:
+            self._shared -= 1
+
     @contextmanager
     def shared(self) -> Iterator[None]:
-        with self._cond:
-            while self._exclusive:
-                self._cond.wait()
-            self._shared += 1
+        self.enter()
         try:
             yield
         finally:
-            with self._cond:
-                self._shared -= 1
-                if not self._shared:
-                    self._cond.notify_all()
+            self.leave()
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
-        with self._cond:
-            while self._exclusive or self._shared:
-                self._cond.wait()
-            self._exclusive = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._exclusive = False
-                self._cond.notify_all()
+        with self._resizing:
+            with self._mutex:
+                self._exclusive = True
+            try:
+                while True:
+                    with self._mutex:
+                        if not self._shared:
+                            break
+                    time.sleep(0.0005)
+                yield
+            finally:
+                with self._mutex:
+                    self._exclusive = False
 
 
 class _Core:
@@ -279,13 +297,22 @@ class _Core:
             hit = self.flushing.get(key)
         if hit is not None:
             return hit[0]
-        positions = self.dbs["positions"]
-
-        def read(txn: Any) -> Value | None:
-            raw = txn.get(key, db=positions)
-            return None if raw is None else self.decode(txn, raw)[0]
-
-        return self._read(read)
+        lock, env, positions = self.lock, self.env, self.dbs["positions"]
+        while True:
+            lock.enter()
+            try:
+                with env.begin(db=positions, buffers=False) as txn:
+                    raw = txn.get(key)
+                    if raw is None:
+                        return None
+                    if raw[0] & 1 == 0 and raw[0] < 0x80:  # a one-byte nim value
+                        return raw[0] >> 1
+                    return self.decode(txn, raw)[0]
+            except lmdb.MapResizedError:
+                pass
+            finally:
+                lock.leave()
+            self._adopt()
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, Game)):
@@ -332,17 +359,27 @@ class _Core:
         next_id: list[int] = []
         positions, by_value, meta = self.dbs["positions"], self.dbs["by_value"], self.dbs["meta"]
         counts: dict[bytes, int] = {}
+        known, intern, varint, max_key = self.to_store, self._intern, codec.encode_varint, self.max_key
+        put_position = txn.cursor(db=positions).put
+        put_index = txn.cursor(db=by_value).put
         for key, (value, explored) in items:
             if isinstance(value, int):
-                encoded = codec.encode_value(False, value)
+                raw = value << 1
             else:
-                encoded = codec.encode_value(True, self._intern(txn, value, pending, made, next_id))
-            if txn.put(key, encoded + codec.encode_varint(explored), db=positions, overwrite=False):
+                sid = known.get(value.id)
+                if sid is None:
+                    sid = intern(txn, value, pending, made, next_id)
+                raw = sid << 1 | 1
+            encoded = bytes((raw,)) if raw < 0x80 else varint(raw)
+            if put_position(key, encoded + (b"\x00" if not explored else varint(explored)), overwrite=False):
                 prefix = key[:2]
                 counts[prefix] = counts.get(prefix, 0) + 1
-                index = codec.by_value_key(key, encoded)
-                if len(index) <= self.max_key:
-                    txn.put(index, b"", db=by_value)
+                if key[2] == 0 and len(key) < 0xFFFF:  # the common case of codec.complexity, inline
+                    index = prefix + encoded + sum(key[3:]).to_bytes(4, "big") + len(key).to_bytes(2, "big") + key
+                else:
+                    index = codec.by_value_key(key, encoded)
+                if len(index) <= max_key:
+                    put_index(index, b"")
         for prefix, added in counts.items():
             old = txn.get(_COUNT + prefix, db=meta)
             total = added + (int.from_bytes(old, "big") if old else 0)

@@ -1,0 +1,143 @@
+"""LMDB store benchmark: cold valuation into a fresh store vs in memory, then warm queries.
+
+    python benchmarks/bench_store.py [--suite NAME ...] [--dir DIR] [--json]
+
+For each suite, three fresh processes (so no process-level cache of canonical forms helps):
+
+1. **memory**: value the suite's positions with one fresh ``InMemoryMemo`` (the baseline);
+2. **cold**: value them into a fresh ``LmdbStore`` (including the final flush);
+3. **warm**: a new process opens the same store and queries the same positions.
+
+Reported per suite: seconds (wall and CPU) of each run, the cold-run overhead of persistence
+(cold / memory − 1; target < 25 %), warm speed-up (cold / warm; target ≥ 1000×), stored entries
+and bytes per stored entry (used pages / entries). Values of the warm run are checked to equal
+the cold run's (as text). The memory and cold runs of a suite run back to back to share machine
+conditions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SUITES: dict[str, tuple[str, list[str]]] = {
+    "sowing": ("sowing", ["1^11", "2^7", "3^7"]),
+    "impartial-sowing": ("impartial-sowing", ["1^12", "2^8", "3^8"]),
+    "atomic-wari": ("atomic-wari", ["4444", "333333"]),
+    "impartial-atomic-wari": ("impartial-atomic-wari", ["4444", "333333"]),
+    "smoke": ("sowing", ["1^8", "2^5"]),  # seconds, for trying the benchmark; not run by default
+}
+DEFAULT = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari"]
+
+
+def child(mode: str, ruleset: str, positions: list[str], directory: str) -> dict[str, Any]:
+    """One measurement in this (fresh) process; returns a JSON-able record."""
+    from ruma.engine.evaluator import evaluate, format_value
+    from ruma.engine.memo import InMemoryMemo
+    from ruma.server.store import LmdbStore
+
+    from ruma.engine.rulesets import get_ruleset
+
+    rules = get_ruleset(ruleset)  # import the ruleset's module before timing
+    opened = time.perf_counter()
+    memo: Any = InMemoryMemo() if mode == "memory" else LmdbStore(directory)
+    open_seconds = time.perf_counter() - opened
+    wall, cpu = time.perf_counter(), time.process_time()
+    results = [evaluate(rules, text, memo) for text in positions]
+    if mode != "memory":
+        memo.flush()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    record: dict[str, Any] = {
+        "mode": mode,
+        "wall": wall,
+        "cpu": cpu,
+        "open_seconds": open_seconds,
+        "positions_valued": sum(r.stats.positions_valued for r in results),
+        "memo_hits": sum(r.stats.memo_hits for r in results),
+        "values": [format_value(r.value) for r in results],
+    }
+    if mode == "memory":
+        record["entries"] = len(memo)
+    else:
+        stats = memo.stats()
+        record.update(entries=stats["entries"], bytes=stats["bytes"], games=stats["games"],
+                      bytes_per_entry=stats["bytes_per_entry"], file_bytes=stats["file_bytes"])
+        memo.close()
+    return record
+
+
+def measure(mode: str, ruleset: str, positions: list[str], directory: Path) -> dict[str, Any]:
+    """Run ``child`` in a fresh interpreter."""
+    command = [sys.executable, __file__, "--child", mode, "--ruleset", ruleset, "--dir", str(directory), *positions]
+    out = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def run_suite(name: str, base: Path) -> dict[str, Any]:
+    """Memory, cold and warm runs of one suite; derived ratios."""
+    ruleset, positions = SUITES[name]
+    directory = base / name
+    shutil.rmtree(directory, ignore_errors=True)
+    memory = measure("memory", ruleset, positions, directory)
+    cold = measure("cold", ruleset, positions, directory)
+    warm = measure("warm", ruleset, positions, directory)
+    assert warm["positions_valued"] == 0, f"{name}: the warm run valued {warm['positions_valued']} positions"
+    assert memory["values"] == cold["values"] == warm["values"], f"{name}: values differ between runs"
+    assert memory["entries"] == cold["entries"], f"{name}: store holds {cold['entries']} of {memory['entries']}"
+    return {
+        "suite": name,
+        "ruleset": ruleset,
+        "positions": positions,
+        "memory": memory,
+        "cold": cold,
+        "warm": warm,
+        "overhead_wall": cold["wall"] / memory["wall"] - 1,
+        "overhead_cpu": cold["cpu"] / memory["cpu"] - 1,
+        "warm_speedup": cold["wall"] / warm["wall"],
+    }
+
+
+def main() -> int:
+    """Parse arguments; run the suites (or one child measurement)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", action="append", choices=sorted(SUITES), help="suites to run (default all)")
+    parser.add_argument("--dir", help="where to create the stores (default: a temporary directory)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per suite")
+    parser.add_argument("--child", choices=["memory", "cold", "warm"], help=argparse.SUPPRESS)
+    parser.add_argument("--ruleset", help=argparse.SUPPRESS)
+    parser.add_argument("positions", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.ruleset, args.positions, args.dir)))
+        return 0
+    base = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="ruma-bench-store-"))
+    if not args.json:
+        print("| suite | positions valued | memory s (cpu) | cold store s (cpu) | overhead wall / cpu "
+              "| warm s | warm speed-up | entries | bytes/entry |")
+        print("|---|---|---|---|---|---|---|---|---|")
+    try:
+        for name in args.suite or DEFAULT:
+            r = run_suite(name, base)
+            if args.json:
+                print(json.dumps(r))
+                continue
+            m, c, w = r["memory"], r["cold"], r["warm"]
+            print(f"| {name} {' '.join(r['positions'])} | {c['positions_valued']} "
+                  f"| {m['wall']:.2f} ({m['cpu']:.2f}) | {c['wall']:.2f} ({c['cpu']:.2f}) "
+                  f"| {r['overhead_wall']:+.1%} / {r['overhead_cpu']:+.1%} | {w['wall'] * 1000:.2f} ms "
+                  f"| {r['warm_speedup']:,.0f}× | {c['entries']} | {c['bytes_per_entry']:.1f} |", flush=True)
+    finally:
+        if not args.dir:
+            shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
