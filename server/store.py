@@ -374,7 +374,7 @@ class _Core:
             if put_position(key, encoded + (b"\x00" if not explored else varint(explored)), overwrite=False):
                 prefix = key[:2]
                 counts[prefix] = counts.get(prefix, 0) + 1
-                if key[2] == 0 and len(key) < 0xFFFF:  # the common case of codec.complexity, inline
+                if len(key) > 2 and key[2] == 0 and len(key) < 0xFFFF:  # the common case of codec.complexity, inline
                     index = prefix + encoded + sum(key[3:]).to_bytes(4, "big") + len(key).to_bytes(2, "big") + key
                 else:
                     index = codec.by_value_key(key, encoded)
