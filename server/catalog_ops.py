@@ -19,6 +19,7 @@ few named *properties* (``PROPERTIES``):
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import time
 from typing import Any, Callable, Iterable
@@ -26,7 +27,7 @@ from typing import Any, Callable, Iterable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ruma.engine.cgt import Game, nimber
+from ruma.engine.cgt import ZERO, Game, nimber
 from ruma.engine.cgt.nim import mex
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.engine.evaluator import evaluate, format_value
@@ -123,7 +124,8 @@ class CatalogOps:
         except RumaError as error:  # e.g. a ruleset that finds the position loopy
             return {"value": None, "nim_value": None, "outcome": None, "canonical": None, "error": str(error)}
         game = ev.game
-        return {"value": format_value(ev.value), "nim_value": game.nim_value,
+        nim = ev.nim_value if ev.nim_value is not None or game is not ZERO else 0
+        return {"value": format_value(ev.value), "nim_value": nim,
                 "outcome": game.outcome.value, "canonical": str(ev.canonical), "error": None}
 
     # -- named positions ---------------------------------------------------------------------------
@@ -186,7 +188,7 @@ class CatalogOps:
                 "source": {"paper": row.source_paper, "table": row.source_table,
                            "page": row.source_page, "value": row.source_value},
                 "notes": row.notes, "added_by": row.added_by,
-                "added_at": row.added_at.isoformat() if row.added_at else None}
+                "added_at": _iso(row.added_at)}
 
     def _rows(self, *, name: str | None = None, tag: str | None = None, ruleset: str | None = None,
               limit: int | None = None) -> list[NamedPosition]:
@@ -321,7 +323,7 @@ class CatalogOps:
                 "claim": row.claim, "claim_kind": row.claim_kind,
                 "source": {"paper": row.source_paper, "ref": row.source_ref, "page": row.source_page},
                 "notes": row.notes, "added_by": row.added_by,
-                "added_at": row.added_at.isoformat() if row.added_at else None,
+                "added_at": _iso(row.added_at),
                 "last_run": _run_dict(last, row.name) if last is not None else None}
 
     def show_theorem(self, name: str) -> dict[str, Any]:
@@ -454,6 +456,15 @@ def _now() -> Any:
     return utcnow()
 
 
+def _iso(moment: Any) -> str | None:
+    """ISO 8601 in UTC (SQLite returns naive datetimes; they were stored as UTC)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    return str(moment.astimezone(dt.timezone.utc).isoformat())
+
+
 def _run_dict(run: VerificationRun, theorem: str) -> dict[str, Any]:
     return {"theorem": theorem, "up_to": run.up_to, "bounds": json.loads(run.bounds),
             "instances_checked": run.instances_checked, "holds": run.holds,
@@ -462,4 +473,4 @@ def _run_dict(run: VerificationRun, theorem: str) -> dict[str, Any]:
             "counterexample_value": run.counterexample_value, "claimed_value": run.claimed_value,
             "positions_valued": run.positions_valued, "engine_version": run.engine_version,
             "ruleset_version": run.ruleset_version, "milliseconds": run.milliseconds,
-            "started_at": run.started_at.isoformat() if run.started_at else None}
+            "started_at": _iso(run.started_at)}
