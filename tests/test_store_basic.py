@@ -210,3 +210,31 @@ def test_schema_version_is_checked(tmp_path: Path) -> None:
     env.close()
     with pytest.raises(StoreError, match="schema version"):
         LmdbStore(tmp_path)
+
+
+_GROWER = r"""
+import sys
+from ruma.server.store import LmdbStore
+with LmdbStore(sys.argv[1], batch_size=100000) as store:
+    for i in range(30000):
+        store.insert(bytes((2, 1, 0)) + i.to_bytes(3, "big"), i % 1000, explored=i)
+"""
+
+
+def test_a_process_copes_when_another_grows_the_map(tmp_path: Path) -> None:
+    with LmdbStore(tmp_path, map_size=16 * 4096) as store:
+        store.insert(key(1, 0), UP)
+        store.flush()
+        small = store.env.info()["map_size"]
+        assert store.lookup(key(2, 29999)) is None
+        subprocess.run([sys.executable, "-c", _GROWER, str(tmp_path)], check=True)
+        # this process still has the small map; the file is now far larger
+        assert store.env.info()["map_size"] == small
+        assert store.lookup(key(2, 29999)) == 29999 % 1000
+        assert store.entry(key(2, 12345)) == (12345 % 1000, 12345)
+        assert store.env.info()["map_size"] > small
+        store.insert(key(1, 1), DOWN)  # and it still writes
+        store.flush()
+        assert store.stats()["entries"] == 30002
+    with LmdbStore(tmp_path, create=False) as store:
+        assert store.lookup(key(1, 1)) is DOWN and store.lookup(key(1, 0)) is UP
