@@ -98,7 +98,7 @@ def _fraction(text: str) -> Fraction | None:
     return Fraction(text) if text else None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class EvalStats:
     """What one evaluation cost on the server."""
 
@@ -108,7 +108,7 @@ class EvalStats:
     seconds: float
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Component:
     """One independent summand of a position."""
 
@@ -118,7 +118,7 @@ class Component:
     from_store: bool
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Evaluation:
     """The value of one position, with its analysis and provenance."""
 
@@ -145,20 +145,25 @@ class Evaluation:
     @classmethod
     def from_message(cls, m: pb.Evaluation) -> "Evaluation":
         """From a ``ruma.v1.Evaluation``."""
-        analysed = m.HasField("analysis")
-        a = m.analysis
-        return cls(
+        stats = m.stats
+        common = dict(
             ruleset=m.ruleset, ruleset_version=m.ruleset_version, position=m.position, canonical=m.canonical,
             key=m.key, mirrored=m.mirrored, value=GameValue.from_message(m.value),
-            outcome=OUTCOMES[a.outcome] if analysed else "",
+            components=[Component(c.position, c.key, GameValue.from_message(c.value), c.from_store) for c in m.components],
+            from_store=m.from_store, shared=m.shared,
+            stats=EvalStats(stats.positions_valued, stats.memo_hits, stats.memo_misses, stats.seconds),
+        )
+        if not m.HasField("analysis"):  # brief replies
+            return cls(outcome="", nim_value=None, atomic_weight=None, temperature=None, mean=None,
+                       left_stop=None, right_stop=None, birthday=None, **common)
+        a = m.analysis
+        return cls(
+            outcome=OUTCOMES[a.outcome],
             nim_value=a.nim_value if a.HasField("nim_value") else None,
             atomic_weight=_value_or_none(a, "atomic_weight"),
             temperature=_fraction(a.temperature), mean=_fraction(a.mean),
             left_stop=_fraction(a.left_stop), right_stop=_fraction(a.right_stop),
-            birthday=a.birthday if analysed else None,
-            components=[Component(c.position, c.key, GameValue.from_message(c.value), c.from_store) for c in m.components],
-            from_store=m.from_store, shared=m.shared,
-            stats=EvalStats(m.stats.positions_valued, m.stats.memo_hits, m.stats.memo_misses, m.stats.seconds),
+            birthday=a.birthday, **common,
         )
 
     def __str__(self) -> str:
@@ -191,7 +196,7 @@ class Evaluation:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class BatchItem:
     """One position of a batch: its status and, when OK, its evaluation."""
 
@@ -209,7 +214,7 @@ class BatchItem:
         return str(self.evaluation) if self.evaluation is not None else f"{self.position}: {self.code}: {self.message}"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class LookupItem:
     """One position looked up in the store."""
 

@@ -45,6 +45,7 @@ def serve(args: argparse.Namespace) -> int:
     from ruma.server.app import create_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # the catalog's migrations at start-up
     limits = Limits(
         max_pots=args.max_pots or None,
         max_seeds=args.max_seeds or None,

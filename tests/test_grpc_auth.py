@@ -117,3 +117,23 @@ def test_write_methods_can_be_registered() -> None:
 def _write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def test_tls_with_a_token(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed: cannot make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    tokens = {WRITE_TOKEN: "write"}
+    with running_server(tmp_path / "data", tokens=tokens, tls_cert=cert, tls_key=key) as (_, address):
+        with connect(address, token=WRITE_TOKEN, tls_ca=cert) as client:
+            assert client.evaluate("sowing", "312").value.ascii == "{0|-2}"  # Erickson §2
+        with connect(address, token=WRITE_TOKEN, timeout=5) as plaintext, pytest.raises(RumaRpcError) as error:
+            plaintext.capabilities()
+        assert error.value.code == grpc.StatusCode.UNAVAILABLE
