@@ -134,7 +134,8 @@ class CatalogOps:
                      source_table: str | None = None, source_page: int | None = None,
                      source_value: str | None = None, added_by: str | None = None,
                      replace: bool = False, evaluate_now: bool = True,
-                     session: Session | None = None) -> dict[str, Any]:
+                     session: Session | None = None,
+                     existing: dict[str, NamedPosition] | None = None) -> dict[str, Any]:
         """Catalogue ``position`` of ``ruleset`` as ``name``; returns it with its value.
 
         ``replace`` overwrites an entry of that name (fields that did not change are left alone,
@@ -151,13 +152,17 @@ class CatalogOps:
             with self.catalog.session() as own, own.begin():
                 row = self._upsert_position(own, name, values, tags, added_by, replace)
         else:
-            row = self._upsert_position(session, name, values, tags, added_by, replace)
+            row = self._upsert_position(session, name, values, tags, added_by, replace, existing)
         return self.show(name) if evaluate_now else self._position_dict(row)
 
     @staticmethod
     def _upsert_position(session: Session, name: str, values: dict[str, Any], tags: Iterable[str],
-                         added_by: str | None, replace: bool) -> NamedPosition:
-        row = session.scalar(select(NamedPosition).where(NamedPosition.name == name))
+                         added_by: str | None, replace: bool,
+                         existing: dict[str, NamedPosition] | None = None) -> NamedPosition:
+        if existing is not None:
+            row = existing.get(name)
+        else:
+            row = session.scalar(select(NamedPosition).where(NamedPosition.name == name))
         if row is not None and not replace:
             raise CatalogError(f"a named position {name!r} already exists (use replace)")
         if row is None:
@@ -170,7 +175,10 @@ class CatalogOps:
         wanted = _clean_tags(tags)
         if row.tags != wanted:
             row.tag_rows = [PositionTag(tag=t) for t in wanted]
-        session.flush()
+        if existing is not None:
+            existing[name] = row
+        else:
+            session.flush()
         return row
 
     def remove_position(self, name: str) -> bool:
@@ -426,8 +434,10 @@ class CatalogOps:
 
         counts = {"positions": 0, "theorems": 0}
         with self.catalog.session() as session, session.begin():
+            existing = {row.name: row for row in session.scalars(select(NamedPosition))}
             for entry in seed_positions():
-                self.add_position(added_by=added_by, replace=True, evaluate_now=False, session=session, **entry)
+                self.add_position(added_by=added_by, replace=True, evaluate_now=False, session=session,
+                                  existing=existing, **entry)
                 counts["positions"] += 1
             for entry in seed_theorems():
                 self.add_theorem(added_by=added_by, replace=True, session=session, **entry)

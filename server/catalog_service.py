@@ -96,9 +96,15 @@ def _caller(context: grpc.ServicerContext) -> str | None:
 class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     """Serves ``CatalogOps``; verification runs are serialised (one at a time)."""
 
-    def __init__(self, ops: CatalogOps) -> None:
+    def __init__(self, ops: CatalogOps, own_catalog: bool = False) -> None:
         self.ops = ops
+        self._own_catalog = own_catalog
         self._verify_lock = threading.Lock()
+
+    def close(self) -> None:
+        """Release the catalog's connections if this servicer opened it (the server calls this at stop)."""
+        if self._own_catalog:
+            self.ops.catalog.close()
 
     @rpc_method
     def AddPosition(self, request: pb.AddPositionRequest, context: grpc.ServicerContext) -> pb.NamedPosition:
@@ -178,8 +184,9 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 def add_catalog_servicer(server: grpc.Server, catalog: Catalog | None = None, store: Any = None, *,
                          data_dir: str | Path | None = None) -> CatalogServicer:
     """Register the catalog service on ``server``; opens (and migrates) the catalog if not given."""
+    own = catalog is None
     if catalog is None:
         catalog = Catalog.open(data_dir, url=os.environ.get("RUMA_CATALOG_URL") or None)
-    servicer = CatalogServicer(CatalogOps(catalog, store=store))
+    servicer = CatalogServicer(CatalogOps(catalog, store=store), own_catalog=own)
     catalog_pb2_grpc.add_CatalogServicer_to_server(servicer, server)
     return servicer
