@@ -60,6 +60,10 @@ TABLE3_FEWEST_SEEDS = ["102", "11", "111", "1112", "110111", "111121", "10111121
 TABLE3_FEWEST_POTS = ["102", "11", "111", "1112", "11131", "12113", "111312", "1111113",
                       "11112111", "11132112"]
 
+_T3_GARBLED = ("the computed value differs from the printed one, and an independent brute force "
+               "agrees with the engine: the OCR probably garbled this position")
+TABLE3_NOTES = {"11111122": _T3_GARBLED, "111312": _T3_GARBLED, "11132112": _T3_GARBLED}
+
 # -- Table 4 (impartial Sowing starting positions) -----------------------------------------------
 TABLE4 = [
     ("1^2", "*"), ("1^3", "*2"), ("1^4", "0"), ("1^5", "0"), ("1^6", "*"), ("1^7", "*2"),
@@ -104,7 +108,7 @@ def seed_positions() -> list[dict[str, Any]]:
             entry = names.get(paper)
             if entry is None:
                 entry = _entry(f"erickson-t3-{paper}", "impartial-sowing", paper, value, "Table 3", 292,
-                               ["table3", f"nim-{nim}"])
+                               ["table3", f"nim-{nim}"], note=TABLE3_NOTES.get(paper, ""))
                 names[paper] = entry
                 out.append(entry)
             entry["tags"].append(f"table3-{column}")

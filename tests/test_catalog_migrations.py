@@ -94,6 +94,28 @@ def test_opening_the_catalog_migrates_it(database_url: str) -> None:
         catalog.close()
 
 
+def test_seed_and_verify_on_each_database(database_url: str) -> None:
+    from ruma.server.catalog_ops import CatalogOps
+
+    catalog = Catalog(database_url)
+    try:
+        ops = CatalogOps(catalog)
+        counts = ops.seed()
+        before = (ops.list_positions(), ops.list_theorems())
+        assert ops.seed() == counts and (ops.list_positions(), ops.list_theorems()) == before
+        assert ops.verify("erickson-2.4", 3)["holds"]  # Theorem 2.4: 11(01)^n = {n+1|0}
+        ops.add_theorem("wrong-2.3", "sowing", "(01)^m 2 (01)^n", "n", "m>=0,n>=0,not(m=0,n=0)")
+        run = ops.verify("wrong-2.3", 2)
+        assert run["counterexample"] == {"m": 0, "n": 1} and run["counterexample_value"] == "2"
+        assert ops.show_theorem("wrong-2.3")["last_run"] == run
+        from ruma.server.catalog_seed import TABLE3_FEWEST_POTS
+
+        expected = sorted(f"erickson-t3-{p}" for p in TABLE3_FEWEST_POTS if "1113" in p)
+        assert [p["name"] for p in ops.list_positions(tag="table3-fewest-pots", name="1113")] == expected
+    finally:
+        catalog.close()
+
+
 def test_db_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data"
     assert main(["db", "current", "--data", str(data), "--json"]) == 0
