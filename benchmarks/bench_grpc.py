@@ -152,9 +152,10 @@ def main(argv: list[str] | None = None) -> int:
                 client.evaluate_batch("sowing", texts)
                 results["full_first_pass_seconds"] = time.perf_counter() - started
                 results["batch_full_typed_per_s"] = throughput(client, texts, args.batch_size, args.seconds, brief=False, typed=True)
-                reload = client.load(texts, "sowing", batch_size=args.batch_size, progress=False)
-                assert reload.already_stored == len(texts)
-                results["load_stored_per_s"] = len(texts) / reload.seconds
+                again = texts * 10
+                reload = client.load(again, "sowing", batch_size=args.batch_size, progress=False)
+                assert reload.already_stored == len(again)
+                results["load_stored_per_s"] = len(again) / reload.seconds
                 results["evaluate"] = latency(client, texts, args.calls)
                 results["server_stats"] = {k: v for k, v in vars(client.stats()).items() if k != "uptime_seconds"}
         finally:
