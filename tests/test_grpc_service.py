@@ -240,3 +240,14 @@ def test_client_never_imports_the_server() -> None:
             "print([m for m in sys.modules if m.startswith('ruma.server')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
     assert out.stdout.strip() == "[]"
+
+
+def test_mirror_image_is_served_negated(client: Client) -> None:
+    # Reversing a Sowing position swaps Left and Right, so 213 = -(312) = -{0|-2} = {2|0}.
+    client.evaluate("sowing", "312")
+    mirrored = client.lookup("sowing", ["213"])[0]
+    assert mirrored.found and mirrored.evaluation is not None
+    assert mirrored.evaluation.value.ascii == ascii_of(switch(integer(2), integer(0)))
+    evaluated = client.evaluate("sowing", "213")
+    assert evaluated.from_store and evaluated.value.ascii == ascii_of(switch(integer(2), integer(0)))
+    assert evaluated.key == client.evaluate("sowing", "312").key

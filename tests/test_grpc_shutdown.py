@@ -20,6 +20,11 @@ def test_shutdown_flushes_the_store(tmp_path: Path) -> None:
         results = {p: client.evaluate("sowing", p) for p in ("312", "2202", "1^6")}
     server.stop(grace=2)
     assert server.wait_for_termination(0)
+    from grpc_health.v1 import health_pb2
+
+    for service in ("", "ruma.v1.Ruma"):  # health turned NOT_SERVING first
+        reply = server.health.Check(health_pb2.HealthCheckRequest(service=service), None)
+        assert reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
     with LmdbStore(tmp_path, create=False) as store:  # a new handle on the same files
         for result in results.values():
             stored = store.lookup(result.key)
