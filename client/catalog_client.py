@@ -99,7 +99,7 @@ class CatalogClient:
             raise RumaRpcError.from_grpc(error) from None
 
     # -- named positions ----------------------------------------------------------------------
-    def add(self, name: str, ruleset: str, position: str, *, tags: Iterable[str] = (), notes: str | None = None,
+    def add_position(self, name: str, ruleset: str, position: str, *, tags: Iterable[str] = (), notes: str | None = None,
             source_paper: str | None = None, source_table: str | None = None, source_page: int | None = None,
             source_value: str | None = None, replace: bool = False) -> dict[str, Any]:
         """Catalogue a position (needs a write token); returns it with its value."""
@@ -108,11 +108,11 @@ class CatalogClient:
                                         source=_source_msg(source_paper, source_table, None, source_page, source_value))
         return position_dict(self._call(self.stub.AddPosition, request))
 
-    def remove(self, name: str) -> bool:
+    def remove_position(self, name: str) -> bool:
         """Remove a named position (needs a write token); whether it existed."""
         return bool(self._call(self.stub.RemovePosition, pb.RemovePositionRequest(name=name)).removed)
 
-    def list(self, *, name: str | None = None, tag: str | None = None, ruleset: str | None = None,
+    def list_positions(self, *, name: str | None = None, tag: str | None = None, ruleset: str | None = None,
              limit: int | None = None) -> list[dict[str, Any]]:
         """Named positions (without values)."""
         request = pb.ListPositionsRequest(name=name or "", tag=tag or "", ruleset=ruleset or "", limit=limit or 0)
@@ -151,12 +151,12 @@ class CatalogClient:
                                        source=_source_msg(source_paper, None, source_ref, source_page))
         return theorem_dict(self._call(self.stub.AddTheorem, request))
 
-    def theorems(self, ruleset: str | None = None) -> list[dict[str, Any]]:
+    def list_theorems(self, ruleset: str | None = None) -> list[dict[str, Any]]:
         """Every theorem with its latest run."""
         response = self._call(self.stub.ListTheorems, pb.ListTheoremsRequest(ruleset=ruleset or ""))
         return [theorem_dict(m) for m in response.theorems]
 
-    def theorem(self, name: str) -> dict[str, Any]:
+    def show_theorem(self, name: str) -> dict[str, Any]:
         """One theorem with its latest run."""
         return theorem_dict(self._call(self.stub.ShowTheorem, pb.ShowTheoremRequest(name=name)))
 

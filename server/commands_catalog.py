@@ -124,58 +124,16 @@ class _Local:
 
 
 class _Remote:
-    """The same operations over gRPC (``CatalogClient``), with the local method names."""
+    """The same operations over gRPC: ``CatalogClient`` has ``CatalogOps``'s method names."""
 
     def __init__(self, args: argparse.Namespace) -> None:
         from ruma.client.client import Client
 
         self.client = Client(args.server, args.token, args.tls_ca, timeout=args.timeout)
-        c = self.client.catalog
-        self.ops = _RemoteOps(c)
+        self.ops = self.client.catalog
 
     def close(self) -> None:
         self.client.close()
-
-
-class _RemoteOps:
-    def __init__(self, c: Any) -> None:
-        self.c = c
-
-    def add_position(self, name: str, ruleset: str, position: str, **kw: Any) -> Any:
-        return self.c.add(name, ruleset, position, **kw)
-
-    def remove_position(self, name: str) -> Any:
-        return self.c.remove(name)
-
-    def list_positions(self, **kw: Any) -> Any:
-        return self.c.list(**kw)
-
-    def search(self, **kw: Any) -> Any:
-        return self.c.search(**kw)
-
-    def search_stored(self, ruleset: str, value: str, limit: int = 20) -> Any:
-        return self.c.search_stored(ruleset, value, limit)
-
-    def show(self, name: str) -> Any:
-        return self.c.show(name)
-
-    def seed(self) -> Any:
-        return self.c.seed()
-
-    def add_theorem(self, *a: Any, **kw: Any) -> Any:
-        return self.c.add_theorem(*a, **kw)
-
-    def verify(self, name: str, up_to: int) -> Any:
-        return self.c.verify(name, up_to)
-
-    def list_theorems(self, ruleset: str | None = None) -> Any:
-        return self.c.theorems(ruleset)
-
-    def show_theorem(self, name: str) -> Any:
-        return self.c.theorem(name)
-
-    def runs(self, name: str) -> Any:
-        return self.c.runs(name)
 
 
 class _Session:
@@ -204,7 +162,8 @@ def _position_line(d: dict[str, Any]) -> str:
     src = d.get("source") or {}
     where = ", ".join(str(x) for x in (src.get("table"), f"p. {src['page']}" if src.get("page") else None) if x)
     printed = f"; printed {src['value']}" if src.get("value") else ""
-    agrees = {True: " ✓", False: " ≠ source"}.get(d.get("source_agrees"), "") if "source_agrees" in d else ""
+    agreement = d.get("source_agrees")
+    agrees = "" if agreement is None else (" ✓" if agreement else " ≠ source")
     tags = f" [{', '.join(d['tags'])}]" if d.get("tags") else ""
     extra = f"  ({where}{printed}{agrees})" if where or printed else ""
     return f"{d['name']}: {d['ruleset']} {d['position']}{value}{tags}{extra}"

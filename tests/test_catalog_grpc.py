@@ -24,11 +24,11 @@ def address(tmp_path: Path) -> Iterator[str]:
 
 def test_create_list_search_verify(address: str) -> None:
     with connect(address, token="writer-token") as client:
-        added = client.catalog.add("example-312", "sowing", "312", tags=["example"], source_value="{0|-2}",
+        added = client.catalog.add_position("example-312", "sowing", "312", tags=["example"], source_value="{0|-2}",
                                    source_paper="Erickson 1996", source_page=288)
         assert added["value"] == "{0|-2}" and added["source_agrees"] is True  # the paper's §2 example
         assert added["source"]["page"] == 288
-        assert [d["name"] for d in client.catalog.list(tag="example")] == ["example-312"]
+        assert [d["name"] for d in client.catalog.list_positions(tag="example")] == ["example-312"]
         counts = client.catalog.seed()
         assert counts["theorems"] >= 4 and counts["positions"] > 100
         found = client.catalog.search(tag="table3", value="*4")
@@ -44,8 +44,8 @@ def test_create_list_search_verify(address: str) -> None:
         refuted = client.catalog.verify("wrong-2.3", 3)
         assert not refuted["holds"] and refuted["counterexample"] == {"m": 0, "n": 1}
         assert refuted["counterexample_value"] == "2"  # n+1 by Theorem 2.3
-        assert client.catalog.theorem("wrong-2.3")["last_run"] == refuted
-        assert {t["name"] for t in client.catalog.theorems(ruleset="sowing")} >= {"erickson-2.2", "wrong-2.3"}
+        assert client.catalog.show_theorem("wrong-2.3")["last_run"] == refuted
+        assert {t["name"] for t in client.catalog.list_theorems(ruleset="sowing")} >= {"erickson-2.2", "wrong-2.3"}
         assert client.catalog.runs("erickson-2.3")[0]["holds"]
         show = client.catalog.show("erickson-t1-2202")
         assert show["value"] == "^" and show["outcome"] == "L"  # Table 1: 2202 = ↑
@@ -53,16 +53,16 @@ def test_create_list_search_verify(address: str) -> None:
 
 def test_read_only_token_cannot_write(address: str) -> None:
     with connect(address, token="reader-token") as client:
-        assert client.catalog.list() == []
-        for call in (lambda: client.catalog.add("x", "sowing", "312"), client.catalog.seed,
+        assert client.catalog.list_positions() == []
+        for call in (lambda: client.catalog.add_position("x", "sowing", "312"), client.catalog.seed,
                      lambda: client.catalog.add_theorem("t", "sowing", "(01)^n", "0"),
                      lambda: client.catalog.verify("erickson-2.2", 1),
-                     lambda: client.catalog.remove("x")):
+                     lambda: client.catalog.remove_position("x")):
             with pytest.raises(RumaRpcError) as info:
                 call()
             assert info.value.code == grpc.StatusCode.PERMISSION_DENIED
     with connect(address) as anonymous, pytest.raises(RumaRpcError) as info:
-        anonymous.catalog.list()
+        anonymous.catalog.list_positions()
     assert info.value.code == grpc.StatusCode.UNAUTHENTICATED
 
 
