@@ -10,6 +10,10 @@ from typing import Iterator
 import pytest
 
 from ruma.client.cli import main
+from ruma.engine.cgt import Game
+from ruma.engine.cgt.notation import parse_game
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets.notation import format_pots
 from ruma.engine.errors import NotationError, RumaInputError
 from ruma.server.catalog import Catalog
 from ruma.server.catalog_ops import CatalogError, CatalogOps, octal_037
@@ -114,6 +118,42 @@ def test_value_search_finds_table_3_by_nim_value(ops: CatalogOps) -> None:
     # the paper's *4 entries are found by value, whatever else is catalogued
     assert {d["name"] for d in ops.search(ruleset="impartial-sowing", tag="nim-4", value="*4")} == {
         "erickson-t3-110111", "erickson-t3-11131"}
+
+
+def _sowing_value(position: str) -> Game:
+    """An independent brute force of partizan Sowing (no full pots): Left sows right, Right left."""
+
+    def options(state: tuple[int, ...], step: int) -> list[tuple[int, ...]]:
+        out = []
+        for i, count in enumerate(state):
+            last = i + step * count
+            if count and 0 <= last < len(state) and state[last] > 0:
+                after = list(state)
+                after[i] = 0
+                for k in range(1, count + 1):
+                    after[i + step * k] += 1
+                out.append(tuple(after))
+        return out
+
+    @lru_cache(maxsize=None)
+    def value(state: tuple[int, ...]) -> Game:
+        return Game.from_options([value(o) for o in options(state, 1)], [value(o) for o in options(state, -1)])
+
+    return value(tuple(int(c) for c in position))
+
+
+def test_catalogued_sowing_values_match_an_independent_brute_force(ops: CatalogOps) -> None:
+    ops.seed()
+    checked = 0
+    for entry in ops.list_positions(ruleset="sowing"):
+        text = entry["position"]
+        plain = text.replace("1^", "").isdigit() and "•" not in text
+        if not plain or len(get_ruleset("sowing").parse(text)) > 7:
+            continue
+        shown = ops.show(entry["name"])
+        assert parse_game(shown["value"]) is _sowing_value(format_pots(get_ruleset("sowing").parse(text))), text
+        checked += 1
+    assert checked >= 8  # 312, Table 1's 2202, 31011, 11, 332011 and Table 2's 1^2 … 1^7
 
 
 def test_value_search_finds_up_star_of_table_1(ops: CatalogOps) -> None:
