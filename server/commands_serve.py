@@ -11,7 +11,7 @@ import threading
 from types import FrameType
 
 from ruma.client.cli import add_json_flag
-from ruma.server.service import Limits
+from ruma.server.limits import Limits
 
 DEFAULTS = Limits()
 

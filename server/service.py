@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import grpc
@@ -24,21 +23,12 @@ from ruma.engine.rulesets.base import Position, Ruleset, State
 from ruma.server import convert
 from ruma.server.errors import rpc_method, status_of
 from ruma.server.inflight import SingleFlight
+from ruma.server.limits import Limits
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
 
 SERVER_VERSION = "0.1.0"
 ShouldCancel = Callable[[], bool]
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one request may ask of the server (``None``: unlimited)."""
-
-    max_pots: int | None = 64
-    max_seeds: int | None = 512
-    max_positions: int | None = 5_000_000
-    max_batch_size: int = 10_000
 
 
 def cancel_check(context: grpc.ServicerContext) -> ShouldCancel:

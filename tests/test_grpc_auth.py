@@ -56,9 +56,10 @@ def test_read_token_reads_but_cannot_write(address: str) -> None:
     with connect(address, token=READ_TOKEN) as client:
         assert client.evaluate("sowing", "312").value.ascii
         assert client.capabilities().auth_required
-        assert isinstance(client.catalog.list(), list)  # catalog reads are allowed
+        catalog, pb = _catalog(client)
+        client.call(catalog.ListPositions, pb.ListPositionsRequest())  # catalog reads are allowed
         with pytest.raises(RumaRpcError) as error:  # a catalog write (registered by the catalog servicer)
-            client.catalog.add("worked-example", "sowing", "312")
+            client.call(catalog.AddPosition, pb.AddPositionRequest(name="worked-example", ruleset="sowing", position="312"))
         assert error.value.code == grpc.StatusCode.PERMISSION_DENIED and "read-only" in error.value.details
         with pytest.raises(RumaRpcError) as error:  # a method this server was configured to treat as a write
             client.stats()
@@ -69,8 +70,10 @@ def test_write_token_may_call_everything(address: str) -> None:
     with connect(address, token=WRITE_TOKEN) as client:
         assert client.evaluate("sowing", "312").from_store  # valued by the read test
         assert client.stats().evaluations_total >= 1
-        added = client.catalog.add("worked-example-312", "sowing", "312")
-        assert added["name"] == "worked-example-312"
+        catalog, pb = _catalog(client)
+        added = client.call(catalog.AddPosition, pb.AddPositionRequest(name="worked-example-312", ruleset="sowing", position="312"))
+        assert added.name == "worked-example-312"
+        assert client.catalog is client.catalog  # the typed catalog client, created once
 
 
 def test_health_needs_no_token_but_reflection_does(address: str) -> None:
@@ -112,6 +115,13 @@ def test_write_methods_can_be_registered() -> None:
             register_write_methods("Write")
     finally:
         WRITE_METHODS.discard("/ruma.v1.Example/Write")
+
+
+def _catalog(client: object) -> tuple[object, object]:
+    """The raw catalog stub on the client's channel, and the catalog's messages."""
+    from ruma.v1 import catalog_pb2, catalog_pb2_grpc
+
+    return catalog_pb2_grpc.CatalogStub(client.channel), catalog_pb2  # type: ignore[attr-defined]
 
 
 def _write(path: Path, text: str) -> Path:
