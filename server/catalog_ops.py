@@ -115,10 +115,11 @@ class CatalogOps:
         return evaluate(ruleset, position, self.memo, should_cancel=should_cancel,
                         max_positions=self.max_positions)
 
-    def _value_fields(self, ruleset: str, position: str) -> dict[str, Any]:
+    def _value_fields(self, ruleset: str, position: str,
+                      should_cancel: Callable[[], bool] | None = None) -> dict[str, Any]:
         """Value, nim value, outcome and canonical text; ``error`` instead when the engine refuses."""
         try:
-            ev = self._evaluate(ruleset, position)
+            ev = self._evaluate(ruleset, position, should_cancel)
         except (CancelledError, LimitExceededError):
             raise
         except RumaError as error:  # e.g. a ruleset that finds the position loopy
@@ -217,13 +218,13 @@ class CatalogOps:
         """Named positions (without values), filtered by name substring, tag and ruleset."""
         return [self._position_dict(r) for r in self._rows(name=name, tag=tag, ruleset=ruleset, limit=limit)]
 
-    def show(self, name: str) -> dict[str, Any]:
+    def show(self, name: str, should_cancel: Callable[[], bool] | None = None) -> dict[str, Any]:
         """One named position with its value evaluated now (and whether the source agrees)."""
         rows = [r for r in self._rows(name=name) if r.name == name]
         if not rows:
             raise CatalogError(f"no named position {name!r}")
         out = self._position_dict(rows[0])
-        out.update(self._value_fields(rows[0].ruleset, rows[0].position))
+        out.update(self._value_fields(rows[0].ruleset, rows[0].position, should_cancel))
         out["source_agrees"] = self._agrees(rows[0].source_value, out["value"]) if out["value"] else None
         return out
 
@@ -237,13 +238,14 @@ class CatalogOps:
             return None
 
     def search(self, *, name: str | None = None, tag: str | None = None, ruleset: str | None = None,
-               value: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+               value: str | None = None, limit: int | None = None,
+               should_cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
         """Named positions matching every given filter; ``value`` compares evaluated values."""
         target = parse_value(value) if value else None
         found: list[dict[str, Any]] = []
         for row in self._rows(name=name, tag=tag, ruleset=ruleset):
             out = self._position_dict(row)
-            fields = self._value_fields(row.ruleset, row.position)
+            fields = self._value_fields(row.ruleset, row.position, should_cancel)
             if target is not None and (fields["value"] is None or parse_value(fields["value"]) is not target):
                 continue
             out.update(fields)

@@ -85,6 +85,16 @@ def theorem_message(d: dict[str, Any]) -> pb.Theorem:
     return msg
 
 
+def _cancelled(context: grpc.ServicerContext) -> Any:
+    """A ``should_cancel`` for the engine: the client went away or its deadline passed."""
+
+    def cancelled() -> bool:
+        remaining = context.time_remaining()
+        return not context.is_active() or (remaining is not None and remaining <= 0)
+
+    return cancelled
+
+
 def _caller(context: grpc.ServicerContext) -> str | None:
     """Who added an entry: the peer address (tokens are secrets and never recorded)."""
     try:
@@ -128,12 +138,13 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     @rpc_method
     def ShowPosition(self, request: pb.ShowPositionRequest, context: grpc.ServicerContext) -> pb.NamedPosition:
-        return position_message(self.ops.show(request.name))
+        return position_message(self.ops.show(request.name, should_cancel=_cancelled(context)))
 
     @rpc_method
     def SearchPositions(self, request: pb.SearchPositionsRequest, context: grpc.ServicerContext) -> pb.NamedPositions:
         found = self.ops.search(name=_opt(request.name), tag=_opt(request.tag), ruleset=_opt(request.ruleset),
-                                value=_opt(request.value), limit=request.limit or None)
+                                value=_opt(request.value), limit=request.limit or None,
+                                should_cancel=_cancelled(context))
         return pb.NamedPositions(positions=[position_message(d) for d in found])
 
     @rpc_method
@@ -162,10 +173,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     @rpc_method
     def VerifyTheorem(self, request: pb.VerifyTheoremRequest, context: grpc.ServicerContext) -> pb.VerificationRun:
-        def cancelled() -> bool:
-            remaining = context.time_remaining()
-            return not context.is_active() or (remaining is not None and remaining <= 0)
-
+        cancelled = _cancelled(context)
         with self._verify_lock:
             if cancelled():
                 raise CancelledError(f"verification of {request.name!r} cancelled before it started")
@@ -182,11 +190,19 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
 
 def add_catalog_servicer(server: grpc.Server, catalog: Catalog | None = None, store: Any = None, *,
-                         data_dir: str | Path | None = None) -> CatalogServicer:
-    """Register the catalog service on ``server``; opens (and migrates) the catalog if not given."""
+                         data_dir: str | Path | None = None, limits: Any = None) -> CatalogServicer:
+    """Register the catalog service on ``server``; opens (and migrates) the catalog if not given.
+
+    Each evaluation is bounded by ``limits.max_positions`` (the service's ``Limits``; default
+    ``Limits()``), as the ``Ruma`` service's evaluations are."""
     own = catalog is None
     if catalog is None:
         catalog = Catalog.open(data_dir, url=os.environ.get("RUMA_CATALOG_URL") or None)
-    servicer = CatalogServicer(CatalogOps(catalog, store=store), own_catalog=own)
+    if limits is None:
+        from ruma.server.limits import Limits
+
+        limits = Limits()
+    ops = CatalogOps(catalog, store=store, max_positions=getattr(limits, "max_positions", None))
+    servicer = CatalogServicer(ops, own_catalog=own)
     catalog_pb2_grpc.add_CatalogServicer_to_server(servicer, server)
     return servicer
