@@ -20,7 +20,7 @@ from ruma.server.catalog_ops import CatalogError, CatalogOps, octal_037
 from ruma.server.catalog_seed import TABLE3_FEWEST_POTS, TABLE3_FEWEST_SEEDS, seed_theorems
 
 # K per seeded theorem for the test suite. Sowing families grow exponentially (Theorem 2.1):
-# measured with an in-memory memo, 2.2 at K=3 costs ≈25 s (64k positions at m = n = 3),
+# measured with an in-memory memo, 2.2 at K=3 costs ≈9 s (73k positions, mostly m = n = 3),
 # 2.3 at K=4 ≈240 s (495k positions) and 2.5 at K=4 ≈300 s (712k positions); the rest pass K=6
 # in well under 5 s.
 K = {"erickson-2.2": 2, "erickson-2.3": 3, "erickson-2.5": 3}
