@@ -73,7 +73,8 @@ class HeapGame:
         self._mask = 0  # 0 = no split chosen (yet): every pair is scanned
         self._rare: list[int] = []  # heaps >= 1 with a rare value (kept empty while mask is 0)
         self._rare_values: list[int] = []
-        self._parity: list[int] = []
+        self._parity: list[int] = []  # parity of v & mask for v < len
+        self._rare_class: list[int] = []  # the rare values v < len(self._parity), ascending
         self._checkpoint = _FIRST_CHECKPOINT
         if mask:
             self._mask = mask
@@ -147,10 +148,12 @@ class HeapGame:
                 self._checkpoint *= 2
 
     def _par(self, v: int) -> int:
+        """The parity of ``v & mask`` (1: common, 0: rare), growing the tables as needed."""
         par = self._parity
-        while v >= len(par):
-            mask = self._mask
-            par.extend(_parity(u & mask) for u in range(len(par), 2 * len(par) + 64))
+        if v >= len(par):
+            mask, start = self._mask, len(par)
+            par.extend(_parity(u & mask) for u in range(start, 2 * v + 64))
+            self._rare_class.extend(u for u in range(start, len(par)) if not par[u])
         return par[v]
 
     def _next(self) -> None:
@@ -192,11 +195,15 @@ class HeapGame:
             self._rare_values.append(value)
 
     def _mex_with_split(self, reached: set[int], remainders: list[tuple[int, bool]]) -> int:
-        par = self._par
+        # The smallest common value not reached lies below this bound (half of every aligned
+        # block of 2 * lowbit(mask) values is common).
+        self._par(2 * len(reached) + 4 * (self._mask & -self._mask) + 2)
+        par = self._parity
         common = 0
-        while not par(common) or common in reached:
+        while not par[common] or common in reached:
             common += 1
-        need = {w for w in range(common) if not par(w) and w not in reached}
+        rare_class = self._rare_class
+        need = {w for w in rare_class[: bisect_left(rare_class, common)] if w not in reached}
         packed = self._packed
         for m, unequal in remainders:
             if not need:
@@ -227,6 +234,7 @@ class HeapGame:
         if best_mask != self._mask:
             self._mask = best_mask
             self._parity = []
+            self._rare_class = []
             keep = [i for i, v in enumerate(g) if i > 0 and best_mask != 0 and not self._par(v)]
             self._rare = keep
             self._rare_values = [g[i] for i in keep]
