@@ -17,11 +17,12 @@ from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import ZERO, Game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation, evaluate
-from ruma.engine.memo import Memo, Value
+from ruma.engine.memo import Memo
 from ruma.engine.rulesets import get_ruleset, ruleset_names
 from ruma.engine.rulesets.base import Position, Ruleset, State
 from ruma.server import convert
 from ruma.server.errors import rpc_method, status_of
+from ruma.server.cache import CachedMemo
 from ruma.server.inflight import SingleFlight
 from ruma.server.limits import Limits
 from ruma.v1 import ruma_pb2 as pb
@@ -42,39 +43,6 @@ def cancel_check(context: grpc.ServicerContext) -> ShouldCancel:
         return not context.is_active()
 
     return should_cancel
-
-
-class CachedMemo:
-    """A bounded in-memory map of hot keys in front of the store (values of a key never change:
-    keys carry the ruleset's code and version). Evicts the oldest entries first."""
-
-    def __init__(self, store: Memo, size: int = 500_000) -> None:
-        self.store = store
-        self.size = size
-        self.values: dict[bytes, Value] = {}
-
-    def lookup(self, key: bytes) -> Value | None:
-        """The value of ``key`` from memory, else from the store (then remembered)."""
-        value = self.values.get(key)
-        if value is None:
-            value = self.store.lookup(key)
-            if value is not None:
-                self._remember(key, value)
-        return value
-
-    def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
-        """Store and remember."""
-        self.store.insert(key, value, explored)
-        self._remember(key, value)
-
-    def _remember(self, key: bytes, value: Value) -> None:
-        values = self.values
-        values[key] = value
-        while len(values) > self.size:
-            try:
-                del values[next(iter(values))]
-            except (KeyError, StopIteration, RuntimeError):  # another thread evicted concurrently
-                break
 
 
 class Counters:

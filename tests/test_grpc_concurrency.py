@@ -127,3 +127,16 @@ def test_single_flight_shares_input_errors_and_honours_follower_cancel() -> None
         for future in (leader, follower):
             with pytest.raises(RumaInputError, match="3x2"):
                 future.result(5)
+
+
+def test_hot_value_cache_is_bounded_and_writes_through() -> None:
+    from ruma.engine.memo import InMemoryMemo
+    from ruma.server.cache import CachedMemo
+
+    store = InMemoryMemo()
+    cache = CachedMemo(store, size=3)
+    for n in range(5):
+        cache.insert(bytes([1, 1, n]), n)
+    assert len(store) == 5 and len(cache.values) == 3  # every value stored, the 3 newest remembered
+    assert bytes([1, 1, 0]) not in cache.values and cache.lookup(bytes([1, 1, 0])) == 0  # read through
+    assert cache.lookup(bytes([1, 1, 9])) is None and len(cache.values) == 3
