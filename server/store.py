@@ -45,6 +45,8 @@ SCHEMA_VERSION = 1
 DEFAULT_MAP_SIZE = 64 << 20
 DEFAULT_BATCH_SIZE = 4096
 DEFAULT_BATCH_SECONDS = 1.0
+READ_TXN_USES = 4096  # lookups served by one cached read transaction before it is renewed
+READ_TXN_SECONDS = 0.05  # ... or seconds: other processes' commits show within this delay
 _DB_NAMES = ("games", "game_index", "positions", "meta", "by_value")
 _COUNT = b"count/"  # meta: count/<code><version> -> 8-byte entry count
 _RULESET = b"ruleset/"  # meta: ruleset/<code><version> -> ruleset name
@@ -142,6 +144,10 @@ class _Core:
         self.last_flush = time.monotonic()
         self.to_store: dict[int, int] = {}  # Game.id -> store id
         self.from_store: dict[int, Game] = {}  # store id -> Game
+        self.tls = threading.local()  # per thread: a cached read transaction for lookups
+        self.read_txns: dict[int, Any] = {}  # thread ident -> that transaction (to abort on resize)
+        self.txns_lock = threading.Lock()
+        self.generation = 0  # bumped to make every thread begin a fresh read transaction
         self.stop = threading.Event()
         self.ticker: threading.Thread | None = None
         if batch_seconds > 0:
@@ -185,14 +191,58 @@ class _Core:
             except lmdb.MapResizedError:
                 self._adopt()
 
+    def _invalidate_readers(self) -> None:
+        """Abort every thread's cached read transaction (call with the gate's exclusive side)."""
+        with self.txns_lock:
+            txns = list(self.read_txns.values())
+            self.read_txns.clear()
+        self.generation += 1
+        for txn in txns:
+            try:
+                txn.abort()
+            except lmdb.Error:
+                pass
+
+    def _reader(self) -> Any:
+        """This thread's cached read transaction (call with the gate's shared side held).
+
+        Renewed after every flush of this process, every ``READ_TXN_USES`` lookups, when older
+        than ``READ_TXN_SECONDS`` and at every tick of the flusher thread: another process's
+        commit is seen within ``READ_TXN_SECONDS``, and no old snapshot is pinned for long.
+        """
+        tls = self.tls
+        txn = getattr(tls, "txn", None)
+        if txn is not None:
+            if tls.generation == self.generation and tls.uses < READ_TXN_USES and (
+                time.monotonic() < tls.expires
+            ):
+                tls.uses += 1
+                return txn
+            tls.txn = None
+            with self.txns_lock:
+                if self.read_txns.get(threading.get_ident()) is txn:
+                    del self.read_txns[threading.get_ident()]
+            try:
+                txn.abort()
+            except lmdb.Error:
+                pass
+        txn = self.env.begin(db=self.dbs["positions"], buffers=False)
+        tls.txn, tls.generation, tls.uses = txn, self.generation, 0
+        tls.expires = time.monotonic() + READ_TXN_SECONDS
+        with self.txns_lock:
+            self.read_txns[threading.get_ident()] = txn
+        return txn
+
     def _grow(self) -> None:
         with self.lock.exclusive():
+            self._invalidate_readers()
             current = self.env.info()["map_size"]
             self.env.set_mapsize(0)  # another process may have grown it further already
             self.env.set_mapsize(max(current, self.env.info()["map_size"]) * 2)
 
     def _adopt(self) -> None:
         with self.lock.exclusive():
+            self._invalidate_readers()
             self.env.set_mapsize(0)
 
     # -- games ---------------------------------------------------------------------------------
@@ -297,17 +347,17 @@ class _Core:
             hit = self.flushing.get(key)
         if hit is not None:
             return hit[0]
-        lock, env, positions = self.lock, self.env, self.dbs["positions"]
+        lock = self.lock
         while True:
             lock.enter()
             try:
-                with env.begin(db=positions, buffers=False) as txn:
-                    raw = txn.get(key)
-                    if raw is None:
-                        return None
-                    if raw[0] & 1 == 0 and raw[0] < 0x80:  # a one-byte nim value
-                        return raw[0] >> 1
-                    return self.decode(txn, raw)[0]
+                txn = self._reader()
+                raw = txn.get(key)
+                if raw is None:
+                    return None
+                if raw[0] & 1 == 0 and raw[0] < 0x80:  # a one-byte nim value
+                    return raw[0] >> 1  # type: ignore[no-any-return]
+                return self.decode(txn, raw)[0]
             except lmdb.MapResizedError:
                 pass
             finally:
@@ -315,16 +365,20 @@ class _Core:
             self._adopt()
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, Game)):
+        kind = type(value)
+        if kind is int:
+            if value < 0:  # type: ignore[operator]
+                raise TypeError(f"a nim value is never negative: {value!r}")
+        elif kind is not Game and (isinstance(value, bool) or not isinstance(value, (int, Game))):
             raise TypeError(f"a store value is a Game or a nim value (int), not {value!r}")
-        if isinstance(value, int) and value < 0:
-            raise TypeError(f"a nim value is never negative: {value!r}")
-        if len(key) > self.max_key or len(key) < 2:
+        if not 3 <= len(key) <= self.max_key:
             return  # a memo may forget: keys LMDB cannot hold are simply not stored
+        buffer = self.buffer
         with self.buffer_lock:
-            self.buffer[key] = (value, explored)
-            full = len(self.buffer) >= self.batch_size
-        if full or time.monotonic() - self.last_flush >= self.batch_seconds > 0:
+            buffer[key] = (value, explored)
+        if len(buffer) >= self.batch_size or (
+            self.batch_seconds > 0 and time.monotonic() - self.last_flush >= self.batch_seconds
+        ):
             self.flush(wait=False)
 
     def flush(self, wait: bool = True) -> None:
@@ -349,6 +403,7 @@ class _Core:
             for sid, game in made.items():
                 self.from_store.setdefault(sid, game)
                 self.to_store.setdefault(game.id, sid)
+            self.generation += 1  # before the batch leaves ``flushing``: lookups must see the commit
         finally:
             self.flushing = {}
             self.flush_lock.release()
@@ -397,6 +452,9 @@ class _Core:
                     self.flush(wait=False)
                 except Exception:  # noqa: BLE001 - the next explicit flush reports it
                     pass
+            if self.read_txns:  # release old snapshots, also those of threads gone idle
+                with self.lock.exclusive():
+                    self._invalidate_readers()
 
     def close(self) -> None:
         if self.closed:
@@ -408,7 +466,9 @@ class _Core:
             self.flush()
         finally:
             self.closed = True
-            self.env.close()
+            with self.lock.exclusive():
+                self._invalidate_readers()
+                self.env.close()
 
 
 def _ruleset_name(code: int, version: int) -> str:
@@ -485,11 +545,17 @@ class LmdbStore:
     # -- Memo ----------------------------------------------------------------------------------
     def lookup(self, key: bytes) -> Value | None:
         """The stored (or buffered) value of ``key``, or ``None``."""
-        return self.core.lookup(key)
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        return core.lookup(key)
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         """Buffer ``value`` under ``key``; the first value stored under a key is kept."""
-        self.core.insert(key, value, explored)
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        core.insert(key, value, explored)
 
     def flush(self) -> None:
         """Write every buffered entry now, in one atomic transaction."""

@@ -11,6 +11,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -230,6 +231,9 @@ def test_a_process_copes_when_another_grows_the_map(tmp_path: Path) -> None:
         subprocess.run([sys.executable, "-c", _GROWER, str(tmp_path)], check=True)
         # this process still has the small map; the file is now far larger
         assert store.env.info()["map_size"] == small
+        deadline = time.monotonic() + 5  # lookups see other processes' commits within 50 ms
+        while store.lookup(key(2, 29999)) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert store.lookup(key(2, 29999)) == 29999 % 1000
         assert store.entry(key(2, 12345)) == (12345 % 1000, 12345)
         assert store.env.info()["map_size"] > small
