@@ -10,8 +10,9 @@ For each suite, three fresh processes (so no process-level cache of canonical fo
 
 Reported per suite: seconds (wall and CPU) of each run, the cold-run overhead of persistence
 (cold / memory − 1; target < 25 %), warm speed-up (cold / warm; target ≥ 1000×), stored entries
-and bytes per stored entry (used pages / entries). Values of the warm run are checked to equal
-the cold run's (as text). The memory and cold runs of a suite run back to back to share machine
+and bytes per stored entry (B-tree pages / entries, i.e. a compacted copy; in brackets the
+file's high-water mark, which also counts free pages LMDB keeps for reuse). Values of the warm
+run are checked to equal the cold run's (as text). The memory and cold runs of a suite run back to back to share machine
 conditions; with ``--repeat N`` each mode runs N times (alternating) and the best (least CPU
 for memory/cold, least wall for warm) is kept — the machine may be shared, so CPU seconds
 (``time.process_time``, all threads, user + system) are the steadier measure.
@@ -70,7 +71,8 @@ def child(mode: str, ruleset: str, positions: list[str], directory: str) -> dict
     else:
         stats = memo.stats()
         record.update(entries=stats["entries"], bytes=stats["bytes"], games=stats["games"],
-                      bytes_per_entry=stats["bytes_per_entry"], file_bytes=stats["file_bytes"])
+                      data_bytes=stats["data_bytes"], bytes_per_entry=stats["bytes_per_entry"],
+                      file_bytes_per_entry=stats["file_bytes_per_entry"])
         memo.close()
     return record
 
@@ -130,7 +132,7 @@ def main() -> int:
     base = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="ruma-bench-store-"))
     if not args.json:
         print("| suite | positions valued | memory s (cpu) | cold store s (cpu) | overhead wall / cpu "
-              "| warm s | warm speed-up | entries | bytes/entry |")
+              "| warm s | warm speed-up | entries | bytes/entry data (file) |")
         print("|---|---|---|---|---|---|---|---|---|")
     try:
         for name in args.suite or DEFAULT:
@@ -142,7 +144,8 @@ def main() -> int:
             print(f"| {name} {' '.join(r['positions'])} | {c['positions_valued']} "
                   f"| {m['wall']:.2f} ({m['cpu']:.2f}) | {c['wall']:.2f} ({c['cpu']:.2f}) "
                   f"| {r['overhead_wall']:+.1%} / {r['overhead_cpu']:+.1%} | {w['wall'] * 1000:.2f} ms "
-                  f"| {r['warm_speedup']:,.0f}× | {c['entries']} | {c['bytes_per_entry']:.1f} |", flush=True)
+                  f"| {r['warm_speedup']:,.0f}× | {c['entries']} "
+                  f"| {c['bytes_per_entry']:.0f} ({c['file_bytes_per_entry']:.0f}) |", flush=True)
     finally:
         if not args.dir:
             shutil.rmtree(base, ignore_errors=True)

@@ -124,9 +124,9 @@ def run_stats(args: argparse.Namespace) -> int:
         name = row["name"] or f"code {row['code']}"
         print(f"  {name} v{row['version']}: {row['entries']} entries")
     per = stats["bytes_per_entry"]
-    print(f"  entries {stats['entries']}, games {stats['games']}, bytes {stats['bytes']} "
-          f"(file {stats['file_bytes']}, map {stats['map_size']})"
-          + (f", {per:.1f} bytes per entry" if per is not None else ""))
+    print(f"  entries {stats['entries']}, games {stats['games']}, data bytes {stats['data_bytes']}"
+          + (f" ({per:.1f} per entry)" if per is not None else "")
+          + f", file high-water {stats['bytes']} bytes, map {stats['map_size']}")
     return 0
 
 

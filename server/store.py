@@ -676,7 +676,11 @@ class LmdbStore:
         return core._read(read)
 
     def stats(self) -> dict[str, Any]:
-        """Entries per ruleset, games, bytes used, bytes per entry, map size, buffered entries."""
+        """Entries per ruleset, games, bytes, bytes per entry, map size, buffered entries.
+
+        ``bytes`` is the file's high-water mark (including free pages LMDB will reuse);
+        ``data_bytes`` the pages of the B-trees, on which ``bytes_per_entry`` is based.
+        """
         core = self.core
         meta = core.dbs["meta"]
 
@@ -691,8 +695,13 @@ class LmdbStore:
                         name = txn.get(_RULESET + key[len(_COUNT):], db=meta) or b""
                         rulesets.append({"code": code, "version": version, "name": name.decode(),
                                          "entries": int.from_bytes(raw, "big")})
+            pages = 0
+            for db in core.dbs.values():
+                st = txn.stat(db)
+                pages += st["branch_pages"] + st["leaf_pages"] + st["overflow_pages"]
             return {
                 "rulesets": rulesets,
+                "tree_pages": pages,
                 "games": txn.stat(core.dbs["games"])["entries"],
                 "index_entries": txn.stat(core.dbs["by_value"])["entries"],
                 "schema_version": int(txn.get(b"schema_version", db=meta)),
@@ -701,16 +710,20 @@ class LmdbStore:
 
         result = core._read(read)
         info = core.env.info()
-        used = (info["last_pgno"] + 1) * core.env.stat()["psize"]
+        psize = core.env.stat()["psize"]
+        used = (info["last_pgno"] + 1) * psize
+        tree = result.pop("tree_pages") * psize
         entries = sum(r["entries"] for r in result["rulesets"])
         data = self.path / "data.mdb"
         result.update(
             path=str(self.path),
             entries=entries,
-            bytes=used,
+            bytes=used,  # the file's high-water mark: data pages plus free pages awaiting reuse
+            data_bytes=tree,  # pages of the B-trees: what a compacted copy (backup) needs
             file_bytes=data.stat().st_size if data.exists() else 0,
             map_size=info["map_size"],
-            bytes_per_entry=(used / entries) if entries else None,
+            bytes_per_entry=(tree / entries) if entries else None,
+            file_bytes_per_entry=(used / entries) if entries else None,
             buffered=len(core.buffer),
         )
         return result
