@@ -124,3 +124,19 @@ def _all(ruleset: str, position: str) -> dict[bytes, Game | int]:
     memo = InMemoryMemo()
     evaluate(ruleset, position, memo)
     return memo.entries
+
+
+@pytest.mark.parametrize("ruleset,position", [("impartial-sowing", "2^5"), ("sowing", "1^7")])
+def test_positions_with_value_finds_every_stored_position(tmp_path: Path, ruleset: str, position: str) -> None:
+    reference = _all(ruleset, position)
+    code = get_ruleset(ruleset).code
+    with LmdbStore(tmp_path) as store:
+        evaluate(ruleset, position, store)
+        values = list(dict.fromkeys(reference.values()))  # every distinct value, first seen first
+        for value in values[:6]:
+            expected = [k for k, v in reference.items() if v == value]
+            found = store.positions_with_value(code, value, limit=10**6)
+            assert sorted(found) == sorted(expected)
+            order = [(sum(k[3:]), len(k)) for k in found]
+            assert order == sorted(order)  # simplest first
+            assert store.positions_with_value(code, value, limit=2) == found[:2]
