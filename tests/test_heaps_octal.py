@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ruma.engine.errors import NotationError, RumaInputError
 from ruma.engine.octal import GrundyGame, OctalGame, guy_smith_period, quadratic_values
@@ -143,3 +145,28 @@ def test_rare_values_of_37_are_few(game_37: OctalGame) -> None:
     assert game_37.rare_mask != 0
     late = [n for n in game_37.rare_heaps if n >= 20_000]
     assert len(late) < 100
+
+
+@given(
+    head=st.sampled_from(["0", "4"]),
+    digits=st.lists(st.integers(0, 7), min_size=1, max_size=4),
+    mask=st.one_of(st.none(), st.integers(0, 63)),
+)
+@settings(max_examples=40, deadline=None)
+def test_random_codes_fast_equals_plain(head: str, digits: list[int], mask: int | None) -> None:
+    code = head + "." + "".join(map(str, digits))
+    expected = quadratic_values(OctalGame(code), 300)
+    assert OctalGame(code, mask=mask).values(300) == expected
+    game = OctalGame(code)
+    for n in (0, 1, 7, 40):
+        # heap_options agrees with the sequence: G(n) is the mex of the options' values.
+        seen = set()
+        for option in game.heap_options(n):
+            v = 0
+            for h in option:
+                v ^= expected[h]
+            seen.add(v)
+        mex = 0
+        while mex in seen:
+            mex += 1
+        assert expected[n] == mex
