@@ -65,6 +65,7 @@ class RumaServer:
         self.address = address
         self._close_store = close_store
         self.closers: list[Any] = []
+        self.executor: futures.ThreadPoolExecutor | None = None
         self._stopped = threading.Event()
         self._stop_lock = threading.Lock()
 
@@ -78,18 +79,22 @@ class RumaServer:
             if self._stopped.is_set():
                 return
             self.health.enter_graceful_shutdown()
-            self.server.stop(grace).wait()
-            if not self.servicer.wait_idle(STOP_WAIT_SECONDS):  # cancelled evaluations notice within a second
-                log.warning("evaluations still running %s s after shutdown; closing the store anyway", STOP_WAIT_SECONDS)
-            for closer in self.closers:
-                close = getattr(closer, "close", None)
-                if callable(close):
-                    close()
-            for method in ("flush", "close") if self._close_store else ("flush",):
-                call = getattr(self.store, method, None)
-                if callable(call):
-                    call()
-            self._stopped.set()
+            try:
+                self.server.stop(grace).wait()
+                if not self.servicer.wait_idle(STOP_WAIT_SECONDS):  # cancelled evaluations notice within a second
+                    log.warning("evaluations still running %s s after shutdown; closing the store anyway", STOP_WAIT_SECONDS)
+                if self.executor is not None:
+                    self.executor.shutdown(wait=False)
+                for closer in self.closers:
+                    close = getattr(closer, "close", None)
+                    if callable(close):
+                        close()
+            finally:
+                for method in ("flush", "close") if self._close_store else ("flush",):
+                    call = getattr(self.store, method, None)
+                    if callable(call):
+                        call()
+                self._stopped.set()
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """Block until ``stop`` finished (or ``timeout``); True when stopped."""
@@ -164,8 +169,9 @@ def create_server(
         raise RumaInputError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
     interceptors = [TokenInterceptor(tokens, write_methods)] if tokens else []
     workers = max_workers or default_workers()
+    executor = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ruma-rpc")
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ruma-rpc"),
+        executor,
         interceptors=interceptors,
         maximum_concurrent_rpcs=workers * 16,
         options=[("grpc.max_receive_message_length", 64 * 1024 * 1024), ("grpc.max_send_message_length", 64 * 1024 * 1024)],
@@ -195,6 +201,7 @@ def create_server(
             health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         wrapper = RumaServer(server, the_store, health_servicer, servicer, address.rsplit(":", 1)[0] + f":{bound}", own_store)
         wrapper.closers = wrapper_closers
+        wrapper.executor = executor
         if start:
             wrapper.start()
     except BaseException:
