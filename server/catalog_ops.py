@@ -104,8 +104,9 @@ class CatalogOps:
     """Catalog operations over an open ``Catalog`` and a memo to value positions through."""
 
     def __init__(self, catalog: Catalog, memo: Memo | None = None, *, store: Any = None,
-                 max_positions: int | None = None) -> None:
+                 max_positions: int | None = None, added_by: str | None = None) -> None:
         self.catalog = catalog
+        self.added_by = added_by
         self.store = store
         self.memo: Memo = memo if memo is not None else (store if store is not None else InMemoryMemo())
         self.max_positions = max_positions
@@ -143,6 +144,7 @@ class CatalogOps:
         so replacing with the same data changes nothing); ``session`` joins a caller's transaction.
         """
         name = _clean_name(name, "position")
+        added_by = added_by if added_by is not None else self.added_by
         rules = get_ruleset(ruleset)
         state = rules.parse(position)
         key = rules.key(rules.normalise(state)[0])
@@ -284,6 +286,7 @@ class CatalogOps:
                     session: Session | None = None) -> dict[str, Any]:
         """Record a theorem after checking that family, domain and claim all parse."""
         name = _clean_name(name, "theorem")
+        added_by = added_by if added_by is not None else self.added_by
         rules = get_ruleset(ruleset)
         fam = parse_family(family)
         dom = parse_domain(domain or "")

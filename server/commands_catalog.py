@@ -115,12 +115,21 @@ class _Local:
             from ruma.server.store import LmdbStore
 
             self.store = LmdbStore(args.data or "ruma-data")
-        self.ops = CatalogOps(self.catalog, store=self.store)
+        self.ops = CatalogOps(self.catalog, store=self.store, added_by=_user())
 
     def close(self) -> None:
         if self.store is not None:
             self.store.close()
         self.catalog.close()
+
+
+def _user() -> str | None:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return None
 
 
 class _Remote:

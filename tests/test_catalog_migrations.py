@@ -116,13 +116,18 @@ def test_seed_and_verify_on_each_database(database_url: str) -> None:
         catalog.close()
 
 
-def test_db_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "data"
-    assert main(["db", "current", "--data", str(data), "--json"]) == 0
+def test_db_commands(database_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["db", "current", "--catalog", database_url, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"revision": None, "head": head()}
+    assert main(["db", "upgrade", "--catalog", database_url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"revision": head()}
+    assert main(["db", "downgrade", "--catalog", database_url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"revision": None}
+    assert current(database_url) is None
+
+
+def test_db_upgrade_in_a_data_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
     assert main(["db", "upgrade", "--data", str(data), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"revision": head()}
-    url = f"sqlite:///{(data / 'catalog.sqlite').resolve()}"
-    assert main(["db", "downgrade", "--catalog", url, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"revision": None}
-    assert current(url) is None
+    assert current(f"sqlite:///{(data / 'catalog.sqlite').resolve()}") == head()

@@ -15,6 +15,7 @@ from ruma.engine.cgt.notation import parse_game
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.notation import format_pots
 from ruma.engine.errors import NotationError, RumaInputError
+from ruma.engine.memo import InMemoryMemo
 from ruma.server.catalog import Catalog
 from ruma.server.catalog_ops import CatalogError, CatalogOps, octal_037
 from ruma.server.catalog_seed import TABLE3_FEWEST_POTS, TABLE3_FEWEST_SEEDS, seed_theorems
@@ -26,11 +27,17 @@ from ruma.server.catalog_seed import TABLE3_FEWEST_POTS, TABLE3_FEWEST_SEEDS, se
 K = {"erickson-2.2": 2, "erickson-2.3": 3, "erickson-2.5": 3}
 
 
+@pytest.fixture(scope="module")
+def memo() -> InMemoryMemo:
+    """One memo for the module: values are facts, so sharing them only saves recomputation."""
+    return InMemoryMemo()
+
+
 @pytest.fixture()
-def ops(tmp_path: Path) -> Iterator[CatalogOps]:
+def ops(tmp_path: Path, memo: InMemoryMemo) -> Iterator[CatalogOps]:
     catalog = Catalog.open(tmp_path)
     try:
-        yield CatalogOps(catalog)
+        yield CatalogOps(catalog, memo)
     finally:
         catalog.close()
 
@@ -86,24 +93,24 @@ def test_octal_037_p_positions_match_erickson() -> None:
     assert [n for n in range(420) if octal_037(n) == 0] == [0, 3, 11, 19, 29, 45, 71, 97, 123, 149, 175, 313, 407]
 
 
+@lru_cache(maxsize=None)
+def _impartial_nim(state: tuple[int, ...]) -> int:
+    seen = set()
+    for i, count in enumerate(state):
+        for step in (1, -1) if count else ():
+            last = i + step * count
+            if 0 <= last < len(state) and state[last] > 0:
+                after = list(state)
+                after[i] = 0
+                for k in range(1, count + 1):
+                    after[i + step * k] += 1
+                seen.add(_impartial_nim(tuple(after)))
+    return next(k for k in range(len(seen) + 1) if k not in seen)
+
+
 def _impartial_sowing_nim(position: str) -> int:
     """An independent brute force of impartial Sowing (either direction, last seed into a nonempty pot)."""
-
-    @lru_cache(maxsize=None)
-    def nim(state: tuple[int, ...]) -> int:
-        seen = set()
-        for i, count in enumerate(state):
-            for step in (1, -1) if count else ():
-                last = i + step * count
-                if 0 <= last < len(state) and state[last] > 0:
-                    after = list(state)
-                    after[i] = 0
-                    for k in range(1, count + 1):
-                        after[i + step * k] += 1
-                    seen.add(nim(tuple(after)))
-        return next(k for k in range(len(seen) + 1) if k not in seen)
-
-    return nim(tuple(int(c) for c in position))
+    return _impartial_nim(tuple(int(c) for c in position))
 
 
 def test_value_search_finds_table_3_by_nim_value(ops: CatalogOps) -> None:
