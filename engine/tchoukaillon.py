@@ -103,7 +103,8 @@ def board(n: int, *, max_length: int = 1_000_000) -> Board:
     while r:
         if i > max_length:
             raise LimitExceededError(
-                f"b({n}) has more than {max_length} bins (about sqrt(pi*n)); ask for a prefix")
+                f"b({n}) has more than {max_length} bins (about sqrt(pi*n)); ask for its "
+                "first bins instead (board_prefix; --bins on the command line)")
         x = r % (i + 1)
         out.append(x)
         r -= x
