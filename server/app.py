@@ -107,6 +107,13 @@ class RumaServer:
         self.stop(0)
 
 
+def _read(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise RumaInputError(f"cannot read {str(path)!r}: {error.strerror}") from error
+
+
 def _open_store(data_dir: Path) -> Memo:
     from ruma.server.store import LmdbStore
 
@@ -174,7 +181,11 @@ def create_server(
         executor,
         interceptors=interceptors,
         maximum_concurrent_rpcs=workers * 16,
-        options=[("grpc.max_receive_message_length", 64 * 1024 * 1024), ("grpc.max_send_message_length", 64 * 1024 * 1024)],
+        options=[
+            ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+            ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            ("grpc.so_reuseport", 0),  # a second server on a port in use fails instead of sharing it
+        ],
     )
     own_store = store is None
     wrapper_closers: list[Any] = []
@@ -190,11 +201,14 @@ def create_server(
         servicer.services = list(services)
         reflection.enable_server_reflection(services, server)
         address = f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
-        if tls_cert is not None and tls_key is not None:
-            credentials = grpc.ssl_server_credentials([(Path(tls_key).read_bytes(), Path(tls_cert).read_bytes())])
-            bound = server.add_secure_port(address, credentials)
-        else:
-            bound = server.add_insecure_port(address)
+        try:
+            if tls_cert is not None and tls_key is not None:
+                credentials = grpc.ssl_server_credentials([(_read(tls_key), _read(tls_cert))])
+                bound = server.add_secure_port(address, credentials)
+            else:
+                bound = server.add_insecure_port(address)
+        except RuntimeError:
+            bound = 0
         if bound == 0:
             raise RumaInputError(f"cannot listen on {address!r} (address in use or not available)")
         for name in ["", *services]:

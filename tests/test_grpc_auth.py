@@ -147,3 +147,14 @@ def test_tls_with_a_token(tmp_path: Path) -> None:
         with connect(address, token=WRITE_TOKEN, timeout=5) as plaintext, pytest.raises(RumaRpcError) as error:
             plaintext.capabilities()
         assert error.value.code == grpc.StatusCode.UNAVAILABLE
+
+
+def test_port_in_use_and_missing_tls_files_are_clear_errors(tmp_path: Path) -> None:
+    from ruma.server.app import create_server
+
+    with running_server(tmp_path / "a") as (_, address):
+        port = int(address.rsplit(":", 1)[1])
+        with pytest.raises(RumaInputError, match="cannot listen"):
+            create_server(tmp_path / "b", port=port, catalog=False)
+    with pytest.raises(RumaInputError, match="cannot read .*missing.pem"):
+        create_server(tmp_path / "c", tls_cert=tmp_path / "missing.pem", tls_key=tmp_path / "missing.pem", catalog=False)
