@@ -107,6 +107,10 @@ def test_theorem_5_2_counterexamples_for_walks() -> None:
     loop = SowingGraph.from_edges([(1, 1), (1, 0)], [0])
     assert theorem_5_2_finite(loop) and not game_graph_finite(loop)
     assert all(is_winning(loop, (stones,)) for stones in range(1, 25))
+    # a cycle of bins only: boards far above the proof's bound b_v <= distance to the Ruma
+    pair = SowingGraph.from_edges([(1, 2), (2, 1), (2, 0)], [0])
+    assert theorem_5_2_finite(pair) and not game_graph_finite(pair)
+    assert is_winning(pair, (0, 7)) and is_winning(pair, (8, 3))
     # a bin sowing into a cycle of two Rumas: (L,) wins in one move for every L
     rumas = SowingGraph.from_edges([(1, 0), (0, 2), (2, 0)], [0, 2])
     assert theorem_5_2_finite(rumas) and has_ruma_only_cycle(rumas) and not game_graph_finite(rumas)
