@@ -6,15 +6,7 @@ named position is evaluated through ``memo`` (the server's ``LmdbStore``, or an 
 so the answer is always the engine's current one.
 
 Claims of theorems are either a *value* in the parameters (``ruma.engine.families``) or one of a
-few named *properties* (``PROPERTIES``):
-
-* ``sparse-atomic-wari`` — Erickson's Theorem 3.1: an atomic-wari position whose pots all hold at
-  most two seeds has the value of the same impartial-atomic-wari position, which is the nim sum of
-  octal ``·37`` heaps, one heap per maximal run of deuces (pots with two seeds) of its length.
-* ``outcome:X`` — the value's outcome class is ``X`` (``L``, ``R``, ``N`` or ``P``).
-* ``impartial-twin`` — a partizan value equals the nim value of the same position in the
-  ruleset's impartial variant (``sowing``→``impartial-sowing``, ``atomic-wari``→
-  ``impartial-atomic-wari``).
+few named *properties* (``ruma.server.catalog_properties``).
 """
 
 from __future__ import annotations
@@ -27,17 +19,17 @@ from typing import Any, Callable, Iterable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ruma.engine.cgt import ZERO, Game, nimber
-from ruma.engine.cgt.nim import mex
+from ruma.engine.cgt import ZERO, Game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.engine.evaluator import evaluate, format_value
 from ruma.engine.families import enumerate_instances, parse_domain, parse_family, substitute_claim
 from ruma.engine.memo import InMemoryMemo, Memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.catalog import Catalog, NamedPosition, PositionTag, Theorem, VerificationRun
+from ruma.server.catalog_properties import PROPERTIES, check_property, claim_kind, deuce_runs, octal_037
 
-PROPERTIES = ("sparse-atomic-wari", "outcome:X", "impartial-twin")
-_TWINS = {"sowing": "impartial-sowing", "atomic-wari": "impartial-atomic-wari"}
+__all__ = ["CatalogOps", "CatalogError", "PROPERTIES", "octal_037", "deuce_runs", "parse_value"]
+
 MAX_VERIFY_INSTANCES = 100_000
 
 
@@ -71,33 +63,6 @@ def _clean_tags(tags: Iterable[str]) -> list[str]:
         if len(t) > 64:
             raise RumaInputError(f"tag longer than 64 characters: {t!r}")
     return out
-
-
-# -- the .37 oracle of Theorem 3.1 ---------------------------------------------------------------
-def octal_037(n: int, _cache: list[int] = [0]) -> int:  # noqa: B006 - a deliberate memo
-    """Nim value of a heap of ``n`` in octal game ·37 (remove 1, or 2 optionally splitting the rest)."""
-    while len(_cache) <= n:
-        h = len(_cache)
-        options = {_cache[h - 1]} if h >= 1 else set()
-        if h >= 2:
-            rest = h - 2
-            options.update(_cache[a] ^ _cache[rest - a] for a in range(rest + 1))
-        _cache.append(mex(options))
-    return _cache[n]
-
-
-def deuce_runs(state: Iterable[int]) -> list[int]:
-    """Lengths of the maximal runs of pots holding exactly two seeds."""
-    runs, current = [], 0
-    for count in state:
-        if count == 2:
-            current += 1
-        elif current:
-            runs.append(current)
-            current = 0
-    if current:
-        runs.append(current)
-    return runs
 
 
 class CatalogOps:
@@ -293,7 +258,7 @@ class CatalogOps:
         unknown = [n for n in dom.names if n not in fam.parameters]
         if unknown:
             raise RumaInputError(f"domain {domain!r} names {unknown}, not parameters of {family!r}")
-        kind, claim = _claim_kind(claim)
+        kind, claim = claim_kind(claim)
         if kind == "value":  # the claim must parse at the first instance of the domain
             first = next(enumerate_instances(fam.parameters, dom, 3), None)
             if first is not None:
@@ -408,29 +373,14 @@ class CatalogOps:
         if kind == "value":
             claimed = parse_value(substitute_claim(claim, values))
             return ev.game is claimed, computed, format_value(claimed), cost
-        if claim.startswith("outcome:"):
-            want = claim.partition(":")[2].strip().upper()
-            return ev.game.outcome.value == want, f"{computed} ({ev.game.outcome.value})", f"outcome {want}", cost
-        if claim == "impartial-twin":
-            twin = _TWINS.get(ruleset)
-            if twin is None:
-                raise RumaInputError(f"property impartial-twin needs one of {sorted(_TWINS)}, not {ruleset!r}")
-            other = evaluate(twin, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
-            return ev.game is other.game, computed, f"{format_value(other.value)} ({twin})", cost
-        if claim == "sparse-atomic-wari":
-            if ruleset != "atomic-wari":
-                raise RumaInputError(f"property sparse-atomic-wari is about atomic-wari, not {ruleset!r}")
-            state = ev.position.state
-            if any(c > 2 for c in state):
-                return False, computed, "a sparse position (every pot ≤ 2)", cost
-            other = evaluate("impartial-atomic-wari", position, self.memo, should_cancel=should_cancel,
-                             max_positions=self.max_positions)
-            heaps = 0
-            for run in deuce_runs(state):
-                heaps ^= octal_037(run)
-            same = ev.game is other.game is nimber(heaps)
-            return same, computed, f"{format_value(other.value)} (impartial) = *{heaps} (·37 heaps)", cost
-        raise RumaInputError(f"unknown property {claim!r}; known: {', '.join(PROPERTIES)}")
+        holds, claimed_text = check_property(claim, ev, self._twin_evaluator(should_cancel))
+        return holds, computed, claimed_text, cost
+
+    def _twin_evaluator(self, should_cancel: Callable[[], bool] | None) -> Callable[[str, str], Any]:
+        def value(ruleset: str, position: str) -> Any:
+            return evaluate(ruleset, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
+
+        return value
 
     # -- seeding -----------------------------------------------------------------------------------
     def seed(self, added_by: str = "seed") -> dict[str, int]:
@@ -448,21 +398,6 @@ class CatalogOps:
                 self.add_theorem(added_by=added_by, replace=True, session=session, **entry)
                 counts["theorems"] += 1
         return counts
-
-
-def _claim_kind(claim: str) -> tuple[str, str]:
-    if not isinstance(claim, str) or not claim.strip():
-        raise RumaInputError(f"empty claim {claim!r}")
-    text = claim.strip()
-    if text.startswith("property:"):
-        prop = text.partition(":")[2].strip()
-        base = "outcome:X" if prop.startswith("outcome:") else prop
-        if base not in PROPERTIES:
-            raise RumaInputError(f"unknown property {prop!r}; known: {', '.join(PROPERTIES)}")
-        if base == "outcome:X" and prop.partition(":")[2].strip().upper() not in ("L", "R", "N", "P"):
-            raise RumaInputError(f"outcome property needs L, R, N or P: {claim!r}")
-        return "property", prop
-    return "value", text
 
 
 def _now() -> Any:
