@@ -21,6 +21,7 @@ arithmetic runs in ``O(n**(1/3))`` steps (feasible up to ``n`` of ~15 digits).
 from __future__ import annotations
 
 import heapq
+from functools import lru_cache
 from math import gcd, isqrt, lcm
 from typing import Iterator, Mapping, NamedTuple, Sequence
 
@@ -373,7 +374,9 @@ def agrees(n: int, constraints: Mapping[int, int]) -> bool:
     return all(bins[i - 2] == v for i, v in cons.items())
 
 
-def _prime_power_divisors(i: int) -> list[int]:
+@lru_cache(maxsize=4096)
+def _prime_power_divisors(i: int) -> tuple[int, ...]:
+    """The proper divisors ``d > 1`` of ``i`` that are prime powers (Theorem 4.5)."""
     out = []
     for d in range(2, i // 2 + 1):
         if i % d == 0:
@@ -383,7 +386,18 @@ def _prime_power_divisors(i: int) -> list[int]:
                 e //= p
             if e == 1:
                 out.append(d)
-    return out
+    return tuple(out)
+
+
+def _local_contradiction(cons: Mapping[int, int]) -> bool:
+    """Whether some condition (4.1) whose window lies wholly inside the given bins fails (then no
+    board agrees: the conditions are necessary, Theorem 4.5), e.g. Example 4.4's beta_5, beta_6."""
+    for i in cons:
+        for d in _prime_power_divisors(i):
+            window = range(i - d + 1, i + 1)
+            if all(j in cons for j in window) and sum(cons[j] for j in window) % d:
+                return True
+    return False
 
 
 def theorem_4_5_allowable(ms: Sequence[int]) -> bool:
@@ -421,6 +435,8 @@ def paper_reconstruction(constraints: Mapping[int, int], *, max_nodes: int = 1_0
     cons = _check_constraints(constraints)
     if not cons:
         return 0
+    if any(v >= i for i, v in cons.items()) or _local_contradiction(cons):
+        return None
     top = max(cons)
     nodes = 0
     ms: list[int] = []
@@ -469,7 +485,7 @@ def complete(constraints: Mapping[int, int], *, length: str = "any",
     top = max(cons, default=1)
     lower = {"any": 0, "reach": min_stones(top - 1), "beyond": min_stones(top)}[length]
     total_mod = lcm(*range(2, top + 1)) if top >= 2 else 1
-    if any(v >= i for i, v in cons.items()):
+    if any(v >= i for i, v in cons.items()) or _local_contradiction(cons):
         return Completion(False, None, None, total_mod, length)
     # heap items: (lower bound on answer, level i about to be fixed, residue, modulus, sum)
     heap: list[tuple[int, int, int, int, int]] = [(0, 2, 0, 1, 0)]

@@ -160,6 +160,14 @@ def test_300_digit_board() -> None:
         board(n)  # ~10**150 bins: refused, not attempted
     prefix = board_prefix(n, 1500)
     assert sum(prefix.bins) + prefix.in_hand == n and prefix.in_hand % 1501 == 0
+    # Theorem 3.2 on the written part: b_i <= i and (stones from bin i on) = n - (b_1 + ... +
+    # b_{i-1}) is 0 mod i, for i up to 1501 (the bins from 1501 on hold the stones in hand)
+    partial = 0
+    for i, v in enumerate(prefix.bins + (None,), 1):
+        assert (n - partial) % i == 0
+        if v is not None:
+            assert v <= i
+            partial += v
     # Theorem 4.5 (an independent criterion): the prefix agrees with a winning board
     assert theorem_4_5_allowable(prefix.bins)  # (b_1, b_2, ...) = (beta_2, beta_3, ...)
     # Corollary 2.3: the first 10 bins repeat with period lcm(2..11); compare with unplaying
