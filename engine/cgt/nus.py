@@ -16,7 +16,9 @@ from fractions import Fraction
 
 from ruma.engine.errors import RumaInputError
 
-NUS = tuple[Fraction, int, int]
+Num = Fraction | int
+"""A dyadic number: an ``int`` when integral (faster), else a ``Fraction``."""
+NUS = tuple[Num, int, int]
 
 _ZERO = Fraction(0)
 
@@ -67,7 +69,7 @@ def dyadic(value: Fraction | int) -> Fraction:
     return x
 
 
-def simplest_between(low: Fraction | None, high: Fraction | None) -> Fraction:
+def simplest_between(low: Num | None, high: Num | None) -> Num:
     """The simplest dyadic rational strictly between ``low`` and ``high`` (``None``: unbounded).
 
     Requires ``low < high`` when both are given (the simplicity rule, Winning Ways ch. 2).

@@ -1,0 +1,452 @@
+"""The id-level kernel of ``ruma.engine.cgt.game``: tables, interning, canonicalisation, order, sums.
+
+Everything here works on small int ids and tuples of ids; ``Game`` objects are created through
+the factory that ``ruma.engine.cgt.game`` installs (``set_factory``). See the docstring of
+``ruma.engine.cgt.game`` for the algorithms and their sources.
+
+Recursion: comparisons and canonicalisation recurse along the game tree (depth = birthday), which
+is fine for birthdays below a few hundred under Python's default recursion limit.
+"""
+
+from __future__ import annotations
+
+import threading
+from fractions import Fraction
+from typing import Any, Callable
+
+from ruma.engine.cgt.nus import NUS, Num, nus_add, simplest_between
+
+Ids = tuple[int, ...]
+Key = tuple[Ids, Ids]
+
+# -- the tables (index = id) ------------------------------------------------------------------
+_LO: list[Ids] = []  # left option ids, sorted
+_RO: list[Ids] = []  # right option ids, sorted
+_OBJ: list[Any] = []  # the one Game object per id
+_NUSV: list[NUS | None] = []  # (x, n, k) when the game is x + n.up + *k (x an int when integral)
+_NUM: list[Num | None] = []  # x when the game is the number x
+_NIM: list[int | None] = []  # k when the game is *k
+_NEG: list[int] = []  # id of the negative, -1 until computed
+_LS: list[Num] = []  # left stop
+_RS: list[Num] = []  # right stop
+_TABLE: dict[Key, int] = {}  # canonical (lefts, rights) -> id
+_RAW: dict[Key, int] = {}  # any (sorted, deduped) option key seen -> canonical id (a cache)
+_NUS_ID: dict[NUS, int] = {}
+_SUM: dict[int, int] = {}  # (a << 32 | b), a <= b -> id of a + b
+_LE: dict[int, bool] = {}  # (a << 32 | b) -> a <= b
+_LOCK = threading.RLock()
+CACHE_LIMIT = 4_000_000
+"""The comparison, sum and option-list caches are dropped when they grow past this many entries."""
+
+_FACTORY: list[Callable[[int], Any]] = []
+
+
+def set_factory(factory: Callable[[int], Any]) -> None:
+    """Install the function that makes the one object of a new id (called once by game.py)."""
+    _FACTORY.append(factory)
+
+
+# -- interning --------------------------------------------------------------------------------
+def _intern(key: Key, tag: NUS | None) -> int:
+    with _LOCK:
+        i = _TABLE.get(key)
+        if i is None:
+            lefts, rights = key
+            i = len(_OBJ)
+            g = _FACTORY[0](i)
+            _LO.append(lefts)
+            _RO.append(rights)
+            _NUSV.append(None)
+            _NUM.append(None)
+            _NIM.append(None)
+            _NEG.append(-1)
+            if tag is not None:
+                _LS.append(tag[0])
+                _RS.append(tag[0])
+            else:  # a non-number canonical form has options on both sides
+                _LS.append(max([_RS[j] for j in lefts]))
+                _RS.append(min([_LS[j] for j in rights]))
+            _OBJ.append(g)
+            _TABLE[key] = i
+        if tag is not None and _NUSV[i] is None:
+            _NUSV[i] = tag
+            _LS[i] = _RS[i] = tag[0]
+            if tag[1] == 0:
+                if tag[2] == 0:
+                    _NUM[i] = tag[0]
+                elif tag[0] == 0:
+                    _NIM[i] = tag[2]
+            _NUS_ID.setdefault(tag, i)
+        return i
+
+
+def _nus_id(t: NUS) -> int:
+    """The id of ``x + n·↑ + ∗k``, building its canonical form on first use."""
+    i = _NUS_ID.get(t)
+    if i is not None:
+        return i
+    x, n, k = t
+    if type(x) is not int:
+        if x.denominator == 1:
+            x = x.numerator
+        t = (x, n, k)
+    if n == 0 and k == 0:
+        if type(x) is int:
+            if abs(x) > 1 and (x - (1 if x > 0 else -1), 0, 0) not in _NUS_ID:
+                for m in range(1, abs(x)):  # build integers upwards: no deep recursion
+                    _nus_id((m if x > 0 else -m, 0, 0))
+            if x > 0:
+                key: Key = ((_nus_id((x - 1, 0, 0)),), ())
+            elif x < 0:
+                key = ((), (_nus_id((x + 1, 0, 0)),))
+            else:
+                key = ((), ())
+        else:
+            step_f = Fraction(1, x.denominator)
+            key = ((_nus_id((x - step_f, 0, 0)),), (_nus_id((x + step_f, 0, 0)),))
+        i = _intern(key, t)
+    elif n == 0:
+        opts = tuple(sorted([_nus_id((x, 0, j)) for j in range(k)]))
+        i = _intern((opts, opts), t)
+    elif x != 0:
+        base = _nus_id((0, n, k))
+        lefts = {_nus_id(nus_add(t0, (x, 0, 0))) for t0 in _nus_of(_LO[base])}
+        rights = {_nus_id(nus_add(t0, (x, 0, 0))) for t0 in _nus_of(_RO[base])}
+        i = _canonicalise(lefts, rights, t)
+    elif n < 0:
+        base = _nus_id((0, -n, k))
+        lefts = {_neg(j) for j in _RO[base]}
+        rights = {_neg(j) for j in _LO[base]}
+        i = _canonicalise(lefts, rights, t)
+    else:
+        for m in range(1, n):  # build smaller multiples first: no deep recursion
+            for j in range((k | 1) + 1):
+                _nus_id((0, m, j))
+        lefts = {_nus_id((0, n - 1, k))}
+        rights = {_nus_id((0, n - 1, k ^ 1))}
+        for j in range(k):
+            s = _nus_id((0, n, j))
+            lefts.add(s)
+            rights.add(s)
+        i = _canonicalise(lefts, rights, t)
+    _NUS_ID[t] = i
+    if _NUSV[i] is None:
+        _intern((_LO[i], _RO[i]), t)
+    return i
+
+
+def _nus_of(ids: Ids) -> list[NUS]:
+    out = []
+    for i in ids:
+        t = _NUSV[i]
+        assert t is not None
+        out.append(t)
+    return out
+
+
+# -- canonicalisation -------------------------------------------------------------------------
+def _canon(lefts: set[int], rights: set[int]) -> int:
+    key = (tuple(sorted(lefts)), tuple(sorted(rights)))
+    i = _RAW.get(key)
+    if i is None:
+        i = _TABLE.get(key)
+        if i is None:
+            i = _canonicalise(lefts, rights, None)
+        if len(_RAW) > CACHE_LIMIT:
+            _RAW.clear()
+        _RAW[key] = i
+    return i
+
+
+def _fast(lefts: set[int], rights: set[int]) -> int:
+    """The id when all options are nimbers with equal sides or all are numbers, else -1."""
+    nim = _NIM
+    if lefts == rights and lefts:
+        values = set()
+        for i in lefts:
+            v = nim[i]
+            if v is None:
+                break
+            values.add(v)
+        else:
+            m = 0
+            while m in values:
+                m += 1
+            return _nus_id((0, 0, m))
+    num = _NUM
+    lo: Num | None = None
+    hi: Num | None = None
+    for i in lefts:
+        x = num[i]
+        if x is None:
+            return -1
+        if lo is None or x > lo:
+            lo = x
+    for i in rights:
+        x = num[i]
+        if x is None:
+            return -1
+        if hi is None or x < hi:
+            hi = x
+    if lo is None or hi is None or lo < hi:
+        return _nus_id((simplest_between(lo, hi), 0, 0))
+    # a switch {a | b} with numbers a >= b is canonical
+    return _finish(((_nus_id((lo, 0, 0)),), (_nus_id((hi, 0, 0)),)), None)
+
+
+def _canonicalise(lefts: set[int], rights: set[int], tag: NUS | None) -> int:
+    """Canonical id of ``{lefts | rights}`` (option ids canonical; the sets may be consumed)."""
+    i = _fast(lefts, rights)
+    if i >= 0:
+        return i
+    bypassed = False  # True once any option was removed or bypassed
+    le = _le
+    while True:
+        if len(lefts) > 1:
+            keep = set()
+            for a in lefts:
+                for b in lefts:
+                    if b != a and le(a, b):
+                        break
+                else:
+                    keep.add(a)
+            bypassed = bypassed or len(keep) < len(lefts)
+            lefts = keep
+        if len(rights) > 1:
+            keep = set()
+            for a in rights:
+                for b in rights:
+                    if b != a and le(b, a):
+                        break
+                else:
+                    keep.add(a)
+            bypassed = bypassed or len(keep) < len(rights)
+            rights = keep
+        changed = False
+        for a in lefts:
+            for ar in _RO[a]:
+                if _le_xg(ar, lefts, rights):
+                    lefts = (lefts - {a}) | set(_LO[ar])
+                    changed = True
+                    break
+            if changed:
+                break
+        else:
+            for a in rights:
+                for al in _LO[a]:
+                    if _le_gx(lefts, rights, al):
+                        rights = (rights - {a}) | set(_RO[al])
+                        changed = True
+                        break
+                if changed:
+                    break
+        if not changed:
+            if bypassed:  # the remaining options may all be numbers or nimbers now
+                i = _fast(lefts, rights)
+                if i >= 0:
+                    return i
+            return _finish((tuple(sorted(lefts)), tuple(sorted(rights))), tag)
+        bypassed = True
+
+
+def _finish(key: Key, tag: NUS | None) -> int:
+    i = _TABLE.get(key)
+    if i is not None:
+        if tag is not None and _NUSV[i] is None:
+            _intern(key, tag)
+        return i
+    if tag is None:
+        for guess in _detect(key):
+            _nus_id(guess)  # interns key with its tag when the guess is right
+            i = _TABLE.get(key)
+            if i is not None:
+                return i
+    return _intern(key, tag)
+
+
+def _detect(key: Key) -> list[NUS]:
+    """Guess which ``x + n·↑ + ∗k`` a new canonical form could be (checked by the caller).
+
+    In canonical form ``x + ∗k = {x, x∗, … | x, x∗, …}`` and, for ``n ≥ 1``, ``x + n·↑ + ∗k``
+    has the Right option ``x + (n-1)·↑ + ∗(k⊕1)`` with the most ups (mirror image for ``n < 0``).
+    """
+    lefts, rights = key
+    if not lefts or not rights:
+        return []
+    tl: list[NUS] = []
+    tr: list[NUS] = []
+    for ids, out in ((lefts, tl), (rights, tr)):
+        for i in ids:
+            t = _NUSV[i]
+            if t is None:
+                return []
+            out.append(t)
+    x = tl[0][0]
+    if any(t[0] != x for t in tl) or any(t[0] != x for t in tr):
+        return []
+    if lefts == rights:
+        return [(x, 0, len(lefts))]
+    guesses: list[NUS] = []
+    top = max(t[1] for t in tr)
+    if top >= 0:
+        guesses += [(x, top + 1, t[2] ^ 1) for t in tr if t[1] == top]
+    bottom = min(t[1] for t in tl)
+    if bottom <= 0:
+        guesses += [(x, bottom - 1, t[2] ^ 1) for t in tl if t[1] == bottom]
+    return guesses
+
+
+# -- order ------------------------------------------------------------------------------------
+def _le(a: int, b: int) -> bool:
+    """``G_a <= G_b``: no ``G_a^L >= G_b`` and no ``G_b^R <= G_a`` (cached by id pair).
+
+    Shortcuts: NUS arithmetic; stops (``G <= H`` implies ``LS(G) <= LS(H)`` and
+    ``RS(G) <= RS(H)``; ``LS(G) < RS(H)`` implies ``G < x < H`` for a number ``x`` between).
+    """
+    if a == b:
+        return True
+    ta = _NUSV[a]
+    if ta is not None:
+        tb = _NUSV[b]
+        if tb is not None:
+            if ta[0] != tb[0]:
+                return ta[0] < tb[0]
+            n = tb[1] - ta[1]
+            if n == 0:
+                return ta[2] == tb[2]
+            return n > 1 or (n == 1 and ta[2] ^ tb[2] != 1)
+    lsa = _LS[a]
+    lsb = _LS[b]
+    if lsa > lsb:
+        return False
+    rsb = _RS[b]
+    if lsa < rsb:
+        return True
+    if _RS[a] > rsb:
+        return False
+    key = a << 32 | b
+    r = _LE.get(key)
+    if r is None:
+        r = True
+        for i in _LO[a]:
+            if _le(b, i):
+                r = False
+                break
+        else:
+            for i in _RO[b]:
+                if _le(i, a):
+                    r = False
+                    break
+        if len(_LE) > CACHE_LIMIT:
+            _LE.clear()
+        _LE[key] = r
+    return r
+
+
+def _le_xg(x: int, lefts: set[int], rights: set[int]) -> bool:
+    """``G_x <= {lefts | rights}`` for a game not interned yet."""
+    for i in rights:
+        if _le(i, x):
+            return False
+    for i in _LO[x]:
+        if _le_gx(lefts, rights, i):
+            return False
+    return True
+
+
+def _le_gx(lefts: set[int], rights: set[int], x: int) -> bool:
+    """``{lefts | rights} <= G_x`` for a game not interned yet."""
+    for i in lefts:
+        if _le(x, i):
+            return False
+    for i in _RO[x]:
+        if _le_xg(i, lefts, rights):
+            return False
+    return True
+
+
+# -- sums and negatives -----------------------------------------------------------------------
+def _add(a: int, b: int) -> int:
+    """Id of ``G_a + G_b`` (cached; NUS arithmetic; number translation)."""
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    if a > b:
+        a, b = b, a
+    key = a << 32 | b
+    r = _SUM.get(key)
+    if r is not None:
+        return r
+    ta = _NUSV[a]
+    tb = _NUSV[b]
+    if ta is not None and tb is not None:
+        r = _nus_id((ta[0] + tb[0], ta[1] + tb[1], ta[2] ^ tb[2]))
+    elif _NUM[a] is not None:
+        r = _canon({_add(a, i) for i in _LO[b]}, {_add(a, i) for i in _RO[b]})
+    elif _NUM[b] is not None:
+        r = _canon({_add(i, b) for i in _LO[a]}, {_add(i, b) for i in _RO[a]})
+    else:
+        lefts = {_add(i, b) for i in _LO[a]}
+        lefts.update([_add(a, i) for i in _LO[b]])
+        rights = {_add(i, b) for i in _RO[a]}
+        rights.update([_add(a, i) for i in _RO[b]])
+        r = _canon(lefts, rights)
+    if len(_SUM) > CACHE_LIMIT:
+        _SUM.clear()
+    _SUM[key] = r
+    return r
+
+
+def _neg(a: int) -> int:
+    """Id of ``-G_a`` (the negative of a canonical form is canonical)."""
+    r = _NEG[a]
+    if r >= 0:
+        return r
+    t = _NUSV[a]
+    if t is not None:
+        r = _nus_id((-t[0], -t[1], t[2]))
+    else:
+        lefts = tuple(sorted(_neg(i) for i in _RO[a]))
+        rights = tuple(sorted(_neg(i) for i in _LO[a]))
+        r = _intern((lefts, rights), None)
+    _NEG[a] = r
+    _NEG[r] = a
+    return r
+
+
+# -- small analyses needed here -----------------------------------------------------------------
+_ALL_SMALL: dict[int, bool] = {}
+
+
+def _stops(a: int) -> tuple[Num, Num]:
+    """(left stop, right stop) of ``G_a``."""
+    return _LS[a], _RS[a]
+
+
+def _all_small(a: int) -> bool:
+    r = _ALL_SMALL.get(a)
+    if r is None:
+        if a == 0:
+            r = True
+        elif not _LO[a] or not _RO[a]:
+            r = False
+        else:
+            r = all(_all_small(i) for i in _LO[a]) and all(_all_small(i) for i in _RO[a])
+        _ALL_SMALL[a] = r
+    assert r is not None
+    return r
+
+
+def clear_caches() -> None:
+    """Drop the sum, comparison and option-list caches (the interned table stays)."""
+    _SUM.clear()
+    _LE.clear()
+    _RAW.clear()
+
+
+def cache_info() -> dict[str, int]:
+    """Sizes of the table and caches (for benchmarks and monitoring)."""
+    return {"games": len(_OBJ), "sums": len(_SUM), "comparisons": len(_LE), "option_lists": len(_RAW)}
+
+
