@@ -22,7 +22,9 @@ from ruma.engine.cgt.game import (
     nus_game,
     up_multiple,
 )
+from ruma.engine.cgt.analysis import Thermograph
 from ruma.engine.cgt.nim import mex, nim_sum
+from ruma.engine.cgt.notation import format_game, parse_game
 
 __all__ = [
     "DOWN",
@@ -32,13 +34,16 @@ __all__ = [
     "ZERO",
     "Game",
     "Outcome",
+    "Thermograph",
     "cache_info",
     "clear_caches",
+    "format_game",
     "integer",
     "mex",
     "nim_sum",
     "nimber",
     "number",
+    "parse_game",
     "nus_game",
     "up_multiple",
 ]
