@@ -237,22 +237,33 @@ def is_winning(bins: Sequence[int]) -> bool:
     return theorem_3_2_failure(bins) is None
 
 
-def boards_of_length(length: int) -> Iterator[Board]:
-    """Every winning board of length ``length`` (Theorem 3.2 from the last bin leftwards), in
-    increasing order of stones."""
+def boards_of_length(length: int, *, max_length: int = 5_000) -> Iterator[Board]:
+    """Every winning board of length ``length`` (Theorem 3.2 from the last bin leftwards: ``b_l =
+    l``, then each ``b_i`` is the one or two values in ``0..i`` making the suffix sum ``0 mod i``),
+    in increasing order of stones. There are ``N(l+1) - N(l)`` of them (``2l/pi`` on average); lengths
+    above ``max_length`` are refused (the boards take ``l**2`` memory)."""
     _check_count(length, "length")
+    if length > max_length:
+        raise LimitExceededError(f"boards of length {length}: more than {max_length} bins")
     if length == 0:
         yield ()
         return
-
-    def rec(i: int, suffix: int, tail: Board) -> Iterator[Board]:
+    Node = tuple[int, object]  # (b_i, node of b_{i+1}) -- a shared linked list
+    found: list[Board] = []
+    stack: list[tuple[int, int, Node]] = [(length - 1, length, (length, None))]
+    while stack:
+        i, suffix, node = stack.pop()
         if i == 0:
-            yield tail
-            return
+            values: list[int] = []
+            link: object = node
+            while isinstance(link, tuple):
+                values.append(link[0])
+                link = link[1]
+            found.append(tuple(values))
+            continue
         for v in range((-suffix) % i, i + 1, i):
-            yield from rec(i - 1, suffix + v, (v,) + tail)
-
-    found = sorted(rec(length - 1, length, (length,)), key=sum)
+            stack.append((i - 1, suffix + v, (v, node)))
+    found.sort(key=sum)
     yield from found
 
 
