@@ -74,7 +74,7 @@ def _intern(key: Key, tag: NUS | None) -> int:
             if tag[1] == 0:
                 if tag[2] == 0:
                     _NUM[i] = tag[0]
-                elif tag[0] == 0:
+                if tag[0] == 0:
                     _NIM[i] = tag[2]
             _NUS_ID.setdefault(tag, i)
         return i
@@ -113,21 +113,22 @@ def _nus_id(t: NUS) -> int:
         lefts = {_nus_id(nus_add(t0, (x, 0, 0))) for t0 in _nus_of(_LO[base])}
         rights = {_nus_id(nus_add(t0, (x, 0, 0))) for t0 in _nus_of(_RO[base])}
         i = _canonicalise(lefts, rights, t)
-    elif n < 0:
-        base = _nus_id((0, -n, k))
-        lefts = {_neg(j) for j in _RO[base]}
-        rights = {_neg(j) for j in _LO[base]}
-        i = _canonicalise(lefts, rights, t)
     else:
-        for m in range(1, n):  # build smaller multiples first: no deep recursion
+        sign = 1 if n > 0 else -1
+        for m in range(1, abs(n)):  # build smaller multiples first: no deep recursion
             for j in range((k | 1) + 1):
-                _nus_id((0, m, j))
-        lefts = {_nus_id((0, n - 1, k))}
-        rights = {_nus_id((0, n - 1, k ^ 1))}
-        for j in range(k):
-            s = _nus_id((0, n, j))
-            lefts.add(s)
-            rights.add(s)
+                _nus_id((0, sign * m, j))
+        if n < 0:
+            base = _nus_id((0, -n, k))
+            lefts = {_neg(j) for j in _RO[base]}
+            rights = {_neg(j) for j in _LO[base]}
+        else:
+            lefts = {_nus_id((0, n - 1, k))}
+            rights = {_nus_id((0, n - 1, k ^ 1))}
+            for j in range(k):
+                s = _nus_id((0, n, j))
+                lefts.add(s)
+                rights.add(s)
         i = _canonicalise(lefts, rights, t)
     _NUS_ID[t] = i
     if _NUSV[i] is None:

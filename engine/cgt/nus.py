@@ -65,7 +65,7 @@ def dyadic(value: Fraction | int) -> Fraction:
         raise RumaInputError(f"not a number: {value!r}") from exc
     d = x.denominator
     if d & (d - 1):
-        raise RumaInputError(f"not a dyadic rational (a short game number): {value!r}")
+        raise RumaInputError(f"not a dyadic rational (a short game number): {str(value)!r}")
     return x
 
 
