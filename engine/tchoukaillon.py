@@ -456,23 +456,29 @@ def paper_reconstruction(constraints: Mapping[int, int], *, max_nodes: int = 1_0
         return all(sum(ms[j - 2] for j in range(i - d + 1, i + 1)) % d == 0
                    for d in _prime_power_divisors(i))
 
-    def rec(i: int) -> bool:
-        nonlocal nodes
-        if i > top:
-            return True
+    def candidates(i: int) -> Iterator[int]:
+        return iter([cons[i]] if i in cons else range(i))
+
+    stack = [candidates(2)]  # stack[k] chooses m_{k+2}; len(ms) == len(stack) - 1 here
+    while stack:
+        i = len(stack) + 1
+        for v in stack[-1]:
+            ms.append(v)
+            if ok(i):
+                break
+            ms.pop()
+        else:  # level exhausted: backtrack to the previous level's next value
+            stack.pop()
+            if ms:
+                ms.pop()
+            continue
+        if i == top:
+            break
         nodes += 1
         if nodes > max_nodes:
             raise LimitExceededError(f"reconstruction of {cons!r} explored {max_nodes} nodes")
-        for v in ([cons[i]] if i in cons else range(i)):
-            if v >= i:
-                continue
-            ms.append(v)
-            if ok(i) and rec(i + 1):
-                return True
-            ms.pop()
-        return False
-
-    if not rec(2):
+        stack.append(candidates(i + 1))
+    if not stack:
         return None
     partial, c = [], 0
     for i, v in enumerate(ms, 2):
@@ -498,26 +504,36 @@ def complete(constraints: Mapping[int, int], *, length: str = "any",
     total_mod = lcm(*range(2, top + 1)) if top >= 2 else 1
     if any(v >= i for i, v in cons.items()) or _local_contradiction(cons):
         return Completion(False, None, None, total_mod, length)
-    # heap items: (lower bound on answer, level i about to be fixed, residue, modulus, sum)
-    heap: list[tuple[int, int, int, int, int]] = [(0, 2, 0, 1, 0)]
+    # Heap items (key, i, r, mod, s, t): the t-th extension at level i of a residue r modulo
+    # mod = lcm(2..i-1) whose bins beta_2..beta_{i-1} sum to s; key = r + t*mod, its residue,
+    # a lower bound on every completion. Siblings are pushed lazily (keys grow with t), so the
+    # heap stays as small as the number of residues visited. i > top marks a complete residue.
+    heap: list[tuple[int, int, int, int, int, int]] = [(0, 2, 0, 1, 0, 0)]
     nodes = 0
     while heap:
-        key, i, r, mod, s = heapq.heappop(heap)
+        key, i, r, mod, s, t = heapq.heappop(heap)
         if i > top:  # complete: lift the residue to the smallest n >= lower
             n = r if r >= lower else r + -(-(lower - r) // mod) * mod
             if n == key:
                 return Completion(True, n, board(n), total_mod, length)
-            heapq.heappush(heap, (n, i, r, mod, s))
+            heapq.heappush(heap, (n, i, r, mod, s, t))
             continue
         nodes += 1
         if nodes > max_nodes:
             raise LimitExceededError(f"completion of {cons!r} explored {max_nodes} residues")
         new_mod = lcm(mod, i)
-        for t in range(new_mod // mod):
-            r2 = r + t * mod
-            v = (r2 - s) % i
-            if cons.get(i, v) == v:
-                heapq.heappush(heap, (r2, i + 1, r2, new_mod, s + v))
+        if i in cons and t == 0:  # the one extension (if any) with beta_i = cons[i]
+            g = gcd(mod, i)
+            rhs = (cons[i] + s - r) % i
+            if rhs % g:
+                continue
+            t = (rhs // g) * pow(mod // g, -1, i // g) % (i // g)
+            key = r + t * mod
+        elif i not in cons and t + 1 < new_mod // mod:
+            heapq.heappush(heap, (key + mod, i, r, mod, s, t + 1))
+        v = (key - s) % i
+        if cons.get(i, v) == v:
+            heapq.heappush(heap, (key, i + 1, key, new_mod, s + v, 0))
     return Completion(False, None, None, total_mod, length)
 
 
