@@ -240,8 +240,8 @@ def is_winning(bins: Sequence[int]) -> bool:
 def boards_of_length(length: int, *, max_length: int = 5_000) -> Iterator[Board]:
     """Every winning board of length ``length`` (Theorem 3.2 from the last bin leftwards: ``b_l =
     l``, then each ``b_i`` is the one or two values in ``0..i`` making the suffix sum ``0 mod i``),
-    in increasing order of stones. There are ``N(l+1) - N(l)`` of them (``2l/pi`` on average); lengths
-    above ``max_length`` are refused (the boards take ``l**2`` memory)."""
+    in increasing order of stones. There are ``N(l+1) - N(l)`` of them (``2l/pi`` on average);
+    lengths above ``max_length`` are refused (the boards take ``l**2`` memory)."""
     _check_count(length, "length")
     if length > max_length:
         raise LimitExceededError(f"boards of length {length}: more than {max_length} bins")

@@ -149,3 +149,12 @@ def test_values_out_of_range_and_bad_text() -> None:
         assert repr(bad) in str(info.value)
     with pytest.raises(RumaInputError):
         complete({3: 1}, length="sometimes")
+
+
+def test_deep_bins_against_a_scan() -> None:
+    # beta-indices far beyond the brute-force range above; the scan over n is independent
+    for cons in [{29: 5}, {30: 0, 25: 3}, {40: 17}, {18: 4, 19: 0, 23: 22}]:
+        result = complete(cons)
+        assert result.n is not None
+        assert agrees(result.n, cons)
+        assert not any(agrees(n, cons) for n in range(result.n))
