@@ -14,20 +14,22 @@ from typing import Any
 from ruma.client.cli import add_json_flag
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.tchoukaillon import (
-    LENGTH_READINGS,
     TchoukaillonInputError,
     board,
     board_prefix,
     boards_of_length,
     clearing_moves,
-    complete,
     min_stones,
     min_stones_by_sieve,
     min_stones_by_unplay,
-    paper_reconstruction,
     parse_board,
-    parse_constraints,
     theorem_3_2_failure,
+)
+from ruma.engine.tchoukaillon_crt import (
+    LENGTH_READINGS,
+    complete,
+    paper_reconstruction,
+    parse_constraints,
 )
 
 

@@ -27,9 +27,9 @@ from ruma.engine.tchoukaillon import (
     play,
     sieve,
     theorem_3_2_failure,
-    theorem_4_5_allowable,
     unplay,
 )
+from ruma.engine.tchoukaillon_crt import theorem_4_5_allowable
 
 # Figure 2 of the paper: n -> b(n) for n <= 17.
 FIGURE_2 = {

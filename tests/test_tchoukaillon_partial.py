@@ -12,13 +12,11 @@ from math import lcm
 import pytest
 
 from ruma.engine.errors import RumaInputError
-from ruma.engine.tchoukaillon import (
+from ruma.engine.tchoukaillon import board, board_length, min_stones
+from ruma.engine.tchoukaillon_crt import (
     LENGTH_READINGS,
     agrees,
-    board,
-    board_length,
     complete,
-    min_stones,
     paper_reconstruction,
     parse_constraints,
     theorem_4_5_allowable,
