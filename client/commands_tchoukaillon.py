@@ -19,6 +19,7 @@ from ruma.engine.tchoukaillon import (
     board_prefix,
     boards_of_length,
     clearing_moves,
+    estimated_length,
     min_stones,
     min_stones_by_sieve,
     min_stones_by_unplay,
@@ -58,9 +59,11 @@ def run_board(args: argparse.Namespace) -> int:
         n = _count(text, "N")
         if bins is not None:
             prefix = board_prefix(n, bins)
+            about = estimated_length(n)
             _emit(args, {"n": n, "bins": bins, "prefix": list(prefix.bins),
-                         "in_hand": prefix.in_hand},
-                  f"b({n})[1..{bins}] = {_fmt(prefix.bins)}  [{prefix.in_hand} stones still to sow]")
+                         "in_hand": prefix.in_hand, "estimated_length": about},
+                  f"b({n})[1..{bins}] = {_fmt(prefix.bins)}  [{prefix.in_hand} stones still to "
+                  f"sow; about {about} bins in all]")
         else:
             b = board(n, max_length=args.max_length)
             _emit(args, {"n": n, "board": list(b), "length": len(b)},
