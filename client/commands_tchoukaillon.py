@@ -1,7 +1,7 @@
 """``ruma tchoukaillon``: the solitaire sowing game of Jones, Taalman and Tongen.
 
-Sub-subcommands: ``board N``, ``min-stones L``, ``boards-of-length L``, ``complete "3=1,7=2"``
-and ``check BOARD``. Boards are printed bin 1 (next to the Ruma) first; ``complete`` takes the
+Sub-subcommands: ``board N``, ``min-stones L``, ``boards-of-length L``, ``complete "3=1,7=2"``,
+``check BOARD`` and ``graph EDGES`` (sowing graphs, Section 5). Boards are printed bin 1 (next to the Ruma) first; ``complete`` takes the
 paper's Section 4 beta-indexing (``beta_i = b_{i-1}``, so ``beta_2`` is the bin next to the Ruma).
 """
 
@@ -13,6 +13,13 @@ from typing import Any
 
 from ruma.client.cli import add_json_flag
 from ruma.engine.errors import LimitExceededError
+from ruma.engine.sowing_graphs import (
+    SowingGraph,
+    SowingGraphError,
+    game_graph_finite,
+    theorem_5_2_finite,
+    winning_boards,
+)
 from ruma.engine.tchoukaillon import (
     TchoukaillonInputError,
     board,
@@ -139,6 +146,35 @@ def run_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _graph(edges_text: str, rumas_text: str) -> SowingGraph:
+    edges = []
+    for item in edges_text.replace(" ", "").split(","):
+        left, sep, right = item.partition(">")
+        if not (sep and left.isdigit() and right.isdigit()):
+            raise SowingGraphError(f"cannot parse edges {edges_text!r}: expected 'u>v,...' "
+                                   f"(bad item {item!r})")
+        edges.append((int(left), int(right)))
+    rumas = rumas_text.replace(" ", "").split(",")
+    if not all(r.isdigit() for r in rumas):
+        raise SowingGraphError(f"cannot parse Ruma nodes {rumas_text!r}: expected 'r,...'")
+    return SowingGraph.from_edges(edges, [int(r) for r in rumas])
+
+
+def run_graph(args: argparse.Namespace) -> int:
+    """Winning boards of a sowing graph by unplaying (Section 5) and its finiteness tests."""
+    g = _graph(args.edges, args.rumas)
+    limit = _count(args.max_stones, "--max-stones")
+    summary = {"bins": list(g.bins), "rumas": sorted(g.rumas),
+               "theorem_5_2_finite": theorem_5_2_finite(g), "finite": game_graph_finite(g),
+               "max_stones": limit}
+    _emit(args, summary, f"bins {list(g.bins)}, Rumas {sorted(g.rumas)}: Theorem 5.2 says "
+                         f"{'finite' if summary['theorem_5_2_finite'] else 'infinite'}, "
+                         f"walks give {'finite' if summary['finite'] else 'infinite'}")
+    for b in sorted(winning_boards(g, max_stones=limit), key=lambda b: (sum(b), b)):
+        _emit(args, {"board": list(b), "stones": sum(b)}, f"{sum(b)}: {_fmt(b)}")
+    return 0
+
+
 def register(subparsers: Any) -> None:
     """Register ``ruma tchoukaillon`` and its sub-subcommands."""
     top = subparsers.add_parser(
@@ -181,6 +217,18 @@ def register(subparsers: Any) -> None:
                         "a stone past it ('beyond'); Example 4.4's 18 and 214 need reach/beyond")
     add_json_flag(p)
     p.set_defaults(handler=run_complete)
+
+    p = sub.add_parser("graph", help="winning boards of a sowing graph (Section 5)",
+                       description="Tchoukaillon on a directed graph (Definition 5.1): sowings "
+                                   "follow walks of b_v edges ending at a Ruma. Prints both "
+                                   "finiteness tests and the winning boards with at most "
+                                   "--max-stones stones (labels of the non-Ruma vertices in "
+                                   "increasing order). The 4-cycle of Figure 6: '1>0,2>1,3>2,0>3'.")
+    p.add_argument("edges", metavar="EDGES", help="directed edges 'u>v,...' (vertices 0, 1, ...)")
+    p.add_argument("--rumas", default="0", help="Ruma vertices 'r,...' (default 0)")
+    p.add_argument("--max-stones", default="12", help="largest board to list (default 12)")
+    add_json_flag(p)
+    p.set_defaults(handler=run_graph)
 
     p = sub.add_parser("check", help="is BOARD winning (Theorem 3.2), and the sowings that clear it")
     p.add_argument("boards", nargs="+", metavar="BOARD", help="e.g. '1,2,0,2,4,6' (bin 1 first)")
