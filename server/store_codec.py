@@ -21,12 +21,18 @@ from __future__ import annotations
 import hashlib
 from typing import Sequence
 
+from ruma.engine.errors import RumaInputError
+
 GAME_ID_BYTES = 8
 COMPLEXITY_BYTES = 6
 
 
 class CodecError(ValueError):
     """Bytes that are not a valid encoding (a corrupted or foreign store)."""
+
+
+class StoreError(RumaInputError):
+    """A store directory that cannot be opened or used (missing, foreign schema, corrupted)."""
 
 
 def encode_varint(n: int) -> bytes:

@@ -1,0 +1,124 @@
+"""Store game ids: interning ``Game``s into the store and rebuilding them (``ruma.server.store``).
+
+``Game.id`` is per process, so the store numbers games itself. ``GameTable`` (a mixin of the
+store's ``_Core``) writes a game and its followers into ``games``/``game_index`` inside a write
+transaction (looking the options up first, so every process agrees on every id) and rebuilds
+games from their stored options with ``Game.from_options``; both directions are memoised.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Union
+
+from ruma.engine.cgt import Game
+from ruma.server import store_codec as codec
+
+Value = Union[Game, int]
+
+
+class GameTable:
+    """Interning and rebuilding of games; the host class provides the attributes below."""
+
+    path: Path
+    dbs: dict[str, Any]
+    max_key: int
+    to_store: dict[int, int]  # Game.id -> store id
+    from_store: dict[int, Game]  # store id -> Game
+
+    def _intern(self, txn: Any, game: Game, pending: dict[int, int], made: dict[int, Game],
+                next_id: list[int]) -> int:
+        """The store id of ``game``, writing it and its followers into ``games`` if new."""
+        known = self.to_store
+        found = known.get(game.id)
+        if found is None:
+            found = pending.get(game.id)
+        if found is not None:
+            return found
+        games, index = self.dbs["games"], self.dbs["game_index"]
+        stack: list[tuple[Game, bool]] = [(game, False)]
+        while stack:
+            g, ready = stack.pop()
+            if g.id in known or g.id in pending:
+                continue
+            if not ready:
+                stack.append((g, True))
+                stack.extend((o, False) for o in g.left_options + g.right_options
+                             if o.id not in known and o.id not in pending)
+                continue
+            left = [known.get(o.id, pending.get(o.id)) for o in g.left_options]
+            right = [known.get(o.id, pending.get(o.id)) for o in g.right_options]
+            options = codec.encode_options(left, right)  # type: ignore[arg-type]
+            ikey = codec.index_key(options, self.max_key)
+            existing = txn.get(ikey, db=index)
+            if existing is not None:
+                sid = codec.decode_game_id(existing)
+                if ikey != options and txn.get(existing, db=games) != options:
+                    raise codec.StoreError(f"game index collision in {str(self.path)!r} for id {sid}")
+            else:
+                if not next_id:
+                    with txn.cursor(db=games) as cursor:
+                        next_id.append(codec.decode_game_id(cursor.key()) + 1 if cursor.last() else 0)
+                sid = next_id[0]
+                next_id[0] += 1
+                txn.put(codec.encode_game_id(sid), options, db=games)
+                txn.put(ikey, codec.encode_game_id(sid), db=index)
+            pending[g.id] = sid
+            made[sid] = g
+        return pending[game.id]
+
+    def game(self, txn: Any, store_id: int) -> Game:
+        """The ``Game`` with ``store_id``, rebuilt from stored options (memoised per process)."""
+        cache = self.from_store
+        hit = cache.get(store_id)
+        if hit is not None:
+            return hit
+        games = self.dbs["games"]
+        decoded: dict[int, tuple[list[int], list[int]]] = {}
+        stack = [store_id]
+        while stack:
+            sid = stack[-1]
+            if sid in cache:
+                stack.pop()
+                continue
+            opts = decoded.get(sid)
+            if opts is None:
+                raw = txn.get(codec.encode_game_id(sid), db=games)
+                if raw is None:
+                    raise codec.StoreError(f"store {str(self.path)!r} names game {sid}, which it does not hold")
+                opts = decoded[sid] = codec.decode_options(raw)
+            missing = [i for i in opts[0] + opts[1] if i not in cache]
+            if missing:
+                stack.extend(missing)
+                continue
+            g = Game.from_options([cache[i] for i in opts[0]], [cache[i] for i in opts[1]])
+            cache[sid] = g
+            self.to_store.setdefault(g.id, sid)
+            stack.pop()
+        return cache[store_id]
+
+    def find_game(self, txn: Any, game: Game) -> int | None:
+        """The store id of ``game`` without writing, or ``None`` if the store never held it."""
+        found = self.to_store.get(game.id)
+        if found is not None:
+            return found
+        ids = []
+        for side in (game.left_options, game.right_options):
+            row = []
+            for option in side:
+                sid = self.find_game(txn, option)
+                if sid is None:
+                    return None
+                row.append(sid)
+            ids.append(row)
+        options = codec.encode_options(ids[0], ids[1])
+        raw = txn.get(codec.index_key(options, self.max_key), db=self.dbs["game_index"])
+        return None if raw is None else codec.decode_game_id(raw)
+
+    def decode(self, txn: Any, raw: bytes) -> tuple[Value, int]:
+        """A ``positions`` value as ``(value, explored)``."""
+        is_game, number, explored = codec.decode_entry(raw)
+        return (self.game(txn, number) if is_game else number), explored
+
+    # -- the memo ------------------------------------------------------------------------------
+
