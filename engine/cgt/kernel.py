@@ -27,8 +27,8 @@ _NUSV: list[NUS | None] = []  # (x, n, k) when the game is x + n.up + *k (x an i
 _NUM: list[Num | None] = []  # x when the game is the number x
 _NIM: list[int | None] = []  # k when the game is *k
 _NEG: list[int] = []  # id of the negative, -1 until computed
-_LS: list[Num] = []  # left stop
-_RS: list[Num] = []  # right stop
+_LS: list[Num | float] = []  # left stop (as a float when exactly representable: fast, still exact)
+_RS: list[Num | float] = []  # right stop (same)
 _TABLE: dict[Key, int] = {}  # canonical (lefts, rights) -> id
 _RAW: dict[Key, int] = {}  # any (sorted, deduped) option key seen -> canonical id (a cache)
 _NUS_ID: dict[NUS, int] = {}
@@ -46,6 +46,18 @@ def set_factory(factory: Callable[[int], Any]) -> None:
     _FACTORY.append(factory)
 
 
+def _fast_key(x: Num) -> Num | float:
+    """``x`` as a float when that float equals ``x`` exactly (dyadics usually are), else ``x``.
+
+    Python compares floats, ints and Fractions exactly, so order tests on these keys are exact.
+    """
+    try:
+        f = float(x)
+    except OverflowError:
+        return x
+    return f if f == x else x
+
+
 # -- interning --------------------------------------------------------------------------------
 def _intern(key: Key, tag: NUS | None) -> int:
     with _LOCK:
@@ -61,8 +73,8 @@ def _intern(key: Key, tag: NUS | None) -> int:
             _NIM.append(None)
             _NEG.append(-1)
             if tag is not None:
-                _LS.append(tag[0])
-                _RS.append(tag[0])
+                _LS.append(_fast_key(tag[0]))
+                _RS.append(_LS[-1])
             else:  # a non-number canonical form has options on both sides
                 _LS.append(max([_RS[j] for j in lefts]))
                 _RS.append(min([_LS[j] for j in rights]))
@@ -70,7 +82,7 @@ def _intern(key: Key, tag: NUS | None) -> int:
             _TABLE[key] = i
         if tag is not None and _NUSV[i] is None:
             _NUSV[i] = tag
-            _LS[i] = _RS[i] = tag[0]
+            _LS[i] = _RS[i] = _fast_key(tag[0])
             if tag[1] == 0:
                 if tag[2] == 0:
                     _NUM[i] = tag[0]
@@ -306,18 +318,18 @@ def _le(a: int, b: int) -> bool:
     """
     if a == b:
         return True
+    lsa = _LS[a]
+    lsb = _LS[b]
     ta = _NUSV[a]
     if ta is not None:
         tb = _NUSV[b]
-        if tb is not None:
-            if ta[0] != tb[0]:
-                return ta[0] < tb[0]
+        if tb is not None:  # the stops are the number parts
+            if lsa != lsb:
+                return lsa < lsb
             n = tb[1] - ta[1]
             if n == 0:
                 return ta[2] == tb[2]
             return n > 1 or (n == 1 and ta[2] ^ tb[2] != 1)
-    lsa = _LS[a]
-    lsb = _LS[b]
     if lsa > lsb:
         return False
     rsb = _RS[b]
@@ -420,7 +432,7 @@ def _neg(a: int) -> int:
 _ALL_SMALL: dict[int, bool] = {}
 
 
-def _stops(a: int) -> tuple[Num, Num]:
+def _stops(a: int) -> tuple[Num | float, Num | float]:
     """(left stop, right stop) of ``G_a``."""
     return _LS[a], _RS[a]
 
