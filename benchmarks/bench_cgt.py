@@ -6,7 +6,9 @@ A seeded recipe lists GAMES games, each a random option list (0-3 Left, 0-3 Righ
 earlier games of birthday <= MAX_OPTION_BIRTHDAY. Every library builds the same games from the
 recipe (ruma: ``Game.from_options``; pycgt: ``pycgt.game``; cgt-py cannot build from option
 objects, so it parses brace text of its own canonical options), then computes the same sums and
-the same comparisons (pairs drawn from the recipe). Each library starts on cold caches in its own
+the same comparisons (pairs drawn from the recipe), and finally values every follower of a few Sowing positions
+bottom-up from option lists (the evaluator's hot path; the position graph is computed once by
+ruma's Sowing ruleset, outside the timings). Each library starts on cold caches in its own
 subprocess. Prints seconds per phase and ratios; nothing is asserted. Also cross-checks that the
 three libraries agree on the canonical forms of the sums (via cgt-py).
 """
@@ -20,6 +22,7 @@ import sys
 import time
 from typing import Any
 
+SOWING = ("3333", "2222222", "111111111")  # the value phase: every follower of these positions
 MAX_OPTION_BIRTHDAY = 4
 SUMS = 3000
 COMPARISONS = 20000
@@ -42,7 +45,39 @@ def recipe(games: int, seed: int) -> dict[str, Any]:
         if g.birthday <= MAX_OPTION_BIRTHDAY:
             usable.append(len(built) - 1)
     pairs = [(rng.randrange(games), rng.randrange(games)) for _ in range(max(SUMS, COMPARISONS))]
-    return {"steps": steps, "pairs": pairs}
+    return {"steps": steps, "pairs": pairs, "sowing": sowing_graph()}
+
+
+def sowing_graph() -> list[tuple[list[int], list[int]]]:
+    """Every follower of the SOWING positions (ruma's Sowing ruleset, empty end pots stripped, as
+    Erickson does), in an order where options come first: the libraries value them bottom-up."""
+    from ruma.engine.rulesets import get_ruleset
+
+    rules = get_ruleset("sowing")
+
+    def strip(state: tuple[int, ...]) -> tuple[int, ...]:
+        a, b = 0, len(state)
+        while a < b and state[a] == 0:
+            a += 1
+        while b > a and state[b - 1] == 0:
+            b -= 1
+        return state[a:b]
+
+    index: dict[tuple[int, ...], int] = {}
+    steps: list[tuple[list[int], list[int]]] = []
+
+    def visit(state: tuple[int, ...]) -> int:
+        i = index.get(state)
+        if i is None:
+            lefts = [visit(strip(tuple(t))) for t in rules.left_options(state)]
+            rights = [visit(strip(tuple(t))) for t in rules.right_options(state)]
+            i = index[state] = len(steps)
+            steps.append((lefts, rights))
+        return i
+
+    for text in SOWING:
+        visit(strip(tuple(rules.parse(text))))
+    return steps
 
 
 def run_ruma(spec: dict[str, Any]) -> dict[str, Any]:
@@ -57,8 +92,12 @@ def run_ruma(spec: dict[str, Any]) -> dict[str, Any]:
     t2 = time.perf_counter()
     n = sum(games[a] <= games[b] for a, b in spec["pairs"][:COMPARISONS])
     t3 = time.perf_counter()
-    return {"build": t1 - t0, "sum": t2 - t1, "compare": t3 - t2, "le_true": n, "info": cache_info(),
-            "sum_texts": [_braces(s) for s in sums[:200]]}
+    values: list[Game] = []
+    for lefts, rights in spec["sowing"]:
+        values.append(Game.from_options([values[i] for i in lefts], [values[i] for i in rights]))
+    t4 = time.perf_counter()
+    return {"build": t1 - t0, "sum": t2 - t1, "compare": t3 - t2, "sowing": t4 - t3, "le_true": n,
+            "info": cache_info(), "sum_texts": [_braces(s) for s in sums[:200]] + [_braces(values[-1])]}
 
 
 def _braces(g: Any) -> str:
@@ -83,7 +122,13 @@ def run_cgt_py(spec: dict[str, Any]) -> dict[str, Any]:
     t2 = time.perf_counter()
     n = sum(games[a] <= games[b] for a, b in spec["pairs"][:COMPARISONS])
     t3 = time.perf_counter()
-    return {"build": t1 - t0, "sum": t2 - t1, "compare": t3 - t2, "le_true": n, "sum_texts": [text(s) for s in sums[:200]]}
+    values: list[str] = []
+    for lefts, rights in spec["sowing"]:
+        c = cgt_py.CanonicalForm("{" + ",".join(values[i] for i in lefts) + "|" + ",".join(values[i] for i in rights) + "}")
+        values.append(text(c))
+    t4 = time.perf_counter()
+    return {"build": t1 - t0, "sum": t2 - t1, "compare": t3 - t2, "sowing": t4 - t3, "le_true": n,
+            "sum_texts": [text(s) for s in sums[:200]] + [values[-1]]}
 
 
 def run_pycgt(spec: dict[str, Any]) -> dict[str, Any]:
@@ -98,8 +143,12 @@ def run_pycgt(spec: dict[str, Any]) -> dict[str, Any]:
     t2 = time.perf_counter()
     n = sum(pycgt.leq(games[a], games[b]) for a, b in spec["pairs"][:COMPARISONS])
     t3 = time.perf_counter()
-    return {"build": t1 - t0, "sum": t2 - t1, "compare": t3 - t2, "le_true": n,
-            "sum_texts": [_braces_pycgt(pycgt, s) for s in sums[:200]]}
+    values: list[Any] = []
+    for lefts, rights in spec["sowing"]:
+        values.append(pycgt.canonical(pycgt.game([values[i] for i in lefts], [values[i] for i in rights])))
+    t4 = time.perf_counter()
+    return {"build": t1 - t0, "sum": t2 - t1, "compare": t3 - t2, "sowing": t4 - t3, "le_true": n,
+            "sum_texts": [_braces_pycgt(pycgt, s) for s in sums[:200]] + [_braces_pycgt(pycgt, values[-1])]}
 
 
 def _braces_pycgt(pycgt: Any, g: Any) -> str:
@@ -128,10 +177,11 @@ def main(games: int = 3000, seed: int = 1) -> None:
     agree = all(
         [cgt_py.CanonicalForm(t) for t in results[name]["sum_texts"]] == ref for name in ("ruma", "pycgt")
     ) and len({r["le_true"] for r in results.values()}) == 1
-    print(f"games={games} seed={seed} sums={SUMS} comparisons={COMPARISONS} results agree: {agree}")
+    print(f"games={games} seed={seed} sums={SUMS} comparisons={COMPARISONS} "
+          f"sowing positions={len(spec['sowing'])} ({', '.join(SOWING)}) results agree: {agree}")
     print(f"ruma caches after the run: {results['ruma']['info']}")
     print(f"{'phase':<10}" + "".join(f"{name:>12}" for name in RUNNERS) + "   cgt-py/ruma  pycgt/ruma")
-    for phase in ("build", "sum", "compare"):
+    for phase in ("build", "sum", "compare", "sowing"):
         row = [results[name][phase] for name in RUNNERS]
         print(f"{phase:<10}" + "".join(f"{v:>11.3f}s" for v in row) + f"   {row[1] / row[0]:>10.2f}x  {row[2] / row[0]:>9.2f}x")
 
