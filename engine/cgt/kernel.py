@@ -214,12 +214,14 @@ def _canonicalise(lefts: set[int], rights: set[int], tag: NUS | None) -> int:
         return i
     bypassed = False  # True once any option was removed or bypassed
     le = _le
+    ls, rs = _LS, _RS
     while True:
-        if len(lefts) > 1:
+        if len(lefts) > 1:  # a <= b needs LS(a) <= LS(b) and RS(a) <= RS(b)
             keep = set()
             for a in lefts:
+                la, ra = ls[a], rs[a]
                 for b in lefts:
-                    if b != a and le(a, b):
+                    if b != a and ls[b] >= la and rs[b] >= ra and le(a, b):
                         break
                 else:
                     keep.add(a)
@@ -228,8 +230,9 @@ def _canonicalise(lefts: set[int], rights: set[int], tag: NUS | None) -> int:
         if len(rights) > 1:
             keep = set()
             for a in rights:
+                la, ra = ls[a], rs[a]
                 for b in rights:
-                    if b != a and le(b, a):
+                    if b != a and ls[b] <= la and rs[b] <= ra and le(b, a):
                         break
                 else:
                     keep.add(a)
@@ -341,13 +344,15 @@ def _le(a: int, b: int) -> bool:
     r = _LE.get(key)
     if r is None:
         r = True
-        for i in _LO[a]:
-            if _le(b, i):
+        ls, rs = _LS, _RS
+        for i in _LO[a]:  # b <= i needs LS(b) <= LS(i) and RS(b) <= RS(i)
+            if ls[i] >= lsb and rs[i] >= rsb and _le(b, i):
                 r = False
                 break
         else:
-            for i in _RO[b]:
-                if _le(i, a):
+            rsa = rs[a]
+            for i in _RO[b]:  # i <= a needs LS(i) <= LS(a) and RS(i) <= RS(a)
+                if ls[i] <= lsa and rs[i] <= rsa and _le(i, a):
                     r = False
                     break
         if len(_LE) > CACHE_LIMIT:
