@@ -38,6 +38,8 @@ __all__ = ["HeapGame", "OctalGame", "GrundyGame", "HeapMove", "quadratic_values"
 
 _MAX_DIGITS = 64
 _FIRST_CHECKPOINT = 1024
+_BLOCK = 256  # heaps valued together by the byte-plane batch (see HeapGame._block)
+_ALL_BYTES = bytes(range(256))
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,17 @@ def _parity(v: int) -> int:
     return v.bit_count() & 1
 
 
+_SEVEN: dict[int, tuple[int, int]] = {}
+
+
+def _byte_masks(count: int) -> tuple[int, int]:
+    """``0x7f`` and ``0x01`` repeated over ``count`` byte lanes (cached)."""
+    masks = _SEVEN.get(count)
+    if masks is None:
+        masks = _SEVEN[count] = (int.from_bytes(b"\x7f" * count, "little"), int.from_bytes(b"\1" * count, "little"))
+    return masks
+
+
 class HeapGame:
     """An impartial heap game given by its moves on one heap; values are cached and extended."""
 
@@ -70,12 +83,19 @@ class HeapGame:
         self._fixed_mask = mask
         self._values: list[int] = []
         self._packed = array("I")  # the same values, for vectorised xor scans
+        self._low = bytearray()  # value & 255, and value >> 8, per heap (one byte lanes for _cover)
+        self._high = bytearray()
+        self._wide = False  # some value >= 65536: _cover uses the 32-bit lanes only
         self._mask = 0  # 0 = no split chosen (yet): every pair is scanned
         self._rare: list[int] = []  # heaps >= 1 with a rare value (kept empty while mask is 0)
         self._rare_values: list[int] = []
         self._parity: list[int] = []  # parity of v & mask for v < len
         self._rare_class: list[int] = []  # the rare values v < len(self._parity), ascending
         self._checkpoint = _FIRST_CHECKPOINT
+        self._planes: list[bytearray] | None = None  # byte planes of the common values (_block)
+        self._sentinels: list[int] = []
+        self._tables: dict[int, bytes] = {}
+        self._batchable = False
         if mask:
             self._mask = mask
 
@@ -142,7 +162,11 @@ class HeapGame:
     def _extend(self, n: int) -> None:
         g = self._values
         while len(g) < n:
-            self._next()
+            batch = self._mask and len(g) >= 8 * _BLOCK and n - len(g) >= _BLOCK // 4
+            if batch and any(mv.leave_two for mv in self.moves) and self._planes_ready():
+                self._block(min(_BLOCK, n - len(g)))
+            else:
+                self._next()
             if len(g) >= self._checkpoint and self._fixed_mask is None:
                 self._choose_mask()
                 self._checkpoint *= 2
@@ -156,10 +180,9 @@ class HeapGame:
             self._rare_class.extend(u for u in range(start, len(par)) if not par[u])
         return par[v]
 
-    def _next(self) -> None:
+    def _singles(self, n: int, reached: set[int]) -> list[tuple[int, bool]]:
+        """Add the values of the options leaving 0 or 1 heap; return the split remainders."""
         g = self._values
-        n = len(g)
-        reached: set[int] = set()
         remainders: list[tuple[int, bool]] = []
         for move in self.moves:
             m = n - move.take
@@ -171,28 +194,57 @@ class HeapGame:
                 reached.add(g[m])
             if move.leave_two and m >= 2:
                 remainders.append((m, move.unequal))
-                if self._mask == 0:  # no split: every pair, each once
-                    last = (m - 1) // 2 if move.unequal else m // 2
-                    reached.update([g[a] ^ g[m - a] for a in range(1, last + 1)])
-                    continue
-                rare = self._rare  # rare heaps >= 1, ascending
-                j = bisect_left(rare, m)
-                pairs = zip(rare[:j], self._rare_values[:j]) if j < len(rare) else zip(rare, self._rare_values)
-                if move.unequal:
-                    reached.update([v ^ g[m - a] for a, v in pairs if 2 * a != m])
-                else:
-                    reached.update([v ^ g[m - a] for a, v in pairs])
-        if self._mask == 0:  # every heap is rare: ``reached`` is complete
+        return remainders
+
+    def _scan_rare(self, reached: set[int], m: int, unequal: bool, lo: int, hi: int) -> None:
+        """Add ``G(a) ^ G(m - a)`` for the rare heaps ``a`` with ``lo <= a < min(hi, m)``."""
+        g, rare = self._values, self._rare
+        i = bisect_left(rare, lo) if lo > 1 else 0
+        j = bisect_left(rare, min(hi, m))
+        pairs = zip(rare[i:j], self._rare_values[i:j])
+        if unequal:
+            reached.update([v ^ g[m - a] for a, v in pairs if 2 * a != m])
+        else:
+            reached.update([v ^ g[m - a] for a, v in pairs])
+
+    def _next(self) -> None:
+        g = self._values
+        n = len(g)
+        reached: set[int] = set()
+        remainders = self._singles(n, reached)
+        if self._mask == 0:  # no split: every pair, each once; ``reached`` is complete
+            for m, unequal in remainders:
+                last = (m - 1) // 2 if unequal else m // 2
+                reached.update([g[a] ^ g[m - a] for a in range(1, last + 1)])
             value = 0
             while value in reached:
                 value += 1
         else:
+            for m, unequal in remainders:
+                self._scan_rare(reached, m, unequal, 1, m)
             value = self._mex_with_split(reached, remainders)
-        g.append(value)
+        self._append(n, value)
+
+    def _append(self, n: int, value: int) -> None:
+        self._values.append(value)
         self._packed.append(value)
-        if n > 0 and self._mask != 0 and not self._par(value):
+        if value < 65536:
+            self._low.append(value & 255)
+            self._high.append(value >> 8)
+        else:
+            self._wide = True
+        common = self._mask != 0 and self._par(value)
+        if n > 0 and self._mask != 0 and not common:
             self._rare.append(n)
             self._rare_values.append(value)
+        planes = self._planes
+        if planes is not None:
+            high = value >> 8
+            if high >= len(planes):
+                self._planes = None  # a new plane: rebuilt when next needed
+                return
+            for i, plane in enumerate(planes):
+                plane.append(value & 255 if common and i == high else self._sentinels[i])
 
     def _mex_with_split(self, reached: set[int], remainders: list[tuple[int, bool]]) -> int:
         # The smallest common value not reached lies below this bound (half of every aligned
@@ -202,6 +254,10 @@ class HeapGame:
         common = 0
         while not par[common] or common in reached:
             common += 1
+        return self._cover(common, reached, remainders)
+
+    def _cover(self, common: int, reached: set[int], remainders: list[tuple[int, bool]]) -> int:
+        """``common`` unless a rare value below it is reached by no pair (then the least such)."""
         rare_class = self._rare_class
         need = {w for w in rare_class[: bisect_left(rare_class, common)] if w not in reached}
         packed = self._packed
@@ -212,12 +268,95 @@ class HeapGame:
             lo, size = 1, 64
             while lo <= last and need:
                 hi = min(last + 1, lo + size)
-                width = packed.itemsize * (hi - lo)
-                left = int.from_bytes(packed[lo:hi].tobytes(), "little")
-                right = int.from_bytes(packed[m - lo : m - hi : -1].tobytes(), "little")
-                need.difference_update(array("I", (left ^ right).to_bytes(width, "little")))
+                if max(need) < 255 and not self._wide:  # one byte per pair: xor's low byte, 255 if >= 256
+                    lows, highs = self._low, self._high
+                    low = int.from_bytes(lows[lo:hi], "little") ^ int.from_bytes(lows[m - lo : m - hi : -1], "little")
+                    high = int.from_bytes(highs[lo:hi], "little") ^ int.from_bytes(highs[m - lo : m - hi : -1], "little")
+                    seven, one = _byte_masks(hi - lo)
+                    over = ((((high & seven) + seven) | high) >> 7) & one  # 1 where the high byte is not 0
+                    present = (low | over * 255).to_bytes(hi - lo, "little")
+                    need.intersection_update(_ALL_BYTES.translate(None, present))
+                else:
+                    width = packed.itemsize * (hi - lo)
+                    left = int.from_bytes(packed[lo:hi].tobytes(), "little")
+                    right = int.from_bytes(packed[m - lo : m - hi : -1].tobytes(), "little")
+                    need.difference_update(array("I", (left ^ right).to_bytes(width, "little")))
                 lo, size = hi, size * 2
         return min(need) if need else common
+
+    # -- the byte-plane batch -------------------------------------------------------------------
+    def _planes_ready(self) -> bool:
+        """Build the byte planes if needed; False when some plane has no free sentinel byte."""
+        if self._planes is None:
+            g, par = self._values, self._par
+            self._sentinels, self._tables, self._batchable = [], {}, True
+            for high in range((max(g) >> 8) + 1):
+                free = [b for b in range(256) if not par(high << 8 | b)]
+                if not free:
+                    self._batchable = False
+                    break
+                self._sentinels.append(free[0])
+            planes = []
+            if self._batchable:
+                for high, sentinel in enumerate(self._sentinels):
+                    planes.append(bytearray(v & 255 if v >> 8 == high and par(v) else sentinel for v in g))
+            self._planes = planes
+        return self._batchable
+
+    def _table(self, r: int) -> bytes:
+        """Translation of plane ``r >> 8``: a common low byte b -> b ^ (r & 255); sentinel -> 0."""
+        table = self._tables.get(r)
+        if table is None:
+            low = r & 255
+            entries = bytearray(b ^ low for b in range(256))
+            entries[self._sentinels[r >> 8]] = 0
+            table = self._tables[r] = bytes(entries)
+        return table
+
+    def _block(self, count: int) -> None:
+        """Value ``count`` heaps, the rare heaps ``count <= a < n0 - k`` batched in byte planes.
+
+        Plane ``h`` holds, per heap, the low byte of its value if the value is common and
+        ``value >> 8 == h``, else a sentinel byte. Translating the slice of plane ``r >> 8`` that
+        a rare heap ``a`` (value ``r``) meets gives, per column, ``r ^ G(m - a)`` when that is a
+        common value below 256 (a common partner with the same high part) and 0 (rare) otherwise:
+        exactly the common values below 256 the batched pairs reach. Pairs with a rare partner
+        give rare values, which the chunk scan of ``_cover`` finds anyway. If every common value
+        below 256 is reached, the column is redone with every rare heap scanned.
+        """
+        g, planes = self._values, self._planes
+        assert planes is not None
+        n0 = len(g)
+        self._par(511)
+        par = self._parity
+        batches: list[tuple[int, bool, bytes]] = []
+        for move in self.moves:
+            if move.leave_two:
+                k, rare = move.take, self._rare
+                i, j = bisect_left(rare, count), bisect_left(rare, n0 - k)
+                rows = [
+                    planes[r >> 8][n0 - k - a : n0 - k - a + count].translate(self._table(r))
+                    for a, r in zip(rare[i:j], self._rare_values[i:j])
+                ]
+                batches.append((k, move.unequal, b"".join(rows)))
+        for t in range(count):
+            n = n0 + t
+            reached: set[int] = set()
+            remainders = self._singles(n, reached)
+            present = []
+            for k, unequal, big in batches:
+                self._scan_rare(reached, n - k, unequal, 1, count)
+                self._scan_rare(reached, n - k, unequal, n0 - k, n - k)
+                present.append(big[t::count])
+            absent = _ALL_BYTES.translate(None, b"".join(present))
+            common = next((u for u in absent if par[u] and u not in reached), -1)
+            if common < 0:  # every common value below 256 is reached: scan the batched heaps too
+                for k, unequal, _ in batches:
+                    self._scan_rare(reached, n - k, unequal, count, n0 - k)
+                value = self._mex_with_split(reached, remainders)
+            else:
+                value = self._cover(common, reached, remainders)
+            self._append(n, value)
 
     def _choose_mask(self) -> None:
         """Pick the mask with the fewest rare heaps among the newer half of the values."""
@@ -235,6 +374,7 @@ class HeapGame:
             self._mask = best_mask
             self._parity = []
             self._rare_class = []
+            self._planes = None
             keep = [i for i, v in enumerate(g) if i > 0 and best_mask != 0 and not self._par(v)]
             self._rare = keep
             self._rare_values = [g[i] for i in keep]
