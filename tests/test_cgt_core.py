@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import copy
 import pickle
+import random
 import subprocess
 import sys
+import threading
 from fractions import Fraction
 
 import cgt_py
@@ -199,3 +201,24 @@ print("ok")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_concurrent_construction_interns_once() -> None:
+    # four threads build the same random games (fresh ones: nested switches of large integers)
+    recipe = [(random.Random(7).sample(range(1000, 1100), 3), k) for k in range(60)]
+    results: list[list[Game]] = []
+
+    def work() -> None:
+        out = []
+        for picks, k in recipe:
+            g = F([integer(picks[0]) + nimber(k)], [F([integer(-picks[1])], [integer(-picks[2])])])
+            out.append(g + up_multiple(k))
+        results.append(out)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4 and all(r == results[0] for r in results)
+    assert all(a is b for r in results for a, b in zip(r, results[0]))

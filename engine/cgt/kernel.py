@@ -14,7 +14,7 @@ import threading
 from fractions import Fraction
 from typing import Any, Callable
 
-from ruma.engine.cgt.nus import NUS, Num, nus_add, simplest_between
+from ruma.engine.cgt.nus import NUS, Num, simplest_between
 
 Ids = tuple[int, ...]
 Key = tuple[Ids, Ids]
@@ -35,8 +35,10 @@ _NUS_ID: dict[NUS, int] = {}
 _SUM: dict[int, int] = {}  # (a << 32 | b), a <= b -> id of a + b
 _LE: dict[int, bool] = {}  # (a << 32 | b) -> a <= b
 _LOCK = threading.RLock()
-CACHE_LIMIT = 4_000_000
-"""The comparison, sum and option-list caches are dropped when they grow past this many entries."""
+CACHE_LIMIT = 2_000_000
+"""The comparison and sum caches are dropped when they grow past this many entries (~200 MB)."""
+RAW_LIMIT = 1_000_000
+"""The cache of raw option lists is dropped past this many entries (~200 MB)."""
 
 _FACTORY: list[Callable[[int], Any]] = []
 
@@ -120,41 +122,25 @@ def _nus_id(t: NUS) -> int:
     elif n == 0:
         opts = tuple(sorted([_nus_id((x, 0, j)) for j in range(k)]))
         i = _intern((opts, opts), t)
-    elif x != 0:
-        base = _nus_id((0, n, k))
-        lefts = {_nus_id(nus_add(t0, (x, 0, 0))) for t0 in _nus_of(_LO[base])}
-        rights = {_nus_id(nus_add(t0, (x, 0, 0))) for t0 in _nus_of(_RO[base])}
-        i = _canonicalise(lefts, rights, t)
     else:
+        # n != 0: x + n.up + *k = {x | x + (n-1).up + *(k^1)} for n >= 1, except
+        # x + up* = {x, x* | x}; mirror images for n <= -1 (the known canonical forms of n.up + *k,
+        # checked against cgt-py in the tests). Build the chain upwards: no deep recursion.
         sign = 1 if n > 0 else -1
-        for m in range(1, abs(n)):  # build smaller multiples first: no deep recursion
-            for j in range((k | 1) + 1):
-                _nus_id((0, sign * m, j))
-        if n < 0:
-            base = _nus_id((0, -n, k))
-            lefts = {_neg(j) for j in _RO[base]}
-            rights = {_neg(j) for j in _LO[base]}
+        for m in range(1, abs(n)):
+            _nus_id((x, sign * m, k ^ ((abs(n) - m) & 1)))
+        zero = _nus_id((x, 0, 0))
+        if k == 1 and (n == 1 or n == -1):
+            both = tuple(sorted((zero, _nus_id((x, 0, 1)))))
+            key = (both, (zero,)) if n > 0 else ((zero,), both)
         else:
-            lefts = {_nus_id((0, n - 1, k))}
-            rights = {_nus_id((0, n - 1, k ^ 1))}
-            for j in range(k):
-                s = _nus_id((0, n, j))
-                lefts.add(s)
-                rights.add(s)
-        i = _canonicalise(lefts, rights, t)
+            prev = _nus_id((x, n - sign, k ^ 1))
+            key = ((zero,), (prev,)) if n > 0 else ((prev,), (zero,))
+        i = _intern(key, t)
     _NUS_ID[t] = i
     if _NUSV[i] is None:
         _intern((_LO[i], _RO[i]), t)
     return i
-
-
-def _nus_of(ids: Ids) -> list[NUS]:
-    out = []
-    for i in ids:
-        t = _NUSV[i]
-        assert t is not None
-        out.append(t)
-    return out
 
 
 # -- canonicalisation -------------------------------------------------------------------------
@@ -165,7 +151,7 @@ def _canon(lefts: set[int], rights: set[int]) -> int:
         i = _TABLE.get(key)
         if i is None:
             i = _canonicalise(lefts, rights, None)
-        if len(_RAW) > CACHE_LIMIT:
+        if len(_RAW) > RAW_LIMIT:
             _RAW.clear()
         _RAW[key] = i
     return i
