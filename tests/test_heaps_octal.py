@@ -57,14 +57,15 @@ def test_digits_mean_leave_none_one_two_heaps() -> None:
 @pytest.fixture(scope="module")
 def game_37() -> OctalGame:
     game = OctalGame("0.37")
-    game.values(40_000)
+    game.values(200_000)  # about 20 s of CPU (benchmarks/bench_octal.py)
     return game
 
 
+@pytest.mark.slow
 def test_37_p_positions_as_erickson_found(game_37: OctalGame) -> None:
-    # The 13 P-positions of ·37 on a 40,000-value prefix (the last one, 407, is far below it);
-    # benchmarks/bench_octal.py checks the full 200,000 and runs 1,000,000 values.
-    assert game_37.p_positions(40_000) == ERICKSON_37_P_POSITIONS
+    # Erickson's search: the first 200,000 values have exactly these 13 P-positions.
+    assert game_37.p_positions(200_000) == ERICKSON_37_P_POSITIONS
+    assert game_37.period(200_000) is None  # "reveals no periodicity"
 
 
 @pytest.mark.parametrize("code", ["0.37", "0.07", "0.77", "4.07", "0.137", "0.6", "0.156", "0.7", "4.7", "0.51"])
@@ -140,6 +141,7 @@ def test_guy_smith_on_small_sequences() -> None:
     assert guy_smith_period([], 0) is None
 
 
+@pytest.mark.slow
 def test_rare_values_of_37_are_few(game_37: OctalGame) -> None:
     # The split the adaptive choice settles on leaves few rare heaps among the later values.
     assert game_37.rare_mask != 0
