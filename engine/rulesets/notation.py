@@ -15,7 +15,7 @@ pot and commas (or whitespace) separate items. Otherwise every digit is one pot.
 ``312``, ``1^8``, ``(10)^3 03 (01)^2``, ``12,0,3``, ``(12,0)^2,5``, ``110••1``, ``#1^8#``.
 
 ``format_pots`` prints digits when every pot holds at most 9 seeds and comma-separated counts
-otherwise, with ``•`` for a full pot; it never compresses, so ``parse_pots(format_pots(s)) == s``.
+otherwise (a single pot of 10+ as ``10,``), with ``•`` for a full pot; it never compresses, so ``parse_pots(format_pots(s)) == s``.
 The empty row prints as ``()`` (an empty group), which parses back to ``()``.
 
 Sizes are bounded (``MAX_POTS`` pots, ``MAX_SEEDS`` seeds in all) and checked *before* a
@@ -62,7 +62,8 @@ def format_pots(state: tuple[int, ...]) -> str:
         return "()"
     if all(v <= 9 or v >= FULL for v in state):
         return "".join("•" if v >= FULL else str(v) for v in state)
-    return ",".join("•" if v >= FULL else str(v) for v in state)
+    text = ",".join("•" if v >= FULL else str(v) for v in state)
+    return text if len(state) > 1 else text + ","  # "10," — a lone comma selects comma mode
 
 
 class _Parser:
