@@ -90,13 +90,15 @@ def test_sigkill_mid_bulk_evaluation_loses_only_the_tail(tmp_path: Path) -> None
         assert again.value is evaluate("sowing", "2^6", InMemoryMemo()).value
 
 
-def _worker(path: str, jobs: list[tuple[str, str]]) -> list[tuple[str, str, bytes, int, bool]]:
+def _worker(path: str, jobs: list[tuple[str, str]], barrier: Any, answers: Any) -> None:
     """Value ``jobs`` into the shared store; report each whole position's stored entry.
 
     The entry is a store game id (checked to rebuild the very same ``Game``) or a nim value.
+    All workers start valuing together (``barrier``) so that their writes really interleave.
     """
     out = []
     with LmdbStore(path, batch_size=64, batch_seconds=0.05) as store:
+        barrier.wait(timeout=120)
         results = [evaluate(ruleset, position, store) for ruleset, position in jobs]
         store.flush()
         for (ruleset, position), result in zip(jobs, results):
@@ -109,19 +111,26 @@ def _worker(path: str, jobs: list[tuple[str, str]]) -> list[tuple[str, str, byte
             else:
                 assert stored == result.value
                 out.append((ruleset, position, result.key, stored, False))
-    return out
+    answers.put(out)
 
 
-JOBS = [("sowing", p) for p in ("1^7", "2^5", "1111011", "3^4", "21^5", "1^6", "2^4 1")] + [
-    ("impartial-sowing", p) for p in ("1^8", "2^5", "3^4", "12^3")
+JOBS = [("sowing", p) for p in ("1^8", "2^5", "1111011", "3^4", "21^5", "1^6", "2^4 1", "2^6")] + [
+    ("impartial-sowing", p) for p in ("1^9", "2^5", "3^4", "12^3")
 ]
 
 
 def test_four_processes_value_overlapping_positions_into_one_store(tmp_path: Path) -> None:
     path = str(tmp_path / "store")
     plans = [JOBS[k:] + JOBS[:k] for k in range(0, 4 * 3, 3)]  # overlapping, in different orders
-    with multiprocessing.get_context("spawn").Pool(4) as pool:
-        answers = pool.starmap(_worker, [(path, plan) for plan in plans])
+    context = multiprocessing.get_context("spawn")
+    barrier, queue = context.Barrier(len(plans)), context.Queue()
+    workers = [context.Process(target=_worker, args=(path, plan, barrier, queue)) for plan in plans]
+    for worker in workers:
+        worker.start()
+    answers = [queue.get(timeout=180) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=60)
+        assert worker.exitcode == 0
     memo: dict[str, InMemoryMemo] = {"sowing": InMemoryMemo(), "impartial-sowing": InMemoryMemo()}
     for ruleset, position in JOBS:
         evaluate(ruleset, position, memo[ruleset])
