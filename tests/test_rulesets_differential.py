@@ -24,11 +24,11 @@ RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari"
 
 
 def random_position(name: str, rng: random.Random) -> State:
-    """Small rows (the references are slow): up to 8 pots and 7 seeds, with gaps; Sowing rows
+    """Small rows (the references are slow): up to 9 pots and 9 seeds, with gaps; Sowing rows
     also get full pots."""
-    budget = rng.randint(2, 7)
+    budget = rng.randint(2, 9)
     pots: list[int] = []
-    while len(pots) < 8 and budget > 0:
+    while len(pots) < 9 and budget > 0:
         r = rng.random()
         if r < 0.25:
             pots.append(0)
@@ -41,9 +41,17 @@ def random_position(name: str, rng: random.Random) -> State:
     return tuple(pots)
 
 
+def distinct_positions(name: str, seed: str, count: int) -> list[State]:
+    """``count`` distinct random positions (seeded)."""
+    rng = random.Random(seed)
+    seen: dict[State, None] = {}
+    while len(seen) < count:
+        seen[random_position(name, rng)] = None
+    return list(seen)
+
+
 def test_reference_move_generators_agree_with_the_rulesets() -> None:
     """Raw options (after stripping empty end pots of unbounded rows) are the same multisets."""
-    rng = random.Random("moves")
     for name in RULESETS:
         rules = get_ruleset(name)
         strip = name != "atomic-wari-board"
@@ -60,8 +68,7 @@ def test_reference_move_generators_agree_with_the_rulesets() -> None:
                 out.append(s)
             return sorted(out)
 
-        for _ in range(2_000):
-            state = random_position(name, rng)
+        for state in distinct_positions(name, "moves", 1_000):
             lefts, rights = moves(name, state)
             assert norm(list(rules.left_options(state))) == norm(lefts), (name, state)
             assert norm(list(rules.right_options(state))) == norm(rights), (name, state)
@@ -71,14 +78,15 @@ def test_reference_move_generators_agree_with_the_rulesets() -> None:
 def test_against_cgt_py(name: str) -> None:
     reference = CgtPyEvaluator(name)
     memo = InMemoryMemo()
-    rng = random.Random(f"{name}-differential")
     cache: dict[int, object] = {}
     rules = get_ruleset(name)
-    for _ in range(N_POSITIONS):
-        state = random_position(name, rng)
+    values = set()
+    for state in distinct_positions(name, f"{name}-differential", N_POSITIONS):
         ours = evaluate(name, state, memo).value
         expected = reference.value(state)
         assert to_cgt_py(ours, cache) == expected, (name, rules.format(state), ours, expected)
+        values.add(ours)
+    assert len(values) >= 5  # the sample is not all zeros
 
 
 @pytest.mark.parametrize("name", RULESETS)
@@ -87,9 +95,7 @@ def test_against_pycgt(name: str) -> None:
 
     reference = PycgtEvaluator(name)
     memo = InMemoryMemo()
-    rng = random.Random(f"{name}-pycgt")
     cache: dict[int, object] = {}
-    for _ in range(N_POSITIONS // 5):
-        state = random_position(name, rng)
+    for state in distinct_positions(name, f"{name}-pycgt", N_POSITIONS // 5):
         ours = evaluate(name, state, memo).value
         assert pycgt.equals(to_pycgt(ours, cache), reference.value(state)), (name, state)

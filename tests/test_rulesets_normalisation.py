@@ -1,6 +1,6 @@
 """Property tests: every normalisation/decomposition rule preserves the value.
 
-For each ruleset, 10,000 random small positions (seeded, so failures reproduce) are valued by the
+For each ruleset, 10,000 distinct random small positions (seeded, so failures reproduce) are valued by the
 brute-force valuer of ``bruteforce.py`` — plain recursion over *raw* options, no rule at all — and
 compared with the value after each rule: ``normalise`` (value, or its negative when mirrored),
 ``components`` (the sum of the components' raw values) and ``direct_value`` (Theorem 3.1). Each
@@ -71,8 +71,12 @@ def random_sparse(rng: random.Random) -> State:
 def check_rules(name: str, generate, fired: Counter[str]) -> None:  # type: ignore[no-untyped-def]
     rules = get_ruleset(name)
     rng = random.Random(f"{name}-normalisation")
-    for _ in range(N_POSITIONS):
+    seen: set[State] = set()
+    while len(seen) < N_POSITIONS:
         state = generate(rng)
+        if state in seen:
+            continue
+        seen.add(state)
         value = raw_value(rules, state)
         canonical, mirrored = rules.normalise(state)
         assert _negate(raw_value(rules, canonical), mirrored) == value, (name, state, canonical, mirrored)
