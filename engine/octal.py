@@ -241,7 +241,7 @@ class HeapGame:
             self._rare.append(n)
             self._rare_values.append(value)
         planes = self._planes
-        if planes is not None:
+        if planes:  # None: not built; []: no batching under this mask
             high = value >> 8
             if high >= len(planes):
                 self._planes = None  # a new plane: rebuilt when next needed
