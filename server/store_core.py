@@ -257,8 +257,8 @@ class _Core(GameTable):
             raise TypeError(f"a store value is a Game or a nim value (int), not {value!r}")
         if not 3 <= len(key) <= self.max_key:
             return  # a memo may forget: keys LMDB cannot hold are simply not stored
-        buffer = self.buffer
-        with self.buffer_lock:
+        with self.buffer_lock:  # (read ``self.buffer`` under the lock: a flush swaps it)
+            buffer = self.buffer
             buffer[key] = (value, explored)
         if len(buffer) >= self.batch_size or (
             self.batch_seconds > 0 and time.monotonic() - self.last_flush >= self.batch_seconds
