@@ -276,7 +276,7 @@ def test_table_5_definitions() -> None:
     assert DOWN2_STAR == g([UP], [ZERO, STAR])
 
 
-@pytest.mark.parametrize("x,y", itertools.product(range(1, 11), range(1, 11)))
+@pytest.mark.parametrize("x,y", list(itertools.product(range(1, 11), range(1, 11))))
 def test_table_5(x: int, y: int) -> None:
     assert value("atomic-wari", f"{x},{y}") == TABLE_5[x - 1][y - 1]
 

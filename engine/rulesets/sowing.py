@@ -98,7 +98,11 @@ def simplify(state: State) -> State:
     t = _strip(state)
     while True:
         n = len(t)
+        if n == 0:
+            return t
         last = n - 1
+        if max(t) <= last >> 1:
+            return t  # a full pot needs more than max(i, last - i) >= last // 2 seeds
         marked = tuple([FULL if v > i and v > last - i else v for i, v in enumerate(t)])
         seeds = 0
         for v in marked:
@@ -121,11 +125,11 @@ def simplify(state: State) -> State:
 
 def _split(t: State) -> list[State]:
     """Rules D1–D2 on a simplified row (recursively on both halves of the first cut found)."""
+    zeros, fulls = t.count(0), t.count(FULL)
+    total = sum(t) - fulls * FULL  # every full pot of a simplified row is exactly FULL
+    if 2 * max(zeros, fulls) < total:
+        return [t]  # a cut needs a run at least max(sA, sB) >= total / 2 long
     n = len(t)
-    total = 0
-    for v in t:
-        if v < FULL:
-            total += v
     left = 0  # sowable seeds strictly left of index i
     i = 0
     while i < n:
