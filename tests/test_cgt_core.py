@@ -174,6 +174,11 @@ def test_deep_games_do_not_overflow_the_stack() -> None:
     assert big.number_value == 3000 and (big - integer(2999)) is ONE
     ups = up_multiple(400)
     assert ups.nus == (0, 400, 0) and ups > ZERO and (ups - up_multiple(399)) is UP
+    # a generic chain of birthday ~2 * 200: G_i = {i mod 3 + *, G_(i-1) | {G_(i-1) | -i}}
+    g = ZERO
+    for i in range(1, 200):
+        g = F([integer(i % 3) + STAR, g], [F([g], [integer(-i)])])
+    assert g <= g + UP and not (g + UP <= g) and (g + UP) - UP is g
 
 
 def test_nus_detection_in_a_fresh_process() -> None:

@@ -2,15 +2,21 @@
 
 Every distinct canonical form exists once: a row of module-level tables indexed by a small int
 ``id`` (``ZERO`` is id 0) and one ``Game`` object per id, so ``==`` is identity and ``hash`` is
-the id. The hot paths (canonicalisation, sums, comparison) work on ids and tuples of ids.
+the id. The tables and the hot paths (canonicalisation, sums, comparison) live in
+``ruma.engine.cgt.kernel`` and work on ids and tuples of ids; ``Game.from_ids`` and
+``Game.by_id`` expose that level to the evaluator.
 
 Canonicalisation (``Game.from_options``): dedupe the option ids, then take fast paths — all
 options nimbers with equal sides (``*mex``), all options numbers (the simplest number between, or
 the switch ``{max L | min R}``) — and otherwise remove dominated options and bypass reversible
-ones until nothing changes (Siegel, *Combinatorial Game Theory*, II.2). Values of the form
+ones until nothing changes (Winning Ways, ch. 3; Siegel, *Combinatorial Game Theory*, ch. II),
+then re-take the fast paths if anything was removed. Values of the form
 ``x + n·↑ + ∗k`` ("NUS", see ``ruma.engine.cgt.nus``) are recognised and carry their triple, so
 their sums, negations and comparisons are plain arithmetic. Sums of a number and a non-number use
-number translation (``x + G = {x + G^L | x + G^R}``).
+number translation (``x + G = {x + G^L | x + G^R}``). Comparisons exit early on stops
+(``LS(G) > LS(H)`` or ``RS(G) > RS(H)`` refute ``G <= H``; ``LS(G) < RS(H)`` proves ``G < H``).
+Sum, comparison and option-list caches are capped (``kernel.CACHE_LIMIT``) and can be dropped
+with ``clear_caches()``; the table of canonical forms only grows.
 
 Recursion: comparisons and canonicalisation recurse along the game tree, so their depth is the
 birthday; games with birthdays below a few hundred are fine under Python's default limit.

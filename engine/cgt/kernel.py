@@ -386,15 +386,20 @@ def _add(a: int, b: int) -> int:
     tb = _NUSV[b]
     if ta is not None and tb is not None:
         r = _nus_id((ta[0] + tb[0], ta[1] + tb[1], ta[2] ^ tb[2]))
-    elif _NUM[a] is not None:
-        r = _canon({_add(a, i) for i in _LO[b]}, {_add(a, i) for i in _RO[b]})
-    elif _NUM[b] is not None:
-        r = _canon({_add(i, b) for i in _LO[a]}, {_add(i, b) for i in _RO[a]})
     else:
-        lefts = {_add(i, b) for i in _LO[a]}
-        lefts.update([_add(a, i) for i in _LO[b]])
-        rights = {_add(i, b) for i in _RO[a]}
-        rights.update([_add(a, i) for i in _RO[b]])
+        # explicit loops (no comprehension frames): recursion depth is one frame per level
+        lefts: set[int] = set()
+        rights: set[int] = set()
+        if _NUM[b] is None:  # number translation: x + G = {x + G^L | x + G^R}
+            for i in _LO[b]:
+                lefts.add(_add(a, i))
+            for i in _RO[b]:
+                rights.add(_add(a, i))
+        if _NUM[a] is None:
+            for i in _LO[a]:
+                lefts.add(_add(i, b))
+            for i in _RO[a]:
+                rights.add(_add(i, b))
         r = _canon(lefts, rights)
     if len(_SUM) > CACHE_LIMIT:
         _SUM.clear()
@@ -411,9 +416,13 @@ def _neg(a: int) -> int:
     if t is not None:
         r = _nus_id((-t[0], -t[1], t[2]))
     else:
-        lefts = tuple(sorted(_neg(i) for i in _RO[a]))
-        rights = tuple(sorted(_neg(i) for i in _LO[a]))
-        r = _intern((lefts, rights), None)
+        lefts = []
+        for i in _RO[a]:
+            lefts.append(_neg(i))
+        rights = []
+        for i in _LO[a]:
+            rights.append(_neg(i))
+        r = _intern((tuple(sorted(lefts)), tuple(sorted(rights))), None)
     _NEG[a] = r
     _NEG[r] = a
     return r
