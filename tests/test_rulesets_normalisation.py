@@ -85,6 +85,7 @@ def check_rules(name: str, generate, fired: Counter[str]) -> None:  # type: igno
         if mirrored:
             fired["mirror"] += 1
         pieces = list(rules.components(state))
+        assert rules.decompose(state) == [rules.normalise(p) for p in pieces], (name, state)  # the fused form
         assert sum_values(rules, [raw_value(rules, p) for p in pieces]) == value, (name, state, pieces)
         if len(pieces) > 1:
             fired["split"] += 1

@@ -245,6 +245,14 @@ class AtomicWariRuleset(Ruleset):
         pieces.append(t[start:])
         return [p for p in pieces if max(p, default=0) >= 2]
 
+    def decompose(self, state: State) -> list[tuple[State, bool]]:
+        """``components`` oriented: they are already stripped, so only the mirror is left."""
+        out: list[tuple[State, bool]] = []
+        for piece in self.components(state):
+            r = piece[::-1]
+            out.append((r, True) if r < piece else (piece, False))
+        return out
+
     def direct_value(self, state: State) -> object | None:
         """Theorem 3.1 for sparse rows: ``nimber`` of the ·37 nim sum (D3)."""
         k = sparse_nim_value(state)

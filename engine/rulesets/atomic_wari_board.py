@@ -103,6 +103,14 @@ class AtomicWariBoardRuleset(Ruleset):
         pieces.append(state[start:])
         return [trim_margins(piece) for piece in pieces if max(piece, default=0) >= 2]
 
+    def decompose(self, state: State) -> list[tuple[State, bool]]:
+        """``components`` oriented: they are already trimmed, so only the mirror is left."""
+        out: list[tuple[State, bool]] = []
+        for piece in self.components(state):
+            r = piece[::-1]
+            out.append((r, True) if r < piece else (piece, False))
+        return out
+
     def direct_value(self, state: State) -> object | None:
         """B4: Theorem 3.1 when the margins are wide and every pot holds at most 2 seeds."""
         if reach_left(state) < 0 or reach_right(state) > len(state) - 1:

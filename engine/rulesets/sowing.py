@@ -195,6 +195,14 @@ class SowingRuleset(Ruleset):
         t = simplify(state)
         return _split(t) if t else []
 
+    def decompose(self, state: State) -> list[tuple[State, bool]]:
+        """``components`` oriented: they are already simplified, so only the mirror is left."""
+        out: list[tuple[State, bool]] = []
+        for piece in self.components(state):
+            r = piece[::-1]
+            out.append((r, True) if r < piece else (piece, False))
+        return out
+
     def key(self, state: State) -> bytes:
         """Bytes of the counts (a full pot as 255), or their decimal text if a count exceeds 254."""
         prefix = bytes((self.code, self.version))
