@@ -79,6 +79,7 @@ def check_rules(name: str, generate, fired: Counter[str]) -> None:  # type: igno
         seen.add(state)
         value = raw_value(rules, state)
         canonical, mirrored = rules.normalise(state)
+        assert rules.normalise(canonical) == (canonical, False), (name, state)  # idempotent
         assert _negate(raw_value(rules, canonical), mirrored) == value, (name, state, canonical, mirrored)
         if canonical != state:
             fired["normalise"] += 1
