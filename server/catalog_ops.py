@@ -25,12 +25,15 @@ from ruma.engine.evaluator import evaluate, format_value
 from ruma.engine.families import enumerate_instances, parse_domain, parse_family, substitute_claim
 from ruma.engine.memo import InMemoryMemo, Memo
 from ruma.engine.rulesets import get_ruleset
+from ruma.engine.verify import claim_holds
 from ruma.server.catalog import Catalog, NamedPosition, PositionTag, Theorem, VerificationRun
 from ruma.server.catalog_properties import PROPERTIES, check_property, claim_kind, deuce_runs, octal_037
 
 __all__ = ["CatalogOps", "CatalogError", "PROPERTIES", "octal_037", "deuce_runs", "parse_value"]
 
 MAX_VERIFY_INSTANCES = 100_000
+SEARCH_NODES = 2_000_000
+"""Positions the claim search may visit per instance before the instance is valued instead."""
 
 
 class CatalogError(RumaInputError):
@@ -367,12 +370,30 @@ class CatalogOps:
 
     def _check(self, ruleset: str, position: str, kind: str, claim: str, values: dict[str, int],
                should_cancel: Callable[[], bool] | None) -> tuple[bool, str, str | None, int]:
-        """(holds, computed value text, claimed text, positions valued) for one instance."""
-        ev = evaluate(ruleset, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
-        computed, cost = format_value(ev.value), ev.stats.positions_valued
+        """(holds, computed value text, claimed text, positions valued) for one instance.
+
+        A value claim is decided from the memo when the instance is stored; otherwise by searching
+        ``position − claim`` for winning first moves (``ruma.engine.verify``: equal iff that is a
+        second-player win), which for theorem families with short proofs visits a handful of
+        positions where the canonical form would need exponentially many. Only a refuted instance
+        is valued in full, so that the run records its computed value.
+        """
         if kind == "value":
             claimed = parse_value(substitute_claim(claim, values))
-            return ev.game is claimed, computed, format_value(claimed), cost
+            try:  # a pure memo lookup: computing even one position raises
+                stored = evaluate(ruleset, position, self.memo, max_positions=0)
+                return stored.game is claimed, format_value(stored.value), format_value(claimed), 0
+            except LimitExceededError:
+                pass
+            try:
+                if claim_holds(ruleset, position, claimed, max_nodes=self.max_positions or SEARCH_NODES):
+                    return True, format_value(claimed), format_value(claimed), 0
+            except LimitExceededError:
+                pass  # the search is too large: value the instance instead
+            ev = evaluate(ruleset, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
+            return ev.game is claimed, format_value(ev.value), format_value(claimed), ev.stats.positions_valued
+        ev = evaluate(ruleset, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
+        computed, cost = format_value(ev.value), ev.stats.positions_valued
         holds, claimed_text = check_property(claim, ev, self._twin_evaluator(should_cancel))
         return holds, computed, claimed_text, cost
 

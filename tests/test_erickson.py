@@ -9,13 +9,13 @@ the computation disagree, the computed value is confirmed by the cgt-py referenc
 from __future__ import annotations
 
 import itertools
-import os
 from fractions import Fraction
 
 import pytest
 
 from bruteforce import raw_value
 from ruma.engine.cgt import STAR, UP, ZERO, Game, integer, nimber, number, up_multiple
+from ruma.engine.verify import claim_holds
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
@@ -122,6 +122,25 @@ def test_theorem_2_5(m: int, n: int) -> None:
     assert value("sowing", f"(10)^{m} 2 (01)^{n}") == g([integer(n)], [integer(-m)])
 
 
+# All m, n <= 6: the claims decided by ruma.engine.verify (G = H iff G - H is a second-player
+# win), which searches for winning first moves instead of building canonical forms.
+ALL = [(m, n) for m in range(7) for n in range(7)]
+
+
+@pytest.mark.parametrize("m,n", ALL)
+def test_theorems_2_2_to_2_5_for_all_m_n_up_to_6(m: int, n: int) -> None:
+    assert claim_holds("sowing", f"(10)^{m} 03 (01)^{n}", ZERO)
+    if (m, n) != (0, 0):
+        assert claim_holds("sowing", f"(01)^{m} 2 (01)^{n}", integer(n + 1))
+        # and the neighbouring integers are refuted, so the search is not vacuous
+        assert not claim_holds("sowing", f"(01)^{m} 2 (01)^{n}", integer(n))
+    if m > 0 and n > 0:
+        assert claim_holds("sowing", f"(10)^{m} 2 (01)^{n}", g([integer(n)], [integer(-m)]))
+        assert not claim_holds("sowing", f"(10)^{m} 2 (01)^{n}", g([integer(n + 1)], [integer(-m)]))
+    if m == 0 and n > 0:
+        assert claim_holds("sowing", f"11(01)^{n}", g([integer(n + 1)], [ZERO]))
+
+
 # --- Table 1: some partizan Sowing values (legible entries) --------------------------------------
 
 TABLE_1 = [
@@ -175,7 +194,7 @@ TABLE_4 = [
     ("3••3", 1), ("3^4", 1), ("33•33", 2), ("3^5", 2), ("3^6", 0), ("3^7", 3),
     ("•3•3•", 1), ("•3^3•", 1), ("•3^4•", 1), ("•3^5•", 3), ("•3^6•", 0),
 ]
-# 10-60 s each on one core: run with RUMA_SLOW_TESTS=1 (skipped otherwise, and reported so)
+# 10-60 s each on one core (marked slow; they run in every test run)
 TABLE_4_EXPENSIVE = [
     ("1^11", 0), ("1^12", 0), ("•1^10•", 0), ("2^8", 2), ("•2^7•", 2), ("3^8", 3), ("•3^7•", 2),
 ]
@@ -196,7 +215,6 @@ def test_table_4(position: str, expected: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("RUMA_SLOW_TESTS"), reason="10-60 s each; set RUMA_SLOW_TESTS=1")
 @pytest.mark.parametrize("position,expected", TABLE_4_EXPENSIVE, ids=[p for p, _ in TABLE_4_EXPENSIVE])
 def test_table_4_expensive(position: str, expected: int) -> None:
     assert value("impartial-sowing", table_position(position)) == nimber(expected)
