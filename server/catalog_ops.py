@@ -225,26 +225,35 @@ class CatalogOps:
         return found
 
     def search_stored(self, ruleset: str, value: str, limit: int = 20) -> list[dict[str, Any]]:
-        """Every position of ``ruleset`` in the store with value ``value``, simplest first."""
+        """Every position of ``ruleset`` in the store with value ``value``, simplest first.
+
+        The store keeps positions in their canonical orientation, so for a partizan ruleset the
+        mirror images of the positions stored with value ``-value`` are answers too (reversing a
+        row swaps the players: Erickson's rulesets are left-right symmetric).
+        """
         if self.store is None or not hasattr(self.store, "positions_with_value"):
             raise CatalogError("searching stored positions needs a store (--data DIR with a store, or a server)")
-        from ruma.server.store_codec import decode_state_key
+        from ruma.server.store_keys import state_of_key
 
         rules = get_ruleset(ruleset)
         game = parse_value(value)
-        wanted: Any = game.nim_value if rules.impartial else game
-        if wanted is None:
-            return []
+        wanted: list[tuple[Any, bool]] = [(game.nim_value, False)] if rules.impartial else [(game, False)]
+        if not rules.impartial and -game != game:
+            wanted.append((-game, True))
         out = []
-        for key in self.store.positions_with_value(rules.code, wanted, limit):
-            entry: dict[str, Any] = {"ruleset": rules.name, "key": key.hex(), "value": format_value(game)}
-            try:
-                _, version, state = decode_state_key(key)
-                entry["position"] = rules.format(state) if version == rules.version else None
-            except ValueError:
-                entry["position"] = None
-            out.append(entry)
-        return out
+        for target, mirrored in wanted:
+            if target is None:
+                continue
+            for key in self.store.positions_with_value(rules.code, target, limit):
+                entry: dict[str, Any] = {"ruleset": rules.name, "key": key.hex(), "value": format_value(game)}
+                try:
+                    _, state = state_of_key(key)
+                    entry["position"] = rules.format(tuple(reversed(state)) if mirrored else state)
+                except ValueError:  # a key of another ruleset version, or not decodable
+                    entry["position"] = None
+                entry["mirrored"] = mirrored
+                out.append(entry)
+        return out[:limit]
 
     # -- theorems ------------------------------------------------------------------------------------
     def add_theorem(self, name: str, ruleset: str, family: str, claim: str, domain: str = "", *,

@@ -11,16 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ruma.client.cli import add_json_flag
 from ruma.engine.errors import RumaError
 from ruma.engine.evaluator import evaluate, format_value
 from ruma.engine.memo import InMemoryMemo
-from ruma.engine.rulesets import Ruleset, ruleset_by_code
-from ruma.engine.rulesets.base import State
 from ruma.server import store_codec as codec
 from ruma.server.store import LmdbStore, Value
+from ruma.server.store_keys import state_of_key
 
 
 @dataclass
@@ -35,51 +34,6 @@ class VerifyReport:
         """JSON-able form."""
         return {"checked": self.checked, "skipped": self.skipped, "mismatches": self.mismatches,
                 "ok": not self.mismatches}
-
-
-def _sowing_state(key: bytes) -> State:
-    """Sowing's key (``SowingRuleset.key``): the base encoding with a full pot as 255 / ``F``."""
-    from ruma.engine.rulesets.notation import FULL
-
-    if key[2] == 0:
-        return tuple(FULL if v == 255 else v for v in key[3:])
-    if key[2] == 1:
-        text = bytes(key[3:]).decode("ascii")
-        return tuple(FULL if part == "F" else int(part) for part in text.split(",")) if text else ()
-    raise codec.CodecError(f"sowing key {key!r} has an unknown tag {key[2]}")
-
-
-#: decoders of rulesets that override ``Ruleset.key`` without offering ``state_from_key``
-_KEY_DECODERS: dict[str, Callable[[bytes], State]] = {
-    "sowing": _sowing_state,
-    "impartial-sowing": _sowing_state,
-}
-
-
-def state_of_key(key: bytes) -> tuple[Ruleset, State]:
-    """The ruleset and normalised state a stored key was made from; raises ``CodecError``.
-
-    Uses the ruleset's ``state_from_key(key)`` if it has one, else the base key encoding
-    (``Ruleset.key``) or a known override; every decoding is checked by re-encoding it.
-    """
-    ruleset = ruleset_by_code(key[0]) if len(key) >= 3 else None
-    if ruleset is None:
-        raise codec.CodecError(f"no installed ruleset has the code of key {key!r}")
-    if ruleset.version != key[1]:
-        raise codec.CodecError(f"key {key!r} is of {ruleset.name} version {key[1]}, installed is {ruleset.version}")
-    decoder = getattr(ruleset, "state_from_key", None) or _KEY_DECODERS.get(ruleset.name)
-    try:
-        if decoder is not None:
-            state = tuple(decoder(key))
-        elif type(ruleset).key is Ruleset.key:
-            state = codec.decode_state_key(key)[2]
-        else:
-            raise codec.CodecError(f"{ruleset.name} overrides key(); its keys cannot be decoded")
-    except (ValueError, IndexError) as error:
-        raise codec.CodecError(f"cannot decode key {key!r} of {ruleset.name}: {error}") from error
-    if ruleset.key(state) != key:
-        raise codec.CodecError(f"decoded state {state!r} does not re-encode to key {key!r} ({ruleset.name})")
-    return ruleset, state
 
 
 def _show(value: Value) -> str:

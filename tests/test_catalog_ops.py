@@ -185,6 +185,17 @@ def test_stored_search_uses_the_store_index(tmp_path: Path) -> None:
         assert seeds == sorted(seeds)  # simplest first: fewest seeds
 
 
+def test_stored_search_prints_full_pots(tmp_path: Path) -> None:
+    # Sowing keys store a full pot as a marker byte: the search must print it as a full pot.
+    from ruma.server.store import LmdbStore
+
+    with LmdbStore(tmp_path / "store") as store, Catalog.open(tmp_path) as catalog:
+        ops = CatalogOps(catalog, store=store)
+        ops.add_position("one-full", "sowing", "•1", evaluate_now=True)  # = {|0} = -1 (Right sows onto •)
+        positions = [d["position"] for d in ops.search_stored("sowing", "-1", limit=50)]
+        assert "•1" in positions or "1•" in positions, positions
+
+
 def test_errors_quote_the_input(ops: CatalogOps) -> None:
     ops.add_position("p", "sowing", "312")
     with pytest.raises(CatalogError, match="'p' already exists"):

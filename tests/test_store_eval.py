@@ -16,7 +16,8 @@ from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server import store_codec as codec
-from ruma.server.commands_store import state_of_key, verify_store
+from ruma.server.commands_store import verify_store
+from ruma.server.store_keys import state_of_key
 from ruma.server.store import LmdbStore
 
 
