@@ -1,7 +1,8 @@
 """ruma.engine: exact combinatorial-game values of sowing games, as a plain library.
 
-    >>> from ruma.engine import evaluate
-    >>> evaluate("sowing", "312").value          # doctest: +SKIP
+    >>> from ruma.engine import evaluate, parse_game
+    >>> evaluate("sowing", "312").value == parse_game("{0|-2}")
+    True
 """
 
 from __future__ import annotations
@@ -19,8 +20,32 @@ from ruma.engine.errors import (
 
 ENGINE_VERSION = "0.1.0"
 
+_LAZY = {
+    "evaluate": "ruma.engine.evaluator",
+    "option_values": "ruma.engine.evaluator",
+    "Evaluation": "ruma.engine.evaluator",
+    "claim_holds": "ruma.engine.verify",
+    "get_ruleset": "ruma.engine.rulesets",
+    "ruleset_names": "ruma.engine.rulesets",
+    "Game": "ruma.engine.cgt",
+    "parse_game": "ruma.engine.cgt",
+    "format_game": "ruma.engine.cgt",
+    "InMemoryMemo": "ruma.engine.memo",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Import the library's main entry points on first use (keeps ``import ruma.engine`` cheap)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ruma.engine' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 __all__ = [
     "ENGINE_VERSION",
+    *_LAZY,
     "CancelledError",
     "LimitExceededError",
     "NotAtomicError",
