@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import ZERO, Game, nimber
-from ruma.engine.cgt.nim import mex
 from ruma.engine.errors import CancelledError, LimitExceededError, NotAtomicError, RumaInputError
 from ruma.engine.memo import InMemoryMemo, Memo
 from ruma.engine.rulesets import get_ruleset
@@ -204,11 +203,31 @@ class _Search:
         """The value of a normalised component, valuing every unknown follower first."""
         if self.known(root):
             return self.values[root]
-        rules, values = self.rules, self.values
-        impartial = rules.impartial
-        decompose, known, combine = self.decompose, self.known, self.combine
-        should_cancel = self.should_cancel
-        expanded: dict[State, list[list[list[tuple[State, bool]]]]] = {}
+        if self.rules.impartial:
+            self._search_impartial(root)
+        else:
+            self._search_partizan(root)
+        return self.values[root]
+
+    def _loopy(self, component: State) -> RumaInputError:
+        rules = self.rules
+        return RumaInputError(f"position {rules.format(component)!r} of {rules.name} repeats: the game is loopy")
+
+    def _cancelled(self, root: State) -> CancelledError:
+        rules = self.rules
+        return CancelledError(f"evaluation of {rules.format(root)!r} ({rules.name}) was cancelled")
+
+    def _direct(self) -> Callable[[State], object | None] | None:
+        """The ruleset's ``direct_value``, or None when it is the base class's (always None)."""
+        rules = self.rules
+        return None if type(rules).direct_value is Ruleset.direct_value else rules.direct_value
+
+    def _search_impartial(self, root: State) -> None:
+        """Iterative depth-first search on nim values (ints only): xor within, mex across options."""
+        rules, values, pieces_of = self.rules, self.values, self.pieces
+        rules_decompose, options_of, direct = rules.decompose, rules.options, self._direct()
+        known, store, should_cancel = self.known, self._store, self.should_cancel
+        expanded: dict[State, list[list[tuple[State, bool]]]] = {}
         stack: list[State] = [root]
         steps = 0
         while stack:
@@ -218,46 +237,108 @@ class _Search:
                 continue
             steps += 1
             if should_cancel is not None and steps % CANCEL_CHECK_INTERVAL == 0 and should_cancel():
-                raise CancelledError(f"evaluation of {rules.format(root)!r} ({rules.name}) was cancelled")
-            sides = expanded.get(state)
-            if sides is None:
-                direct = rules.direct_value(state)
+                raise self._cancelled(root)
+            options = expanded.get(state)
+            if options is None:
                 if direct is not None:
-                    self._store(state, direct)  # type: ignore[arg-type]
-                    continue
-                if impartial:
-                    sides = [[decompose(option) for option in rules.options(state)]]
-                else:
-                    sides = [
-                        [decompose(option) for option in rules.left_options(state)],
-                        [decompose(option) for option in rules.right_options(state)],
-                    ]
-                expanded[state] = sides
+                    found = direct(state)
+                    if found is not None:
+                        store(state, found)  # type: ignore[arg-type]
+                        continue
+                options = []
+                for option in options_of(state):
+                    pieces = pieces_of.get(option)
+                    if pieces is None:
+                        pieces = pieces_of[option] = rules_decompose(option)
+                    options.append(pieces)
+                expanded[state] = options
             missing = False
-            for side in sides:
-                for pieces in side:
-                    for component, _ in pieces:
-                        if component not in values and not known(component):
+            seen: set[int] = set()
+            for pieces in options:
+                total = 0
+                for component, _ in pieces:
+                    value = values.get(component)
+                    if value is None:
+                        if not known(component):
                             if component in expanded:  # an unfinished ancestor: play would loop
-                                raise RumaInputError(
-                                    f"position {rules.format(component)!r} of {rules.name} repeats: the game is loopy"
-                                )
+                                raise self._loopy(component)
                             stack.append(component)
                             missing = True
+                            continue
+                        value = values[component]
+                    total ^= value  # type: ignore[operator]
+                seen.add(total)
             if missing:
                 continue
             del expanded[state]
-            if impartial:
-                self._store(state, mex([combine(pieces) for pieces in sides[0]]))  # type: ignore[misc]
-            else:
-                self._store(
-                    state,
-                    Game.from_options(
-                        [combine(pieces) for pieces in sides[0]],  # type: ignore[misc]
-                        [combine(pieces) for pieces in sides[1]],  # type: ignore[misc]
-                    ),
-                )
-        return values[root]
+            mex = 0
+            while mex in seen:
+                mex += 1
+            store(state, mex)
+
+    def _search_partizan(self, root: State) -> None:
+        """Iterative depth-first search on canonical forms: sum within, ``{L | R}`` across options."""
+        rules, values, pieces_of = self.rules, self.values, self.pieces
+        rules_decompose, direct = rules.decompose, self._direct()
+        left_of, right_of = rules.left_options, rules.right_options
+        known, store, should_cancel = self.known, self._store, self.should_cancel
+        from_options = Game.from_options
+        expanded: dict[State, tuple[list[list[tuple[State, bool]]], int]] = {}
+        stack: list[State] = [root]
+        steps = 0
+        while stack:
+            state = stack[-1]
+            if state in values:
+                stack.pop()
+                continue
+            steps += 1
+            if should_cancel is not None and steps % CANCEL_CHECK_INTERVAL == 0 and should_cancel():
+                raise self._cancelled(root)
+            entry = expanded.get(state)
+            if entry is None:
+                if direct is not None:
+                    found = direct(state)
+                    if found is not None:
+                        store(state, found)  # type: ignore[arg-type]
+                        continue
+                options: list[list[tuple[State, bool]]] = []
+                for option in left_of(state):
+                    pieces = pieces_of.get(option)
+                    if pieces is None:
+                        pieces = pieces_of[option] = rules_decompose(option)
+                    options.append(pieces)
+                split = len(options)
+                for option in right_of(state):
+                    pieces = pieces_of.get(option)
+                    if pieces is None:
+                        pieces = pieces_of[option] = rules_decompose(option)
+                    options.append(pieces)
+                entry = expanded[state] = (options, split)
+            options, split = entry
+            missing = False
+            for pieces in options:
+                for component, _ in pieces:
+                    if component not in values and not known(component):
+                        if component in expanded:  # an unfinished ancestor: play would loop
+                            raise self._loopy(component)
+                        stack.append(component)
+                        missing = True
+            if missing:
+                continue
+            del expanded[state]
+            sums: list[Game] = []
+            for pieces in options:
+                if len(pieces) == 1:
+                    component, mirrored = pieces[0]
+                    single: Game = values[component]  # type: ignore[assignment]
+                    sums.append(-single if mirrored else single)
+                else:
+                    game: Game = ZERO
+                    for component, mirrored in pieces:
+                        part: Game = values[component]  # type: ignore[assignment]
+                        game = game - part if mirrored else game + part
+                    sums.append(game)
+            store(state, from_options(sums[:split], sums[split:]))
 
     def _store(self, state: State, value: Value) -> None:
         """Record a computed component value locally and in the memo; enforce limits; report progress."""
