@@ -173,6 +173,8 @@ _OCTAL: list[Any] = []
 def sparse_nim_value(state: State) -> int | None:
     """Theorem 3.1: the nim value of a sparse row (every pot <= 2), or None if not sparse or
     if ``ruma.engine.octal`` is unavailable."""
+    if state and max(state) > 2:
+        return None
     runs: list[int] = []
     m = 0
     for v in state:
@@ -246,7 +248,17 @@ class AtomicWariRuleset(Ruleset):
         return [p for p in pieces if max(p, default=0) >= 2]
 
     def decompose(self, state: State) -> list[tuple[State, bool]]:
-        """``components`` oriented: they are already stripped, so only the mirror is left."""
+        """``components`` oriented: they are already stripped, so only the mirror is left.
+
+        Fast path: a cut between pots ``a < b`` needs ``Q < P``, and ``Q >= S - 1`` (``j = 0``
+        with the prefix's ``S`` seeds) while ``P <= n - T`` (``j = n - 1`` with the suffix's
+        ``T`` seeds); so a stripped row of ``n`` pots holding more than ``n`` seeds has no cut,
+        and it has a pot with 2 or more seeds, so it is one live component.
+        """
+        t = _strip(state)
+        if sum(t) > len(t):
+            r = t[::-1]
+            return [(r, True) if r < t else (t, False)]
         out: list[tuple[State, bool]] = []
         for piece in self.components(state):
             r = piece[::-1]

@@ -206,6 +206,13 @@ class SowingRuleset(Ruleset):
     def key(self, state: State) -> bytes:
         """Bytes of the counts (a full pot as 255), or their decimal text if a count exceeds 254."""
         prefix = bytes((self.code, self.version))
+        try:
+            body = bytes(state)  # fast path: every count in 0..255 (255 itself is not a count here)
+        except ValueError:
+            pass
+        else:
+            if 255 not in body:
+                return prefix + b"\x00" + body
         if all(v < 255 or v >= FULL for v in state):
             return prefix + b"\x00" + bytes([255 if v >= FULL else v for v in state])
         return prefix + b"\x01" + ",".join(["F" if v >= FULL else str(v) for v in state]).encode()
