@@ -42,9 +42,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Sequence
 
-from ruma.engine.errors import PositionError
-from ruma.engine.rulesets.base import Ruleset, State
-from ruma.engine.rulesets.notation import format_pots, parse_pots
+from ruma.engine.rulesets.base import State
+from ruma.engine.rulesets.notation import PotRowRuleset
 
 __all__ = [
     "ATOMIC_WARI",
@@ -200,7 +199,7 @@ def sparse_nim_value(state: State) -> int | None:
     return total
 
 
-class AtomicWariRuleset(Ruleset):
+class AtomicWariRuleset(PotRowRuleset):
     """Partizan Atomic Wari on an unbounded row."""
 
     name: ClassVar[str] = "atomic-wari"
@@ -208,17 +207,6 @@ class AtomicWariRuleset(Ruleset):
     version: ClassVar[int] = 1
     impartial: ClassVar[bool] = False
     description: ClassVar[str] = "Erickson's Atomic Wari (1996 §3) on an unbounded row"
-
-    def parse(self, text: str) -> State:
-        """Digits or comma-separated counts, ``^`` repetition and ``( )`` groups."""
-        return parse_pots(text)
-
-    def format(self, state: State) -> str:
-        """Digits (or comma-separated counts)."""
-        for v in state:
-            if v < 0:
-                raise PositionError(f"negative seed count in state {state!r}")
-        return format_pots(state)
 
     def left_options(self, state: State) -> list[State]:
         """Left's options: rightward sowings."""
@@ -230,11 +218,7 @@ class AtomicWariRuleset(Ruleset):
 
     def normalise(self, state: State) -> tuple[State, bool]:
         """N1 (strip empty end pots), then the lexicographically smaller orientation (N2)."""
-        t = _strip(state)
-        r = t[::-1]
-        if r < t:
-            return r, True
-        return t, False
+        return self.oriented(_strip(state))
 
     def components(self, state: State) -> Sequence[State]:
         """Stripped independent components (D1), value-0 components omitted (D2)."""

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from typing import ClassVar, Sequence
 
-from ruma.engine.errors import PositionError
 from ruma.engine.rulesets.atomic_wari import (
     _sow_left_from,
     _sow_right_from,
@@ -40,8 +39,8 @@ from ruma.engine.rulesets.atomic_wari import (
     reach_right,
     sparse_nim_value,
 )
-from ruma.engine.rulesets.base import Ruleset, State
-from ruma.engine.rulesets.notation import format_pots, parse_pots
+from ruma.engine.rulesets.base import State
+from ruma.engine.rulesets.notation import PotRowRuleset
 
 __all__ = ["ATOMIC_WARI_BOARD", "AtomicWariBoardRuleset", "trim_margins"]
 
@@ -56,7 +55,7 @@ def trim_margins(state: State) -> State:
     return state[lo : hi + 1]
 
 
-class AtomicWariBoardRuleset(Ruleset):
+class AtomicWariBoardRuleset(PotRowRuleset):
     """Partizan Atomic Wari on a fixed board: sowing past either end is illegal."""
 
     name: ClassVar[str] = "atomic-wari-board"
@@ -64,17 +63,6 @@ class AtomicWariBoardRuleset(Ruleset):
     version: ClassVar[int] = 1
     impartial: ClassVar[bool] = False
     description: ClassVar[str] = "Atomic Wari on a fixed board (Mancala World rules): no sowing past the ends"
-
-    def parse(self, text: str) -> State:
-        """Digits or comma-separated counts; every pot, empty ones included, is part of the board."""
-        return parse_pots(text)
-
-    def format(self, state: State) -> str:
-        """Digits (or comma-separated counts), empty pots included."""
-        for v in state:
-            if v < 0:
-                raise PositionError(f"negative seed count in state {state!r}")
-        return format_pots(state)
 
     def left_options(self, state: State) -> list[State]:
         """Rightward sowings that stay on the board."""
@@ -87,11 +75,7 @@ class AtomicWariBoardRuleset(Ruleset):
 
     def normalise(self, state: State) -> tuple[State, bool]:
         """B1 (cut unreachable margins), then the lexicographically smaller orientation (B2)."""
-        t = trim_margins(state)
-        r = t[::-1]
-        if r < t:
-            return r, True
-        return t, False
+        return self.oriented(trim_margins(state))
 
     def components(self, state: State) -> Sequence[State]:
         """Independent boards (B3), margins cut (B1), value-0 boards omitted."""

@@ -25,8 +25,9 @@ repetition is expanded, so ``(1^9999)^9999`` is refused without building it.
 from __future__ import annotations
 
 from ruma.engine.errors import NotationError, PositionError
+from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["FULL", "MAX_POTS", "MAX_SEEDS", "parse_pots", "format_pots"]
+__all__ = ["FULL", "MAX_POTS", "MAX_SEEDS", "PotRowRuleset", "parse_pots", "format_pots"]
 
 MAX_POTS = 10_000
 """The most pots a parsed position may have."""
@@ -64,6 +65,29 @@ def format_pots(state: tuple[int, ...]) -> str:
         return "".join("•" if v >= FULL else str(v) for v in state)
     text = ",".join("•" if v >= FULL else str(v) for v in state)
     return text if len(state) > 1 else text + ","  # "10," — a lone comma selects comma mode
+
+
+class PotRowRuleset(Ruleset):
+    """What the row-of-pots rulesets share: the paper's notation and the mirror orientation."""
+
+    def parse(self, text: str) -> State:
+        """Digits or comma-separated counts, ``^`` repetition and ``( )`` groups."""
+        return parse_pots(text)
+
+    def format(self, state: State) -> str:
+        """Digits (or comma-separated counts when a pot holds 10 or more)."""
+        for v in state:
+            if v < 0:
+                raise PositionError(f"negative seed count in state {state!r}")
+        return format_pots(state)
+
+    @staticmethod
+    def oriented(row: State) -> tuple[State, bool]:
+        """The lexicographically smaller of ``row`` and its mirror image, and whether it is the mirror."""
+        mirror = row[::-1]
+        if mirror < row:
+            return mirror, True
+        return row, False
 
 
 class _Parser:

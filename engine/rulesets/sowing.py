@@ -50,9 +50,8 @@ from __future__ import annotations
 
 from typing import ClassVar, Sequence
 
-from ruma.engine.errors import PositionError
-from ruma.engine.rulesets.base import Ruleset, State
-from ruma.engine.rulesets.notation import FULL, format_pots, parse_pots
+from ruma.engine.rulesets.base import State
+from ruma.engine.rulesets.notation import FULL, PotRowRuleset, parse_pots
 
 __all__ = ["SOWING", "IMPARTIAL_SOWING", "SowingRuleset", "ImpartialSowingRuleset", "simplify"]
 
@@ -154,7 +153,7 @@ def _split(t: State) -> list[State]:
     return [t]
 
 
-class SowingRuleset(Ruleset):
+class SowingRuleset(PotRowRuleset):
     """Partizan Sowing: Left sows rightwards, Right leftwards."""
 
     name: ClassVar[str] = "sowing"
@@ -167,13 +166,6 @@ class SowingRuleset(Ruleset):
         """Digits, commas, ``•``/``#`` for full pots, ``^`` repetition and ``( )`` groups."""
         return tuple([FULL if v >= FULL else v for v in parse_pots(text, allow_full=True)])
 
-    def format(self, state: State) -> str:
-        """Digits (or comma-separated counts), ``•`` for a full pot."""
-        for v in state:
-            if v < 0:
-                raise PositionError(f"negative seed count in state {state!r}")
-        return format_pots(state)
-
     def left_options(self, state: State) -> list[State]:
         """Left's options: rightward sowings."""
         return sow_right(state)
@@ -184,11 +176,7 @@ class SowingRuleset(Ruleset):
 
     def normalise(self, state: State) -> tuple[State, bool]:
         """N1–N3, then the lexicographically smaller orientation (N4)."""
-        t = simplify(state)
-        r = t[::-1]
-        if r < t:
-            return r, True
-        return t, False
+        return self.oriented(simplify(state))
 
     def components(self, state: State) -> Sequence[State]:
         """Simplified independent components (D1–D2), value-0 components omitted."""
