@@ -23,7 +23,7 @@ class NotationError(RumaInputError):
         self.text = text
         self.index = index
         self.reason = reason
-        pointer = " " * (index + 1) + "^"
+        pointer = " " * (index + 2) + "^"  # under the character: one space and the quote precede it
         super().__init__(f"cannot parse {text!r} at column {index + 1}: {reason}\n {text!r}\n{pointer}")
 
 
