@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Sequence
 
 from ruma.engine.rulesets.base import State
-from ruma.engine.rulesets.notation import PotRowRuleset
+from ruma.engine.rulesets.notation import BothDirections, PotRowRuleset
 
 __all__ = [
     "ATOMIC_WARI",
@@ -259,25 +259,13 @@ class AtomicWariRuleset(PotRowRuleset):
         return nimber(k)
 
 
-class ImpartialAtomicWariRuleset(AtomicWariRuleset):
+class ImpartialAtomicWariRuleset(BothDirections, AtomicWariRuleset):
     """Impartial Atomic Wari: either player sows in either direction."""
 
     name: ClassVar[str] = "impartial-atomic-wari"
     code: ClassVar[int] = 4
     impartial: ClassVar[bool] = True
     description: ClassVar[str] = "Impartial Atomic Wari (Erickson 1996 §3): either player, either direction"
-
-    def left_options(self, state: State) -> list[State]:
-        """Every option: sowings in both directions."""
-        return sow_right(state) + sow_left(state)
-
-    def right_options(self, state: State) -> list[State]:
-        """Every option (the same as ``left_options``)."""
-        return sow_right(state) + sow_left(state)
-
-    def options(self, state: State) -> list[State]:
-        """Every option."""
-        return sow_right(state) + sow_left(state)
 
     def direct_value(self, state: State) -> object | None:
         """Theorem 3.1 for sparse rows: the ·37 nim sum (D3)."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 from ruma.engine.errors import NotationError, PositionError
 from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["FULL", "MAX_POTS", "MAX_SEEDS", "PotRowRuleset", "parse_pots", "format_pots"]
+__all__ = ["FULL", "MAX_POTS", "MAX_SEEDS", "BothDirections", "PotRowRuleset", "parse_pots", "format_pots"]
 
 MAX_POTS = 10_000
 """The most pots a parsed position may have."""
@@ -88,6 +88,26 @@ class PotRowRuleset(Ruleset):
         if mirror < row:
             return mirror, True
         return row, False
+
+
+class BothDirections(PotRowRuleset):
+    """The impartial version of a row ruleset: either player makes either player's moves.
+
+    Put it before the partizan ruleset in the bases (``class X(BothDirections, Partizan)``):
+    its options are the partizan ruleset's Left options followed by its Right options.
+    """
+
+    def options(self, state: State) -> list[State]:
+        """Every option: sowings in both directions."""
+        return [*super().left_options(state), *super().right_options(state)]  # type: ignore[safe-super]
+
+    def left_options(self, state: State) -> list[State]:
+        """Every option (impartial)."""
+        return self.options(state)
+
+    def right_options(self, state: State) -> list[State]:
+        """Every option (impartial)."""
+        return self.options(state)
 
 
 class _Parser:

@@ -51,7 +51,7 @@ from __future__ import annotations
 from typing import ClassVar, Sequence
 
 from ruma.engine.rulesets.base import State
-from ruma.engine.rulesets.notation import FULL, PotRowRuleset, parse_pots
+from ruma.engine.rulesets.notation import BothDirections, FULL, PotRowRuleset, parse_pots
 
 __all__ = ["SOWING", "IMPARTIAL_SOWING", "SowingRuleset", "ImpartialSowingRuleset", "simplify"]
 
@@ -210,25 +210,13 @@ class SowingRuleset(PotRowRuleset):
         return len(state), sum(v for v in state if 0 < v < FULL)
 
 
-class ImpartialSowingRuleset(SowingRuleset):
+class ImpartialSowingRuleset(BothDirections, SowingRuleset):
     """Impartial Sowing: either player sows in either direction."""
 
     name: ClassVar[str] = "impartial-sowing"
     code: ClassVar[int] = 2
     impartial: ClassVar[bool] = True
     description: ClassVar[str] = "Impartial Sowing (Erickson 1996 §2): either player, either direction"
-
-    def left_options(self, state: State) -> list[State]:
-        """Every option: sowings in both directions."""
-        return sow_right(state) + sow_left(state)
-
-    def right_options(self, state: State) -> list[State]:
-        """Every option (the same as ``left_options``)."""
-        return sow_right(state) + sow_left(state)
-
-    def options(self, state: State) -> list[State]:
-        """Every option."""
-        return sow_right(state) + sow_left(state)
 
 
 SOWING = SowingRuleset()
