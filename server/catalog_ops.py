@@ -233,6 +233,7 @@ class CatalogOps:
         """
         if self.store is None or not hasattr(self.store, "positions_with_value"):
             raise CatalogError("searching stored positions needs a store (--data DIR with a store, or a server)")
+        from ruma.server.store_codec import complexity
         from ruma.server.store_keys import state_of_key
 
         rules = get_ruleset(ruleset)
@@ -240,20 +241,23 @@ class CatalogOps:
         wanted: list[tuple[Any, bool]] = [(game.nim_value, False)] if rules.impartial else [(game, False)]
         if not rules.impartial and -game != game:
             wanted.append((-game, True))
-        out = []
+        found: list[tuple[bytes, bool]] = []
         for target, mirrored in wanted:
-            if target is None:
-                continue
-            for key in self.store.positions_with_value(rules.code, target, limit):
-                entry: dict[str, Any] = {"ruleset": rules.name, "key": key.hex(), "value": format_value(game)}
-                try:
-                    _, state = state_of_key(key)
-                    entry["position"] = rules.format(tuple(reversed(state)) if mirrored else state)
-                except ValueError:  # a key of another ruleset version, or not decodable
-                    entry["position"] = None
-                entry["mirrored"] = mirrored
-                out.append(entry)
-        return out[:limit]
+            if target is not None:
+                found += [(key, mirrored) for key in self.store.positions_with_value(rules.code, target, limit)]
+        # both lists come simplest first; merge them by the store's own measure of simplicity
+        found.sort(key=lambda item: complexity(item[0]))
+        out = []
+        for key, mirrored in found[:limit]:
+            entry: dict[str, Any] = {"ruleset": rules.name, "key": key.hex(), "value": format_value(game)}
+            try:
+                _, state = state_of_key(key)
+                entry["position"] = rules.format(tuple(reversed(state)) if mirrored else state)
+            except ValueError:  # a key of another ruleset version, or not decodable
+                entry["position"] = None
+            entry["mirrored"] = mirrored
+            out.append(entry)
+        return out
 
     # -- theorems ------------------------------------------------------------------------------------
     def add_theorem(self, name: str, ruleset: str, family: str, claim: str, domain: str = "", *,
