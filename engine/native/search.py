@@ -1,0 +1,94 @@
+"""The evaluator's compiled search: ``NativeSearch`` wraps ``_core.Search`` for ``evaluate``.
+
+It has the surface of ``ruma.engine.evaluator._Search`` that ``evaluate`` uses (``value_of``,
+``stats``, ``memo``): the search itself runs in C (``search.c``) over a compact table, consults
+the memo through ``memo.lookup`` for components it has never seen, and hands every newly valued
+``(key, value)`` back through ``insert_many`` in bulk. The partizan kernel is called from C by
+id (``kernel._canon``, ``_add``, ``_neg``; ``kernel._OBJ`` maps ids back to ``Game`` objects), so
+interning and ids are exactly those of the pure-Python engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ruma.engine.cgt import Game, nimber
+from ruma.engine.cgt import kernel
+from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
+from ruma.engine.memo import Memo, Value, bulk_inserter
+from ruma.engine.native import _core
+from ruma.engine.rulesets.atomic_wari import octal_37
+from ruma.engine.rulesets.base import Ruleset, State
+
+__all__ = ["NativeSearch", "make_search"]
+
+
+def _nimber_id(k: int) -> int:
+    return nimber(k).id
+
+
+class NativeSearch:
+    """One evaluation's compiled search (see the module docstring)."""
+
+    def __init__(self, rules: Ruleset, native: _core.Rules, memo: Memo, stats: Any,
+                 progress: Callable[[int], None] | None, should_cancel: Callable[[], bool] | None,
+                 max_positions: int | None) -> None:
+        self.rules = rules
+        self.memo = memo
+        self.stats = stats
+        game = octal_37() if native.family != _core.FAMILY_SOWING else None
+        impartial = native.impartial
+        self._search = _core.Search(
+            native,
+            memo.lookup,
+            bulk_inserter(memo),
+            progress,
+            should_cancel,
+            -1 if max_positions is None else max(0, max_positions),
+            None if impartial else kernel._canon,
+            None if impartial else kernel._add,
+            None if impartial else kernel._neg,
+            None if impartial else kernel._OBJ,
+            None if game is None else (lambda m: int(game.value(m))),
+            None if impartial else _nimber_id,
+        )
+        self.max_positions = max_positions
+        self.table_bytes = 0
+        self.table_entries = 0
+
+    def value_of(self, component: State) -> Value:
+        """The value of a normalised component (a nim value, or a ``Game`` for partizan rulesets)."""
+        try:
+            found = self._search.value(component)
+        except _core.Interrupted as stop:
+            kind, state = stop.args
+            raise self._error(kind, component, state) from None
+        finally:
+            counters = self._search.stats()
+            stats = self.stats
+            stats.positions_valued = counters["positions_valued"]
+            stats.memo_hits = counters["memo_hits"]
+            stats.memo_misses = counters["memo_misses"]
+            self.table_bytes = counters["table_bytes"]
+            self.table_entries = counters["table_entries"]
+        return found if self.rules.impartial else Game.by_id(found)
+
+    def _error(self, kind: str, root: State, state: State | None) -> Exception:
+        rules = self.rules
+        if kind == "cancelled":
+            return CancelledError(f"evaluation of {rules.format(root)!r} ({rules.name}) was cancelled")
+        if kind == "limit":
+            return LimitExceededError(
+                f"evaluation needs more than {self.max_positions} positions (limit) in {rules.name}"
+            )
+        shown = rules.format(state if state is not None else root)
+        return RumaInputError(f"position {shown!r} of {rules.name} repeats: the game is loopy")
+
+
+def make_search(rules: Ruleset, memo: Memo, stats: Any, progress: Callable[[int], None] | None,
+                should_cancel: Callable[[], bool] | None, max_positions: int | None) -> NativeSearch | None:
+    """A compiled search for ``rules`` when it is a compiled ruleset, else ``None``."""
+    native = getattr(type(rules), "native", None)
+    if not isinstance(native, _core.Rules):
+        return None
+    return NativeSearch(rules, native, memo, stats, progress, should_cancel, max_positions)

@@ -1,0 +1,21 @@
+"""Build of ruma's compiled engine core; the package metadata is in pyproject.toml.
+
+The extension is ``optional``: without a C compiler (or Python headers) ``pip install`` still
+succeeds and ruma runs its pure-Python engine (``ruma.engine.native`` explains the choice).
+"""
+
+from setuptools import Extension, setup
+
+SOURCES = ["module.c", "search.c", "rows.c", "table.c", "parse.c"]
+HEADERS = ["core.h", "rows.h", "table.h", "parse.h"]
+
+setup(
+    ext_modules=[
+        Extension(
+            "ruma.engine.native._core",
+            sources=[f"engine/native/{name}" for name in SOURCES],
+            depends=[f"engine/native/{name}" for name in HEADERS],
+            optional=True,
+        )
+    ]
+)
