@@ -57,7 +57,7 @@ def active_engine() -> str:
         return _chosen[0]
     wanted = os.environ.get(ENGINE_VARIABLE, "").strip().lower()
     if wanted and wanted not in _CHOICES:
-        raise RumaInputError(f"{ENGINE_VARIABLE}={wanted!r}: use 'c' (compiled) or 'python' (pure Python)")
+        raise RumaInputError(f"{ENGINE_VARIABLE}={wanted!r} is neither 'c' nor 'python'")
     if wanted == "python":
         _why.append(f"{ENGINE_VARIABLE}=python")
         _chosen.append("python")
@@ -86,7 +86,10 @@ def compiled(ruleset: "Ruleset") -> "Ruleset":
 
 def describe() -> str:
     """One line for ``ruma --version``: the active engine (and why, when it is the Python one)."""
-    engine = active_engine()
+    try:
+        engine = active_engine()
+    except RumaInputError as error:
+        return f"engine: none, {error}"
     if engine == "c":
         return "engine: c (compiled core)"
     return f"engine: python ({_why[0] if _why else 'pure Python'})"

@@ -303,11 +303,15 @@ PyTypeObject Rules_Type = {
 /* ---------------------------------------------------------------------------------------- */
 /* the module                                                                                */
 
+extern PyMethodDef kernel_methods[]; /* kernel.c: le, canonicalise, kernel_bind, ... */
+
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ruma.engine.native._core",
-    .m_doc = "ruma's compiled engine core: row-of-pots rulesets and the search (see engine/native/).",
+    .m_doc = "ruma's compiled engine core: row-of-pots rulesets, the search and the CGT kernel's "
+             "order and canonicalisation (see engine/native/).",
     .m_size = -1,
+    .m_methods = kernel_methods,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {

@@ -269,10 +269,24 @@ static int sowing_split(const pot_t *t0, size_t n0, Rows *out, Scratch *sc) {
     return 0;
 }
 
+/* Whether a simplified row might have a cut (D1-D2): a cut needs an empty or full run at least
+ * max(sA, sB) >= total / 2 long. Most rows fail this test and are one component. */
+static int sowing_may_split(const pot_t *t, size_t m) {
+    int64_t zeros = 0, fulls = 0, sum = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (t[i] == 0) zeros++;
+        if (t[i] == RUMA_FULL) fulls++;
+        sum += t[i];
+    }
+    int64_t total = sum - fulls * RUMA_FULL, widest = zeros > fulls ? zeros : fulls;
+    return !(2 * widest < total);
+}
+
 static int sowing_components(const pot_t *s, size_t n, Rows *out, Scratch *sc) {
     long m = sowing_simplify(s, n, &sc->d);
     if (m < 0) return -1;
     if (m == 0) return 0;
+    if (!sowing_may_split(sc->d.v, (size_t)m)) return rows_push(out, sc->d.v, (size_t)m, 0);
     return sowing_split(sc->d.v, (size_t)m, out, sc);
 }
 

@@ -8,8 +8,10 @@
  * Python is called only
  *   - to consult the persistent memo about a component the table has never seen (memo.lookup),
  *   - to hand newly valued (key, value) pairs back in bulk (memo.insert_many, every FLUSH_EVERY
- *     values and before returning or raising, so everything valued is in the memo),
- *   - for partizan canonical forms (kernel._canon, _add, _neg) and Theorem 3.1's ·37 values,
+ *     values and before returning or raising, so everything valued is in the memo; a plain
+ *     InMemoryMemo's dict is read and written directly, which is what its two methods do),
+ *   - for partizan canonical forms, sums and negatives not in the compiled kernel's caches
+ *     (kernel.c: kernel._canon, _add, _neg on a miss) and Theorem 3.1's ·37 values,
  *   - every POLL_EVERY expansions, for should_cancel and progress.
  *
  * Table values: >= 0 a known value (nim value or Game id); the negative markers below.
@@ -18,6 +20,7 @@
  * arrays, so memory beyond the table is proportional to the depth of the search.
  */
 #include "core.h"
+#include "kernel.h"
 #include "table.h"
 
 #define UNKNOWN (-1) /* not in the memo, not yet valued */
@@ -46,7 +49,8 @@ typedef struct {
     PyObject_HEAD
     RulesObject *rules;
     PyObject *lookup, *insert_many, *progress, *should_cancel;
-    PyObject *canon, *add, *neg, *games; /* partizan kernel (None for impartial rulesets) */
+    PyObject *entries; /* the dict of a plain InMemoryMemo (read and written directly), or None */
+    PyObject *games;                     /* partizan: kernel._OBJ, id -> Game (None if impartial) */
     PyObject *octal, *nimber_id;         /* Theorem 3.1 (Atomic Wari families) */
     long long max_positions;             /* -1: no limit */
     long long valued, hits, misses, expansions;
@@ -66,6 +70,15 @@ typedef struct {
     size_t npending, pending_cap, nbatch, batch_cap;
     int64_t *acc; /* per option: xor (impartial) or sum id (partizan) */
     size_t acc_cap;
+    int32_t *ids; /* partizan: the options' values for kernel_canon */
+    size_t ids_cap;
+    /* expand's pass 1: per component its option, key (back to back in keys) and hash */
+    uint32_t *pieces_opt, *key_hash;
+    size_t pieces_opt_cap, key_hash_cap;
+    uint8_t *keys, *one_key;
+    size_t keys_cap, one_key_cap;
+    size_t *key_at;
+    size_t key_at_cap;
     uint8_t *seen;
     size_t seen_cap;
     int64_t *octal_values, *nimber_ids;
@@ -94,9 +107,33 @@ static int grow(void **p, size_t *cap, size_t need, size_t size) {
 /* ---------------------------------------------------------------------------------------- */
 /* memo traffic                                                                              */
 
-/* Hand every pending (key, value) to memo.insert_many in one call. */
+/* The memo's value object of a table value (a nim value, or the one Game object of an id). */
+static PyObject *value_object(SearchObject *s, int32_t v) {
+    if (s->rules->impartial) return PyLong_FromLong(v);
+    PyObject *game = PyList_GetItem(s->games, v); /* borrowed */
+    Py_XINCREF(game);
+    return game;
+}
+
+/* Hand every pending (key, value) to the memo: straight into a plain InMemoryMemo's dict (what its
+ * insert_many does), else memo.insert_many(list of pairs) in one call. */
 static int flush_pending(SearchObject *s) {
     if (!s->npending) return 0;
+    if (s->entries != Py_None) {
+        for (size_t k = 0; k < s->npending; k++) {
+            uint32_t rec = s->pending[k];
+            size_t len;
+            const uint8_t *body = table_body(&s->table, rec, &len);
+            PyObject *key = make_key(s->rules, body, len);
+            PyObject *value = key ? value_object(s, table_value(&s->table, rec)) : NULL;
+            int rc = value ? PyDict_SetItem(s->entries, key, value) : -1;
+            Py_XDECREF(key);
+            Py_XDECREF(value);
+            if (rc < 0) return -1;
+        }
+        s->npending = 0;
+        return 0;
+    }
     PyObject *items = PyList_New((Py_ssize_t)s->npending);
     if (!items) return -1;
     for (size_t k = 0; k < s->npending; k++) {
@@ -104,14 +141,7 @@ static int flush_pending(SearchObject *s) {
         size_t len;
         const uint8_t *body = table_body(&s->table, rec, &len);
         PyObject *key = make_key(s->rules, body, len);
-        int32_t v = table_value(&s->table, rec);
-        PyObject *value;
-        if (s->rules->impartial) {
-            value = PyLong_FromLong(v);
-        } else {
-            value = PyList_GetItem(s->games, v); /* the one Game object of this id (borrowed) */
-            Py_XINCREF(value);
-        }
+        PyObject *value = key ? value_object(s, table_value(&s->table, rec)) : NULL;
         if (!key || !value) {
             Py_XDECREF(key);
             Py_XDECREF(value);
@@ -163,7 +193,16 @@ static int lookup_batch(SearchObject *s) {
         const uint8_t *body = table_body(&s->table, rec, &len);
         PyObject *key = make_key(s->rules, body, len);
         if (!key) return -1;
-        PyObject *found = PyObject_CallOneArg(s->lookup, key);
+        PyObject *found;
+        if (s->entries != Py_None) { /* InMemoryMemo.lookup is entries.get(key) */
+            found = PyDict_GetItemWithError(s->entries, key);
+            if (found)
+                Py_INCREF(found);
+            else if (!PyErr_Occurred())
+                found = Py_NewRef(Py_None);
+        } else {
+            found = PyObject_CallOneArg(s->lookup, key);
+        }
         Py_DECREF(key);
         if (!found) return -1;
         if (found == Py_None) {
@@ -256,16 +295,6 @@ static int direct_value(SearchObject *s, const pot_t *state, size_t n, int32_t *
     return 1;
 }
 
-/* Call a kernel function of ints returning an int (Game ids). */
-static int kernel_call(PyObject *fn, int64_t a, int64_t b, int two, int64_t *out) {
-    PyObject *r = two ? PyObject_CallFunction(fn, "LL", (long long)a, (long long)b)
-                      : PyObject_CallFunction(fn, "L", (long long)a);
-    if (!r) return -1;
-    *out = PyLong_AsLongLong(r);
-    Py_DECREF(r);
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
-}
-
 /* The value of a finished frame from its components' values. */
 static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
     size_t nopts = f->nopts;
@@ -288,43 +317,14 @@ static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
     /* partizan: acc[k] = sum of the option's components (mirrored ones negated), as Game ids */
     for (size_t c = f->comps_begin; c < f->comps_end; c++) {
         Comp *comp = &s->comps[c];
-        int64_t part = table_value(&s->table, comp->rec);
-        if (comp->mirrored) {
-            /* kernel._NEG is filled lazily; _neg computes and caches it */
-            if (kernel_call(s->neg, part, 0, 0, &part) < 0) return -1;
-        }
-        int64_t *sum = &acc[comp->opt];
-        if (*sum == 0)
-            *sum = part; /* 0 + G = G (ZERO is id 0) */
-        else if (kernel_call(s->add, *sum, part, 1, sum) < 0)
-            return -1;
+        int32_t part = table_value(&s->table, comp->rec), sum;
+        if (comp->mirrored && kernel_neg(part, &part) < 0) return -1;
+        if (kernel_add((int32_t)acc[comp->opt], part, &sum) < 0) return -1; /* 0 + G = G: ZERO is id 0 */
+        acc[comp->opt] = sum;
     }
-    PyObject *lefts = PySet_New(NULL), *rights = PySet_New(NULL);
-    if (!lefts || !rights) goto fail;
-    for (size_t k = 0; k < nopts; k++) {
-        PyObject *id = PyLong_FromLongLong(acc[k]);
-        if (!id) goto fail;
-        int rc = PySet_Add(k < f->split ? lefts : rights, id);
-        Py_DECREF(id);
-        if (rc < 0) goto fail;
-    }
-    PyObject *r = PyObject_CallFunctionObjArgs(s->canon, lefts, rights, NULL);
-    Py_DECREF(lefts);
-    Py_DECREF(rights);
-    if (!r) return -1;
-    long id = PyLong_AsLong(r);
-    Py_DECREF(r);
-    if (id == -1 && PyErr_Occurred()) return -1;
-    if (id < 0 || id > INT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "Game id beyond the compiled engine's range");
-        return -1;
-    }
-    *value = (int32_t)id;
-    return 0;
-fail:
-    Py_XDECREF(lefts);
-    Py_XDECREF(rights);
-    return -1;
+    if (GROW(s->ids, s->ids_cap, nopts + 1) < 0) return -1;
+    for (size_t k = 0; k < nopts; k++) s->ids[k] = (int32_t)acc[k];
+    return kernel_canon(s->ids, f->split, s->ids + f->split, nopts - f->split, value);
 }
 
 /* Record a computed value: table, pending memo inserts, count, limit. */
@@ -369,17 +369,11 @@ static void pop_frame(SearchObject *s) {
     s->ncomps = f->comps_begin;
 }
 
-/* Find or add a component's record by its key body; new records go into the lookup batch. */
-static int component_record(SearchObject *s, const pot_t *row, size_t n, uint32_t *rec) {
-    long len = family_key_body(s->rules->family, row, n, &s->key, &s->key_cap);
-    if (len < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    uint32_t h = table_hash(s->key, (size_t)len);
-    uint32_t r = table_find(&s->table, s->key, (size_t)len, h);
+/* Find or add the record of a key body; new records go into the lookup batch. */
+static int key_record(SearchObject *s, const uint8_t *body, size_t len, uint32_t h, uint32_t *rec) {
+    uint32_t r = table_find(&s->table, body, len, h);
     if (r == TABLE_NONE) {
-        r = table_add(&s->table, s->key, (size_t)len, h, LOOKUP);
+        r = table_add(&s->table, body, len, h, LOOKUP);
         if (r == TABLE_NONE) {
             PyErr_NoMemory();
             return -1;
@@ -391,8 +385,22 @@ static int component_record(SearchObject *s, const pot_t *row, size_t n, uint32_
     return 0;
 }
 
+/* The record of a component (its key computed here). */
+static int component_record(SearchObject *s, const pot_t *row, size_t n, uint32_t *rec) {
+    long len = family_key_body(s->rules->family, row, n, &s->key, &s->key_cap);
+    if (len < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return key_record(s, s->key, (size_t)len, table_hash(s->key, (size_t)len), rec);
+}
+
 /* First visit of a frame: the direct value, or the options' components (memo consulted). Returns
- * 1 when the frame was valued directly, 0 when expanded, -1 on error. */
+ * 1 when the frame was valued directly, 0 when expanded, -1 on error.
+ *
+ * Two passes over the components: the first decomposes every option and hashes every component's
+ * key, prefetching its index slot; the second probes the table. The probes are cache misses on a
+ * big table, and this way they overlap instead of waiting one after the other. */
 static int expand(SearchObject *s, Frame *f) {
     f->expanded = 1;
     f->comps_begin = f->comps_end = f->cursor = s->ncomps;
@@ -409,29 +417,52 @@ static int expand(SearchObject *s, Frame *f) {
     f->split = (uint32_t)s->opts.count;
     if (!rules->impartial && rules_options(rules, state, n, -1, &s->opts) < 0) goto nomem;
     f->nopts = (uint32_t)s->opts.count;
+
+    /* pass 1: every option's components, their keys (back to back in s->key) and hashes */
+    rows_clear(&s->pieces);
+    size_t nkeys = 0, keys_len = 0;
     for (size_t k = 0; k < s->opts.count; k++) {
-        size_t on;
+        size_t on, first = s->pieces.count;
         const pot_t *option = rows_row(&s->opts, k, &on);
-        rows_clear(&s->pieces);
         if (family_decompose(rules->family, option, on, &s->pieces, &s->sc) < 0) goto nomem;
-        for (size_t p = 0; p < s->pieces.count; p++) {
+        for (size_t p = first; p < s->pieces.count; p++) {
             size_t pn;
             const pot_t *piece = rows_row(&s->pieces, p, &pn);
-            uint32_t rec;
-            if (component_record(s, piece, pn, &rec) < 0) return -1;
-            if (GROW(s->comps, s->comps_cap, s->ncomps + 1) < 0) return -1;
-            Comp *c = &s->comps[s->ncomps++];
-            c->rec = rec;
-            c->opt = (uint32_t)k;
-            c->mirrored = s->pieces.flag[p];
-            c->state_len = SIZE_MAX;
-            if (table_value(&s->table, rec) < 0) { /* keep the state: it may have to be searched */
-                if (GROW(s->path, s->path_cap, s->path_len + pn) < 0) return -1;
-                memcpy(s->path + s->path_len, piece, pn * sizeof *piece);
-                c->state_off = s->path_len;
-                c->state_len = pn;
-                s->path_len += pn;
-            }
+            if (GROW(s->pieces_opt, s->pieces_opt_cap, p + 1) < 0) return -1;
+            if (GROW(s->key_at, s->key_at_cap, nkeys + 2) < 0) return -1;
+            if (GROW(s->key_hash, s->key_hash_cap, nkeys + 1) < 0) return -1;
+            s->pieces_opt[p] = (uint32_t)k;
+            long len = family_key_body(rules->family, piece, pn, &s->one_key, &s->one_key_cap);
+            if (len < 0) goto nomem;
+            if (GROW(s->keys, s->keys_cap, keys_len + (size_t)len) < 0) return -1;
+            memcpy(s->keys + keys_len, s->one_key, (size_t)len);
+            s->key_at[nkeys] = keys_len;
+            keys_len += (size_t)len;
+            s->key_at[nkeys + 1] = keys_len;
+            uint32_t h = table_hash(s->keys + s->key_at[nkeys], (size_t)len);
+            s->key_hash[nkeys++] = h;
+            table_prefetch(&s->table, h);
+        }
+    }
+    /* pass 2: the records, and the states of components whose value is not known yet */
+    for (size_t p = 0; p < nkeys; p++) {
+        uint32_t rec;
+        if (key_record(s, s->keys + s->key_at[p], s->key_at[p + 1] - s->key_at[p], s->key_hash[p], &rec) < 0)
+            return -1;
+        if (GROW(s->comps, s->comps_cap, s->ncomps + 1) < 0) return -1;
+        Comp *c = &s->comps[s->ncomps++];
+        c->rec = rec;
+        c->opt = s->pieces_opt[p];
+        c->mirrored = s->pieces.flag[p];
+        c->state_len = SIZE_MAX;
+        if (table_value(&s->table, rec) < 0) { /* keep the state: it may have to be searched */
+            size_t pn;
+            const pot_t *piece = rows_row(&s->pieces, p, &pn);
+            if (GROW(s->path, s->path_cap, s->path_len + pn) < 0) return -1;
+            memcpy(s->path + s->path_len, piece, pn * sizeof *piece);
+            c->state_off = s->path_len;
+            c->state_len = pn;
+            s->path_len += pn;
         }
     }
     f->comps_end = s->ncomps;
@@ -538,21 +569,25 @@ done:
 /* the type                                                                                  */
 
 static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"rules", "lookup", "insert_many", "progress", "should_cancel", "max_positions",
-                             "canon", "add", "neg", "games", "octal", "nimber_id", NULL};
+    static char *kwlist[] = {"rules", "lookup", "insert_many", "entries", "progress", "should_cancel",
+                             "max_positions", "games", "octal", "nimber_id", NULL};
     RulesObject *rules;
-    PyObject *lookup, *insert_many, *progress, *should_cancel, *canon, *add, *neg, *games, *octal, *nimber_id;
+    PyObject *lookup, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
     long long max_positions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOLOOOOOO", kwlist, &Rules_Type, &rules, &lookup,
-                                     &insert_many, &progress, &should_cancel, &max_positions, &canon, &add,
-                                     &neg, &games, &octal, &nimber_id))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOLOOO", kwlist, &Rules_Type, &rules, &lookup,
+                                     &insert_many, &entries, &progress, &should_cancel, &max_positions, &games,
+                                     &octal, &nimber_id))
         return -1;
+    if (entries != Py_None && !PyDict_CheckExact(entries)) {
+        PyErr_SetString(PyExc_TypeError, "entries must be a dict or None");
+        return -1;
+    }
     if (s->rules) {
         PyErr_SetString(PyExc_RuntimeError, "Search is already initialised");
         return -1;
     }
-    if (!rules->impartial && !PyList_Check(games)) {
-        PyErr_SetString(PyExc_TypeError, "a partizan search needs the kernel's list of games");
+    if (!rules->impartial && (!PyList_Check(games) || !kernel_bound())) {
+        PyErr_SetString(PyExc_TypeError, "a partizan search needs the bound kernel and its list of games");
         return -1;
     }
     Py_INCREF(rules);
@@ -560,8 +595,7 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
 #define KEEP(field)          \
     Py_INCREF(field);        \
     s->field = field;
-    KEEP(lookup) KEEP(insert_many) KEEP(progress) KEEP(should_cancel) KEEP(canon) KEEP(add) KEEP(neg)
-    KEEP(games) KEEP(octal) KEEP(nimber_id)
+    KEEP(lookup) KEEP(insert_many) KEEP(entries) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id)
 #undef KEEP
     s->max_positions = max_positions;
     if (table_init(&s->table) < 0) {
@@ -578,11 +612,9 @@ static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
     Py_VISIT(s->rules);
     Py_VISIT(s->lookup);
     Py_VISIT(s->insert_many);
+    Py_VISIT(s->entries);
     Py_VISIT(s->progress);
     Py_VISIT(s->should_cancel);
-    Py_VISIT(s->canon);
-    Py_VISIT(s->add);
-    Py_VISIT(s->neg);
     Py_VISIT(s->games);
     Py_VISIT(s->octal);
     Py_VISIT(s->nimber_id);
@@ -593,11 +625,9 @@ static int Search_clear(SearchObject *s) {
     Py_CLEAR(s->rules);
     Py_CLEAR(s->lookup);
     Py_CLEAR(s->insert_many);
+    Py_CLEAR(s->entries);
     Py_CLEAR(s->progress);
     Py_CLEAR(s->should_cancel);
-    Py_CLEAR(s->canon);
-    Py_CLEAR(s->add);
-    Py_CLEAR(s->neg);
     Py_CLEAR(s->games);
     Py_CLEAR(s->octal);
     Py_CLEAR(s->nimber_id);
@@ -618,6 +648,12 @@ static void Search_dealloc(SearchObject *s) {
     free(s->pending);
     free(s->batch);
     free(s->acc);
+    free(s->ids);
+    free(s->pieces_opt);
+    free(s->key_hash);
+    free(s->keys);
+    free(s->one_key);
+    free(s->key_at);
     free(s->seen);
     free(s->octal_values);
     free(s->nimber_ids);

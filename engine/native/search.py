@@ -3,9 +3,10 @@
 It has the surface of ``ruma.engine.evaluator._Search`` that ``evaluate`` uses (``value_of``,
 ``stats``, ``memo``): the search itself runs in C (``search.c``) over a compact table, consults
 the memo through ``memo.lookup`` for components it has never seen, and hands every newly valued
-``(key, value)`` back through ``insert_many`` in bulk. The partizan kernel is called from C by
-id (``kernel._canon``, ``_add``, ``_neg``; ``kernel._OBJ`` maps ids back to ``Game`` objects), so
-interning and ids are exactly those of the pure-Python engine.
+``(key, value)`` back through ``insert_many`` in bulk. Partizan values are ``Game`` ids: sums,
+negatives and ``{L | R}`` go through the compiled kernel's caches and, on a miss, the Python
+kernel (``kernel._add``, ``_neg``, ``_canon``; ``kernel._OBJ`` maps ids back to ``Game`` objects),
+so interning and ids are exactly those of the pure-Python engine.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Callable
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.cgt import kernel
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
-from ruma.engine.memo import Memo, Value, bulk_inserter
+from ruma.engine.memo import InMemoryMemo, Memo, Value, bulk_inserter
 from ruma.engine.native import _core
 from ruma.engine.rulesets.atomic_wari import octal_37
 from ruma.engine.rulesets.base import Ruleset, State
@@ -38,16 +39,16 @@ class NativeSearch:
         self.stats = stats
         game = octal_37() if native.family != _core.FAMILY_SOWING else None
         impartial = native.impartial
+        if not impartial:
+            kernel.bind_native(_core)
         self._search = _core.Search(
             native,
             memo.lookup,
             bulk_inserter(memo),
+            memo.entries if type(memo) is InMemoryMemo else None,  # its methods are dict.get/update
             progress,
             should_cancel,
             -1 if max_positions is None else max(0, max_positions),
-            None if impartial else kernel._canon,
-            None if impartial else kernel._add,
-            None if impartial else kernel._neg,
             None if impartial else kernel._OBJ,
             None if game is None else (lambda m: int(game.value(m))),
             None if impartial else _nimber_id,

@@ -43,18 +43,6 @@ void table_free(Table *t) {
 
 static size_t header_words(size_t len) { return 1 + (((len < 255 ? 1 : 5) + len + 3) >> 2); }
 
-const uint8_t *table_body(const Table *t, uint32_t rec, size_t *len) {
-    const uint8_t *p = (const uint8_t *)(t->arena + rec + 1);
-    if (p[0] < 255) {
-        *len = p[0];
-        return p + 1;
-    }
-    uint32_t n;
-    memcpy(&n, p + 1, 4);
-    *len = n;
-    return p + 5;
-}
-
 uint32_t table_find(const Table *t, const uint8_t *body, size_t len, uint32_t hash) {
     size_t i = hash & t->mask;
     for (;;) {

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     uint64_t *slots;
@@ -38,7 +39,27 @@ uint32_t table_find(const Table *t, const uint8_t *body, size_t len, uint32_t ha
 /* Add a record (body must be absent); returns it, or TABLE_NONE when out of memory. */
 uint32_t table_add(Table *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value);
 /* The key body of a record (and its length). */
-const uint8_t *table_body(const Table *t, uint32_t rec, size_t *len);
+static inline const uint8_t *table_body(const Table *t, uint32_t rec, size_t *len) {
+    const uint8_t *p = (const uint8_t *)(t->arena + rec + 1);
+    if (p[0] < 255) {
+        *len = p[0];
+        return p + 1;
+    }
+    uint32_t n;
+    memcpy(&n, p + 1, 4);
+    *len = n;
+    return p + 5;
+}
+/* Bring the index slot of a hash into the cache ahead of table_find: the search hashes every
+ * component of an expansion first and probes afterwards, so the cache misses overlap. */
+static inline void table_prefetch(const Table *t, uint32_t hash) {
+#if defined(__GNUC__)
+    __builtin_prefetch(&t->slots[hash & t->mask]);
+#else
+    (void)t;
+    (void)hash;
+#endif
+}
 static inline int32_t table_value(const Table *t, uint32_t rec) { return (int32_t)t->arena[rec]; }
 static inline void table_set(Table *t, uint32_t rec, int32_t value) { t->arena[rec] = (uint32_t)value; }
 /* Bytes held: index + arena (what the benchmark reports per position). */
