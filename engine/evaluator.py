@@ -38,12 +38,18 @@ PROGRESS_INTERVAL = 1024
 
 @dataclass
 class EvalStats:
-    """What one evaluation cost: positions valued (computed), memo hits and misses, seconds."""
+    """What one evaluation cost: positions valued (computed), memo hits and misses, seconds.
+
+    ``table_bytes``/``table_entries``: the compiled search's table (``ruma.engine.native``) at the
+    end of the evaluation (0 with the pure-Python engine); not part of ``to_dict``.
+    """
 
     positions_valued: int = 0
     memo_hits: int = 0
     memo_misses: int = 0
     seconds: float = 0.0
+    table_bytes: int = 0
+    table_entries: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""

@@ -20,6 +20,7 @@ from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import Game
 from ruma.server import store_codec as codec
 from ruma.server.store_codec import StoreError
+from ruma.server.store_bulk import BulkOps
 from ruma.server.store_games import GameTable, Value
 
 T = TypeVar("T")
@@ -89,7 +90,7 @@ class _SharedExclusiveLock:
                     self._exclusive = False
 
 
-class _Core(GameTable):
+class _Core(GameTable, BulkOps):
     """One open environment of one process: the part every ``LmdbStore`` on a path shares."""
 
     def __init__(self, path: Path, create: bool, map_size: int, batch_size: int, batch_seconds: float) -> None:

@@ -32,6 +32,7 @@ class Search:
         self,
         rules: Rules,
         lookup: Callable[[bytes], Any],
+        lookup_many: Callable[[list[bytes]], Any] | None,
         insert_many: Callable[[list[tuple[bytes, Any]]], None],
         entries: dict[bytes, Any] | None,
         progress: Callable[[int], None] | None,

@@ -23,12 +23,24 @@
 #include "kernel.h"
 #include "table.h"
 
-#define UNKNOWN (-1) /* not in the memo, not yet valued */
-#define ACTIVE (-2)  /* on the search path: meeting it again means the game is loopy */
-#define LOOKUP (-3)  /* just added, the memo not consulted yet (batched per expansion) */
+#define UNKNOWN (-1)       /* not in the memo, not yet valued */
+#define ACTIVE (-2)        /* on the search path: meeting it again means the game is loopy */
+#define LOOKUP (-3)        /* the memo not consulted yet (the key waits in the lookup batch) */
+#define ACTIVE_LOOKUP (-4) /* on the search path, the memo not consulted yet (speculative) */
+
+/* Batched lookups. A memo that offers lookup_many (the LMDB store, where one call costs about a
+ * microsecond whatever it holds) is consulted in batches: after SPECULATE_AFTER misses in a row
+ * the search stops waiting for the memo before descending — a component not consulted yet is
+ * searched as if it had missed ("speculative") — and consults it SPECULATIVE_BATCH keys at a time.
+ * A key found there then settles its frame on the path at once (the frames above it are dropped,
+ * the values they found so far stay valid: values are facts), and the search goes back to asking
+ * before each descent. Valuing a position the memo also holds wastes work, never correctness.
+ * Memos without lookup_many (a plain dict) are asked before each descent, as in the reference. */
+#define SPECULATE_AFTER 256
+#define SPECULATIVE_BATCH 512
 
 #define POLL_EVERY 4096  /* expansions between two calls of should_cancel / progress */
-#define FLUSH_EVERY 8192 /* values handed to memo.insert_many at once */
+#define FLUSH_EVERY 16384 /* values handed to memo.insert_many at once (the store's batch size) */
 
 typedef struct {
     uint32_t rec;
@@ -48,12 +60,14 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     RulesObject *rules;
-    PyObject *lookup, *insert_many, *progress, *should_cancel;
+    PyObject *lookup, *lookup_many, *insert_many, *progress, *should_cancel;
     PyObject *entries; /* the dict of a plain InMemoryMemo (read and written directly), or None */
     PyObject *games;                     /* partizan: kernel._OBJ, id -> Game (None if impartial) */
     PyObject *octal, *nimber_id;         /* Theorem 3.1 (Atomic Wari families) */
     long long max_positions;             /* -1: no limit */
     long long valued, hits, misses, expansions;
+    long long misses_in_row; /* consecutive memo misses: SPECULATE_AFTER of them start speculating */
+    int speculative;          /* descend into components the memo has not been asked about yet */
     int busy, broken;
     Table table;
     Scratch sc;
@@ -115,8 +129,38 @@ static PyObject *value_object(SearchObject *s, int32_t v) {
     return game;
 }
 
+typedef struct {
+    const uint8_t *body;
+    size_t len;
+    uint32_t rec;
+} Sortable;
+
+static int by_body(const void *a, const void *b) {
+    const Sortable *x = a, *y = b;
+    int c = memcmp(x->body, y->body, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Order the pending records by key (all keys share the ruleset prefix, so by body): a store then
+ * writes its B-tree pages in order, and sorting an already sorted list is one pass in Python. */
+static int sort_pending(SearchObject *s) {
+    Sortable *v = malloc(s->npending * sizeof *v);
+    if (!v) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < s->npending; k++) {
+        v[k].rec = s->pending[k];
+        v[k].body = table_body(&s->table, v[k].rec, &v[k].len);
+    }
+    qsort(v, s->npending, sizeof *v, by_body);
+    for (size_t k = 0; k < s->npending; k++) s->pending[k] = v[k].rec;
+    free(v);
+    return 0;
+}
+
 /* Hand every pending (key, value) to the memo: straight into a plain InMemoryMemo's dict (what its
- * insert_many does), else memo.insert_many(list of pairs) in one call. */
+ * insert_many does), else memo.insert_many(list of pairs, sorted by key) in one call. */
 static int flush_pending(SearchObject *s) {
     if (!s->npending) return 0;
     if (s->entries != Py_None) {
@@ -134,6 +178,7 @@ static int flush_pending(SearchObject *s) {
         s->npending = 0;
         return 0;
     }
+    if (sort_pending(s) < 0) return -1;
     PyObject *items = PyList_New((Py_ssize_t)s->npending);
     if (!items) return -1;
     for (size_t k = 0; k < s->npending; k++) {
@@ -185,42 +230,117 @@ static int memo_value(SearchObject *s, PyObject *value, int32_t *out) {
     return 0;
 }
 
-/* Consult the memo about every record added by this expansion (marked LOOKUP). */
-static int lookup_batch(SearchObject *s) {
-    for (size_t k = 0; k < s->nbatch; k++) {
-        uint32_t rec = s->batch[k];
-        size_t len;
-        const uint8_t *body = table_body(&s->table, rec, &len);
-        PyObject *key = make_key(s->rules, body, len);
-        if (!key) return -1;
-        PyObject *found;
-        if (s->entries != Py_None) { /* InMemoryMemo.lookup is entries.get(key) */
-            found = PyDict_GetItemWithError(s->entries, key);
-            if (found)
-                Py_INCREF(found);
-            else if (!PyErr_Occurred())
-                found = Py_NewRef(Py_None);
-        } else {
-            found = PyObject_CallOneArg(s->lookup, key);
+/* The memo's answer for one key (a new reference; Py_None when absent), NULL on error. */
+static PyObject *memo_get(SearchObject *s, PyObject *key) {
+    if (s->entries != Py_None) { /* InMemoryMemo.lookup is entries.get(key) */
+        PyObject *found = PyDict_GetItemWithError(s->entries, key);
+        if (found) return Py_NewRef(found);
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    }
+    return PyObject_CallOneArg(s->lookup, key);
+}
+
+/* Settle one record by the memo's answer. Returns 1 when a frame on the path (ACTIVE_LOOKUP) was
+ * found in the memo, else 0; -1 on error. */
+static int settle(SearchObject *s, uint32_t rec, PyObject *found) {
+    int32_t status = table_value(&s->table, rec);
+    if (status >= 0) return 0; /* valued meanwhile (speculatively): the memo holds the same fact */
+    if (found == Py_None) {
+        s->misses++;
+        s->misses_in_row++;
+        table_set(&s->table, rec, status == ACTIVE_LOOKUP ? ACTIVE : UNKNOWN);
+        return 0;
+    }
+    int32_t v;
+    if (memo_value(s, found, &v) < 0) return -1;
+    s->hits++;
+    s->misses_in_row = 0;
+    s->speculative = 0; /* the memo knows this region: ask it before descending again */
+    table_set(&s->table, rec, v);
+    return status == ACTIVE_LOOKUP;
+}
+
+/* Drop the frames from the lowest one the memo settled (its record now has a value) upwards:
+ * the records of the frames above it go back to "not valued" (their memo status kept). */
+static void unwind_settled(SearchObject *s) {
+    size_t lowest = s->nframes;
+    for (size_t j = 0; j < s->nframes; j++)
+        if (table_value(&s->table, s->frames[j].rec) >= 0) {
+            lowest = j;
+            break;
         }
-        Py_DECREF(key);
-        if (!found) return -1;
-        if (found == Py_None) {
-            s->misses++;
-            table_set(&s->table, rec, UNKNOWN);
-        } else {
-            int32_t v;
-            int rc = memo_value(s, found, &v);
+    while (s->nframes > lowest) {
+        uint32_t rec = s->frames[s->nframes - 1].rec;
+        int32_t status = table_value(&s->table, rec);
+        if (status == ACTIVE) table_set(&s->table, rec, UNKNOWN);
+        if (status == ACTIVE_LOOKUP) table_set(&s->table, rec, LOOKUP);
+        s->nframes--;
+        s->path_len = s->frames[s->nframes].state_off;
+        s->ncomps = s->frames[s->nframes].comps_begin;
+    }
+}
+
+/* Consult the memo about every record waiting in the batch (LOOKUP or ACTIVE_LOOKUP; records
+ * valued meanwhile are skipped). Returns 1 when frames on the path were settled and dropped
+ * (the caller must look at the top of the stack again), 0, or -1 on error. */
+static int lookup_batch(SearchObject *s) {
+    size_t n = 0;
+    for (size_t k = 0; k < s->nbatch; k++) /* keep the records still to be asked about */
+        if (table_value(&s->table, s->batch[k]) < 0) s->batch[n++] = s->batch[k];
+    s->nbatch = 0;
+    if (!n) return 0;
+    int settled = 0;
+    if (s->lookup_many == Py_None || s->entries != Py_None) {
+        for (size_t k = 0; k < n; k++) {
+            uint32_t rec = s->batch[k];
+            size_t len;
+            const uint8_t *body = table_body(&s->table, rec, &len);
+            PyObject *key = make_key(s->rules, body, len);
+            PyObject *found = key ? memo_get(s, key) : NULL;
+            Py_XDECREF(key);
+            if (!found) return -1;
+            int rc = settle(s, rec, found);
             Py_DECREF(found);
             if (rc < 0) return -1;
-            s->hits++;
-            table_set(&s->table, rec, v);
-            continue;
+            settled |= rc;
         }
+    } else {
+        PyObject *keys = PyList_New((Py_ssize_t)n);
+        if (!keys) return -1;
+        for (size_t k = 0; k < n; k++) {
+            size_t len;
+            const uint8_t *body = table_body(&s->table, s->batch[k], &len);
+            PyObject *key = make_key(s->rules, body, len);
+            if (!key) {
+                Py_DECREF(keys);
+                return -1;
+            }
+            PyList_SET_ITEM(keys, (Py_ssize_t)k, key);
+        }
+        PyObject *found = PyObject_CallOneArg(s->lookup_many, keys);
+        Py_DECREF(keys);
+        if (!found) return -1;
+        PyObject *seq = PySequence_Fast(found, "lookup_many must return a sequence");
         Py_DECREF(found);
+        if (!seq) return -1;
+        if ((size_t)PySequence_Fast_GET_SIZE(seq) != n) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "lookup_many returned a different number of values than keys");
+            return -1;
+        }
+        for (size_t k = 0; k < n; k++) {
+            int rc = settle(s, s->batch[k], PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)k));
+            if (rc < 0) {
+                Py_DECREF(seq);
+                return -1;
+            }
+            settled |= rc;
+        }
+        Py_DECREF(seq);
+        if (s->misses_in_row >= SPECULATE_AFTER) s->speculative = 1;
     }
-    s->nbatch = 0;
-    return 0;
+    if (settled) unwind_settled(s);
+    return settled;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -359,7 +479,7 @@ static int push_frame(SearchObject *s, uint32_t rec, size_t src_off, size_t len,
     } else {
         f->state_off = src_off;
     }
-    table_set(&s->table, rec, ACTIVE);
+    table_set(&s->table, rec, table_value(&s->table, rec) == LOOKUP ? ACTIVE_LOOKUP : ACTIVE);
     return 0;
 }
 
@@ -395,8 +515,9 @@ static int component_record(SearchObject *s, const pot_t *row, size_t n, uint32_
     return key_record(s, s->key, (size_t)len, table_hash(s->key, (size_t)len), rec);
 }
 
-/* First visit of a frame: the direct value, or the options' components (memo consulted). Returns
- * 1 when the frame was valued directly, 0 when expanded, -1 on error.
+/* First visit of a frame: the direct value, or the options' components (memo consulted, or queued
+ * for a batch when speculating). Returns 1 when the frame was valued directly, 0 when expanded, 2
+ * when a batch of lookups settled frames on the path (look at the top again), -1 on error.
  *
  * Two passes over the components: the first decomposes every option and hashes every component's
  * key, prefetching its index slot; the second probes the table. The probes are cache misses on a
@@ -466,7 +587,11 @@ static int expand(SearchObject *s, Frame *f) {
         }
     }
     f->comps_end = s->ncomps;
-    if (lookup_batch(s) < 0) return -1;
+    if (!s->speculative || s->nbatch >= SPECULATIVE_BATCH) {
+        int rc = lookup_batch(s);
+        if (rc < 0) return -1;
+        if (rc > 0) return 2; /* frames on the path were settled by the memo */
+    }
     return 0;
 nomem:
     PyErr_NoMemory();
@@ -498,6 +623,7 @@ static int run(SearchObject *s) {
             if (++s->expansions % POLL_EVERY == 0 && poll(s) < 0) return -1;
             int rc = expand(s, f);
             if (rc < 0) return -1;
+            if (rc == 2) continue; /* the stack changed */
             f = &s->frames[s->nframes - 1]; /* arrays may have moved */
             if (rc == 1) {
                 pop_frame(s);
@@ -512,7 +638,7 @@ static int run(SearchObject *s) {
                 f->cursor++;
                 continue;
             }
-            if (v == ACTIVE) /* an unfinished ancestor: play would loop */
+            if (v == ACTIVE || v == ACTIVE_LOOKUP) /* an unfinished ancestor: play would loop */
                 return raise_interrupted(s, "loopy", s->path + c->state_off, c->state_len);
             if (push_frame(s, c->rec, c->state_off, c->state_len, 1) < 0) return -1;
             pushed = 1;
@@ -549,7 +675,7 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
     PyObject *result = NULL;
     uint32_t rec;
     if (component_record(s, s->sc.a.v, n, &rec) < 0) goto done;
-    if (s->nbatch && lookup_batch(s) < 0) goto done;
+    if (s->nbatch && lookup_batch(s) < 0) goto done; /* the root: always asked about first */
     if (table_value(&s->table, rec) == UNKNOWN) {
         if (GROW(s->path, s->path_cap, n) < 0) goto done;
         memcpy(s->path, s->sc.a.v, n * sizeof *s->path); /* the root's state, at offset 0 */
@@ -557,6 +683,7 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
         if (push_frame(s, rec, 0, n, 0) < 0) goto done;
         if (run(s) < 0) goto done;
     }
+    s->nbatch = 0; /* left: only records valued meanwhile (every pushed one has a value now) */
     if (flush_pending(s) < 0) goto done;
     result = PyLong_FromLong(table_value(&s->table, rec));
 done:
@@ -569,14 +696,14 @@ done:
 /* the type                                                                                  */
 
 static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"rules", "lookup", "insert_many", "entries", "progress", "should_cancel",
-                             "max_positions", "games", "octal", "nimber_id", NULL};
+    static char *kwlist[] = {"rules", "lookup", "lookup_many", "insert_many", "entries", "progress",
+                             "should_cancel", "max_positions", "games", "octal", "nimber_id", NULL};
     RulesObject *rules;
-    PyObject *lookup, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
+    PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
     long long max_positions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOLOOO", kwlist, &Rules_Type, &rules, &lookup,
-                                     &insert_many, &entries, &progress, &should_cancel, &max_positions, &games,
-                                     &octal, &nimber_id))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO", kwlist, &Rules_Type, &rules, &lookup,
+                                     &lookup_many, &insert_many, &entries, &progress, &should_cancel,
+                                     &max_positions, &games, &octal, &nimber_id))
         return -1;
     if (entries != Py_None && !PyDict_CheckExact(entries)) {
         PyErr_SetString(PyExc_TypeError, "entries must be a dict or None");
@@ -595,7 +722,7 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
 #define KEEP(field)          \
     Py_INCREF(field);        \
     s->field = field;
-    KEEP(lookup) KEEP(insert_many) KEEP(entries) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id)
+    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id)
 #undef KEEP
     s->max_positions = max_positions;
     if (table_init(&s->table) < 0) {
@@ -611,6 +738,7 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
 static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
     Py_VISIT(s->rules);
     Py_VISIT(s->lookup);
+    Py_VISIT(s->lookup_many);
     Py_VISIT(s->insert_many);
     Py_VISIT(s->entries);
     Py_VISIT(s->progress);
@@ -624,6 +752,7 @@ static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
 static int Search_clear(SearchObject *s) {
     Py_CLEAR(s->rules);
     Py_CLEAR(s->lookup);
+    Py_CLEAR(s->lookup_many);
     Py_CLEAR(s->insert_many);
     Py_CLEAR(s->entries);
     Py_CLEAR(s->progress);

@@ -44,6 +44,7 @@ class NativeSearch:
         self._search = _core.Search(
             native,
             memo.lookup,
+            getattr(memo, "lookup_many", None),
             bulk_inserter(memo),
             memo.entries if type(memo) is InMemoryMemo else None,  # its methods are dict.get/update
             progress,
@@ -54,8 +55,6 @@ class NativeSearch:
             None if impartial else _nimber_id,
         )
         self.max_positions = max_positions
-        self.table_bytes = 0
-        self.table_entries = 0
 
     def value_of(self, component: State) -> Value:
         """The value of a normalised component (a nim value, or a ``Game`` for partizan rulesets)."""
@@ -70,8 +69,8 @@ class NativeSearch:
             stats.positions_valued = counters["positions_valued"]
             stats.memo_hits = counters["memo_hits"]
             stats.memo_misses = counters["memo_misses"]
-            self.table_bytes = counters["table_bytes"]
-            self.table_entries = counters["table_entries"]
+            stats.table_bytes = counters["table_bytes"]
+            stats.table_entries = counters["table_entries"]
         return found if self.rules.impartial else Game.by_id(found)
 
     def _error(self, kind: str, root: State, state: State | None) -> Exception:

@@ -1,0 +1,181 @@
+"""Bulk lookups and inserts of the LMDB store: the evaluator's compiled search asks about keys in
+batches (``lookup_many``, when it has stopped expecting hits) and hands its values back in batches
+of thousands (``insert_many``); the store serves each batch with one transaction.
+
+``lookup_many(keys)`` answers like ``lookup`` for each key (buffered entries first), through one
+read transaction and one pass of the resize gate.
+
+A batch of at least ``BULK_DIRECT`` entries skips the insert buffer: it is sorted (so the B-tree
+puts land next to each other) and written with ``Cursor.putmulti`` — the per-entry loop runs in
+py-lmdb's C code — to ``positions`` and ``by_value``, with ``overwrite=False`` as in a flush, so
+the first value stored under a key is kept and a key already present changes nothing (its
+``by_value`` entry is the same key, so re-putting it is a no-op). Values are encoded by
+``store_codec``; games are interned by ``GameTable`` exactly as in a flush. Smaller batches go
+through the buffer like ``insert``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import struct
+from itertools import repeat
+from operator import itemgetter
+from typing import Any, Callable, Iterable, Sequence, TypeVar
+
+import lmdb
+
+from ruma.engine.cgt import Game
+from ruma.server import store_codec as codec
+from ruma.server.store_games import Value
+
+T = TypeVar("T")
+
+BULK_DIRECT = 1024
+"""Batches at least this large are written directly, in their own transaction."""
+
+
+class BulkOps:
+    """``lookup_many`` and ``insert_many`` of the store's ``_Core`` (a mixin; the host provides the
+    attributes below)."""
+
+    dbs: dict[str, Any]
+    max_key: int
+    to_store: dict[int, int]
+    from_store: dict[int, Game]
+    generation: int
+    _write: Callable[..., Any]
+    _intern: Callable[..., int]
+    insert: Callable[..., None]
+    buffer: dict[bytes, tuple[Value, int]]
+    flushing: dict[bytes, tuple[Value, int]]
+    lock: Any
+    _reader: Callable[[], Any]
+    _adopt: Callable[[], None]
+    decode: Callable[[Any, bytes], tuple[Value, int]]
+
+    def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
+        """The stored (or buffered) value of each key, ``None`` where there is none."""
+        found: list[Value | None] = [None] * len(keys)
+        todo: list[int] = []
+        buffer, flushing = self.buffer, self.flushing
+        for i, key in enumerate(keys):
+            hit = buffer.get(key) or flushing.get(key)
+            if hit is not None:
+                found[i] = hit[0]
+            else:
+                todo.append(i)
+        if not todo:
+            return found
+        lock = self.lock
+        while True:
+            lock.enter()
+            try:
+                txn = self._reader()
+                get, decode = txn.get, self.decode
+                for i in todo:
+                    raw = get(keys[i])
+                    if raw is not None:
+                        found[i] = decode(txn, raw)[0]
+                return found
+            except lmdb.MapResizedError:
+                pass
+            finally:
+                lock.leave()
+            self._adopt()
+
+    def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
+        """Store many ``(key, value)`` pairs: directly when there are many, else through the buffer."""
+        batch = sorted(items)  # (the compiled search hands its batches over sorted: one linear pass)
+        if not batch:
+            return
+        keys = list(map(itemgetter(0), batch))
+        values = set(map(itemgetter(1), batch))
+        for value in values:  # a batch holds a handful of distinct values: check each once
+            if type(value) is int:
+                if value < 0:
+                    raise TypeError(f"a nim value is never negative: {value!r}")
+            elif type(value) is not Game:
+                raise TypeError(f"a store value is a Game or a nim value (int), not {value!r}")
+        if min(map(len, keys)) < 3 or max(map(len, keys)) > self.max_key:
+            # a memo may forget: keys LMDB cannot hold are not stored
+            batch = [(k, v) for k, v in batch if 3 <= len(k) <= self.max_key]
+            keys = list(map(itemgetter(0), batch))
+        if len(batch) < BULK_DIRECT:
+            for key, value in batch:
+                self.insert(key, value)
+            return
+        made: dict[int, Game] = self._write(lambda txn: self._write_bulk(txn, batch, keys, values))
+        for sid, game in made.items():
+            self.from_store.setdefault(sid, game)
+            self.to_store.setdefault(game.id, sid)
+        self.generation += 1  # cached read transactions renew: lookups see the commit
+
+    def _write_bulk(self, txn: Any, items: list[tuple[bytes, Value]], keys: list[bytes],
+                    values: set[Value]) -> dict[int, Game]:
+        """Write sorted, checked items (and their keys and distinct values) in ``txn``; returns the
+        games interned (store id -> Game)."""
+        pending: dict[int, int] = {}
+        made: dict[int, Game] = {}
+        next_id: list[int] = []
+        known, intern, max_key = self.to_store, self._intern, self.max_key
+        encodings: dict[Any, tuple[bytes, bytes]] = {}  # each distinct value: (encoded value, entry)
+        for value in values:
+            if type(value) is int:
+                encodings[value] = (codec.encode_value(False, value), codec.encode_entry(False, value, 0))
+        if len(encodings) < len(values):  # games: interned in key order, as a flush does (same store ids)
+            for _, value in items:
+                if value not in encodings:
+                    game: Game = value  # type: ignore[assignment,unused-ignore]
+                    sid = known.get(game.id)
+                    if sid is None:
+                        sid = intern(txn, game, pending, made, next_id)
+                    encodings[value] = (codec.encode_value(True, sid), codec.encode_entry(True, sid, 0))
+        records = {value: entry for value, (_, entry) in encodings.items()}
+        put_positions = txn.cursor(db=self.dbs["positions"]).putmulti
+        put_index = txn.cursor(db=self.dbs["by_value"]).putmulti
+        counts: dict[bytes, int] = {}
+        pack = _COMPLEXITY.pack
+        start = 0
+        while start < len(items):  # one run of keys per ruleset prefix (the keys are sorted)
+            prefix = keys[start][:2]
+            following = (int.from_bytes(prefix, "big") + 1).to_bytes(3, "big")[-2:] if prefix != b"\xff\xff" else None
+            end = len(items) if following is None or keys[-1][:2] == prefix else bisect.bisect_left(keys, following, start)
+            run = items[start:end]
+            # positions: the pairs are built by map/zip inside putmulti's C loop
+            _, added = put_positions(zip(keys[start:end], map(records.__getitem__, map(itemgetter(1), run))),
+                                     overwrite=False)
+            counts[prefix] = counts.get(prefix, 0) + added
+            # by_value keys: codec.by_value_key, its common case (tag 0: one byte a pot) inline as in a
+            # flush, where the total seeds are sum(key[3:]) = sum(key) - code - version
+            heads = {value: prefix + encoded for value, (encoded, _) in encodings.items()}
+            base = prefix[0] + prefix[1]
+            index = [heads[v] + pack(sum(k) - base, len(k)) + k for k, v in run if k[2] == 0]
+            if len(index) != len(run):
+                index += [codec.by_value_key(k, encodings[v][0]) for k, v in run if k[2] != 0]
+            if max(map(len, index), default=0) > max_key:
+                index = [entry for entry in index if len(entry) <= max_key]
+            index.sort()
+            put_index(zip(index, repeat(b"")), overwrite=False)
+            start = end
+        add_counts(txn, self.dbs["meta"], counts)
+        return made
+
+
+_COMPLEXITY = struct.Struct(">IH")  # codec.complexity: total seeds (4 bytes), key length (2 bytes)
+
+
+def add_counts(txn: Any, meta: Any, counts: dict[bytes, int]) -> None:
+    """Add newly stored entries to the per-ruleset counts in ``meta`` (see ``store_core``)."""
+    from ruma.engine import ENGINE_VERSION
+    from ruma.server.store_core import _COUNT, _RULESET, _ruleset_name
+
+    for prefix, added in counts.items():
+        if not added:
+            continue
+        old = txn.get(_COUNT + prefix, db=meta)
+        total = added + (int.from_bytes(old, "big") if old else 0)
+        txn.put(_COUNT + prefix, total.to_bytes(8, "big"), db=meta)
+        if old is None:
+            txn.put(_RULESET + prefix, _ruleset_name(prefix[0], prefix[1]).encode(), db=meta)
+    if any(counts.values()):
+        txn.put(b"engine_version", ENGINE_VERSION.encode(), db=meta)
