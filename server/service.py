@@ -148,8 +148,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
     def stored_brief(self, ruleset: str, text: str) -> pb.Evaluation | None:
         """The brief reply for a position whose whole canonical key is stored, else ``None``."""
         rules, state = self.parse(ruleset, text)
-        canonical, mirrored = rules.normalise(state)
-        key = rules.key(canonical)
+        key, mirrored = rules.canonical_key(state)  # (the compiled rulesets: one C call)
         stored = self.memo.lookup(key)
         if stored is None:
             return None

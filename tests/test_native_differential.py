@@ -107,6 +107,7 @@ def test_rules_agree_on_random_positions(name: str) -> None:
         assert fast.decompose(state) == pieces, state
         assert fast.key(state) == ref.key(state), state
         assert fast.key(canonical[0]) == ref.key(canonical[0]), state
+        assert fast.canonical_key(state) == ref.canonical_key(state) == (ref.key(canonical[0]), canonical[1])
         assert fast.size(state) == ref.size(state), state
         for option in ref.options(state)[:3]:  # followers: FULL + k counts, grown rows
             assert fast.decompose(option) == ref.decompose(option), option
@@ -219,7 +220,8 @@ def test_inputs_the_compiled_code_does_not_take_go_to_the_reference(name: str) -
     fast, ref = compiled(name), REFERENCES[name]
     odd: list[Any] = [(3, -1, 2), (True, 2, 1), (2**70, 1), [3, 1, 2], (3.0, 1), "312", (1, FULL * 10**4)]
     for state in odd:
-        for method in ("left_options", "right_options", "normalise", "components", "decompose", "key", "size"):
+        for method in ("left_options", "right_options", "normalise", "components", "decompose", "key", "size",
+                       "canonical_key"):
             got = outcome(lambda: getattr(fast, method)(state))
             expected = outcome(lambda: getattr(ref, method)(state))
             assert got == expected, (method, state)

@@ -201,6 +201,28 @@ static PyObject *Rules_key(RulesObject *self, PyObject *state) {
     return result;
 }
 
+static PyObject *Rules_canonical_key(RulesObject *self, PyObject *state) {
+    READ_STATE("canonical_key")
+    Rows out;
+    rows_init(&out);
+    uint8_t *body = NULL;
+    size_t cap = 0;
+    PyObject *result = NULL;
+    if (family_normalise(self->family, s, n, &out, &sc) < 0) {
+        PyErr_NoMemory();
+    } else {
+        size_t m;
+        const pot_t *row = rows_row(&out, 0, &m);
+        long len = family_key_body(self->family, row, m, &body, &cap);
+        PyObject *key = len < 0 ? PyErr_NoMemory() : make_key(self, body, (size_t)len);
+        if (key) result = Py_BuildValue("(NO)", key, out.flag[0] ? Py_True : Py_False);
+    }
+    free(body);
+    rows_free(&out);
+    DONE_STATE()
+    return result;
+}
+
 static PyObject *Rules_size(RulesObject *self, PyObject *state) {
     READ_STATE("size")
     int64_t pots, seeds;
@@ -274,6 +296,8 @@ static PyMethodDef Rules_methods[] = {
     {"decompose", (PyCFunction)Rules_decompose, METH_O, "decompose(state) -> list of (state, mirrored)."},
     {"key", (PyCFunction)Rules_key, METH_O, "key(state) -> memo key bytes of a normalised state."},
     {"size", (PyCFunction)Rules_size, METH_O, "size(state) -> (pots, seeds)."},
+    {"canonical_key", (PyCFunction)Rules_canonical_key, METH_O,
+     "canonical_key(state) -> (key of the normalised state, mirrored), without building the state."},
     {NULL, NULL, 0, NULL},
 };
 

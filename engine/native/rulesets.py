@@ -2,7 +2,7 @@
 
 Each class here subclasses the pure-Python ruleset (so ``isinstance``, names, codes, versions,
 ``format`` and ``direct_value`` are the reference's) and replaces ``parse``, the options,
-``normalise``, ``components``, ``decompose``, ``key`` and ``size`` by the bound methods of a
+``normalise``, ``components``, ``decompose``, ``key``, ``size`` and ``canonical_key`` by the bound methods of a
 ``_core.Rules`` object. A builtin bound method stored on a class is not re-bound on attribute
 access (it is not a descriptor), so ``ruleset.key(state)`` is one C call with no Python frame.
 The ``_core.Rules`` object hands every input it does not take to the reference instance.
@@ -26,7 +26,8 @@ from ruma.engine.rulesets.sowing import IMPARTIAL_SOWING, SOWING, ImpartialSowin
 __all__ = ["COMPILED", "Compiled"]
 
 #: the methods the compiled core provides
-METHODS = ("parse", "left_options", "right_options", "options", "normalise", "components", "decompose", "key", "size")
+METHODS = ("parse", "left_options", "right_options", "options", "normalise", "components", "decompose", "key", "size",
+           "canonical_key")
 
 
 class Compiled:
