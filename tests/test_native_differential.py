@@ -226,3 +226,7 @@ def test_inputs_the_compiled_code_does_not_take_go_to_the_reference(name: str) -
             expected = outcome(lambda: getattr(ref, method)(state))
             assert got == expected, (method, state)
     assert outcome(lambda: fast.parse(312)) == outcome(lambda: ref.parse(312))  # type: ignore[arg-type]
+    # the compiled search hands such components to the reference search: same values, same errors
+    for state in [(3, -1, 2), (2, 10**13, 1, 0, 0, 3, 1), (2, 2**70)]:
+        got = outcome(lambda: evaluate(fast, state).value)
+        assert got == outcome(lambda: evaluate(ref, state).value), state

@@ -23,6 +23,8 @@ from ruma.engine.rulesets.base import Ruleset, State
 
 __all__ = ["NativeSearch", "make_search"]
 
+_MAX_COUNT = 10**12  # RUMA_MAX_COUNT of rows.h: the largest count the compiled code takes
+
 
 def _nimber_id(k: int) -> int:
     return nimber(k).id
@@ -55,23 +57,45 @@ class NativeSearch:
             None if impartial else _nimber_id,
         )
         self.max_positions = max_positions
+        self._progress, self._should_cancel = progress, should_cancel
+        self._python: Any = None  # the reference search, made when a component needs it
 
     def value_of(self, component: State) -> Value:
         """The value of a normalised component (a nim value, or a ``Game`` for partizan rulesets)."""
+        if not all(type(v) is int and 0 <= v <= _MAX_COUNT for v in component):
+            return self._python_value(component)  # what the compiled code does not take
         try:
             found = self._search.value(component)
         except _core.Interrupted as stop:
             kind, state = stop.args
             raise self._error(kind, component, state) from None
         finally:
-            counters = self._search.stats()
-            stats = self.stats
-            stats.positions_valued = counters["positions_valued"]
-            stats.memo_hits = counters["memo_hits"]
-            stats.memo_misses = counters["memo_misses"]
-            stats.table_bytes = counters["table_bytes"]
-            stats.table_entries = counters["table_entries"]
+            self._count()
         return found if self.rules.impartial else Game.by_id(found)
+
+    def _count(self) -> None:
+        counters = self._search.stats()
+        extra = self._python.stats if self._python is not None else None
+        stats = self.stats
+        stats.positions_valued = counters["positions_valued"] + (extra.positions_valued if extra else 0)
+        stats.memo_hits = counters["memo_hits"] + (extra.memo_hits if extra else 0)
+        stats.memo_misses = counters["memo_misses"] + (extra.memo_misses if extra else 0)
+        stats.table_bytes = counters["table_bytes"]
+        stats.table_entries = counters["table_entries"]
+
+    def _python_value(self, component: State) -> Value:
+        """The reference search, for a component the compiled search does not take (negative or
+        enormous counts): such inputs then behave exactly as with the pure-Python engine."""
+        if self._python is None:
+            from ruma.engine.evaluator import _Search
+
+            self._python = _Search(self.rules.reference, self.memo, self._progress,  # type: ignore[attr-defined]
+                                   self._should_cancel, self.max_positions)
+        try:
+            value: Value = self._python.value_of(component)
+            return value
+        finally:
+            self._count()
 
     def _error(self, kind: str, root: State, state: State | None) -> Exception:
         rules = self.rules
