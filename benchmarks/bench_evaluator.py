@@ -4,7 +4,8 @@
 
 Each engine values each position of each suite with a fresh memo (ruma: a fresh ``InMemoryMemo``;
 peers: a fresh evaluator whose dict cache is their memo). Values are checked to agree. Prints the
-seconds per suite (wall, and ruma's CPU seconds), the ratio ruma / fastest peer (wall), and with
+seconds per suite (wall and CPU), the ratios ruma / fastest peer in wall and in CPU seconds (on
+a machine shared with other work, CPU seconds — ``time.process_time`` — are the steadier), and with
 the compiled engine the bytes per position of the evaluator's table (its size at the end of each
 evaluation over the positions it holds). ruma runs the engine ``RUMA_ENGINE`` selects (default: the
 compiled one when built). Targets (issue 10): at most 1/6 on the partizan suites and at most 1/25
@@ -51,15 +52,15 @@ def time_ruma(ruleset: str, positions: list[str]) -> tuple[float, float, list[An
     return seconds, cpu, [r.value for r in results], sum(r.stats.positions_valued for r in results), per_position
 
 
-def time_peer(peer: str, ruleset: str, positions: list[str]) -> tuple[float, list[Any], int]:
-    """Seconds for a reference evaluator (fresh cache) to value ``positions``."""
+def time_peer(peer: str, ruleset: str, positions: list[str]) -> tuple[float, float, list[Any], int]:
+    """Wall and CPU seconds for a reference evaluator (fresh cache) to value ``positions``."""
     rules = get_ruleset(ruleset)
     states = [rules.parse(text) for text in positions]
     evaluator = PEERS[peer](ruleset)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     values = [evaluator.value(state) for state in states]
-    seconds = time.perf_counter() - started
-    return seconds, values, len(evaluator.cache)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return seconds, cpu, values, len(evaluator.cache)
 
 
 def same(ours: Any, theirs: Any, peer: str) -> bool:
@@ -88,24 +89,29 @@ def main() -> int:
         row: dict[str, Any] = {"suite": name, "positions": positions, "engine": active_engine(), "ruma_s": round(ours, 3),
                                "ruma_cpu_s": round(cpu, 3), "ruma_valued": valued,
                                "table_bytes_per_position": None if per_position is None else round(per_position, 1)}
-        best = None
+        best = best_cpu = None
         for peer in peers:
-            seconds, theirs, visited = time_peer(peer, ruleset, positions)
+            seconds, peer_cpu, theirs, visited = time_peer(peer, ruleset, positions)
             agree = all(same(a, b, peer) for a, b in zip(values, theirs))
             failed |= not agree
             row[f"{peer}_s"] = round(seconds, 3)
+            row[f"{peer}_cpu_s"] = round(peer_cpu, 3)
             row[f"{peer}_visited"] = visited
             row[f"{peer}_agrees"] = agree
             best = seconds if best is None else min(best, seconds)
-        if best:
+            best_cpu = peer_cpu if best_cpu is None else min(best_cpu, peer_cpu)
+        if best and best_cpu:
             row["ratio"] = round(ours / best, 4)
+            row["cpu_ratio"] = round(cpu / best_cpu, 4)
             row["target"] = round(target, 4)
             row["meets_target"] = ours / best <= target
+            row["meets_target_cpu"] = cpu / best_cpu <= target
         if args.json:
             print(json.dumps(row))
         else:
-            peer_text = "  ".join(f"{p} {row[p + '_s']:.2f}s" for p in peers)
-            ratio = f"ratio {row['ratio']:.4f} = 1/{best / ours:.1f} (target ≤ 1/{1 / target:.0f})" if best else ""
+            peer_text = "  ".join(f"{p} {row[p + '_s']:.2f}s (cpu {row[p + '_cpu_s']:.2f}s)" for p in peers)
+            ratio = (f"ratio wall 1/{best / ours:.1f}, cpu 1/{best_cpu / cpu:.1f} (target ≤ 1/{1 / target:.0f})"
+                     if best and best_cpu else "")
             table = f", {per_position:.1f} B/position" if per_position is not None else ""
             print(f"{name:22} ruma {ours:.2f}s (cpu {cpu:.2f}s, {valued} valued{table})  {peer_text}  {ratio}",
                   flush=True)

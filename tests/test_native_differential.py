@@ -27,6 +27,7 @@ from ruma.engine.rulesets.atomic_wari_board import ATOMIC_WARI_BOARD
 from ruma.engine.rulesets.base import Ruleset, State
 from ruma.engine.rulesets.notation import FULL
 from ruma.engine.rulesets.sowing import IMPARTIAL_SOWING, SOWING
+from test_rulesets_differential import random_position
 
 try:
     from ruma.engine.native import rulesets as native_rulesets
@@ -118,28 +119,12 @@ def test_rules_agree_on_random_positions(name: str) -> None:
     assert split > N_POSITIONS // 50 and mirrored > N_POSITIONS // 10, (split, mirrored)
 
 
-def small(name: str, rng: random.Random) -> State:
-    """Positions both engines can value quickly: up to 10 pots, 2-9 seeds, gaps, full pots."""
-    budget = rng.randint(2, 9)
-    pots: list[int] = []
-    while len(pots) < 10 and budget > 0:
-        r = rng.random()
-        if r < 0.25:
-            pots.append(0)
-        elif r < 0.35 and "sowing" in name:
-            pots.append(FULL)
-        else:
-            v = min(budget, rng.choice((1, 1, 2, 2, 3, 4, 5)))
-            budget -= v
-            pots.append(v)
-    return tuple(pots)
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_values_agree_on_random_positions(name: str) -> None:
     fast, ref = compiled(name), REFERENCES[name]
     fast_memo, ref_memo = InMemoryMemo(), InMemoryMemo()
-    for state in distinct(name, f"native-values-{name}", N_POSITIONS, lambda rng: small(name, rng)):
+    # positions both engines value quickly: up to 9 pots and 9 seeds, gaps, full pots
+    for state in distinct(name, f"native-values-{name}", N_POSITIONS, lambda rng: random_position(name, rng)):
         a = evaluate(fast, state, fast_memo)
         b = evaluate(ref, state, ref_memo)
         assert (a.value, a.key, a.mirrored, a.canonical.state) == (b.value, b.key, b.mirrored, b.canonical.state)

@@ -350,20 +350,9 @@ static int undominated(Ids *s, int left, int *removed) {
     return 0;
 }
 
-static PyObject *ids_set(const Ids *s) {
-    PyObject *set = PySet_New(NULL);
-    if (!set) return NULL;
-    for (size_t k = 0; k < s->n; k++) {
-        PyObject *x = PyLong_FromLong(s->v[k]);
-        if (!x || PySet_Add(set, x) < 0) {
-            Py_XDECREF(x);
-            Py_DECREF(set);
-            return NULL;
-        }
-        Py_DECREF(x);
-    }
-    return set;
-}
+static PyObject *array_set(const int32_t *v, size_t n);
+
+static PyObject *ids_set(const Ids *s) { return array_set(s->v, s->n); }
 
 static int cmp_ids(const void *a, const void *b) {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;

@@ -358,7 +358,8 @@ static int raise_interrupted(SearchObject *s, const char *kind, const pot_t *sta
     return -1;
 }
 
-/* Theorem 3.1's nim value from the runs of deuces: xor of ·37 at each run length. */
+/* Theorem 3.1's nim value from the runs of deuces: xor of ·37 at each run length. Returns 0, 1
+ * when the values are unavailable (then no direct value applies), -1 on error. */
 static int octal_nim(SearchObject *s, const size_t *runs, size_t nruns, int64_t *out) {
     int64_t total = 0;
     for (size_t k = 0; k < nruns; k++) {
@@ -372,6 +373,11 @@ static int octal_nim(SearchObject *s, const size_t *runs, size_t nruns, int64_t 
                 s->octal_values[j] = PyLong_AsLongLong(v);
                 Py_DECREF(v);
                 if (s->octal_values[j] == -1 && PyErr_Occurred()) return -1;
+                if (s->octal_values[j] < 0) { /* the octal module is unavailable: no direct values */
+                    Py_CLEAR(s->octal);
+                    s->octal = Py_NewRef(Py_None);
+                    return 1;
+                }
             }
             s->n_octal = m + 1;
         }
@@ -409,7 +415,8 @@ static int direct_value(SearchObject *s, const pot_t *state, size_t n, int32_t *
     size_t nruns;
     if (!family_sparse_runs(s->rules->family, state, n, runs, &nruns)) return 0;
     int64_t nim;
-    if (octal_nim(s, runs, nruns, &nim) < 0) return -1;
+    int rc = octal_nim(s, runs, nruns, &nim);
+    if (rc != 0) return rc < 0 ? -1 : 0;
     if (!s->rules->impartial && nimber_game_id(s, nim, &nim) < 0) return -1;
     *value = (int32_t)nim;
     return 1;

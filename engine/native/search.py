@@ -30,6 +30,13 @@ def _nimber_id(k: int) -> int:
     return nimber(k).id
 
 
+def _octal_value(m: int) -> int:
+    """·37 at ``m`` for Theorem 3.1, or -1 when ``ruma.engine.octal`` is unavailable (imported on
+    the first sparse row, as the reference does: a search answered by the memo never needs it)."""
+    game = octal_37()
+    return -1 if game is None else int(game.value(m))
+
+
 class NativeSearch:
     """One evaluation's compiled search (see the module docstring)."""
 
@@ -39,7 +46,6 @@ class NativeSearch:
         self.rules = rules
         self.memo = memo
         self.stats = stats
-        game = octal_37() if native.family != _core.FAMILY_SOWING else None
         impartial = native.impartial
         if not impartial:
             kernel.bind_native(_core)
@@ -53,7 +59,7 @@ class NativeSearch:
             should_cancel,
             -1 if max_positions is None else max(0, max_positions),
             None if impartial else kernel._OBJ,
-            None if game is None else (lambda m: int(game.value(m))),
+            None if native.family == _core.FAMILY_SOWING else _octal_value,
             None if impartial else _nimber_id,
         )
         self.max_positions = max_positions
