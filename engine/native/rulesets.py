@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ruma.engine.native import _core
+from ruma.engine.native import search as _search  # noqa: F401 - loaded with the rulesets, not at the first evaluation
 from ruma.engine.rulesets.atomic_wari import (
     ATOMIC_WARI,
     IMPARTIAL_ATOMIC_WARI,
