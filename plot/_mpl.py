@@ -18,13 +18,36 @@ class PlotError(RumaError):
     """matplotlib is missing, or a picture cannot be written."""
 
 
+_FIGURE_CLASS: Any = None
+
+
+def _figure_class() -> Any:
+    """``matplotlib.figure.Figure`` with a ``_repr_png_``, so figures show in Jupyter without pyplot."""
+    global _FIGURE_CLASS
+    if _FIGURE_CLASS is None:
+        try:
+            from matplotlib.figure import Figure
+        except ModuleNotFoundError as error:
+            raise PlotError("pictures need matplotlib: pip install 'ruma[plot]'") from error
+
+        class RumaFigure(Figure):  # type: ignore[misc]
+            """A matplotlib figure that renders itself as PNG in notebooks."""
+
+            def _repr_png_(self) -> bytes:
+                import io
+
+                buffer = io.BytesIO()
+                self.savefig(buffer, format="png", dpi=100)
+                return buffer.getvalue()
+
+        _FIGURE_CLASS = RumaFigure
+    return _FIGURE_CLASS
+
+
 def new_figure(width: float, height: float) -> Figure:
-    """A pyplot-free ``Figure`` of ``width`` x ``height`` inches."""
-    try:
-        from matplotlib.figure import Figure
-    except ModuleNotFoundError as error:
-        raise PlotError("pictures need matplotlib: pip install 'ruma[plot]'") from error
-    return Figure(figsize=(width, height), layout="constrained")
+    """A pyplot-free ``Figure`` of ``width`` x ``height`` inches (matplotlib is imported here)."""
+    figure: Figure = _figure_class()(figsize=(width, height), layout="constrained")
+    return figure
 
 
 def fraction_text(q: Fraction | int) -> str:
