@@ -7,12 +7,23 @@ under ``/api/v1`` with OpenAPI docs at ``/docs``, and server-rendered pages with
 
     >>> from ruma.web import Gateway, create_app                 # doctest: +SKIP
     >>> app = create_app(Gateway("127.0.0.1:50051"))
+
+The names are imported on first use, so ``ruma --help`` works without the extra installed.
 """
 
 from __future__ import annotations
 
-from ruma.web.app import create_app
-from ruma.web.gateway import Gateway, GatewayError
-from ruma.web.serve import BackgroundServer
+from importlib import import_module
+from typing import Any
 
-__all__ = ["BackgroundServer", "Gateway", "GatewayError", "create_app"]
+_LAZY = {"create_app": "ruma.web.app", "Gateway": "ruma.web.gateway", "GatewayError": "ruma.web.gateway",
+         "BackgroundServer": "ruma.web.serve"}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ruma.web' has no attribute {name!r}")
+    return getattr(import_module(module), name)
