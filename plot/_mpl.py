@@ -30,7 +30,7 @@ def _figure_class() -> Any:
         except ModuleNotFoundError as error:
             raise PlotError("pictures need matplotlib: pip install 'ruma[plot]'") from error
 
-        class RumaFigure(Figure):  # type: ignore[misc]
+        class RumaFigure(Figure):
             """A matplotlib figure that renders itself as PNG in notebooks."""
 
             def _repr_png_(self) -> bytes:

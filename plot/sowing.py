@@ -91,8 +91,8 @@ def _layout(graph: SowingGraph) -> dict[int, tuple[float, float]]:
     far = max(level.values(), default=0) + 2
     lost = [v for v in range(graph.size) if v not in places]  # bins that can never reach a Ruma
     for i, v in enumerate(lost):
-        a = 2 * math.pi * i / max(1, len(lost))
-        places[v] = (far * math.cos(a), far * math.sin(a))
+        theta = 2 * math.pi * i / max(1, len(lost))
+        places[v] = (far * math.cos(theta), far * math.sin(theta))
     return places
 
 

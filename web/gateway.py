@@ -19,7 +19,7 @@ from contextvars import ContextVar
 import time
 from collections import OrderedDict
 from fractions import Fraction
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, NoReturn, TypeVar
 from urllib.parse import quote
 
 import grpc
@@ -157,9 +157,9 @@ class Gateway:
         try:
             return function()
         except RumaRpcError as error:
-            return _raise(HTTP_STATUS.get(error.code, 502), error.code.name, error.details or error.code.name)
+            _raise(HTTP_STATUS.get(error.code, 502), error.code.name, error.details or error.code.name)
         except RumaError as error:  # raised by the client before calling (bad notation, say)
-            return _raise(400, "INVALID_ARGUMENT", str(error))
+            _raise(400, "INVALID_ARGUMENT", str(error))
         finally:
             GRPC_SECONDS.get()[0] += time.perf_counter() - started
 
@@ -291,7 +291,8 @@ class Gateway:
         method = getattr(self.client(token), "census", None)
         if method is None:
             _raise(501, "UNIMPLEMENTED", "this ruma client has no census yet (the Census RPC is not part of this build)")
-        return list(plain(self.call(lambda: method(**{k: v for k, v in query.items() if v is not None}))))
+        rows: Callable[..., Any] = method
+        return list(plain(self.call(lambda: rows(**{k: v for k, v in query.items() if v is not None}))))
 
     # -- writes (only with read_only=False) ---------------------------------------------------------
     def verify_theorem(self, name: str, up_to: int, token: str | None = None) -> dict[str, Any]:
@@ -313,5 +314,5 @@ class Gateway:
             _raise(403, "PERMISSION_DENIED", "this explorer is read-only (start it with --allow-writes)")
 
 
-def _raise(status: int, code: str, message: str) -> Any:
+def _raise(status: int, code: str, message: str) -> NoReturn:
     raise GatewayError(status, code, message)
