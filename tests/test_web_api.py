@@ -4,6 +4,7 @@ errors mapped to HTTP statuses with the service's message, the catalog, OpenAPI.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote
@@ -126,21 +127,70 @@ def test_catalog_theorems_tags_stats_search(service: tuple[str, str]) -> None:
     assert value["value"]["ascii"] == format(parse_game("{2||1|0} + ^*"), "ascii")
 
 
-def test_census_hook_and_read_only_writes(service: tuple[str, str]) -> None:
+def test_census_needs_the_census_rpc_and_writes_need_allow_writes(service: tuple[str, str]) -> None:
+    from ruma.client import Client
+
     _, url = service
-    census = get(url, "/api/v1/census")
-    assert census.status_code in (200, 501)
-    if census.status_code == 501:
-        assert census.json()["error"]["code"] == "UNIMPLEMENTED"
+    census = get(url, "/api/v1/census/sowing?seeds=1-4")
+    if hasattr(Client, "census"):  # issue 12's Census RPC is in this build
+        assert census.status_code == 200 and "rows" in census.json()
+    else:
+        assert census.status_code == 501 and census.json()["error"]["code"] == "UNIMPLEMENTED"
+    assert get(url, "/api/v1/census/sowing?seeds=many").status_code == 400
     write = httpx.post(url + "/api/v1/theorems/erickson-2.3/verify?up_to=2", timeout=60)
     assert write.status_code == 403 and "read-only" in write.json()["error"]["message"]
+
+
+@dataclass(frozen=True)
+class _Position:  # the shapes of issue 12's client.census result
+    position: str
+    canonical: str
+    seeds: int
+    pots: int
+    mirrored: bool
+
+
+@dataclass(frozen=True)
+class _Row:
+    by: str
+    group: dict[str, str]
+    classes: int
+    raw_positions: int
+    simplest: list[_Position]
+    nim_value: int | None = None
+
+
+@dataclass
+class _Result:
+    rows: list[_Row] = field(default_factory=list)
+    summary: Any = None
+
+
+def test_census_rows_are_forwarded_and_shown(tmp_path: Path) -> None:
+    from ruma.client import Client
+
+    calls = []
+
+    class CensusClient(Client):
+        def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None,
+                   **kwargs: Any) -> _Result:
+            calls.append((ruleset, seeds, pots, kwargs))
+            return _Result([_Row("outcome", {"unicode": "P"}, 2, 3, [_Position("11", "11", 2, 2, False)])])
+
+    with explorer(tmp_path / "census", seed=False, catalog=False,
+                  gateway_options={"client_factory": CensusClient}) as (_, url):
+        reply = get(url, "/api/v1/census/sowing?seeds=1-4&pots=2-3&by=outcome&simplest=2").json()
+        assert calls == [("sowing", (1, 4), (2, 3), {"by": "outcome", "simplest": 2})]
+        assert reply["rows"][0]["simplest"][0]["url"] == "/sowing/11" and reply["rows"][0]["raw_positions"] == 3
+        page = get(url, "/census?ruleset=sowing&seeds=1-4&by=outcome").text
+        assert '<a href="/sowing/11"><code>11</code></a>' in page and "<td><code>P</code></td>" in page
 
 
 def test_openapi_documents_the_api_offline(service: tuple[str, str]) -> None:
     _, url = service
     spec = get(url, "/api/v1/openapi.json").json()
     assert {"/api/v1/positions/{ruleset}/{position}", "/api/v1/catalog/positions", "/api/v1/theorems",
-            "/api/v1/search/stored", "/api/v1/stats", "/api/v1/census"} <= set(spec["paths"])
+            "/api/v1/search/stored", "/api/v1/stats", "/api/v1/census/{ruleset}"} <= set(spec["paths"])
     docs = get(url, "/docs").text
     assert "/static/docs/swagger-ui-bundle.js" in docs and "cdn" not in docs.lower()
     assert get(url, "/static/docs/swagger-ui-bundle.js").status_code == 200

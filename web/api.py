@@ -14,7 +14,7 @@ from typing import Any, Optional
 from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from ruma.web.gateway import Gateway
+from ruma.web.gateway import Gateway, GatewayError
 
 router = APIRouter(prefix="/api/v1", tags=["ruma"])
 
@@ -216,11 +216,29 @@ def stats(gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)
     return gw.stats(token)
 
 
-@router.get("/census", response_model=list[Open], responses={**ERRORS, 501: {"model": ErrorOut}})
-def census(ruleset: Optional[str] = None, gw: Gateway = Depends(gateway),
+def parse_range(text: Optional[str], what: str) -> Optional[tuple[int, int]]:
+    """``"A-B"`` or ``"N"`` as ``(A, B)``; 400 quoting the text otherwise."""
+    if text is None or not text.strip():
+        return None
+    low, dash, high = text.strip().partition("-")
+    if not (low.isdigit() and (high.isdigit() if dash else True)):
+        raise GatewayError(400, "INVALID_ARGUMENT", f"{what} {text!r}: expected N or A-B, e.g. 1-8")
+    return int(low), int(high if dash else low)
+
+
+@router.get("/census/{ruleset}", response_model=Open, responses={**ERRORS, 501: {"model": ErrorOut}})
+def census(ruleset: str, seeds: str = Query(..., examples=["1-8"], description="seeds A-B (or N)"),
+           pots: Optional[str] = Query(None, examples=["1-6"], description="pots C-D (or N); default: any"),
+           by: str = Query("value", pattern="^(value|outcome|atomic-weight|temperature)$"),
+           simplest: int = Query(3, ge=0, le=20), gw: Gateway = Depends(gateway),
            token: Optional[str] = Depends(bearer)) -> Any:
-    """Census rows of the shared store (501 while the service has no census)."""
-    return gw.census(token, ruleset=ruleset)
+    """The census of a family over the shared store: how many positions (normalisation classes and
+    raw positions) have each value (or outcome, atomic weight, temperature), with the simplest
+    positions of each row. 501 while the service has no census."""
+    gw.check_ruleset(ruleset, token)
+    seed_range = parse_range(seeds, "seeds")
+    assert seed_range is not None
+    return gw.census(ruleset, seed_range, parse_range(pots, "pots"), by=by, simplest=simplest, token=token)
 
 
 class NewPosition(BaseModel):

@@ -286,13 +286,23 @@ class Gateway:
             entry["url"] = position_path(ruleset, entry["position"]) if entry.get("position") else None
         return list(found)
 
-    def census(self, token: str | None = None, **query: Any) -> list[Any]:
-        """Census rows (issue 12's ``Census`` RPC), when the client offers them; 501 until then."""
+    def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, *, by: str = "value",
+               simplest: int = 3, token: str | None = None) -> dict[str, Any]:
+        """The census of a family over the store's values (issue 12's ``Census`` RPC): rows grouped
+        ``by`` value, outcome, atomic weight or temperature, each with its simplest positions, and a
+        summary. Never asks the service to compute missing values (read-only). 501 while the
+        client has no ``census``."""
         method = getattr(self.client(token), "census", None)
         if method is None:
-            _raise(501, "UNIMPLEMENTED", "this ruma client has no census yet (the Census RPC is not part of this build)")
-        rows: Callable[..., Any] = method
-        return list(plain(self.call(lambda: rows(**{k: v for k, v in query.items() if v is not None}))))
+            _raise(501, "UNIMPLEMENTED", "this ruma build has no census yet (the service's Census RPC)")
+        census: Callable[..., Any] = method
+        result = self.call(lambda: census(ruleset, seeds, pots, by=by, simplest=simplest))
+        rows = plain(getattr(result, "rows", result))
+        for row in rows:
+            for position in row.get("simplest") or ():
+                if isinstance(position, dict) and position.get("position"):
+                    position["url"] = position_path(ruleset, position["position"])
+        return {"ruleset": ruleset, "rows": rows, "summary": plain(getattr(result, "summary", None))}
 
     # -- writes (only with read_only=False) ---------------------------------------------------------
     def verify_theorem(self, name: str, up_to: int, token: str | None = None) -> dict[str, Any]:

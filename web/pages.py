@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from ruma.web.api import bearer, gateway
+from ruma.web.api import bearer, gateway, parse_range
 from ruma.web.gateway import Gateway, GatewayError, position_path, sketch
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
@@ -123,6 +123,20 @@ def search_page(request: Request, value: Optional[str] = None, ruleset: Optional
             stored = gw.search_stored(ruleset, value, 50, token)
     return render(request, "search.html", value=value, ruleset=ruleset, named=named, stored=stored,
                   choices=[c for c in choices(gw, token) if ":" not in c])
+
+
+@router.get("/census", response_class=HTMLResponse)
+def census_page(request: Request, ruleset: Optional[str] = None, seeds: Optional[str] = None,
+                pots: Optional[str] = None, by: str = Query("value", pattern="^(value|outcome|atomic-weight|temperature)$"),
+                gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    c = None
+    if ruleset and seeds:
+        gw.check_ruleset(ruleset, token)
+        seed_range = parse_range(seeds, "seeds")
+        assert seed_range is not None
+        c = gw.census(ruleset, seed_range, parse_range(pots, "pots"), by=by, token=token)
+    return render(request, "census.html", c=c, ruleset=ruleset or "sowing", seeds=seeds, pots=pots, by=by,
+                  choices=choices(gw, token, ruleset))
 
 
 @router.get("/stats", response_class=HTMLResponse)
