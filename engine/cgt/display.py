@@ -179,7 +179,7 @@ def analyses_rows(g: Game) -> list[tuple[str, str]]:
 def rows_html(rows: Iterable[tuple[str, str]]) -> str:
     """A two-column table of ``(label, value)`` rows, escaped."""
     body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
-    return f"<table class='ruma-analyses'>{body}</table>"
+    return f"<table>{body}</table>"
 
 
 def game_html(g: Game, caption: str = "", extra_rows: Iterable[tuple[str, str]] = ()) -> str:
