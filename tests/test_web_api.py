@@ -228,3 +228,32 @@ def test_tokens_are_the_services(tmp_path: Path) -> None:
         added = httpx.post(url + "/api/v1/catalog/positions", timeout=60, headers={"Authorization": "Bearer writer"},
                            json={"name": "example-312", "ruleset": "sowing", "position": "312", "tags": ["example"]})
         assert added.status_code == 200 and added.json()["value"] == "{0|-2}"
+
+
+def test_pages_render_with_their_content(service: tuple[str, str]) -> None:
+    _, url = service
+    expectations = {
+        "/": ["/sowing/(10)%5E3%2003%20(01)%5E2", "impartial-sowing"],
+        "/sowing/" + quote("(10)^3 03 (01)^2"): ['<code id="value" class="value">0</code>', "no moves"],
+        "/catalog?tag=table1": ["erickson-t1-2202", '<a href="/sowing/2202">'],
+    }
+    for path, pieces in {
+        **expectations,
+        "/catalog/erickson-t1-2202": ['<code id="value">^</code>', "agrees"],
+        "/tags": ["table3"],
+        "/theorems": ["erickson-2.3", "(01)^m 2 (01)^n"],
+        "/theorems/erickson-2.3": ["(01)^m 2 (01)^n", 'id="runs"'],
+        "/value?expression=" + quote("{2||1|0}"): ['<code id="value" class="value">{2||1|0}</code>', 'data-mean="5/4"'],
+        "/search?ruleset=sowing&value=" + quote("^"): ['<a href="/sowing/2202">', "erickson-t1-2202"],
+        "/stats": ["store entries", "max positions"],
+    }.items():
+        reply = get(url, path)
+        assert reply.status_code == 200, (path, reply.text[:300])
+        for piece in pieces:
+            assert piece in reply.text, (path, piece)
+    missing = get(url, "/catalog/nothing/here/at/all")
+    assert missing.status_code == 404 and "unknown ruleset" in missing.text
+    bad = get(url, "/sowing/31x2")
+    assert bad.status_code == 400 and "31x2" in bad.text and 'id="position-input"' in bad.text
+    redirect = httpx.get(url + "/go?ruleset=sowing&position=" + quote("(10)^3 03 (01)^2"), timeout=60)
+    assert redirect.status_code == 303 and redirect.headers["location"] == "/sowing/(10)%5E3%2003%20(01)%5E2"
