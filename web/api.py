@@ -41,6 +41,8 @@ class Value(BaseModel):
 
 
 class Analyses(BaseModel):
+    """Stops, mean and temperature (exact rationals as text), birthday, atomic weight."""
+
     left_stop: Optional[str] = None
     right_stop: Optional[str] = None
     mean: Optional[str] = None
@@ -70,12 +72,16 @@ class Option(BaseModel):
 
 
 class Component(BaseModel):
+    """An independent summand of the position, with its value."""
+
     position: str
     value: str
     from_store: bool
 
 
 class PositionOut(BaseModel):
+    """A position with its value, analyses, thermograph and options."""
+
     ruleset: str
     position: str
     canonical: str
@@ -93,6 +99,8 @@ class PositionOut(BaseModel):
 
 
 class ValueOut(BaseModel):
+    """A value expression's canonical form and analyses."""
+
     expression: str
     value: Value
     analyses: dict[str, str]
@@ -100,6 +108,8 @@ class ValueOut(BaseModel):
 
 
 class Ruleset(BaseModel):
+    """A ruleset of the service."""
+
     name: str
     impartial: bool
     version: int
@@ -113,11 +123,15 @@ class Open(BaseModel):
 
 
 class Tag(BaseModel):
+    """A tag and how many named positions carry it."""
+
     tag: str
     positions: int
 
 
 class Stored(BaseModel):
+    """A stored position of the value searched for."""
+
     ruleset: str
     key: str
     value: str
@@ -126,12 +140,16 @@ class Stored(BaseModel):
 
 
 class ErrorBody(BaseModel):
+    """What went wrong: HTTP status, gRPC code name, the service's message."""
+
     status: int
     code: str = Field(examples=["INVALID_ARGUMENT"])
     message: str
 
 
 class ErrorOut(BaseModel):
+    """The body of every error response."""
+
     error: ErrorBody
 
 
@@ -242,6 +260,8 @@ def census(ruleset: str, seeds: str = Query(..., examples=["1-8"], description="
 
 
 class NewPosition(BaseModel):
+    """A position to name in the catalog."""
+
     name: str
     ruleset: str
     position: str

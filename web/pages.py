@@ -62,17 +62,20 @@ def error_page(request: Request, error: GatewayError) -> HTMLResponse:
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """The position form and the rulesets."""
     return render(request, "home.html", rulesets=gw.rulesets(token), choices=choices(gw, token), ruleset="sowing")
 
 
 @router.get("/go")
 def go(ruleset: str = Query(...), position: str = Query(..., min_length=1)) -> RedirectResponse:
+    """Redirect the position form to the position's shareable URL."""
     return RedirectResponse(position_path(ruleset, position.strip()), status_code=303)
 
 
 @router.get("/value", response_class=HTMLResponse)
 def value_page(request: Request, expression: Optional[str] = None, gw: Gateway = Depends(gateway),
                token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """The calculator: a value expression's canonical form, analyses and thermograph."""
     if not expression:
         return render(request, "value.html", v=None, expression="")
     v = gw.value(expression, token)
@@ -84,6 +87,7 @@ def value_page(request: Request, expression: Optional[str] = None, gw: Gateway =
 def catalog_page(request: Request, tag: Optional[str] = None, ruleset: Optional[str] = None,
                  value: Optional[str] = None, name: Optional[str] = None, gw: Gateway = Depends(gateway),
                  token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """Named positions, filtered by tag, ruleset, value or name."""
     entries = gw.named_positions(token, name=name or None, tag=tag or None, ruleset=ruleset or None, value=value or None)
     return render(request, "catalog.html", entries=entries, tag=tag, value=value, ruleset=ruleset)
 
@@ -91,29 +95,34 @@ def catalog_page(request: Request, tag: Optional[str] = None, ruleset: Optional[
 @router.get("/catalog/{name}", response_class=HTMLResponse)
 def named_page(request: Request, name: str, gw: Gateway = Depends(gateway),
                token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """One named position with its value and source."""
     return render(request, "named.html", e=gw.named_position(name, token))
 
 
 @router.get("/tags", response_class=HTMLResponse)
 def tags_page(request: Request, gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """Every tag with its number of named positions."""
     return render(request, "tags.html", tags=gw.tags(token))
 
 
 @router.get("/theorems", response_class=HTMLResponse)
 def theorems_page(request: Request, gw: Gateway = Depends(gateway),
                   token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """Every theorem with its latest verification."""
     return render(request, "theorems.html", theorems=gw.theorems(token))
 
 
 @router.get("/theorems/{name}", response_class=HTMLResponse)
 def theorem_page(request: Request, name: str, gw: Gateway = Depends(gateway),
                  token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """One theorem with every verification run."""
     return render(request, "theorem.html", t=gw.theorem(name, token))
 
 
 @router.get("/search", response_class=HTMLResponse)
 def search_page(request: Request, value: Optional[str] = None, ruleset: Optional[str] = None,
                 gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """Named and stored positions of a value."""
     named: list[Any] = []
     stored: list[Any] = []
     if value:
@@ -129,6 +138,7 @@ def search_page(request: Request, value: Optional[str] = None, ruleset: Optional
 def census_page(request: Request, ruleset: Optional[str] = None, seeds: Optional[str] = None,
                 pots: Optional[str] = None, by: str = Query("value", pattern="^(value|outcome|atomic-weight|temperature)$"),
                 gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """A census of a family over the store (once the service offers one)."""
     c = None
     if ruleset and seeds:
         gw.check_ruleset(ruleset, token)
@@ -141,12 +151,14 @@ def census_page(request: Request, ruleset: Optional[str] = None, seeds: Optional
 
 @router.get("/stats", response_class=HTMLResponse)
 def stats_page(request: Request, gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """The store's counters and the service's limits."""
     return render(request, "stats.html", s=gw.stats(token))
 
 
 @router.get("/{ruleset}/{position:path}", response_class=HTMLResponse)
 def position_page(request: Request, ruleset: str, position: str, gw: Gateway = Depends(gateway),
                   token: Optional[str] = Depends(bearer)) -> HTMLResponse:
+    """A position: value, outcome, analyses, thermograph and each player's options."""
     gw.check_ruleset(ruleset, token)
     p = gw.position(ruleset, position, token)
     a = p["analyses"]
