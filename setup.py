@@ -6,8 +6,8 @@ succeeds and ruma runs its pure-Python engine (``ruma.engine.native`` explains t
 
 from setuptools import Extension, setup
 
-SOURCES = ["module.c", "search.c", "rows.c", "table.c", "parse.c", "kernel.c"]
-HEADERS = ["core.h", "rows.h", "table.h", "parse.h"]
+SOURCES = ["module.c", "search.c", "rows.c", "table.c", "parse.c", "kernel.c", "memo.c"]
+HEADERS = ["core.h", "rows.h", "table.h", "parse.h", "kernel.h", "memo.h"]
 
 setup(
     ext_modules=[

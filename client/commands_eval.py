@@ -16,7 +16,8 @@ from typing import Any, Iterator
 from ruma.client.cli import add_json_flag
 from ruma.engine.errors import RumaError, RumaInputError
 from ruma.engine.evaluator import evaluate, format_value, option_values
-from ruma.engine.memo import InMemoryMemo, Memo
+from ruma.engine.memo import Memo
+from ruma.engine.native import new_memo
 from ruma.engine.rulesets import get_ruleset, ruleset_names
 
 STYLES = ("ascii", "unicode", "braces")
@@ -45,7 +46,7 @@ def _memo(stack: ExitStack, args: argparse.Namespace) -> Memo:
         store = open_store(args.store)
         stack.callback(store.close)
         return store  # type: ignore[no-any-return]
-    return InMemoryMemo()
+    return new_memo()  # the compiled engine's compact memo when it is active
 
 
 def run_eval(args: argparse.Namespace) -> int:

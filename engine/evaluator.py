@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import ZERO, Game, nimber
 from ruma.engine.errors import CancelledError, LimitExceededError, NotAtomicError, RumaInputError
-from ruma.engine.memo import InMemoryMemo, Memo
+from ruma.engine.memo import Memo
+from ruma.engine.native import new_memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Position, Ruleset, State
 
@@ -426,7 +427,7 @@ def evaluate(
     """
     started = time.perf_counter()
     rules, state = _resolve(ruleset, position)
-    search = _new_search(rules, memo if memo is not None else InMemoryMemo(), progress, should_cancel, max_positions)
+    search = _new_search(rules, memo if memo is not None else new_memo(), progress, should_cancel, max_positions)
     canonical, mirrored = rules.normalise(state)
     raw_pieces = list(rules.components(state))
     pieces = [rules.normalise(piece) for piece in raw_pieces]
@@ -472,7 +473,7 @@ def option_values(
 ) -> tuple[list[tuple[Position, Value]], list[tuple[Position, Value]]]:
     """Each player's options of ``position`` with their values (impartial: both lists equal)."""
     rules, state = _resolve(ruleset, position)
-    shared = memo if memo is not None else InMemoryMemo()
+    shared = memo if memo is not None else new_memo()
 
     def valued(options: Iterable[State]) -> list[tuple[Position, Value]]:
         return [(Position(rules, option), evaluate(rules, option, shared).value) for option in options]

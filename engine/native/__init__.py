@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING
 from ruma.engine.errors import RumaInputError
 
 if TYPE_CHECKING:
+    from ruma.engine.memo import Memo
     from ruma.engine.rulesets.base import Ruleset
 
-__all__ = ["ENGINE_VARIABLE", "active_engine", "compiled", "core", "describe"]
+__all__ = ["ENGINE_VARIABLE", "active_engine", "compiled", "core", "describe", "new_memo"]
 
 ENGINE_VARIABLE = "RUMA_ENGINE"
 _CHOICES = ("c", "python")
@@ -93,3 +94,23 @@ def describe() -> str:
     if engine == "c":
         return "engine: c (compiled core)"
     return f"engine: python ({_why[0] if _why else 'pure Python'})"
+
+
+def new_memo() -> "Memo":
+    """A fresh in-memory memo: the compiled ``CompactMemo`` (about 30 bytes a position, read and
+    written by the compiled search without Python calls) when the compiled engine is active,
+    else an ``InMemoryMemo``. What ``evaluate`` uses without a memo, and ``ruma eval`` without
+    ``--store``."""
+    from ruma.engine.memo import InMemoryMemo
+
+    try:
+        engine = active_engine()
+    except RumaInputError:
+        engine = "python"  # the misconfiguration is reported where the rulesets are looked up
+    native = core() if engine == "c" else None
+    if native is None:
+        return InMemoryMemo()
+    from ruma.engine.cgt import Game, kernel
+
+    memo: Memo = native.CompactMemo(kernel._OBJ, Game)
+    return memo

@@ -9,6 +9,7 @@
  * The Python facade is ruma/engine/native/__init__.py; the design is in docs/architecture.md.
  */
 #include "core.h"
+#include "memo.h"
 #include "parse.h"
 
 #include <structmember.h>
@@ -339,7 +340,8 @@ static struct PyModuleDef core_module = {
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
-    if (PyType_Ready(&Rules_Type) < 0 || PyType_Ready(&Search_Type) < 0) return NULL;
+    if (PyType_Ready(&Rules_Type) < 0 || PyType_Ready(&Search_Type) < 0 || PyType_Ready(&CompactMemo_Type) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
     Interrupted = PyErr_NewExceptionWithDoc("ruma.engine.native._core.Interrupted",
@@ -349,8 +351,10 @@ PyMODINIT_FUNC PyInit__core(void) {
     if (!Interrupted) goto fail;
     Py_INCREF(&Rules_Type);
     Py_INCREF(&Search_Type);
+    Py_INCREF(&CompactMemo_Type);
     if (PyModule_AddObject(m, "Rules", (PyObject *)&Rules_Type) < 0 ||
         PyModule_AddObject(m, "Search", (PyObject *)&Search_Type) < 0 ||
+        PyModule_AddObject(m, "CompactMemo", (PyObject *)&CompactMemo_Type) < 0 ||
         PyModule_AddObject(m, "Interrupted", Interrupted) < 0 ||
         PyModule_AddIntConstant(m, "FAMILY_SOWING", FAM_SOWING) < 0 ||
         PyModule_AddIntConstant(m, "FAMILY_WARI", FAM_WARI) < 0 ||

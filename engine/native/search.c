@@ -21,6 +21,7 @@
  */
 #include "core.h"
 #include "kernel.h"
+#include "memo.h"
 #include "table.h"
 
 #define UNKNOWN (-1)       /* not in the memo, not yet valued */
@@ -62,6 +63,9 @@ typedef struct {
     RulesObject *rules;
     PyObject *lookup, *lookup_many, *insert_many, *progress, *should_cancel;
     PyObject *entries; /* the dict of a plain InMemoryMemo (read and written directly), or None */
+    CompactMemoObject *compact; /* a CompactMemo (its table read and written in C), or NULL */
+    uint8_t *full;              /* a whole key (prefix + body) for the CompactMemo */
+    size_t full_cap;
     PyObject *games;                     /* partizan: kernel._OBJ, id -> Game (None if impartial) */
     PyObject *octal, *nimber_id;         /* Theorem 3.1 (Atomic Wari families) */
     long long max_positions;             /* -1: no limit */
@@ -161,8 +165,30 @@ static int sort_pending(SearchObject *s) {
 
 /* Hand every pending (key, value) to the memo: straight into a plain InMemoryMemo's dict (what its
  * insert_many does), else memo.insert_many(list of pairs, sorted by key) in one call. */
+/* The whole key of a record (ruleset prefix + body) in s->full; its length, or -1. */
+static long full_key(SearchObject *s, uint32_t rec) {
+    size_t len;
+    const uint8_t *body = table_body(&s->table, rec, &len);
+    if (GROW(s->full, s->full_cap, len + 2) < 0) return -1;
+    s->full[0] = (uint8_t)s->rules->code;
+    s->full[1] = (uint8_t)s->rules->version;
+    memcpy(s->full + 2, body, len);
+    return (long)(len + 2);
+}
+
 static int flush_pending(SearchObject *s) {
     if (!s->npending) return 0;
+    if (s->compact) { /* CompactMemo: nim values as they are, Game ids as -(id + 1) */
+        for (size_t k = 0; k < s->npending; k++) {
+            uint32_t rec = s->pending[k];
+            long len = full_key(s, rec);
+            int32_t v = table_value(&s->table, rec);
+            if (len < 0 || compact_add(s->compact, s->full, (size_t)len, s->rules->impartial ? v : -(v + 1)) < 0)
+                return -1;
+        }
+        s->npending = 0;
+        return 0;
+    }
     if (s->entries != Py_None) {
         for (size_t k = 0; k < s->npending; k++) {
             uint32_t rec = s->pending[k];
@@ -242,22 +268,42 @@ static PyObject *memo_get(SearchObject *s, PyObject *key) {
 
 /* Settle one record by the memo's answer. Returns 1 when a frame on the path (ACTIVE_LOOKUP) was
  * found in the memo, else 0; -1 on error. */
-static int settle(SearchObject *s, uint32_t rec, PyObject *found) {
+static int settle_value(SearchObject *s, uint32_t rec, int hit, int32_t v) {
     int32_t status = table_value(&s->table, rec);
     if (status >= 0) return 0; /* valued meanwhile (speculatively): the memo holds the same fact */
-    if (found == Py_None) {
+    if (!hit) {
         s->misses++;
         s->misses_in_row++;
         table_set(&s->table, rec, status == ACTIVE_LOOKUP ? ACTIVE : UNKNOWN);
         return 0;
     }
-    int32_t v;
-    if (memo_value(s, found, &v) < 0) return -1;
     s->hits++;
     s->misses_in_row = 0;
     s->speculative = 0; /* the memo knows this region: ask it before descending again */
     table_set(&s->table, rec, v);
     return status == ACTIVE_LOOKUP;
+}
+
+static int settle(SearchObject *s, uint32_t rec, PyObject *found) {
+    if (table_value(&s->table, rec) >= 0) return 0;
+    int32_t v = 0;
+    if (found != Py_None && memo_value(s, found, &v) < 0) return -1;
+    return settle_value(s, rec, found != Py_None, v);
+}
+
+/* The CompactMemo's answer for a record: 0/1 found (value as the search holds it), -1 error. */
+static int compact_get(SearchObject *s, uint32_t rec, int32_t *v) {
+    long len = full_key(s, rec);
+    if (len < 0) return -1;
+    int32_t stored;
+    if (!compact_find(s->compact, s->full, (size_t)len, &stored)) return 0;
+    if ((stored >= 0) != (s->rules->impartial != 0)) {
+        PyErr_SetString(PyExc_TypeError, s->rules->impartial ? "the memo holds a Game for an impartial position"
+                                                             : "the memo holds a nim value for a partizan position");
+        return -1;
+    }
+    *v = stored >= 0 ? stored : -(stored + 1);
+    return 1;
 }
 
 /* Drop the frames from the lowest one the memo settled (its record now has a value) upwards:
@@ -290,7 +336,16 @@ static int lookup_batch(SearchObject *s) {
     s->nbatch = 0;
     if (!n) return 0;
     int settled = 0;
-    if (s->lookup_many == Py_None || s->entries != Py_None) {
+    if (s->compact) {
+        for (size_t k = 0; k < n; k++) {
+            int32_t v = 0;
+            int hit = compact_get(s, s->batch[k], &v);
+            if (hit < 0) return -1;
+            int rc = settle_value(s, s->batch[k], hit, v);
+            if (rc < 0) return -1;
+            settled |= rc;
+        }
+    } else if (s->lookup_many == Py_None || s->entries != Py_None) {
         for (size_t k = 0; k < n; k++) {
             uint32_t rec = s->batch[k];
             size_t len;
@@ -704,14 +759,19 @@ done:
 
 static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"rules", "lookup", "lookup_many", "insert_many", "entries", "progress",
-                             "should_cancel", "max_positions", "games", "octal", "nimber_id", NULL};
+                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", NULL};
     RulesObject *rules;
     PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
+    PyObject *compact = Py_None;
     long long max_positions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO", kwlist, &Rules_Type, &rules, &lookup,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|O", kwlist, &Rules_Type, &rules, &lookup,
                                      &lookup_many, &insert_many, &entries, &progress, &should_cancel,
-                                     &max_positions, &games, &octal, &nimber_id))
+                                     &max_positions, &games, &octal, &nimber_id, &compact))
         return -1;
+    if (compact != Py_None && !PyObject_TypeCheck(compact, &CompactMemo_Type)) {
+        PyErr_SetString(PyExc_TypeError, "compact must be a CompactMemo or None");
+        return -1;
+    }
     if (entries != Py_None && !PyDict_CheckExact(entries)) {
         PyErr_SetString(PyExc_TypeError, "entries must be a dict or None");
         return -1;
@@ -732,6 +792,7 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id)
 #undef KEEP
     s->max_positions = max_positions;
+    if (compact != Py_None) s->compact = (CompactMemoObject *)Py_NewRef(compact);
     if (table_init(&s->table) < 0) {
         PyErr_NoMemory();
         return -1;
@@ -748,6 +809,7 @@ static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
     Py_VISIT(s->lookup_many);
     Py_VISIT(s->insert_many);
     Py_VISIT(s->entries);
+    Py_VISIT(s->compact);
     Py_VISIT(s->progress);
     Py_VISIT(s->should_cancel);
     Py_VISIT(s->games);
@@ -762,6 +824,7 @@ static int Search_clear(SearchObject *s) {
     Py_CLEAR(s->lookup_many);
     Py_CLEAR(s->insert_many);
     Py_CLEAR(s->entries);
+    Py_CLEAR(s->compact);
     Py_CLEAR(s->progress);
     Py_CLEAR(s->should_cancel);
     Py_CLEAR(s->games);
@@ -782,6 +845,7 @@ static void Search_dealloc(SearchObject *s) {
     free(s->comps);
     free(s->path);
     free(s->pending);
+    free(s->full);
     free(s->batch);
     free(s->acc);
     free(s->ids);

@@ -61,6 +61,7 @@ class NativeSearch:
             None if impartial else kernel._OBJ,
             None if native.family == _core.FAMILY_SOWING else _octal_value,
             None if impartial else _nimber_id,
+            memo if isinstance(memo, _core.CompactMemo) else None,  # read and written in C
         )
         self.max_positions = max_positions
         self._progress, self._should_cancel = progress, should_cancel

@@ -41,8 +41,6 @@ void table_free(Table *t) {
     memset(t, 0, sizeof *t);
 }
 
-static size_t header_words(size_t len) { return 1 + (((len < 255 ? 1 : 5) + len + 3) >> 2); }
-
 uint32_t table_find(const Table *t, const uint8_t *body, size_t len, uint32_t hash) {
     size_t i = hash & t->mask;
     for (;;) {
@@ -78,7 +76,7 @@ static int grow_index(Table *t) {
 
 uint32_t table_add(Table *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value) {
     if ((t->count + 1) * 4 > (t->mask + 1) * 3 && grow_index(t) < 0) return TABLE_NONE;
-    size_t words = header_words(len);
+    size_t words = table_record_words(len);
     if (t->arena_len + words > t->arena_cap) {
         size_t cap = t->arena_cap ? t->arena_cap : 4096;
         while (cap < t->arena_len + words) cap *= 2;

@@ -38,6 +38,8 @@ void table_free(Table *t);
 uint32_t table_find(const Table *t, const uint8_t *body, size_t len, uint32_t hash);
 /* Add a record (body must be absent); returns it, or TABLE_NONE when out of memory. */
 uint32_t table_add(Table *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value);
+/* The words a record of a body of len bytes takes (value word, length, body, padding). */
+static inline size_t table_record_words(size_t len) { return 1 + (((len < 255 ? 1 : 5) + len + 3) >> 2); }
 /* The key body of a record (and its length). */
 static inline const uint8_t *table_body(const Table *t, uint32_t rec, size_t *len) {
     const uint8_t *p = (const uint8_t *)(t->arena + rec + 1);
