@@ -1,10 +1,12 @@
 """The compiled engine core, and which engine ruma runs.
 
-``ruma.engine.native._core`` is a C extension (sources beside this file: ``rows.c`` moves,
-normalisation, decomposition and keys of the row-of-pots rulesets; ``parse.c`` the paper's
-notation; ``table.c`` the compact hash table; ``search.c`` the depth-first search; ``module.c``
-the Python types). It is built by the ordinary ``pip install`` when a C compiler is present and
-skipped (the install still succeeds) when not.
+``ruma.engine.native._core`` is a C extension (sources beside this file: ``rows.c``, ``sowing.c``,
+``wari.c`` moves, normalisation, decomposition and keys of the row-of-pots rulesets; ``parse.c``
+the paper's notation; ``table.c`` the compact hash table; ``search.c`` and ``search_memo.c`` the
+depth-first search and its memo traffic; ``order.c`` and ``kernel.c`` the CGT kernel's order and
+canonicalisation and the search's caches of it; ``memo.c`` the compact in-memory memo;
+``module.c`` the Python types; docs/architecture.md has the design). It is built by the ordinary
+``pip install`` when a C compiler is present and skipped (the install still succeeds) when not.
 
 Which engine runs is decided once per process, at first use:
 

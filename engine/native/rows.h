@@ -1,4 +1,5 @@
-/* rows.h — the row-of-pots rulesets in C: moves, normalisation, decomposition, keys.
+/* rows.h — the row-of-pots rulesets in C: moves, normalisation, decomposition, keys
+ * (rows.c, sowing.c, wari.c).
  *
  * Each function here is a line-by-line transcription of the pure-Python reference in
  * ruma/engine/rulesets/{sowing,atomic_wari,atomic_wari_board}.py (the docstrings there state and
