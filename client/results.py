@@ -2,7 +2,8 @@
 
 Values print in Unicode (``str(value)``), CGSuite plain text (``value.ascii``) and cgt-py's braces
 notation (``value.braces``), and render in notebooks (``_repr_html_``). ``to_dict()`` gives the
-JSON-able form the CLI prints.
+JSON-able record the CLI prints: ``Evaluation.to_dict()`` is the same ``evaluation`` record as
+``ruma eval --json`` prints for a local evaluation (schema ``ruma/client/schemas/evaluation.json``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import html
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
+
+import grpc
 
 from ruma.v1 import ruma_pb2 as pb
 
@@ -169,6 +172,11 @@ class Evaluation:
     def __str__(self) -> str:
         return f"{self.position} = {self.value}"
 
+    def __repr__(self) -> str:
+        how = "from the store" if self.from_store else f"computed {self.stats.positions_valued} positions"
+        outcome = f", outcome {self.outcome}" if self.outcome else ""
+        return f"<Evaluation {self.ruleset} {self.position!r} = {self.value.ascii}{outcome}, {how}>"
+
     def _repr_html_(self) -> str:
         rows = [("value", str(self.value)), ("outcome", self.outcome), ("canonical", self.canonical),
                 ("temperature", str(self.temperature)), ("from store", str(self.from_store))]
@@ -177,22 +185,34 @@ class Evaluation:
         body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
         return f"<table><caption>{html.escape(self.ruleset)} {html.escape(self.position)}</caption>{body}</table>"
 
-    def to_dict(self, style: str = "unicode") -> dict[str, Any]:
-        """JSON-able form, values in ``style``."""
+    def to_dict(self, notation: str = "unicode") -> dict[str, Any]:
+        """The ``evaluation`` record (values in ``notation``), as ``ruma eval``/``ruma query`` print it."""
+        def text(value: GameValue | None) -> str | None:
+            return None if value is None else getattr(value, notation)  # type: ignore[no-any-return]
+
+        def rational(value: Fraction | None) -> str | None:
+            return None if value is None else str(value)
+
         return {
             "ruleset": self.ruleset,
             "position": self.position,
             "canonical": self.canonical,
-            "value": getattr(self.value, style),
-            "outcome": self.outcome,
+            "mirrored": self.mirrored,
+            "notation": notation,
+            "value": text(self.value),
+            "outcome": self.outcome or None,
             "nim_value": self.nim_value,
-            "atomic_weight": getattr(self.atomic_weight, style) if self.atomic_weight else None,
-            "temperature": None if self.temperature is None else str(self.temperature),
-            "components": [{"position": c.position, "value": getattr(c.value, style), "from_store": c.from_store}
+            "left_stop": rational(self.left_stop),
+            "right_stop": rational(self.right_stop),
+            "mean": rational(self.mean),
+            "temperature": rational(self.temperature),
+            "atomic_weight": text(self.atomic_weight),
+            "birthday": self.birthday,
+            "components": [{"position": c.position, "value": text(c.value), "from_store": c.from_store}
                            for c in self.components],
             "from_store": self.from_store,
             "shared": self.shared,
-            "stats": asdict(self.stats),
+            "stats": {**asdict(self.stats), "seconds": round(self.stats.seconds, 6)},
         }
 
 
@@ -201,17 +221,17 @@ class BatchItem:
     """One position of a batch: its status and, when OK, its evaluation."""
 
     position: str
-    code: str  # grpc status code name, "OK" on success
+    code: grpc.StatusCode  # OK on success
     message: str
     evaluation: Evaluation | None
 
     @property
     def ok(self) -> bool:
         """Whether the position was valued."""
-        return self.code == "OK"
+        return self.code == grpc.StatusCode.OK
 
     def __str__(self) -> str:
-        return str(self.evaluation) if self.evaluation is not None else f"{self.position}: {self.code}: {self.message}"
+        return str(self.evaluation) if self.evaluation is not None else f"{self.position}: {self.message}"
 
 
 @dataclass(slots=True)
@@ -220,13 +240,18 @@ class LookupItem:
 
     position: str
     found: bool
-    code: str
+    code: grpc.StatusCode  # OK unless the position is malformed
     message: str
     evaluation: Evaluation | None
 
+    @property
+    def ok(self) -> bool:
+        """Whether the position could be looked up (found or not)."""
+        return self.code == grpc.StatusCode.OK
+
     def __str__(self) -> str:
-        if self.code != "OK":
-            return f"{self.position}: {self.code}: {self.message}"
+        if self.code != grpc.StatusCode.OK:
+            return f"{self.position}: {self.message}"
         return str(self.evaluation) if self.evaluation is not None else f"{self.position}: not stored"
 
 
@@ -335,7 +360,6 @@ class LoadSummary:
     valued: int = 0
     already_stored: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
-    retries: int = 0
     seconds: float = 0.0
 
     @property
@@ -348,7 +372,7 @@ class LoadSummary:
                 f"{len(self.failed)} failed ({self.seconds:.1f} s)")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return {"valued": self.valued, "already_stored": self.already_stored,
+        """The ``load-summary`` record."""
+        return {"total": self.total, "valued": self.valued, "already_stored": self.already_stored,
                 "failed": [{"position": p, "reason": r} for p, r in self.failed],
-                "retries": self.retries, "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3)}
