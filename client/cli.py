@@ -46,6 +46,15 @@ class RumaArgumentParser(argparse.ArgumentParser):
             return None
         return super()._parse_optional(arg_string)
 
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """As argparse's, but arguments nobody took are reported by the chosen subcommand."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            prog = getattr(parsed, "command_prog", self.prog)
+            print(f"{prog}: unrecognized arguments: {' '.join(extras)} (see '{prog} --help')", file=sys.stderr)
+            raise SystemExit(Exit.USAGE)
+        return parsed
+
     def error(self, message: str) -> NoReturn:
         """One line on stderr, ``prog: message (see 'prog --help')``, and exit 2."""
         print(f"{self.prog}: {message} (see '{self.prog} --help')", file=sys.stderr)

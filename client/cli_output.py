@@ -45,7 +45,8 @@ def cell(value: Any, *, csv: bool = False) -> str:
     if isinstance(value, bool):
         return ("true" if value else "false") if csv else ("yes" if value else "no")
     if isinstance(value, (list, tuple)) and not csv and all(isinstance(v, (str, int)) for v in value):
-        return ", ".join(str(v) for v in value)
+        separator = "; " if any("," in str(v) for v in value) else ", "
+        return separator.join(str(v) for v in value)
     if isinstance(value, (dict, list, tuple)):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return str(value)

@@ -31,17 +31,16 @@ def _check_ruleset(args: argparse.Namespace, following: str | None) -> None:
 
     try:
         get_ruleset(args.ruleset)
-    except RumaInputError:
-        if following is not None:
-            try:
-                get_ruleset(following)
-                address = parse_address(args.ruleset)
-            except RumaInputError:
-                raise
-            command = args.command_prog
-            raise UsageError(f"the server address {args.ruleset!r} now goes in --server",
-                             f"{command} --server {address} {following} ...") from None
-        raise
+    except RumaInputError as unknown:
+        if following is None:
+            raise
+        try:
+            get_ruleset(following)
+            address = parse_address(args.ruleset)
+        except RumaInputError:
+            raise unknown from None
+        raise UsageError(f"the server address {args.ruleset!r} now goes in --server",
+                         f"{args.command_prog} --server {address} {following} ...") from None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

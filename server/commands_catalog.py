@@ -12,9 +12,10 @@ table|json|csv``, single records ``--format text|json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from ruma.client.cli_errors import Unreachable, UsageError, WorkFailed
 from ruma.client.cli_options import (DEFAULT_DATA, add_format_option, add_notation_option, add_server_options, connect,
@@ -122,23 +123,30 @@ def _directory(args: argparse.Namespace) -> Path:
     return data_directory(args, create=args.writes)
 
 
+@contextlib.contextmanager
+def _database(args: argparse.Namespace, where: str) -> Iterator[None]:
+    """Database errors as one line: a malformed URL is exit 2, an unreachable database exit 3."""
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+    try:
+        yield
+    except ArgumentError as error:
+        raise UsageError(f"bad --catalog URL {args.catalog!r}: {error}") from None
+    except SQLAlchemyError as error:
+        reason = str(getattr(error, "orig", None) or error).splitlines()[0]
+        raise Unreachable(f"cannot use the catalog {where!r}: {reason}") from None
+
+
 class _Local:
     """``CatalogOps`` on a local catalog and store; closes both."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from sqlalchemy.exc import ArgumentError, SQLAlchemyError
-
         from ruma.server.catalog import Catalog
         from ruma.server.catalog_ops import CatalogOps
 
         directory = _directory(args) if (args.data is not None or not args.catalog) else None
-        try:
+        with _database(args, args.catalog or str(directory)):
             self.catalog = Catalog.open(directory, url=args.catalog)
-        except ArgumentError as error:
-            raise UsageError(f"bad --catalog URL {args.catalog!r}: {error}") from None
-        except SQLAlchemyError as error:
-            where = args.catalog or str(directory)
-            raise Unreachable(f"cannot open the catalog {where!r}: {str(error.orig or error).splitlines()[0]}") from None
         self.store: Any = None
         if directory is not None and not getattr(args, "no_store", False):
             self.store = _open_store(args, directory)
@@ -303,7 +311,9 @@ def _catalog_remove(args: argparse.Namespace) -> int:
         removed = ops.remove_position(args.name)
     _emit(args, [{"name": args.name, "removed": removed}],
           lambda d: f"{d['name']}: {'removed' if removed else 'not found'}")
-    return 0 if removed else 1
+    if not removed:
+        raise WorkFailed(f"no named position {args.name!r} to remove", "ruma catalog list shows the names")
+    return 0
 
 
 def _catalog_list(args: argparse.Namespace) -> int:
@@ -355,7 +365,10 @@ def _theorem_verify(args: argparse.Namespace) -> int:
     with _Session(args) as ops:
         run = _run(ops.verify(args.name, args.up_to), args.notation)
     _emit(args, [run], _run_line)
-    return 0 if run["holds"] else 1
+    if not run["holds"]:
+        raise WorkFailed(f"{args.name!r} is refuted at {run['counterexample']}: {run['counterexample_position']} = "
+                         f"{run['counterexample_value']}, claimed {run['claimed_value']}")
+    return 0
 
 
 def _theorem_list(args: argparse.Namespace) -> int:
@@ -385,8 +398,10 @@ def _db_upgrade(args: argparse.Namespace) -> int:
     from ruma.migrations import current, upgrade
 
     url = _db_url(args)
-    upgrade(url, args.revision)
-    _emit(args, [{"revision": current(url)}], lambda d: f"catalog at revision {d['revision']}")
+    with _database(args, args.catalog or str(args.data)):
+        upgrade(url, args.revision)
+        revision = current(url)
+    _emit(args, [{"revision": revision}], lambda d: f"catalog at revision {d['revision']}")
     return 0
 
 
@@ -394,8 +409,10 @@ def _db_downgrade(args: argparse.Namespace) -> int:
     from ruma.migrations import current, downgrade
 
     url = _db_url(args)
-    downgrade(url, args.revision)
-    _emit(args, [{"revision": current(url)}], lambda d: f"catalog at revision {d['revision'] or 'base (empty)'}")
+    with _database(args, args.catalog or str(args.data)):
+        downgrade(url, args.revision)
+        revision = current(url)
+    _emit(args, [{"revision": revision}], lambda d: f"catalog at revision {d['revision'] or 'base (empty)'}")
     return 0
 
 
@@ -403,6 +420,8 @@ def _db_current(args: argparse.Namespace) -> int:
     from ruma.migrations import current, head
 
     url = _db_url(args)
-    _emit(args, [{"revision": current(url), "head": head()}],
+    with _database(args, args.catalog or str(args.data)):
+        revision = current(url)
+    _emit(args, [{"revision": revision, "head": head()}],
           lambda d: f"catalog at revision {d['revision'] or 'base (empty)'}; newest is {d['head']}")
     return 0

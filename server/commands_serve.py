@@ -54,9 +54,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def _start(args: argparse.Namespace, limits: Limits) -> tuple[object, int]:
     from ruma.engine.errors import RumaInputError
-    from ruma.server.app import create_server
+    from ruma.server.app import create_server, is_loopback
     from ruma.server.store_codec import StoreError
 
+    if not args.token_file and not is_loopback(args.host):
+        raise UsageError(f"refusing to listen on {args.host!r} without a token file: only loopback addresses are "
+                         "open to every caller", "give --token-file, or --host 127.0.0.1")
     data = data_directory(args, create=True)
     try:
         return create_server(data, args.host, args.port, token_file=args.token_file, tls_cert=args.tls_cert,

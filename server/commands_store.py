@@ -14,17 +14,17 @@ from __future__ import annotations
 import argparse
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from ruma.client.cli_errors import Unreachable, UsageError
+from ruma.client.cli_errors import Unreachable, UsageError, WorkFailed
 from ruma.client.cli_options import add_data_option, add_format_option, add_progress_option, count, data_directory
 from ruma.client.cli_output import Output, progress
 from ruma.engine.errors import RumaError
-from ruma.engine.evaluator import evaluate, format_value
+from ruma.engine.evaluator import Value, evaluate, format_value
 from ruma.engine.memo import InMemoryMemo
-from ruma.server import store_codec as codec
-from ruma.server.store import LmdbStore, StoreError, Value
-from ruma.server.store_keys import state_of_key
+
+if TYPE_CHECKING:  # lmdb is imported when a store command runs, not for ruma --help
+    from ruma.server.store import LmdbStore
 
 
 @dataclass
@@ -45,10 +45,13 @@ def _show(value: Value) -> str:
     return format_value(value)
 
 
-def verify_store(store: LmdbStore, sample: int, seed: int | None = None,
+def verify_store(store: "LmdbStore", sample: int, seed: int | None = None,
                  advance: Callable[[], None] | None = None) -> VerifyReport:
     """Re-evaluate up to ``sample`` random stored positions from scratch and compare values
     (``advance`` is called after each entry)."""
+    from ruma.server import store_codec as codec
+    from ruma.server.store_keys import state_of_key
+
     report = VerifyReport()
     memo = InMemoryMemo()
     for key, stored in store.sample(sample, seed):
@@ -76,8 +79,10 @@ def verify_store(store: LmdbStore, sample: int, seed: int | None = None,
 
 
 @contextmanager
-def opened(args: argparse.Namespace) -> Iterator[LmdbStore]:
+def opened(args: argparse.Namespace) -> Iterator["LmdbStore"]:
     """The store in ``--data`` (which must hold one); a store that cannot be opened is exit 3."""
+    from ruma.server.store import LmdbStore, StoreError
+
     if getattr(args, "legacy_dir", None):
         raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
                          f"{args.command_prog} --data {args.legacy_dir}")
@@ -112,6 +117,8 @@ def run_backup(args: argparse.Namespace) -> int:
     if len(args.paths) > 1:
         args.legacy_dir = args.paths[0]
     dest = args.paths[-1]
+    from ruma.server.store import LmdbStore, StoreError
+
     with opened(args) as store:
         try:
             target = store.backup(dest)
@@ -135,7 +142,10 @@ def run_verify(args: argparse.Namespace) -> int:
                      f"expected {bad['expected']} (key {bad['key']})")
     with Output(args.format) as out:
         out.emit(report.to_dict(), "\n".join(lines))
-    return 1 if report.mismatches else 0
+    if report.mismatches:
+        raise WorkFailed(f"{len(report.mismatches)} of {report.checked} stored values differ from a fresh evaluation",
+                         "ruma store backup first; the listing names the keys")
+    return 0
 
 
 def _legacy_dir(parser: argparse.ArgumentParser) -> None:
