@@ -170,6 +170,22 @@ def test_capabilities(client: Client) -> None:
     assert "ruma.v1.Ruma" in caps.services and "grpc.health.v1.Health" in caps.services
     assert "ruma.v1.Catalog" in caps.services  # registered because ruma.server.catalog_service exists
     assert not caps.auth_required
+    octal = by_name["octal:CODE"]  # the family, not one member of it
+    assert "code" in octal.description and "0.07" not in octal.description and octal.impartial
+
+
+def test_client_api_is_ruleset_first_and_says_what_to_pass(client: Client) -> None:
+    with pytest.raises(TypeError, match=r"one position as a string.*evaluate_batch"):
+        client.evaluate("sowing", ["312"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"ruleset name first"):
+        client.evaluate(["312"], "sowing")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"list of positions"):
+        client.evaluate_batch("sowing", "312")
+    evaluation = client.evaluate("sowing", "312")
+    assert repr(evaluation) == "<Evaluation sowing '312' = {0|-2}, outcome N, computed 3 positions>" or \
+        repr(evaluation).startswith("<Evaluation sowing '312' = {0|-2}, outcome N, ")
+    assert "key" not in repr(evaluation) and "\\x" not in repr(evaluation)
+    assert repr(client).startswith(f"Client('{client.address}', plaintext") and "token" not in repr(client)
 
 
 def test_stats_count_hits_and_misses(client: Client) -> None:
