@@ -142,6 +142,11 @@ class Progress:
         self._bar = bar
         self._task = task
 
+    @property
+    def active(self) -> bool:
+        """Whether a display is shown (work may then be cut into steps to report them)."""
+        return self._bar is not None
+
     def advance(self, steps: int = 1) -> None:
         """Count ``steps`` more done."""
         if self._bar is not None:

@@ -1,7 +1,7 @@
 """``Client``: the typed Python client of the ruma gRPC service.
 
     >>> from ruma.client import Client                       # doctest: +SKIP
-    >>> with Client("127.0.0.1") as client:                  # port 50051 when omitted
+    >>> with Client() as client:                  # $RUMA_SERVER, else 127.0.0.1:50051
     ...     e = client.evaluate("sowing", "312")
     ...     print(e.value, e.value.ascii, e.outcome)
 
@@ -16,6 +16,7 @@ host without TLS it is sent as plain metadata. This module never imports ``ruma.
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
@@ -113,11 +114,12 @@ def _ruleset(method: str, ruleset: object) -> str:
 
 
 class Client:
-    """A connection to a ruma server (``address``: ``host[:port]``, port 50051 when omitted)."""
+    """A connection to a ruma server: ``address`` is ``host[:port]`` (port 50051 when omitted;
+    by default ``$RUMA_SERVER``, else 127.0.0.1:50051)."""
 
-    def __init__(self, address: str, token: str | None = None, tls_ca: str | Path | bytes | None = None, *,
-                 timeout: float | None = None, tls: bool = False) -> None:
-        self.address = parse_address(address)
+    def __init__(self, address: str | None = None, token: str | None = None, tls_ca: str | Path | bytes | None = None,
+                 *, timeout: float | None = None, tls: bool = False) -> None:
+        self.address = parse_address(address or os.environ.get("RUMA_SERVER") or "127.0.0.1")
         self.timeout = timeout
         self.token = token
         self.tls = tls_ca is not None or tls
