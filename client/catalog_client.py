@@ -15,7 +15,6 @@ import dataclasses
 import json
 import types
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from google.protobuf import json_format
@@ -30,9 +29,14 @@ if TYPE_CHECKING:
 R = TypeVar("R", bound="CatalogRecord")
 
 
-@lru_cache(maxsize=None)
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
 def _hints(cls: type) -> dict[str, Any]:
-    return get_type_hints(cls)
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = get_type_hints(cls)
+    return hints
 
 
 def _coerce(hint: Any, value: Any) -> Any:
@@ -56,7 +60,8 @@ class CatalogRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-able record."""
-        return dataclasses.asdict(self)  # type: ignore[call-overload, no-any-return]
+        data: dict[str, Any] = dataclasses.asdict(self)  # type: ignore[call-overload]
+        return data
 
     @classmethod
     def from_dict(cls: type[R], data: Mapping[str, Any]) -> R:
@@ -72,8 +77,9 @@ class CatalogRecord:
 
 
 def _fields(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(message, preserving_proto_field_name=True,
-                                     always_print_fields_with_no_presence=True)
+    data: dict[str, Any] = json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                                     always_print_fields_with_no_presence=True)
+    return data
 
 
 @dataclass(frozen=True)

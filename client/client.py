@@ -99,7 +99,7 @@ def _many_positions(method: str, positions: object) -> list[str]:
     if isinstance(positions, (str, bytes)):
         raise TypeError(f"{method}(ruleset, positions) takes a list of positions, got the string {positions!r}; "
                         f"wrap it in a list: [{positions!r}]")
-    texts = list(positions)  # type: ignore[call-overload]
+    texts: list[str] = list(positions)  # type: ignore[call-overload]
     for text in texts:
         if not isinstance(text, str):
             raise TypeError(f"{method}: every position is a string, got {type(text).__name__} {text!r}")

@@ -47,9 +47,9 @@ def run_rulesets(args: argparse.Namespace) -> int:
 
 def run_completion(args: argparse.Namespace) -> int:
     """Print the completion script of a shell (argcomplete)."""
-    import argcomplete
+    from argcomplete.shell_integration import shellcode
 
-    print(argcomplete.shellcode(["ruma"], shell=args.shell))
+    print(shellcode(["ruma"], shell=args.shell))
     return 0
 
 

@@ -149,7 +149,7 @@ class Evaluation:
     def from_message(cls, m: pb.Evaluation) -> "Evaluation":
         """From a ``ruma.v1.Evaluation``."""
         stats = m.stats
-        common = dict(
+        common: dict[str, Any] = dict(
             ruleset=m.ruleset, ruleset_version=m.ruleset_version, position=m.position, canonical=m.canonical,
             key=m.key, mirrored=m.mirrored, value=GameValue.from_message(m.value),
             components=[Component(c.position, c.key, GameValue.from_message(c.value), c.from_store) for c in m.components],
@@ -188,7 +188,7 @@ class Evaluation:
     def to_dict(self, notation: str = "unicode") -> dict[str, Any]:
         """The ``evaluation`` record (values in ``notation``), as ``ruma eval``/``ruma query`` print it."""
         def text(value: GameValue | None) -> str | None:
-            return None if value is None else getattr(value, notation)  # type: ignore[no-any-return]
+            return None if value is None else str(getattr(value, notation))
 
         def rational(value: Fraction | None) -> str | None:
             return None if value is None else str(value)
@@ -228,7 +228,7 @@ class BatchItem:
     @property
     def ok(self) -> bool:
         """Whether the position was valued."""
-        return self.code == grpc.StatusCode.OK
+        return bool(self.code == grpc.StatusCode.OK)
 
     def __str__(self) -> str:
         return str(self.evaluation) if self.evaluation is not None else f"{self.position}: {self.message}"
@@ -247,7 +247,7 @@ class LookupItem:
     @property
     def ok(self) -> bool:
         """Whether the position could be looked up (found or not)."""
-        return self.code == grpc.StatusCode.OK
+        return bool(self.code == grpc.StatusCode.OK)
 
     def __str__(self) -> str:
         if self.code != grpc.StatusCode.OK:
