@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from ruma.client.cli_errors import Unreachable, UsageError, WorkFailed
-from ruma.client.cli_options import (DEFAULT_DATA, add_format_option, add_notation_option, add_server_options, connect,
-                                     data_directory, positive)
-from ruma.client.cli_output import Column, Output
+from ruma.client.cli_options import (DEFAULT_DATA, add_format_option, add_notation_option, add_progress_option,
+                                     add_server_options, connect, data_directory, positive)
+from ruma.client.cli_output import Column, Output, progress
 
 POSITION_COLUMNS = [Column("name"), Column("ruleset"), Column("position"), Column("value"), Column("outcome"),
                     Column("tags")]
@@ -81,7 +81,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                            help="search every stored position of --ruleset (the store's value index)")
     p = _add(csub, "show", "one named position with its value", _catalog_show)
     p.add_argument("name")
-    _add(csub, "seed", "load Erickson's tables and theorems (idempotent)", _catalog_seed, write=True, notation=False)
+    p = _add(csub, "seed", "load Erickson's tables and theorems (idempotent)", _catalog_seed, write=True, notation=False)
+    add_progress_option(p)
 
     theorem = subparsers.add_parser("theorem", help="theorems about families of positions: add, verify, list, show")
     tsub = theorem.add_subparsers(dest="theorem_command", metavar="ACTION", required=True)
@@ -99,6 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = _add(tsub, "verify", "check a theorem on every instance with parameters <= K", _theorem_verify, write=True)
     p.add_argument("name")
     p.add_argument("--up-to", type=positive, required=True, metavar="K")
+    add_progress_option(p)
     p = _add(tsub, "list", "theorems with their latest run", _theorem_list, lists=True)
     p.add_argument("--ruleset")
     p = _add(tsub, "show", "one theorem with all its runs", _theorem_show)
@@ -346,7 +348,7 @@ def _catalog_show(args: argparse.Namespace) -> int:
 
 
 def _catalog_seed(args: argparse.Namespace) -> int:
-    with _Session(args) as ops:
+    with _Session(args) as ops, progress("seeding the catalog", enabled=args.progress):
         counts = _plain(ops.seed())
     _emit(args, [counts], lambda d: f"seeded {d['positions']} named positions and {d['theorems']} theorems")
     return 0
@@ -362,7 +364,7 @@ def _theorem_add(args: argparse.Namespace) -> int:
 
 
 def _theorem_verify(args: argparse.Namespace) -> int:
-    with _Session(args) as ops:
+    with _Session(args) as ops, progress(f"verifying {args.name} up to {args.up_to}", enabled=args.progress):
         run = _run(ops.verify(args.name, args.up_to), args.notation)
     _emit(args, [run], _run_line)
     if not run["holds"]:
