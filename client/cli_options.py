@@ -18,7 +18,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, TypeVar
 
 from ruma.client import address
 from ruma.client.cli_errors import Unreachable, UsageError
@@ -44,45 +44,38 @@ DEFAULT_MAX_SECONDS = 600.0
 
 
 # -- argument types: errors quote the input ---------------------------------------------------
+N = TypeVar("N", int, float)
+
+
+def _checked(text: str, convert: Callable[[str], N], valid: Callable[[N], bool], need: str) -> N:
+    """``convert(text)`` when it works and is ``valid``, else an argparse error quoting ``text``."""
+    try:
+        value = convert(text.strip().replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"need {need}, got {text!r}") from None
+    if not valid(value):
+        raise argparse.ArgumentTypeError(f"need {need}, got {text!r}")
+    return value
+
+
 def count(text: str) -> int:
     """A non-negative integer (``_`` separators allowed)."""
-    try:
-        value = int(text.strip().replace("_", ""))
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"need a non-negative integer, got {text!r}")
-    return value
+    return _checked(text, int, lambda n: n >= 0, "a non-negative integer")
 
 
 def positive(text: str) -> int:
     """A positive integer."""
-    value = count(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"need a positive integer, got {text!r}")
-    return value
+    return _checked(text, int, lambda n: n > 0, "a positive integer")
 
 
 def seconds(text: str) -> float:
-    """A positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"need a positive number of seconds, got {text!r}")
-    return value
+    """A positive, finite number of seconds."""
+    return _checked(text, float, lambda x: 0 < x < float("inf"), "a positive number of seconds")
 
 
 def port(text: str) -> int:
     """A TCP port, 1..65535, or 0 for any free port."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"need a port number 1..65535 (0: any free port), got {text!r}")
-    return value
+    return _checked(text, int, lambda n: 0 <= n <= 65535, "a port number 1..65535 (0: any free port)")
 
 
 # -- the data directory ------------------------------------------------------------------------
