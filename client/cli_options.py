@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, TypeVar
 
@@ -192,9 +193,31 @@ def add_progress_option(parser: argparse.ArgumentParser) -> None:
                         help="no progress display (shown on stderr when it is a terminal)")
 
 
+@dataclass(frozen=True)
+class LocalLimits:
+    """What one local evaluation may do (``None``: unlimited)."""
+
+    max_pots: int | None = DEFAULT_MAX_POTS
+    max_seeds: int | None = DEFAULT_MAX_SEEDS
+    max_positions: int | None = DEFAULT_MAX_POSITIONS
+    max_seconds: float | None = DEFAULT_MAX_SECONDS
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "LocalLimits":
+        """The limits chosen by ``add_limit_options``'s options."""
+        if getattr(args, "no_limit", False):
+            return cls(None, None, None, None)
+        return cls(args.max_pots, args.max_seeds, args.max_positions, args.max_seconds)
+
+
+def limits(args: argparse.Namespace) -> LocalLimits:
+    """The limits chosen by ``add_limit_options``'s options (``LocalLimits.from_args``)."""
+    return LocalLimits.from_args(args)
+
+
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
     """``--max-pots``, ``--max-seeds``, ``--max-positions``, ``--max-seconds`` and ``--no-limit``,
-    with the server's defaults (read them with ``ruma.client.local_eval.LocalLimits.from_args``)."""
+    with the server's defaults (read them with ``limits(args)``)."""
     group = parser.add_argument_group("limits (the server's defaults)")
     group.add_argument("--max-pots", type=positive, default=DEFAULT_MAX_POTS, metavar="N",
                        help=f"refuse positions of more than N pots/heaps (default {DEFAULT_MAX_POTS})")

@@ -4,6 +4,7 @@
 a position larger than ``--max-pots``/``--max-seeds`` is refused before any work, a search that
 values more than ``--max-positions`` positions or runs past ``--max-seconds`` stops; each is a
 ``UsageError`` (exit 2) naming the limit and how to raise it. ``--no-limit`` lifts them all.
+``LocalLimits`` lives in ``cli_options`` (re-exported here).
 The persistent store is opened through the ``ruma.stores`` entry point (``open_store``), so the
 client never imports the server.
 """
@@ -12,35 +13,17 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable
 
 from ruma.client.cli_errors import Unreachable, UsageError
-from ruma.client.cli_options import DEFAULT_MAX_POSITIONS, DEFAULT_MAX_POTS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_SEEDS
+from ruma.client.cli_options import LocalLimits
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError
 from ruma.engine.evaluator import Evaluation, evaluate
 from ruma.engine.memo import Memo
 from ruma.engine.rulesets import Ruleset, State
 
-
-
-@dataclass(frozen=True)
-class LocalLimits:
-    """What one local evaluation may do (``None``: unlimited)."""
-
-    max_pots: int | None = DEFAULT_MAX_POTS
-    max_seeds: int | None = DEFAULT_MAX_SEEDS
-    max_positions: int | None = DEFAULT_MAX_POSITIONS
-    max_seconds: float | None = DEFAULT_MAX_SECONDS
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> "LocalLimits":
-        """The limits chosen by ``cli_options.add_limit_options``'s options."""
-        if getattr(args, "no_limit", False):
-            return cls(None, None, None, None)
-        return cls(args.max_pots, args.max_seeds, args.max_positions, args.max_seconds)
 
 
 def open_store(directory: Path) -> Memo:
@@ -52,6 +35,9 @@ def open_store(directory: Path) -> Memo:
             except RumaError as error:
                 raise Unreachable(f"cannot open the store in {str(directory)!r}: {error}") from None
     raise Unreachable(f"no store backend installed to open {str(directory)!r}")
+
+
+__all__ = ["LocalEvaluator", "LocalLimits", "open_store", "store_memo"]
 
 
 class LocalEvaluator:

@@ -8,7 +8,6 @@ JSON-able record the CLI prints: ``Evaluation.to_dict()`` is the same ``evaluati
 
 from __future__ import annotations
 
-import html
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -90,7 +89,19 @@ class GameValue:
         return self.unicode or self.ascii
 
     def _repr_html_(self) -> str:
-        return f"<code>{html.escape(str(self))}</code>"
+        from ruma.client.display import value_html
+
+        return value_html(self)
+
+    def _repr_svg_(self) -> str | None:
+        from ruma.client.display import value_svg
+
+        return value_svg(self)
+
+    def _repr_latex_(self) -> str | None:
+        from ruma.client.display import value_latex
+
+        return value_latex(self)
 
 
 def _value_or_none(message: Any, name: str) -> GameValue | None:
@@ -178,12 +189,17 @@ class Evaluation:
         return f"<Evaluation {self.ruleset} {self.position!r} = {self.value.ascii}{outcome}, {how}>"
 
     def _repr_html_(self) -> str:
-        rows = [("value", str(self.value)), ("outcome", self.outcome), ("canonical", self.canonical),
-                ("temperature", str(self.temperature)), ("from store", str(self.from_store))]
-        if self.atomic_weight is not None:
-            rows.append(("atomic weight", str(self.atomic_weight)))
-        body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
-        return f"<table><caption>{html.escape(self.ruleset)} {html.escape(self.position)}</caption>{body}</table>"
+        from ruma.client.display import evaluation_html
+
+        return evaluation_html(self)
+
+    def _repr_svg_(self) -> str | None:
+        return self.value._repr_svg_()
+
+    def _repr_latex_(self) -> str:
+        from ruma.client.display import evaluation_latex
+
+        return evaluation_latex(self)
 
     def to_dict(self, notation: str = "unicode") -> dict[str, Any]:
         """The ``evaluation`` record (values in ``notation``), as ``ruma eval``/``ruma query`` print it."""
@@ -284,6 +300,9 @@ class SumResult:
     def _repr_html_(self) -> str:
         return self.value._repr_html_()
 
+    def _repr_latex_(self) -> str | None:
+        return self.value._repr_latex_()
+
 
 @dataclass(frozen=True)
 class OptionValue:
@@ -310,6 +329,11 @@ class OptionsResult:
         lefts = ", ".join(map(str, self.left))
         rights = ", ".join(map(str, self.right))
         return f"{self.evaluation}\n  Left:  {lefts or '-'}\n  Right: {rights or '-'}"
+
+    def _repr_html_(self) -> str:
+        from ruma.client.display import options_html
+
+        return options_html(self)
 
 
 @dataclass(frozen=True)

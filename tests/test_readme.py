@@ -8,8 +8,10 @@ A copy of the checkout gets a fresh virtual environment through the quick start'
   ``RUMA_SERVER``, as a user with a server elsewhere would;
 * the second command is run as written up to pytest collecting the suite (running the whole
   suite from inside itself would recurse; ``.ci/run`` runs that command verbatim);
-* every command of the "Using it" shell block runs in a shell with the environment activated, in
-  the copy's directory, against that server: exit 0, output, no traceback; then the Python block.
+* every command of the "Using it" shell blocks runs in a shell with the environment activated, in
+  the copy's directory, against that server: exit 0, output, no traceback (``ruma web``, which
+  serves until stopped, runs in the background on a free ``--port`` until its home page answers);
+  then the Python block.
 """
 
 from __future__ import annotations
@@ -118,17 +120,53 @@ def test_second_quick_start_command_installs_the_tests(quick_start: tuple[Path, 
     assert re.search(r"\d+ tests collected", done.stdout), done.stdout[-2000:]
 
 
+def serves_until_stopped(line: str) -> bool:
+    return line.startswith("ruma web ")
+
+
 def test_using_it_examples(quick_start: tuple[Path, dict[str, str]]) -> None:
     copy, env = quick_start
-    (shell_block,) = blocks("Using it", "sh")
-    lines = commands(shell_block)
-    assert len(lines) >= 15
+    lines = [line for block in blocks("Using it", "sh") for line in commands(block)]
+    assert len(lines) >= 20
     for line in lines:
+        if serves_until_stopped(line):
+            check_web(line, copy, env)
+            continue
         done = run_line(line, copy, env)
         shown = f"$ {line}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
         assert done.returncode == 0, shown
         assert "Traceback" not in done.stderr, shown
-        assert done.stdout.strip() or "> positions.txt" in line, shown
+        quiet = "> positions.txt" in line or line.startswith("pip install") or " -o " in line
+        assert done.stdout.strip() or quiet, shown
+        for output in re.findall(r" -o (\S+)", line):
+            assert (copy / output).stat().st_size > 0, f"{line}: no {output}"
+
+
+def check_web(line: str, copy: Path, env: dict[str, str]) -> None:
+    """Run a ``ruma web`` line in the background on a free port until its home page answers."""
+    import urllib.request
+
+    port = free_port()
+    command = re.sub(r"--port \d+", f"--port {port}", line.split("#")[0])
+    log = copy / "web.log"
+    with open(log, "w") as out:
+        web = subprocess.Popen(["bash", "-c", f". .venv/bin/activate && exec {command}"], cwd=copy, env=env,
+                               stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert web.poll() is None, log.read_text()
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/sowing/312", timeout=5) as page:
+                    assert page.status == 200 and "{0|-2}" in page.read().decode()
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.5)
+    finally:
+        os.killpg(web.pid, 15)
+        web.wait(30)
+    assert "Traceback" not in log.read_text(), log.read_text()
 
 
 def test_using_it_python(quick_start: tuple[Path, dict[str, str]]) -> None:
