@@ -25,6 +25,7 @@ import jsonschema
 import pytest
 
 from ruma.client.cli import build_parser, main
+from ruma.client import records
 from ruma.client.records import KINDS, schema
 
 TOKEN = "suite-write-token"
@@ -154,10 +155,18 @@ GOOD: list[tuple[str, list[str], str | None]] = [
     ("db current", ["db", "current", "--data", "{local}"], "db-revision"),
     ("db upgrade", ["db", "upgrade", "--data", "{root}/db-NAME"], "db-revision"),
     ("db downgrade", ["db", "downgrade", "--data", "{root}/db-NAME"], "db-revision"),
+    ("plot thermograph", ["plot", "thermograph", "{2||1|0}", "-o", "{root}/NAME.svg"], "picture"),
+    ("plot thermograph", ["plot", "thermograph", "312", "--ruleset", "sowing", "-o", "{root}/NAME.png"], "picture"),
+    ("plot octal", ["plot", "octal", "0.137", "--count", "100", "-o", "{root}/NAME.svg"], "picture"),
+    ("plot tree", ["plot", "tree", "sowing", "2212", "--depth", "1", "-o", "{root}/NAME.svg"], "picture"),
+    ("plot sowing-graph", ["plot", "sowing-graph", "star:3x2", "--board", "1,2,0,2,1,1", "-o", "{root}/NAME.svg"],
+     "picture"),
+    ("plot tchoukaillon", ["plot", "tchoukaillon", "15", "-o", "{root}/NAME.svg"], "picture"),
 ]
 
-# ``ruma serve`` runs in the ``world`` fixture (its ``server`` record is validated there)
-RUN_ELSEWHERE = {"serve"}
+# ``ruma serve`` runs in the ``world`` fixture (its ``server`` record is validated there);
+# ``ruma web`` serves until stopped: tests/test_plot_web_cli.py runs it as a real process
+RUN_ELSEWHERE = {"serve", "web"}
 
 
 def test_every_command_has_a_good_case() -> None:
@@ -167,6 +176,8 @@ def test_every_command_has_a_good_case() -> None:
 
 def test_every_kind_has_a_schema_and_a_command() -> None:
     assert {kind for _, _, kind in GOOD if kind} | {"server"} == set(KINDS)
+    shipped = Path(records.__file__).parent / "schemas"
+    assert {path.stem for path in shipped.glob("*.json")} == set(KINDS)
 
 
 @pytest.mark.parametrize("command, argv, kind", GOOD, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(GOOD)])
