@@ -35,6 +35,8 @@ class RumaArgumentParser(argparse.ArgumentParser):
     names the subcommand that was chosen (``"ruma catalog seed"``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if isinstance(kwargs.get("description"), str):  # module docstrings are reST: no ``literal`` marks in --help
+            kwargs["description"] = kwargs["description"].replace("``", "")
         super().__init__(*args, **kwargs)
         self.set_defaults(command_prog=self.prog)
         top = not self.prog.count(" ")
