@@ -381,7 +381,7 @@ def _combine(rules: Ruleset, values: Sequence[tuple[Value, bool]]) -> Value:
         return -single if mirrored else single
     game: Game = ZERO
     for value, mirrored in values:
-        game = game - value if mirrored else game + value  # type: ignore[operator]
+        game = game - value if mirrored else game + value
     return game
 
 
