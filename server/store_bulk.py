@@ -85,73 +85,76 @@ class BulkOps:
 
     def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
         """Store many ``(key, value)`` pairs: directly when there are many, else through the buffer."""
-        batch = sorted(items)  # (the compiled search hands its batches over sorted: one linear pass)
+        batch = sorted(items, key=itemgetter(0))  # (the compiled search hands its batches over sorted)
         if not batch:
             return
         keys = list(map(itemgetter(0), batch))
-        values = set(map(itemgetter(1), batch))
-        for value in values:  # a batch holds a handful of distinct values: check each once
-            if type(value) is int:
+        # values tagged with their type: a number Game equals (and hashes like) its int, 0 == ZERO
+        tagged = list(zip(map(type, map(itemgetter(1), batch)), map(itemgetter(1), batch)))
+        distinct = set(tagged)
+        for kind, value in distinct:  # a batch holds a handful of distinct values: check each once
+            if kind is int:
                 if value < 0:
                     raise TypeError(f"a nim value is never negative: {value!r}")
-            elif type(value) is not Game:
+            elif kind is not Game:
                 raise TypeError(f"a store value is a Game or a nim value (int), not {value!r}")
         if min(map(len, keys)) < 3 or max(map(len, keys)) > self.max_key:
             # a memo may forget: keys LMDB cannot hold are not stored
-            batch = [(k, v) for k, v in batch if 3 <= len(k) <= self.max_key]
-            keys = list(map(itemgetter(0), batch))
-        if len(batch) < BULK_DIRECT:
-            for key, value in batch:
+            kept = [i for i, k in enumerate(keys) if 3 <= len(k) <= self.max_key]
+            keys, tagged = [keys[i] for i in kept], [tagged[i] for i in kept]
+        if len(keys) < BULK_DIRECT:
+            for key, (_, value) in zip(keys, tagged):
                 self.insert(key, value)
             return
-        made: dict[int, Game] = self._write(lambda txn: self._write_bulk(txn, batch, keys, values))
+        made: dict[int, Game] = self._write(lambda txn: self._write_bulk(txn, keys, tagged, distinct))
         for sid, game in made.items():
             self.from_store.setdefault(sid, game)
             self.to_store.setdefault(game.id, sid)
         self.generation += 1  # cached read transactions renew: lookups see the commit
 
-    def _write_bulk(self, txn: Any, items: list[tuple[bytes, Value]], keys: list[bytes],
-                    values: set[Value]) -> dict[int, Game]:
-        """Write sorted, checked items (and their keys and distinct values) in ``txn``; returns the
-        games interned (store id -> Game)."""
+    def _write_bulk(self, txn: Any, keys: list[bytes], tagged: list[tuple[type, Value]],
+                    distinct: set[tuple[type, Value]]) -> dict[int, Game]:
+        """Write sorted, checked keys with their (type, value) pairs in ``txn``; returns the games
+        interned (store id -> Game)."""
         pending: dict[int, int] = {}
         made: dict[int, Game] = {}
         next_id: list[int] = []
         known, intern, max_key = self.to_store, self._intern, self.max_key
-        encodings: dict[Any, tuple[bytes, bytes]] = {}  # each distinct value: (encoded value, entry)
-        for value in values:
-            if type(value) is int:
-                encodings[value] = (codec.encode_value(False, value), codec.encode_entry(False, value, 0))
-        if len(encodings) < len(values):  # games: interned in key order, as a flush does (same store ids)
-            for _, value in items:
-                if value not in encodings:
-                    game: Game = value  # type: ignore[assignment,unused-ignore]
+        encodings: dict[tuple[type, Value], tuple[bytes, bytes]] = {}  # (encoded value, entry)
+        for kind, value in distinct:
+            if kind is int:
+                number: int = value  # type: ignore[assignment]
+                encodings[(kind, value)] = (codec.encode_value(False, number), codec.encode_entry(False, number, 0))
+        if len(encodings) < len(distinct):  # games: interned in key order, as a flush does (same store ids)
+            for kind, value in tagged:
+                if (kind, value) not in encodings:
+                    game: Game = value  # type: ignore[assignment]
                     sid = known.get(game.id)
                     if sid is None:
                         sid = intern(txn, game, pending, made, next_id)
-                    encodings[value] = (codec.encode_value(True, sid), codec.encode_entry(True, sid, 0))
-        records = {value: entry for value, (_, entry) in encodings.items()}
+                    encodings[(kind, value)] = (codec.encode_value(True, sid), codec.encode_entry(True, sid, 0))
+        records = {tag: entry for tag, (_, entry) in encodings.items()}
         put_positions = txn.cursor(db=self.dbs["positions"]).putmulti
         put_index = txn.cursor(db=self.dbs["by_value"]).putmulti
         counts: dict[bytes, int] = {}
         pack = _COMPLEXITY.pack
         start = 0
-        while start < len(items):  # one run of keys per ruleset prefix (the keys are sorted)
+        while start < len(keys):  # one run of keys per ruleset prefix (the keys are sorted)
             prefix = keys[start][:2]
             following = (int.from_bytes(prefix, "big") + 1).to_bytes(3, "big")[-2:] if prefix != b"\xff\xff" else None
-            end = len(items) if following is None or keys[-1][:2] == prefix else bisect.bisect_left(keys, following, start)
-            run = items[start:end]
+            end = len(keys) if following is None or keys[-1][:2] == prefix else bisect.bisect_left(keys, following, start)
+            run = tagged[start:end]
             # positions: the pairs are built by map/zip inside putmulti's C loop
-            _, added = put_positions(zip(keys[start:end], map(records.__getitem__, map(itemgetter(1), run))),
-                                     overwrite=False)
+            _, added = put_positions(zip(keys[start:end], map(records.__getitem__, run)), overwrite=False)
             counts[prefix] = counts.get(prefix, 0) + added
             # by_value keys: codec.by_value_key, its common case (tag 0: one byte a pot) inline as in a
             # flush, where the total seeds are sum(key[3:]) = sum(key) - code - version
-            heads = {value: prefix + encoded for value, (encoded, _) in encodings.items()}
+            heads = {tag: prefix + encoded for tag, (encoded, _) in encodings.items()}
             base = prefix[0] + prefix[1]
-            index = [heads[v] + pack(sum(k) - base, len(k)) + k for k, v in run if k[2] == 0]
-            if len(index) != len(run):
-                index += [codec.by_value_key(k, encodings[v][0]) for k, v in run if k[2] != 0]
+            pairs = list(zip(keys[start:end], run))
+            index = [heads[t] + pack(sum(k) - base, len(k)) + k for k, t in pairs if k[2] == 0]
+            if len(index) != len(pairs):
+                index += [codec.by_value_key(k, encodings[t][0]) for k, t in pairs if k[2] != 0]
             if max(map(len, index), default=0) > max_key:
                 index = [entry for entry in index if len(entry) <= max_key]
             index.sort()
