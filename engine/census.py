@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Callable, Iterable, Union
 
 from ruma.engine.cgt import Game, nimber
-from ruma.engine.errors import NotAtomicError, RumaInputError
+from ruma.engine.errors import NotAtomicError, RumaError, RumaInputError
 from ruma.engine.family_enum import FamilyClass, simplicity
 from ruma.engine.rulesets.base import Ruleset, State
 
@@ -35,7 +35,7 @@ Group = Union[Game, int, str, Fraction, None]
 _OUTCOME_ORDER = {"P": 0, "N": 1, "L": 2, "R": 3}
 
 
-class MissingValuesError(RumaInputError):
+class MissingValuesError(RumaError):
     """Some classes of the family have no stored value (sweep the family first)."""
 
     def __init__(self, missing: int, total: int) -> None:

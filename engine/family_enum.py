@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb
-from typing import Iterator
+from typing import Callable, Iterator
 
-from ruma.engine.errors import RumaInputError
+from ruma.engine.errors import CancelledError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["Family", "FamilyClass", "enumerate_family", "raw_count", "raw_rows", "UNBOUNDED_ROWS", "ROW_RULESETS"]
+__all__ = ["Family", "FamilyClass", "enumerate_family", "raw_count", "raw_rows", "walk_count", "UNBOUNDED_ROWS", "ROW_RULESETS"]
 
 #: rulesets whose rows are unbounded: ``normalise`` strips empty end pots (rule N1)
 UNBOUNDED_ROWS = frozenset({"sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari"})
@@ -120,6 +120,24 @@ def raw_count(family: Family) -> int:
     return total
 
 
+def walk_count(family: Family) -> int:
+    """How many rows ``enumerate_family`` walks: stripped rows for the unbounded rulesets, every
+    raw row for a fixed board (what a service bounds before enumerating)."""
+    if family.ruleset not in UNBOUNDED_ROWS:
+        return raw_count(family)
+    total = 0
+    for s in range(family.seeds_min, family.seeds_max + 1):
+        if s == 0:
+            total += 1
+            continue
+        for m in range(1, family.pots_max + 1):
+            if m == 1:
+                total += 1
+            elif s >= 2:
+                total += comb(s - 2 + m - 1, m - 1)
+    return total
+
+
 def _compositions(total: int, parts: int, lo_first: int, lo_last: int) -> Iterator[State]:
     """Rows of ``parts`` counts summing to ``total`` (first >= lo_first, last >= lo_last), in
     lexicographic order."""
@@ -171,17 +189,20 @@ def _weighted_rows(family: Family) -> Iterator[tuple[State, int]]:
             yield from ((row, weight) for row in _compositions(s, m, 1, 1))
 
 
-def enumerate_family(family: Family) -> list[FamilyClass]:
+def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = None) -> list[FamilyClass]:
     """The classes of ``family`` with their raw counts and representatives, smallest first.
 
     "Smallest" is the canonical state's ``Ruleset.size`` (sowable seeds, then pots), then the
     state: the followers of a position never have more seeds or pots, so valuing the classes in
-    this order lets larger positions reuse smaller ones.
+    this order lets larger positions reuse smaller ones. ``should_cancel`` is polled every 4096
+    rows; a true answer raises ``CancelledError``.
     """
     rules = family.rules
     normalise, key = rules.normalise, rules.key
     classes: dict[State, FamilyClass] = {}
-    for row, weight in _weighted_rows(family):
+    for walked, (row, weight) in enumerate(_weighted_rows(family)):
+        if should_cancel is not None and walked & 4095 == 0 and should_cancel():
+            raise CancelledError(f"enumeration of {family.describe()} was cancelled")
         canonical, mirrored = normalise(row)
         entry = classes.get(canonical)
         if entry is None:

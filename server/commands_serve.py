@@ -35,6 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--max-positions", type=int, default=DEFAULTS.max_positions, help=f"positions one evaluation may compute (default {DEFAULTS.max_positions}; 0: no limit)")
     parser.add_argument("--max-batch-size", type=int, default=DEFAULTS.max_batch_size, help=f"positions in one batch (default {DEFAULTS.max_batch_size})")
     parser.add_argument("--workers", type=int, default=None, help="threads serving calls")
+    parser.add_argument("--verify-fraction", type=float, default=0.01, metavar="F",
+                        help="share of every uploaded batch of precomputed values the server re-values before storing "
+                        "it (default 0.01; at least one entry; any mismatch rejects the whole upload)")
     parser.add_argument("--grace", type=float, default=10.0, help="seconds calls in flight get to finish on shutdown (default 10)")
     add_json_flag(parser)
     parser.set_defaults(handler=serve)
@@ -54,7 +57,7 @@ def serve(args: argparse.Namespace) -> int:
     )
     server, port = create_server(
         args.data, args.host, args.port, token_file=args.token_file, tls_cert=args.tls_cert, tls_key=args.tls_key,
-        limits=limits, max_workers=args.workers,
+        limits=limits, max_workers=args.workers, verify_fraction=args.verify_fraction,
     )
     stop = threading.Event()
 
