@@ -1,0 +1,88 @@
+"""The Ray backend of ``ruma sweep --ray [ADDRESS]``: worker slots are Ray actors.
+
+``RayActors(slots, address=None)``: without an address a local Ray cluster is started for the
+sweep (and stopped after it); with one, the sweep joins that cluster (``ray://host:10001`` for
+Ray Client, ``host:6379`` or ``auto`` from a cluster node) and places one actor per slot wherever
+Ray finds a CPU. Each actor runs ``ruma.client.sweep_worker.work`` and keeps its memo between
+tasks, exactly like a local worker process. Only the driver writes to the store; actors read the
+driver's store only when the cluster was started here (same machine).
+
+Ray is an optional dependency: ``pip install 'ruma[ray]'``. The cluster's machines need the same
+ruma (and Python) installed; see docs/sweeps.md.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent import futures
+from typing import Any
+
+from ruma.client.sweep_worker import Result, Task, forget, work
+from ruma.engine.errors import RumaError
+
+
+class RayUnavailable(RumaError):
+    """``--ray`` without Ray installed, or a cluster that cannot be reached."""
+
+
+class _Actor:
+    """One worker slot (the class Ray makes an actor of)."""
+
+    def work(self, task: Task) -> Result:
+        return work(task)
+
+    def forget(self) -> None:
+        forget()
+
+
+class RayActors:
+    """``slots`` Ray actors (see the module docstring)."""
+
+    name = "ray"
+
+    def __init__(self, slots: int | None = None, address: str | None = None) -> None:
+        try:
+            import ray
+        except ImportError as error:
+            raise RayUnavailable("--ray needs Ray: pip install 'ruma[ray]'") from error
+        self.ray = ray
+        self.started = False
+        if not ray.is_initialized():
+            try:
+                if address:
+                    ray.init(address=address, log_to_driver=False)
+                else:
+                    # a local cluster on loopback only (Ray then binds 127.0.0.1)
+                    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+                    ray.init(num_cpus=slots, include_dashboard=False, log_to_driver=False,
+                             _node_ip_address="127.0.0.1")
+                    self.started = True
+            except Exception as error:  # noqa: BLE001 - Ray raises many kinds; report one line
+                raise RayUnavailable(f"cannot start or join a Ray cluster{f' at {address!r}' if address else ''}: {error}") from error
+        self.local = self.started
+        if slots is None:
+            slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.slots = slots
+        actor = ray.remote(num_cpus=1)(_Actor)
+        self.actors = [actor.remote() for _ in range(slots)]
+
+    def submit(self, slot: int, task: Task) -> "futures.Future[Result]":
+        """Run ``task`` on the slot's actor."""
+        return self.actors[slot].work.remote(task).future()  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Stop the actors (and the cluster, if this sweep started it)."""
+        for actor in self.actors:
+            try:
+                self.ray.kill(actor)
+            except Exception:  # noqa: BLE001 - best effort on shutdown
+                pass
+        self.actors = []
+        if self.started:
+            self.ray.shutdown()
+
+    def __enter__(self) -> "RayActors":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
