@@ -8,7 +8,8 @@ Upload checks, before anything is stored: at most ``max_batch_size`` entries; ev
 canonical key of the named ruleset (decoded, normalised and re-encoded to itself) within the
 pot and seed limits; every value is well formed (a nim value for an impartial ruleset, a game
 node for a partizan one); then a random sample of ``max(1, ceil(fraction * n))`` entries is
-re-valued with the server's own evaluator and compared. Any failure rejects the whole upload
+re-valued with the server's own evaluator (reading the store, writing only to a scratch memo)
+and compared. Any failure rejects the whole upload
 (``INVALID_ARGUMENT``, naming the first bad entry); otherwise every entry is inserted (a key the
 store holds already keeps its value).
 """
@@ -28,7 +29,7 @@ from ruma.engine.errors import LimitExceededError, RumaInputError
 from ruma.engine.evaluator import evaluate, format_value
 from ruma.engine.family_enum import Family, enumerate_family, walk_count
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.sweep_values import unpack
+from ruma.engine.sweep_values import RecordingMemo, unpack
 from ruma.server import convert
 from ruma.server.auth import register_write_methods
 from ruma.server.errors import rpc_method
@@ -101,13 +102,14 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         states = [self._check_key(rules, key) for key, _ in entries]
         should_cancel = cancel_check(context)
         memo = self.ruma.memo
+        scratch = RecordingMemo(memo.lookup)  # verification reads the store but writes nothing to it
         verified = 0
         with self.ruma.busy():
             if n:
                 count = min(n, max(1, math.ceil(self.verify_fraction * n))) if self.verify_fraction > 0 else 0
                 for i in sorted(self.rng.sample(range(n), count)):
                     key, claimed = entries[i]
-                    truth = evaluate(rules, states[i], memo, should_cancel=should_cancel,
+                    truth = evaluate(rules, states[i], scratch, should_cancel=should_cancel,
                                      max_positions=self.ruma.limits.max_positions).value
                     if truth != claimed:
                         raise UploadRejected(
