@@ -15,17 +15,18 @@ server); conventions (``--data``, ``--server``, exit codes, one-line errors) fol
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import os
 import sys
 import time
 from typing import Any
 
-from ruma.engine.errors import RumaError, RumaInputError
+from ruma.client.cli_errors import Unreachable, UsageError
+from ruma.client.cli_options import (add_data_option, add_format_option, add_notation_option, add_progress_option,
+                                     add_server_options, connect, data_directory, positive)
+from ruma.client.cli_output import Output, progress
+from ruma.engine.errors import RumaError
 
-EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 1, 2, 3
 STYLES = ("unicode", "ascii", "braces")
+CENSUS_COLUMNS = ("by", "group", "nim_value", "classes", "raw_positions", "simplest")
 
 
 def parse_range(text: str, low_default: int, what: str) -> tuple[int, int]:
@@ -36,31 +37,7 @@ def parse_range(text: str, low_default: int, what: str) -> tuple[int, int]:
             return low_default, int(text)
         return int(low), int(high)
     except ValueError:
-        raise RumaInputError(f"--{what} {text!r}: expected B or A..B (whole numbers)") from None
-
-
-def _fail(command: str, message: str, status: int) -> int:
-    print(f"ruma {command}: {message}", file=sys.stderr)
-    return status
-
-
-class Progress:
-    """A one-line progress display on stderr with rate and ETA (only on a terminal)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self.started = time.monotonic()
-
-    def __call__(self, done: int, total: int, computed: int) -> None:
-        if not self.enabled:
-            return
-        elapsed = max(time.monotonic() - self.started, 1e-9)
-        rate = done / elapsed
-        eta = (total - done) / rate if rate > 0 else 0.0
-        sys.stderr.write(f"\r{done:,}/{total:,} classes  {computed:,} positions valued  {rate:,.0f} classes/s  ETA {eta:,.0f} s ")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+        raise UsageError(f"--{what} {text!r}: expected B or A..B (whole numbers)") from None
 
 
 def _family(args: argparse.Namespace) -> Any:
@@ -71,16 +48,6 @@ def _family(args: argparse.Namespace) -> Any:
     return Family.of(args.ruleset, seeds, pots)
 
 
-def _client(args: argparse.Namespace) -> Any:
-    from ruma.client import Client
-
-    return Client(args.server, token=args.token, tls_ca=args.tls_ca, timeout=args.timeout)
-
-
-def _data_dir(args: argparse.Namespace) -> str:
-    return args.data or os.environ.get("RUMA_DATA") or "./ruma-data"
-
-
 def _backend(args: argparse.Namespace) -> Any:
     if args.ray is None:
         return None
@@ -89,70 +56,66 @@ def _backend(args: argparse.Namespace) -> Any:
     return RayActors(args.workers, args.ray or None)
 
 
-def _rpc_status(error: Exception) -> int:
-    code = getattr(getattr(error, "code", None), "name", "")
-    return EXIT_UNREACHABLE if code in ("UNAVAILABLE", "DEADLINE_EXCEEDED") else EXIT_FAILED
+def _store_sink(args: argparse.Namespace, create: bool = True) -> Any:
+    from ruma.client.sweep import StoreSink
+
+    path = data_directory(args, create=create)
+    try:
+        return StoreSink(str(path))
+    except RumaError as error:
+        raise Unreachable(f"cannot open the store in {str(args.data)!r}: {error}") from None
+
+
+def _run(args: argparse.Namespace, family: Any, sink: Any, **kwargs: Any) -> Any:
+    """A sweep with a progress display (classes done of classes to value)."""
+    from ruma.client.sweep import run_sweep
+
+    backend = _backend(args)
+    try:
+        with progress(f"{family.ruleset} seeds {family.seeds_min}..{family.seeds_max}", total=1,
+                      enabled=args.progress, unit="classes") as bar:
+            return run_sweep(family, sink, workers=args.workers, backend=backend,
+                             progress=lambda done, total, computed: bar.update(done, total), **kwargs)
+    finally:
+        if backend is not None:
+            backend.close()
 
 
 def run_sweep_command(args: argparse.Namespace) -> int:
     """``ruma sweep``: value every class of the family and commit it; prints a summary."""
-    from ruma.client.sweep import StoreSink, run_sweep
-
     family = _family(args)
-    progress = Progress(not args.no_progress)
-    backend = _backend(args)
-    try:
-        if args.server:
-            from ruma.client.client import RumaRpcError
-            from ruma.client.sweep_client import ServerSink
+    if args.server:
+        from ruma.client.sweep_client import ServerSink
 
-            try:
-                with _client(args) as client:
-                    summary = run_sweep(family, ServerSink(client, family.ruleset), workers=args.workers,
-                                        backend=backend, progress=progress)
-            except RumaRpcError as error:
-                return _fail("sweep", f"the server refused or failed: {error.details or error}", _rpc_status(error))
-        else:
-            path = _data_dir(args)
-            created = not os.path.exists(os.path.join(path, "data.mdb"))
-            try:
-                sink = StoreSink(path)
-            except RumaError as error:
-                return _fail("sweep", str(error), EXIT_UNREACHABLE)
-            if created:
-                print(f"ruma sweep: created a new store in {path}", file=sys.stderr)
-            try:
-                summary = run_sweep(family, sink, workers=args.workers, backend=backend, progress=progress)
-            finally:
-                sink.close()
-    finally:
-        if backend is not None:
-            backend.close()
-    record = summary.to_dict()
-    if args.json:
-        print(json.dumps(record))
+        with connect(args) as client:
+            summary = _run(args, family, ServerSink(client, family.ruleset))
     else:
-        print(f"{record['ruleset']} seeds {family.seeds_min}..{family.seeds_max} pots {family.pots_min}..{family.pots_max}: "
-              f"{record['classes']:,} classes ({record['raw_positions']:,} raw positions), "
-              f"{record['already_stored']:,} already stored, {record['classes_valued']:,} valued "
-              f"({record['positions_valued']:,} positions) in {record['seconds']} s on {record['workers']} "
-              f"worker(s) [{record['backend']}]")
+        sink = _store_sink(args)
+        try:
+            summary = _run(args, family, sink)
+        finally:
+            sink.close()
+    record = summary.to_dict()
+    text = (f"{record['ruleset']} seeds {family.seeds_min}..{family.seeds_max} pots {family.pots_min}..{family.pots_max}: "
+            f"{record['classes']:,} classes ({record['raw_positions']:,} raw positions), "
+            f"{record['already_stored']:,} already stored, {record['classes_valued']:,} valued "
+            f"({record['positions_valued']:,} positions) in {record['seconds']} s on {record['workers']} "
+            f"worker(s) [{record['backend']}]")
+    with Output(args.format) as out:
+        out.emit(record, text)
     return 0
 
 
 def local_census(args: argparse.Namespace, family: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Census from the local store, sweeping first what it lacks; (row records, summary record)."""
-    from ruma.client.sweep import StoreSink, run_sweep
     from ruma.engine.census import census
     from ruma.engine.family_enum import enumerate_family
 
     started = time.perf_counter()
-    path = _data_dir(args)
-    sink = StoreSink(path)
+    sink = _store_sink(args, create=False)  # a census adds to a store, it never starts one
     try:
         classes = enumerate_family(family)
-        swept = run_sweep(family, sink, workers=args.workers, backend=_backend(args), classes=classes,
-                          progress=Progress(not args.no_progress))
+        swept = _run(args, family, sink, classes=classes)
         rows = census(family.rules, classes, sink.store.lookup, args.by, args.simplest)
     finally:
         sink.close()
@@ -175,7 +138,7 @@ def remote_census(args: argparse.Namespace, family: Any) -> tuple[list[dict[str,
     """Census from a server (``compute_missing``: the server values what it lacks)."""
     from ruma.client import sweep_client
 
-    with _client(args) as client:
+    with connect(args) as client:
         result = client.census(family.ruleset, (family.seeds_min, family.seeds_max), (family.pots_min, family.pots_max),
                                by=args.by, simplest=args.simplest, notations=[args.notation], compute_missing=True)
     records = [row.to_dict(args.notation) for row in result.rows]
@@ -186,51 +149,20 @@ def remote_census(args: argparse.Namespace, family: Any) -> tuple[list[dict[str,
     return records, summary
 
 
-def print_census(records: list[dict[str, Any]], summary: dict[str, Any], fmt: str) -> None:
-    """Rows as a table, JSON Lines (one record per row) or CSV."""
-    if fmt == "json":
+def run_census_command(args: argparse.Namespace) -> int:
+    """``ruma census``: per group, how many classes and raw positions, and the simplest positions."""
+    family = _family(args)
+    records, summary = remote_census(args, family) if args.server else local_census(args, family)
+    with Output(args.format, CENSUS_COLUMNS) as out:
         for record in records:
-            print(json.dumps(record, ensure_ascii=False))
-        return
-    if fmt == "csv":
-        writer = csv.writer(sys.stdout)
-        writer.writerow(["by", "group", "nim_value", "classes", "raw_positions", "simplest"])
-        for r in records:
-            writer.writerow([r["by"], r["group"], "" if r["nim_value"] is None else r["nim_value"], r["classes"],
-                             r["raw_positions"], " ".join(r["simplest"])])
-        return
-    head = (records[0]["by"] if records else "group", "classes", "raw positions", "simplest")
-    table = [(r["group"], f"{r['classes']:,}", f"{r['raw_positions']:,}", "  ".join(r["simplest"])) for r in records]
-    widths = [max([len(head[i])] + [len(row[i]) for row in table]) for i in range(3)]
-    print(f"{head[0]:<{widths[0]}}  {head[1]:>{widths[1]}}  {head[2]:>{widths[2]}}  {head[3]}")
-    for row in table:
-        print(f"{row[0]:<{widths[0]}}  {row[1]:>{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]}")
-    if summary:
+            shown = dict(record)
+            if args.format != "json":
+                shown["simplest"] = " ".join(record["simplest"])
+            out.emit(shown)
+    if summary and args.format == "table":
         print(f"# {summary['ruleset']} seeds {summary['seeds'][0]}..{summary['seeds'][1]} pots "
               f"{summary['pots'][0]}..{summary['pots'][1]}: {summary['classes']:,} classes, "
               f"{summary['raw_positions']:,} raw positions, {summary['rows']} rows", file=sys.stderr)
-
-
-def run_census_command(args: argparse.Namespace) -> int:
-    """``ruma census``: per group, how many classes and raw positions, and the simplest positions."""
-    if args.json:
-        args.format = "json"
-    family = _family(args)
-    if args.server:
-        from ruma.client.client import RumaRpcError
-
-        try:
-            records, summary = remote_census(args, family)
-        except RumaRpcError as error:
-            return _fail("census", f"the server refused or failed: {error.details or error}", _rpc_status(error))
-    else:
-        try:
-            records, summary = local_census(args, family)
-        except RumaError as error:
-            if "LMDB" in str(error) or "store" in str(error):
-                return _fail("census", str(error), EXIT_UNREACHABLE)
-            raise
-    print_census(records, summary, args.format)
     return 0
 
 
@@ -238,17 +170,14 @@ def _location(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ruleset", help="sowing, impartial-sowing, atomic-wari, impartial-atomic-wari or atomic-wari-board")
     parser.add_argument("--seeds", required=True, metavar="[A..]B", help="seeds in all, A..B (A defaults to 0)")
     parser.add_argument("--pots", metavar="[C..]D", help="pots per row, C..D (default 1..B)")
-    parser.add_argument("--data", "--store", dest="data", metavar="DIR",
-                        help="local data directory (default $RUMA_DATA or ./ruma-data)")
-    parser.add_argument("--server", metavar="ADDR", default=None, help="a ruma server instead of the local store")
-    parser.add_argument("--token", default=os.environ.get("RUMA_TOKEN"), help="bearer token ($RUMA_TOKEN)")
-    parser.add_argument("--tls-ca", metavar="PEM", help="CA certificate of a TLS server")
-    parser.add_argument("--timeout", type=float, default=None, help="deadline of each call to the server (s)")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes or Ray actors (default: all cores)")
+    add_data_option(parser)
+    parser.add_argument("--store", dest="data", metavar="DIR", help="same as --data")
+    add_server_options(parser, optional=True)
+    parser.add_argument("--workers", type=positive, default=None,
+                        help="worker processes or Ray actors (default: all cores; 1: value in this process)")
     parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                         help="run the workers on Ray: a local cluster, or join the one at ADDRESS (pip install 'ruma[ray]')")
-    parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
-    parser.add_argument("--json", action="store_true", help="JSON output (one record per line)")
+    add_progress_option(parser)
 
 
 def register(subparsers: Any) -> None:
@@ -259,6 +188,7 @@ def register(subparsers: Any) -> None:
         "(strip, mirror, full pots), smallest first, and commit every value to the store (or upload it to "
         "--server). Resumable: classes already stored are skipped. See docs/sweeps.md.")
     _location(sweep)
+    add_format_option(sweep, lists=False)
     sweep.set_defaults(handler=run_sweep_command)
 
     census = subparsers.add_parser(
@@ -269,7 +199,7 @@ def register(subparsers: Any) -> None:
     _location(census)
     census.add_argument("--by", choices=("value", "outcome", "atomic-weight", "temperature"), default="value")
     census.add_argument("--simplest", type=int, default=3, metavar="K", help="positions listed per row (default 3)")
-    census.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    census.add_argument("--notation", choices=STYLES, default="unicode", help="how values are written (default unicode)")
+    add_format_option(census)
+    add_notation_option(census)
     census.set_defaults(handler=run_census_command)
 

@@ -176,7 +176,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         stored += sink.stored(keys[i:i + 8192])
     todo = [c.state for c, known in zip(classes, stored) if not known]
     count = workers if workers is not None else (backend.slots if backend is not None else default_workers())
-    if backend is None and count > 1:
+    if backend is None and count > 1 and todo:
         backend = LocalProcesses(count)
         owned = True
     else:

@@ -100,6 +100,8 @@ def _order(by: str, group: Group) -> tuple[object, ...]:
         return (0, _OUTCOME_ORDER.get(group, 9), group)
     if isinstance(group, Fraction):
         return (0, group)
+    if not isinstance(group, Game):
+        return (1, str(group))
     from ruma.engine.cgt.notation import sort_key
 
     number = group.number_value
@@ -155,9 +157,9 @@ def census(rules: Ruleset, classes: Iterable[FamilyClass], lookup: Callable[[byt
                 serial += 1
                 item = (_negated(simplicity(representative)), serial, representative, entry.state, mirrored)
                 if len(heap) < simplest:
-                    heapq.heappush(heap, item)  # type: ignore[misc]
+                    heapq.heappush(heap, item)
                 elif item[0] > heap[0][0]:
-                    heapq.heapreplace(heap, item)  # type: ignore[misc]
+                    heapq.heapreplace(heap, item)
     if missing:
         raise MissingValuesError(missing, total)
     for ident, row in rows.items():

@@ -217,3 +217,5 @@ def test_cli_sweep_and_census(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "cannot sweep 'nim'" in unknown.stderr
     down = ruma("census", "sowing", "--seeds", "3", "--server", "127.0.0.1:1", "--timeout", "5")
     assert down.returncode == 3, down.stderr
+    missing = ruma("census", "sowing", "--seeds", "3", "--data", str(tmp_path / "misspelled"))
+    assert missing.returncode == 3 and not (tmp_path / "misspelled").exists()
