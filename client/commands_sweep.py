@@ -71,11 +71,16 @@ def _run(args: argparse.Namespace, family: Any, sink: Any, **kwargs: Any) -> Any
     from ruma.client.sweep import run_sweep
 
     backend = _backend(args)
+    name = f"{family.ruleset} seeds {family.seeds_min}..{family.seeds_max}"
+    started = time.monotonic()
     try:
-        with progress(f"{family.ruleset} seeds {family.seeds_min}..{family.seeds_max}", total=1,
-                      enabled=args.progress, unit="classes") as bar:
-            return run_sweep(family, sink, workers=args.workers, backend=backend,
-                             progress=lambda done, total, computed: bar.update(done, total), **kwargs)
+        with progress(name, total=1, enabled=args.progress, unit="classes") as bar:
+            def report(done: int, total: int, computed: int) -> None:
+                rate = done / max(time.monotonic() - started, 1e-9)
+                bar.describe(f"{name}: {computed:,} positions valued, {rate:,.0f} classes/s")
+                bar.update(done, total)
+
+            return run_sweep(family, sink, workers=args.workers, backend=backend, progress=report, **kwargs)
     finally:
         if backend is not None:
             backend.close()
