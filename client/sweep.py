@@ -68,9 +68,11 @@ class StoreSink:
         self.store_path: str | None = str(self.store.path)
 
     def stored(self, keys: Sequence[bytes]) -> list[bool]:
-        """Lookups, one per key."""
+        """Lookups, one per key (none for a ruleset the store holds no entry of)."""
+        self.store.flush()
+        held = {bytes((r["code"], r["version"])) for r in self.store.stats()["rulesets"] if r["entries"]}
         lookup = self.store.lookup
-        return [lookup(key) is not None for key in keys]
+        return [key[:2] in held and lookup(key) is not None for key in keys]
 
     def put(self, entries: Sequence[Entry]) -> None:
         """Buffered inserts (the store writes them in batches)."""
@@ -186,7 +188,10 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
             computed, committed = _inline(rules, todo, sink, progress)
             name, count = "inline", 1
         else:
-            computed, committed = _sharded(rules, todo, sink, backend, shard_seconds, progress)
+            # workers read the local store only when it may hold something they need (a resumed
+            # sweep); a fresh family's followers are all in the family itself
+            reads = backend.local and len(todo) < len(classes)
+            computed, committed = _sharded(rules, todo, sink, backend, shard_seconds, progress, reads)
             name, count = backend.name, backend.slots
     finally:
         if owned and backend is not None:
@@ -238,10 +243,10 @@ class _Counting:
 
 
 def _sharded(rules: Any, todo: list[State], sink: Sink, backend: Backend, shard_seconds: float,
-             progress: Progress | None) -> tuple[int, int]:
+             progress: Progress | None, reads: bool = True) -> tuple[int, int]:
     """Value cells of states on the backend's slots; returns (positions computed, entries committed)."""
     sweep_id = uuid.uuid4().hex
-    store_path = sink.store_path if backend.local else None
+    store_path = sink.store_path if backend.local and reads else None
     cells = group(rules, todo)
     scheduler = CellScheduler(cells)
     pending: list[list[Packet]] = [[] for _ in range(backend.slots)]  # packets each slot has not seen

@@ -32,11 +32,13 @@ class Task:
 
 @dataclass(frozen=True)
 class Result:
-    """What a shard produced: the entries computed (a packet), positions computed, seconds."""
+    """What a shard produced: the entries computed (a packet), positions computed, wall and CPU
+    seconds of the worker."""
 
     packet: Packet
     computed: int
     seconds: float
+    cpu_seconds: float = 0.0
 
 
 _MEMOS: dict[str, tuple[RecordingMemo, Any]] = {}
@@ -64,13 +66,14 @@ def _memo(task: Task) -> RecordingMemo:
 
 def work(task: Task) -> Result:
     """Value ``task.states`` and return the entries computed (see the module docstring)."""
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     rules = get_ruleset(task.ruleset)
     memo = _memo(task)
     for packet in task.incoming:
         memo.learn(unpack(packet, rules.impartial))
     computed = value_states(rules, task.states, memo)
-    return Result(pack(memo.take()), computed, time.perf_counter() - started)
+    packet = pack(memo.take())
+    return Result(packet, computed, time.perf_counter() - started, time.process_time() - cpu)
 
 
 def forget() -> None:

@@ -174,8 +174,9 @@ def atomic_weights(store: Any, seconds: float, workers: int | None, out: list[st
         s += 1
         family = Family.of("atomic-wari", (s, s), (1, s))
         t = time.perf_counter()
-        run_sweep(family, store, workers=workers)
-        rows = census(family.rules, enumerate_family(family), store.store.lookup, "atomic-weight", 1)
+        classes = enumerate_family(family)
+        run_sweep(family, store, workers=workers, classes=classes)
+        rows = census(family.rules, classes, store.store.lookup, "atomic-weight", 1)
         columns[s] = {row.label("unicode"): row.raw_positions for row in rows}
         for row in rows:
             label = row.label("unicode")

@@ -28,6 +28,7 @@ The fixed board keeps its empty pots, so its raw rows are walked one by one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 from math import comb
 from typing import Callable, Iterator
 
@@ -35,7 +36,8 @@ from ruma.engine.errors import CancelledError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["Family", "FamilyClass", "enumerate_family", "raw_count", "raw_rows", "walk_count", "UNBOUNDED_ROWS", "ROW_RULESETS"]
+__all__ = ["Family", "FamilyClass", "enumerate_family", "raw_count", "raw_rows", "walk_count", "seeds_of", "simplicity",
+           "UNBOUNDED_ROWS", "ROW_RULESETS"]
 
 #: rulesets whose rows are unbounded: ``normalise`` strips empty end pots (rule N1)
 UNBOUNDED_ROWS = frozenset({"sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari"})
@@ -140,26 +142,20 @@ def walk_count(family: Family) -> int:
 
 def _compositions(total: int, parts: int, lo_first: int, lo_last: int) -> Iterator[State]:
     """Rows of ``parts`` counts summing to ``total`` (first >= lo_first, last >= lo_last), in
-    lexicographic order."""
+    lexicographic order (stars and bars: the bars' positions in lexicographic order)."""
     if parts == 1:
         if total >= max(lo_first, lo_last):
             yield (total,)
         return
-    row = [0] * parts
-
-    def fill(i: int, left: int) -> Iterator[State]:
-        if i == parts - 1:
-            if left >= lo_last:
-                row[i] = left
-                yield tuple(row)
-            return
-        start = lo_first if i == 0 else 0
-        reserve = lo_last
-        for v in range(start, left - reserve + 1):
-            row[i] = v
-            yield from fill(i + 1, left - v)
-
-    yield from fill(0, total)
+    free = total - lo_first - lo_last
+    if free < 0:
+        return
+    n = free + parts - 1
+    for bars in combinations(range(n), parts - 1):
+        row = [b - a - 1 for a, b in zip((-1, *bars), (*bars, n))]
+        row[0] += lo_first
+        row[-1] += lo_last
+        yield tuple(row)
 
 
 def raw_rows(family: Family) -> Iterator[State]:
@@ -189,6 +185,31 @@ def _weighted_rows(family: Family) -> Iterator[tuple[State, int]]:
             yield from ((row, weight) for row in _compositions(s, m, 1, 1))
 
 
+def seeds_of(rules: Ruleset) -> Callable[[State], int]:
+    """``state -> sowable seeds`` of a canonical state (``Ruleset.size``'s seeds), fast for Sowing,
+    whose canonical states write every full pot as exactly ``FULL``."""
+    if rules.name in ("sowing", "impartial-sowing"):
+        from ruma.engine.rulesets.notation import FULL
+
+        return lambda state: sum(state) - state.count(FULL) * FULL
+    size = rules.size
+    return lambda state: size(state)[1]
+
+
+def _count(entry: FamilyClass, row: State, weight: int, mirrored: bool) -> None:
+    """Add ``weight`` raw rows to one orientation of a class, keeping the simplest row."""
+    if mirrored:
+        entry.raw_mirrored += weight
+        held = entry.representative_mirrored
+        if held is None or simplicity(row) < simplicity(held):
+            entry.representative_mirrored = row
+    else:
+        entry.raw += weight
+        held = entry.representative
+        if held is None or simplicity(row) < simplicity(held):
+            entry.representative = row
+
+
 def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = None) -> list[FamilyClass]:
     """The classes of ``family`` with their raw counts and representatives, smallest first.
 
@@ -199,21 +220,22 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
     """
     rules = family.rules
     normalise, key = rules.normalise, rules.key
+    partizan = not rules.impartial
     classes: dict[State, FamilyClass] = {}
     for walked, (row, weight) in enumerate(_weighted_rows(family)):
         if should_cancel is not None and walked & 4095 == 0 and should_cancel():
             raise CancelledError(f"enumeration of {family.describe()} was cancelled")
+        mirror = row[::-1]
+        if mirror < row:
+            continue  # counted with its mirror image, which comes first (same seeds and pots)
         canonical, mirrored = normalise(row)
         entry = classes.get(canonical)
         if entry is None:
             entry = classes[canonical] = FamilyClass(canonical, key(canonical))
-        if mirrored and rules.impartial is False:
-            entry.raw_mirrored += weight
-            if entry.representative_mirrored is None:
-                entry.representative_mirrored = row
-        else:
-            entry.raw += weight
-            if entry.representative is None:
-                entry.representative = row
-    size = rules.size
-    return sorted(classes.values(), key=lambda c: (size(c.state)[::-1], len(c.state), c.state))
+        _count(entry, row, weight, mirrored and partizan)
+        if mirror != row:
+            # normalise(mirror) is the same class; its orientation is the other one, unless the
+            # class is its own mirror image (then both rows are in the canonical orientation)
+            _count(entry, mirror, weight, partizan and (canonical != canonical[::-1]) and not mirrored)
+    seeds = seeds_of(rules)
+    return sorted(classes.values(), key=lambda c: (seeds(c.state), len(c.state), c.state))

@@ -43,7 +43,7 @@ __all__ = ["Cell", "cell", "precedes", "order_key", "CellScheduler", "DEPTH"]
 Pair = tuple[int, int]
 Cell = tuple[Pair, ...]
 #: how many (ends, gaps) levels the Sowing potential looks into
-DEPTH = 4
+DEPTH = 1
 
 
 def _pair(a: int, b: int) -> Pair:
@@ -71,10 +71,13 @@ def _sowing_cell(seeds: int, state: State) -> Cell:
 
 def cell(rules: Ruleset, state: State) -> Cell:
     """The potential of a canonical ``state`` (see the module docstring)."""
-    pots, seeds = rules.size(state)
     name = rules.name
     if name in ("sowing", "impartial-sowing"):
-        return _sowing_cell(seeds, state)
+        from ruma.engine.rulesets.notation import FULL
+
+        full = state.count(FULL)  # a canonical Sowing state writes every full pot as exactly FULL
+        return _sowing_cell(sum(state) - full * FULL, state)
+    pots, seeds = rules.size(state)
     if name in ("atomic-wari", "impartial-atomic-wari"):
         from ruma.engine.rulesets.atomic_wari import reach_left, reach_right
 
@@ -139,6 +142,8 @@ class CellScheduler:
                         count += 1
                 self.waiting[node] = count
         self.released: set[Cell] = {()}
+        self.taken: set[Cell] = set()  # cells handed out in a batch
+        self._journal: list[tuple[str, Cell]] | None = None  # tentative changes while a batch is built
         self.ready: list[tuple[int, Cell]] = []
         self.handed = 0
         self._release_children(())
@@ -150,37 +155,73 @@ class CellScheduler:
             for pair in self.children.get(parent, ()):
                 child = parent + (pair,)
                 if child not in self.released and self.waiting[child] == 0:
-                    self.released.add(child)
-                    if child in self.cells:
-                        heapq.heappush(self.ready, (self.rank[child], child))
+                    self._release(child)
                     stack.append(child)
 
     def take(self, target: int) -> list[Cell]:
-        """A batch of ready cells holding about ``target`` states (empty: nothing is ready now)."""
+        """A batch of cells holding about ``target`` states (empty: nothing is ready now).
+
+        One worker values a batch in order, so a cell may join the batch once its preceding
+        cells are done *or earlier in the batch*: the batch is built by finishing each cell taken
+        tentatively, and every tentative change is undone afterwards (the cells are released to
+        other batches only when ``finish`` reports them done).
+        """
+        journal: list[tuple[str, Cell]] = []
+        self._journal = journal
         batch: list[Cell] = []
         size = 0
-        while self.ready and size < target:
-            _, c = heapq.heappop(self.ready)
-            batch.append(c)
-            size += len(self.cells[c])
+        try:
+            while self.ready and size < target:
+                _, c = heapq.heappop(self.ready)
+                batch.append(c)
+                self.taken.add(c)
+                size += len(self.cells[c])
+                self.finish([c])
+        finally:
+            self._journal = None
+        pushed: set[Cell] = set()
+        for kind, node in reversed(journal):
+            if kind == "u":
+                self.unfinished[node] += 1
+            elif kind == "w":
+                self.waiting[node] += 1
+            elif kind == "r":
+                self.released.discard(node)
+            else:
+                pushed.add(node)
+        if pushed:
+            self.ready = [item for item in self.ready if item[1] not in pushed]
+            heapq.heapify(self.ready)
         self.handed += len(batch)
         return batch
 
     def finish(self, batch: Iterable[Cell]) -> None:
         """Mark the cells of a batch done and release the cells they were blocking."""
+        journal = self._journal
         for c in batch:
             for k in range(len(c), 0, -1):
                 node = c[:k]
                 self.unfinished[node] -= 1
+                if journal is not None:
+                    journal.append(("u", node))
                 if self.unfinished[node]:
                     continue
                 for blocked in self.blocks.get(node, ()):
                     self.waiting[blocked] -= 1
+                    if journal is not None:
+                        journal.append(("w", blocked))
                     if self.waiting[blocked] == 0 and blocked[:-1] in self.released and blocked not in self.released:
-                        self.released.add(blocked)
-                        if blocked in self.cells:
-                            heapq.heappush(self.ready, (self.rank[blocked], blocked))
+                        self._release(blocked)
                         self._release_children(blocked)
+
+    def _release(self, node: Cell) -> None:
+        self.released.add(node)
+        if self._journal is not None:
+            self._journal.append(("r", node))
+        if node in self.cells and node not in self.taken:
+            heapq.heappush(self.ready, (self.rank[node], node))
+            if self._journal is not None:
+                self._journal.append(("h", node))
 
     def __bool__(self) -> bool:
         """Whether cells remain to be handed out (ready now or later)."""
