@@ -1,14 +1,15 @@
 """Generate ``docs/tables.md``: Erickson's Tables 2, 3 and 4 from sweeps, extended, and an
 atomic-weight census of Atomic Wari.
 
-    python -m ruma.client.tables --data ./ruma-data --seeds3 12 --budget 60 --aw-seconds 600 > docs/tables.md
+    python -m ruma.client.tables --data ./ruma-data --seeds3 12 --budget 20 --aw-seeds 12 > docs/tables.md
 
 Re-runnable: everything goes through the store in ``--data`` (what is stored is not valued
 again), and the knobs say how far each table reaches — ``--seeds3`` (Table 3's exhaustive sweep:
 impartial Sowing, every row of at most that many seeds and pots), ``--budget`` (seconds one
-starting position of Tables 2 and 4 may take before its series stops), ``--aw-seconds`` (the
-atomic-weight census sweeps Atomic Wari families of 1, 2, ... seeds until this is spent). Each
-section says how long it took. Entries that differ from the paper are marked ``≠``.
+starting position of Tables 2 and 4 may take before its series stops; a re-run on the same store
+therefore extends each series by at most one position, the first not yet stored), ``--aw-seeds``
+(the atomic-weight census covers 1..N seeds; or ``--aw-seconds``: as many as fit in that time).
+Each section says how long it took. Entries that differ from the paper are marked ``≠``.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ PAPER_TABLE_2 = {
     "•3^n•": {3: "*", 5: "{1/2,{1|*}|-1/2,{*|-1}}", 6: "*"},
     "←•3^n•→": {2: "0", 3: "+-1"},
 }
+#: values longer than this are summarised in the tables (mean, temperature, how to print them)
+LONG = 60
 SERIES = {"1^n": (1, "{n}"), "•1^n•": (1, "•{n}•"), "←•1^n•→": (1, "←{n}"), "2^n": (2, "{n}"),
           "•2^n•": (2, "•{n}•"), "←•2^n•→": (2, "←{n}"), "3^n": (3, "{n}"), "•3^n•": (3, "•{n}•"),
           "←•3^n•→": (3, "←{n}")}
@@ -142,6 +145,10 @@ def starting_positions(store: Any, ruleset: str, paper: dict[str, dict[int, Any]
             except LimitExceededError:
                 break
             text = fmt(value)
+            if len(text) > LONG:
+                game = value if isinstance(value, Game) else nimber(value)
+                text = (f"(a canonical form of {len(text):,} characters: mean {game.mean}, temperature "
+                        f"{game.temperature}; `ruma eval {ruleset} '{position}'`)")
             printed = paper[name].get(n)
             mark = "" if printed is None or _same(value, printed) else f" ≠ paper {printed}"
             cells.append(f"{n}: {text}{mark}")
@@ -164,13 +171,14 @@ def _same(value: Any, printed: Any) -> bool:
     return bool(parse_game(printed) == value)
 
 
-def atomic_weights(store: Any, seconds: float, workers: int | None, out: list[str]) -> None:
-    """Atomic weights of Atomic Wari positions, per number of seeds, until ``seconds`` are spent."""
+def atomic_weights(store: Any, seconds: float, workers: int | None, out: list[str], upto: int | None = None) -> None:
+    """Atomic weights of Atomic Wari positions, per number of seeds: ``s = 1..upto``, or until
+    ``seconds`` are spent (the next family, about 3x larger, would not fit)."""
     started = time.perf_counter()
     columns: dict[int, dict[str, int]] = {}
     examples: dict[str, str] = {}
     s = 0
-    while time.perf_counter() - started < seconds:
+    while (s < upto) if upto is not None else (time.perf_counter() - started < seconds):
         s += 1
         family = Family.of("atomic-wari", (s, s), (1, s))
         t = time.perf_counter()
@@ -182,7 +190,7 @@ def atomic_weights(store: Any, seconds: float, workers: int | None, out: list[st
             label = row.label("unicode")
             if label not in examples and row.simplest:
                 examples[label] = family.rules.format(row.simplest[0][0])
-        if (time.perf_counter() - t) * 3 > seconds - (time.perf_counter() - started):
+        if upto is None and (time.perf_counter() - t) * 3 > seconds - (time.perf_counter() - started):
             break  # the next family (about 3x larger) would not fit
     weights = sorted({w for column in columns.values() for w in column}, key=_weight_order)
     _say(out, "## Atomic weights of Atomic Wari positions")
@@ -215,12 +223,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=60.0, help="Tables 2 and 4: seconds per position before a series stops")
     parser.add_argument("--max-n", type=int, default=30, help="Tables 2 and 4: the longest series")
     parser.add_argument("--aw-seconds", type=float, default=600.0, help="atomic-weight census: seconds to spend")
+    parser.add_argument("--aw-seeds", type=int, default=None, help="atomic-weight census: seeds 1..N (instead of --aw-seconds)")
     parser.add_argument("--workers", type=int, default=None, help="sweep workers (default: all cores)")
     args = parser.parse_args(argv)
     store = StoreSink(args.data)
     out: list[str] = ["# Tables: Erickson's Tables 2, 3 and 4, extended, and a census of atomic weights", "",
                       "Generated by `python -m ruma.client.tables --data DIR "
-                      f"--seeds3 {args.seeds3} --budget {args.budget:g} --aw-seconds {args.aw_seconds:g}` "
+                      f"--seeds3 {args.seeds3} --budget {args.budget:g} "
+                      + (f"--aw-seeds {args.aw_seeds}` " if args.aw_seeds else f"--aw-seconds {args.aw_seconds:g}` ")
+                      + 
                       "(see `python -m ruma.client.tables --help`); every value is exact and in the store. "
                       "Disagreements with the paper are discussed in docs/discrepancies.md.", ""]
     try:
@@ -230,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                            lambda v: str(v), "## Table 4 — impartial Sowing starting positions (nim values)", out)
         starting_positions(store, "sowing", PAPER_TABLE_2, args.budget, args.max_n, ascii_of,
                            "## Table 2 — Sowing starting positions (CGSuite plain text)", out)
-        atomic_weights(store, args.aw_seconds, args.workers, out)
+        atomic_weights(store, args.aw_seconds, args.workers, out, args.aw_seeds)
     finally:
         store.close()
     sys.stdout.write("\n".join(out) + "\n")
