@@ -19,7 +19,8 @@ drops a seed on a full pot, so the end pots' counts ``(c_first, c_last)`` only g
 are unchanged too, no move sows into an end pot: every move sows within the interior, whose span
 of nonempty pots therefore never grows — the gaps between the ends and the interior's nonempty
 span only grow — and while the gaps are unchanged, the interior's end pots only grow, by the
-same argument one level in. The potential repeats (ends, gaps) ``DEPTH`` times.
+same argument one level in. The potential takes ``DEPTH`` (ends, gaps) levels: one by default, since
+finer cells cost the scheduler more than they gain once batches follow chains of cells.
 
 **Atomic Wari** (both versions, unbounded rows): seeds only decrease (captures) and the reach
 bounds ``Q`` never increases and ``P`` never decreases (``ruma.engine.rulesets.atomic_wari``), so
