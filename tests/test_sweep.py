@@ -74,8 +74,8 @@ def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.5)
-        if (data / "data.mdb").exists() and (data / "data.mdb").stat().st_size > 2_000_000:
+        time.sleep(0.2)
+        if (data / "data.mdb").exists() and (data / "data.mdb").stat().st_size > 1_500_000:
             break
     assert process.poll() is None, "the sweep ended before it could be killed"
     os.killpg(process.pid, signal.SIGKILL)  # the driver and its workers
