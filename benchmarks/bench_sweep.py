@@ -8,7 +8,9 @@ sweep (enumeration, valuing, committing). Configurations, alternated ``--repeat`
 run reported): **inline** (``--workers 1``: this process values through the store), **processes
 ×1** and **processes ×2** (worker processes; the driver commits), and with ``--ray`` **ray ×2**
 (a local Ray cluster on loopback, started once and reused; its start-up is reported apart). The
-stores are checked to hold the same entries. Ratios: inline / processes×2 (the target is
+stores are checked to hold the same entries. CPU seconds (this process plus the workers' own
+accounting) are printed too: on a machine shared with other work, wall ratios say little, and
+inline CPU / (2-worker CPU / 2) bounds what two idle cores would give. Ratios: inline / processes×2 (the target is
 >= 1.7), ray×2 / processes×2 (overhead, target <= 1.2). The load average is printed with the
 figures: the machine's 2 cores are shared.
 """
@@ -36,16 +38,18 @@ def _entries(path: str) -> dict[bytes, Any]:
         store.close()
 
 
-def _run(family: Family, make: Callable[[], dict[str, Any]]) -> tuple[float, dict[bytes, Any], int]:
+def _run(family: Family, make: Callable[[], dict[str, Any]]) -> tuple[float, dict[bytes, Any], int, float]:
+    """Wall seconds, the store's entries, positions valued, CPU seconds (driver + workers)."""
     directory = tempfile.mkdtemp(prefix="ruma-bench-sweep-")
     sink = StoreSink(directory)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     try:
         summary = run_sweep(family, sink, **make())
     finally:
         sink.close()
     seconds = time.perf_counter() - started
-    return seconds, _entries(directory), summary.positions_valued
+    cpu = time.process_time() - cpu + summary.worker_cpu_seconds
+    return seconds, _entries(directory), summary.positions_valued, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,12 +79,14 @@ def main(argv: list[str] | None = None) -> int:
         ray_start = time.perf_counter() - t
         configs["ray x2"] = lambda: {"backend": actors}
     best: dict[str, float] = {}
+    best_cpu: dict[str, float] = {}
     reference: dict[bytes, Any] | None = None
     positions: dict[str, int] = {}
     for _ in range(args.repeat):
         for name, make in configs.items():
-            seconds, entries, valued = _run(family, make)
+            seconds, entries, valued, cpu = _run(family, make)
             best[name] = min(best.get(name, float("inf")), seconds)
+            best_cpu[name] = min(best_cpu.get(name, float("inf")), cpu)
             positions[name] = valued
             if reference is None:
                 reference = entries
@@ -95,15 +101,21 @@ def main(argv: list[str] | None = None) -> int:
               "positions_valued": positions, "speedup_2_workers": best["inline"] / best["processes x2"],
               "speedup_2_vs_1_process": best["processes x1"] / best["processes x2"],
               "ray_over_processes": (best["ray x2"] / best["processes x2"]) if args.ray else None,
-              "ray_start_seconds": ray_start, "load_average": [round(x, 2) for x in load]}
+              "ray_start_seconds": ray_start, "load_average": [round(x, 2) for x in load],
+              "cpu_seconds": best_cpu,
+              # what 2 idle cores allow: the inline sweep's CPU over half the parallel sweep's CPU
+              "cpu_bound_speedup_2_workers": best_cpu["inline"] / (best_cpu["processes x2"] / 2)}
     if args.json:
         print(json.dumps(record))
         return 0
     print(f"{record['family']}: {record['entries']:,} entries; best of {args.repeat}")
     for name, seconds in best.items():
-        print(f"  {name:14} {seconds:8.2f} s   positions valued {positions[name]:,}")
+        print(f"  {name:14} {seconds:8.2f} s wall  {best_cpu[name]:8.2f} s CPU (driver + workers)   "
+              f"positions valued {positions[name]:,}")
     print(f"  inline / processes x2        = {record['speedup_2_workers']:.2f}x   (target >= 1.7)")
     print(f"  processes x1 / processes x2  = {record['speedup_2_vs_1_process']:.2f}x")
+    print(f"  CPU bound on 2 idle cores: inline CPU / (processes x2 CPU / 2) = "
+          f"{record['cpu_bound_speedup_2_workers']:.2f}x")
     if args.ray:
         print(f"  ray x2 / processes x2        = {record['ray_over_processes']:.2f}   (target <= 1.2); "
               f"Ray start-up {ray_start:.1f} s (not counted)")

@@ -109,12 +109,15 @@ class SweepSummary:
     seconds: float
     workers: int
     backend: str
+    worker_cpu_seconds: float = 0.0
+    """CPU seconds the workers spent (0 for an inline sweep: all of it is the driver's)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
         record = asdict(self)
         record["seeds"], record["pots"] = list(self.seeds), list(self.pots)
         record["seconds"] = round(self.seconds, 3)
+        record["worker_cpu_seconds"] = round(self.worker_cpu_seconds, 3)
         return record
 
 
@@ -184,6 +187,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
     else:
         owned = False
     try:
+        worker_cpu = 0.0
         if backend is None:
             computed, committed = _inline(rules, todo, sink, progress)
             name, count = "inline", 1
@@ -191,7 +195,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
             # workers read the local store only when it may hold something they need (a resumed
             # sweep); a fresh family's followers are all in the family itself
             reads = backend.local and len(todo) < len(classes)
-            computed, committed = _sharded(rules, todo, sink, backend, shard_seconds, progress, reads)
+            computed, committed, worker_cpu = _sharded(rules, todo, sink, backend, shard_seconds, progress, reads)
             name, count = backend.name, backend.slots
     finally:
         if owned and backend is not None:
@@ -201,7 +205,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         ruleset=rules.name, seeds=(family.seeds_min, family.seeds_max), pots=(family.pots_min, family.pots_max),
         classes=len(classes), raw_positions=sum(c.raw_total for c in classes), already_stored=len(classes) - len(todo),
         classes_valued=len(todo), positions_valued=computed, entries_committed=committed,
-        seconds=time.perf_counter() - started, workers=count, backend=name,
+        seconds=time.perf_counter() - started, workers=count, backend=name, worker_cpu_seconds=worker_cpu,
     )
 
 
@@ -243,8 +247,9 @@ class _Counting:
 
 
 def _sharded(rules: Any, todo: list[State], sink: Sink, backend: Backend, shard_seconds: float,
-             progress: Progress | None, reads: bool = True) -> tuple[int, int]:
-    """Value cells of states on the backend's slots; returns (positions computed, entries committed)."""
+             progress: Progress | None, reads: bool = True) -> tuple[int, int, float]:
+    """Value cells of states on the backend's slots; returns (positions computed, entries committed,
+    worker CPU seconds)."""
     sweep_id = uuid.uuid4().hex
     store_path = sink.store_path if backend.local and reads else None
     cells = group(rules, todo)
@@ -254,6 +259,7 @@ def _sharded(rules: Any, todo: list[State], sink: Sink, backend: Backend, shard_
     idle = [slot for _ in range(DEPTH) for slot in range(backend.slots)]  # DEPTH tasks queued per slot
     seen: set[bytes] = set()
     target, done, computed, committed = 16, 0, 0, 0
+    cpu = 0.0
 
     def submit() -> None:
         while idle and scheduler:
@@ -280,6 +286,7 @@ def _sharded(rules: Any, todo: list[State], sink: Sink, backend: Backend, shard_
             sink.put(fresh)
             committed += len(fresh)
             computed += result.computed
+            cpu += result.cpu_seconds
             done += shard_size
             if result.packet[0]:
                 for other in range(backend.slots):
@@ -290,7 +297,7 @@ def _sharded(rules: Any, todo: list[State], sink: Sink, backend: Backend, shard_
         submit()
         if progress is not None:
             progress(done, len(todo), computed)
-    return computed, committed
+    return computed, committed, cpu
 
 
 def sweep_store(family: Family, path: str, **kwargs: Any) -> SweepSummary:
