@@ -76,6 +76,8 @@ class CensusSummary:
     rows: int
     computed: int
     seconds: float
+    missing: int = 0
+    """Classes left out of the rows because the store lacks their values (0: complete)."""
 
 
 @dataclass
@@ -139,7 +141,7 @@ def stream_census(client: "Client", request: pb.CensusRequest, timeout: float | 
             else:
                 s = reply.summary
                 yield CensusSummary(s.ruleset, (s.seeds_min, s.seeds_max), (s.pots_min, s.pots_max), s.classes,
-                                    s.raw_positions, s.rows, s.computed, s.seconds)
+                                    s.raw_positions, s.rows, s.computed, s.seconds, s.missing)
     except grpc.RpcError as error:
         raise RumaRpcError.from_grpc(error) from None
 

@@ -48,23 +48,34 @@ class RayActors:
         self.ray = ray
         self.started = False
         if not ray.is_initialized():
-            try:
-                if address:
-                    ray.init(address=address, log_to_driver=False)
-                else:
-                    # a local cluster on loopback only (Ray then binds 127.0.0.1)
-                    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-                    ray.init(num_cpus=slots, include_dashboard=False, log_to_driver=False,
-                             _node_ip_address="127.0.0.1")
-                    self.started = True
-            except Exception as error:  # noqa: BLE001 - Ray raises many kinds; report one line
-                raise RayUnavailable(f"cannot start or join a Ray cluster{f' at {address!r}' if address else ''}: {error}") from error
+            if address:
+                self._init(lambda: ray.init(address=address, log_to_driver=False), address, tries=1)
+            else:
+                # a local cluster on loopback only (Ray then binds 127.0.0.1); on a busy machine its
+                # daemons may need longer than Ray's default wait to register, and a second try
+                self._init(lambda: ray.init(num_cpus=slots, include_dashboard=False, log_to_driver=False,
+                                            _node_ip_address="127.0.0.1"), None, tries=2)
+                self.started = True
         self.local = self.started
         if slots is None:
             slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.slots = slots
         actor = ray.remote(num_cpus=1)(_Actor)
         self.actors = [actor.remote() for _ in range(slots)]
+
+    def _init(self, start: Any, address: str | None, tries: int) -> None:
+        if address is None:
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+            os.environ.setdefault("RAY_raylet_start_wait_time_s", "60")
+        for attempt in range(tries):
+            try:
+                start()
+                return
+            except Exception as error:  # noqa: BLE001 - Ray raises many kinds; report one line
+                self.ray.shutdown()
+                if attempt + 1 == tries:
+                    where = f" at {address!r}" if address else ""
+                    raise RayUnavailable(f"cannot start or join a Ray cluster{where}: {error}") from error
 
     def submit(self, slot: int, task: Task) -> "futures.Future[Result]":
         """Run ``task`` on the slot's actor."""

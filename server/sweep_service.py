@@ -159,19 +159,23 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         computed = 0
         with self.ruma.busy():
             classes = enumerate_family(family, should_cancel)
-            if request.compute_missing:
-                for entry in classes:
-                    if memo.lookup(entry.key) is None:
-                        evaluate(rules, entry.state, memo, should_cancel=should_cancel,
-                                 max_positions=self.ruma.limits.max_positions)
-                        computed += 1
-            rows = census(rules, classes, memo.lookup, by, request.simplest)
+            present = []
+            for entry in classes:
+                if memo.lookup(entry.key) is None:
+                    if not request.compute_missing:
+                        continue
+                    evaluate(rules, entry.state, memo, should_cancel=should_cancel,
+                             max_positions=self.ruma.limits.max_positions)
+                    computed += 1
+                present.append(entry)
+            rows = census(rules, present, memo.lookup, by, request.simplest)
         chosen = convert.styles(request.notations)
         replies = [pb.CensusReply(row=row_message(rules, by, row, chosen)) for row in rows]
         replies.append(pb.CensusReply(summary=pb.CensusSummary(
             ruleset=rules.name, seeds_min=family.seeds_min, seeds_max=family.seeds_max, pots_min=family.pots_min,
             pots_max=family.pots_max, classes=len(classes), raw_positions=sum(c.raw_total for c in classes),
-            rows=len(rows), computed=computed, seconds=time.perf_counter() - started)))
+            rows=len(rows), computed=computed, seconds=time.perf_counter() - started,
+            missing=len(classes) - len(present))))
         return iter(replies)
 
 

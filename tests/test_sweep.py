@@ -147,9 +147,9 @@ def test_a_read_only_token_cannot_upload(tmp_path: Path) -> None:
 def test_sweep_to_a_server_then_census_over_grpc_matches_the_local_census(tmp_path: Path) -> None:
     family = Family.of("atomic-wari", (0, 6), (1, 6))
     with running_server(tmp_path / "data", verify_fraction=0.2) as (_, address), connect(address) as client:
-        with pytest.raises(Exception) as caught:  # nothing stored yet
-            client.census("atomic-wari", (0, 6))
-        assert getattr(caught.value, "code").name == "FAILED_PRECONDITION"
+        empty = client.census("atomic-wari", (0, 6))  # nothing stored yet: every class is missing
+        assert empty.rows == [] and empty.summary is not None
+        assert empty.summary.missing == empty.summary.classes > 0
         summary = run_sweep(family, ServerSink(client, "atomic-wari", batch_size=100), workers=2)
         assert summary.classes_valued == summary.classes
         again = run_sweep(family, ServerSink(client, "atomic-wari"), workers=1)
@@ -166,6 +166,7 @@ def test_sweep_to_a_server_then_census_over_grpc_matches_the_local_census(tmp_pa
         [(r.label("ascii"), r.classes, r.raw_positions) for r in remote.rows]
     assert [[family.rules.format(p) for p, _, _ in r.simplest] for r in rows] == [[p.position for p in r.simplest] for r in remote.rows]
     assert remote.summary is not None and remote.summary.raw_positions == sum(r.raw_positions for r in rows)
+    assert remote.summary.missing == 0
 
 
 def test_census_counts_and_simplest_positions_from_erickson_table_3(tmp_path: Path) -> None:

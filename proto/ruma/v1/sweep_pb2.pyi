@@ -118,7 +118,7 @@ class CensusRow(_message.Message):
     def __init__(self, by: _Optional[str] = ..., group: _Optional[_Union[_ruma_pb2.Value, _Mapping]] = ..., classes: _Optional[int] = ..., raw_positions: _Optional[int] = ..., simplest: _Optional[_Iterable[_Union[CensusPosition, _Mapping]]] = ..., nim_value: _Optional[int] = ...) -> None: ...
 
 class CensusSummary(_message.Message):
-    __slots__ = ("ruleset", "seeds_min", "seeds_max", "pots_min", "pots_max", "classes", "raw_positions", "rows", "computed", "seconds")
+    __slots__ = ("ruleset", "seeds_min", "seeds_max", "pots_min", "pots_max", "classes", "raw_positions", "rows", "computed", "seconds", "missing")
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEEDS_MIN_FIELD_NUMBER: _ClassVar[int]
     SEEDS_MAX_FIELD_NUMBER: _ClassVar[int]
@@ -129,6 +129,7 @@ class CensusSummary(_message.Message):
     ROWS_FIELD_NUMBER: _ClassVar[int]
     COMPUTED_FIELD_NUMBER: _ClassVar[int]
     SECONDS_FIELD_NUMBER: _ClassVar[int]
+    MISSING_FIELD_NUMBER: _ClassVar[int]
     ruleset: str
     seeds_min: int
     seeds_max: int
@@ -139,7 +140,8 @@ class CensusSummary(_message.Message):
     rows: int
     computed: int
     seconds: float
-    def __init__(self, ruleset: _Optional[str] = ..., seeds_min: _Optional[int] = ..., seeds_max: _Optional[int] = ..., pots_min: _Optional[int] = ..., pots_max: _Optional[int] = ..., classes: _Optional[int] = ..., raw_positions: _Optional[int] = ..., rows: _Optional[int] = ..., computed: _Optional[int] = ..., seconds: _Optional[float] = ...) -> None: ...
+    missing: int
+    def __init__(self, ruleset: _Optional[str] = ..., seeds_min: _Optional[int] = ..., seeds_max: _Optional[int] = ..., pots_min: _Optional[int] = ..., pots_max: _Optional[int] = ..., classes: _Optional[int] = ..., raw_positions: _Optional[int] = ..., rows: _Optional[int] = ..., computed: _Optional[int] = ..., seconds: _Optional[float] = ..., missing: _Optional[int] = ...) -> None: ...
 
 class CensusReply(_message.Message):
     __slots__ = ("row", "summary")

@@ -73,7 +73,9 @@ class SweepsServicer:
 
     def Census(self, request, context):
         """A census of a family over the stored values: one CensusReply with a row per group, in the
-        group order, then one with the summary.
+        group order, then one with the summary. Classes the store lacks are left out of the rows and
+        counted in summary.missing (0: the census is complete), unless compute_missing asks the
+        server to value them first.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
