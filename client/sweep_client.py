@@ -91,7 +91,7 @@ class CensusResult:
 def _stub(client: "Client") -> sweep_pb2_grpc.SweepsStub:
     stub = getattr(client, "_sweeps_stub", None)
     if stub is None:
-        stub = sweep_pb2_grpc.SweepsStub(client.channel)
+        stub = sweep_pb2_grpc.SweepsStub(client.channel)  # type: ignore[no-untyped-call]
         client._sweeps_stub = stub  # type: ignore[attr-defined]
     return stub
 
@@ -112,7 +112,7 @@ def contains(client: "Client", ruleset: str, keys: Sequence[bytes], *, timeout: 
 
 
 def census_request(ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None, by: str, simplest: int,
-                   notations: Iterable[int], compute_missing: bool) -> pb.CensusRequest:
+                   notations: Iterable[Any], compute_missing: bool) -> pb.CensusRequest:
     """The ``CensusRequest`` message."""
     if by not in BY:
         from ruma.engine.errors import RumaInputError

@@ -42,9 +42,10 @@ class RayActors:
 
     def __init__(self, slots: int | None = None, address: str | None = None) -> None:
         try:
-            import ray
+            import ray as ray_module
         except ImportError as error:
             raise RayUnavailable("--ray needs Ray: pip install 'ruma[ray]'") from error
+        ray: Any = ray_module  # Ray's own annotations are partial: use it untyped
         self.ray = ray
         self.started = False
         if not ray.is_initialized():
@@ -60,8 +61,8 @@ class RayActors:
         if slots is None:
             slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.slots = slots
-        actor = ray.remote(num_cpus=1)(_Actor)
-        self.actors = [actor.remote() for _ in range(slots)]
+        actor: Any = ray.remote(num_cpus=1)(_Actor)
+        self.actors: list[Any] = [actor.remote() for _ in range(slots)]
 
     def _init(self, start: Any, address: str | None, tries: int) -> None:
         if address is None:

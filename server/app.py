@@ -25,6 +25,7 @@ from grpc_reflection.v1alpha import reflection
 from ruma.engine.errors import RumaInputError
 from ruma.engine.memo import Memo
 from ruma.server.auth import TokenInterceptor, load_tokens
+from ruma.server.request_log import RequestLogInterceptor
 from ruma.server.service import Limits, RumaServicer
 from ruma.v1 import ruma_pb2, ruma_pb2_grpc
 
@@ -172,12 +173,14 @@ def create_server(
     catalog: bool = True,
     start: bool = True,
     verify_fraction: float | None = None,
+    log_requests: bool = True,
 ) -> tuple[RumaServer, int]:
     """Build (and by default start) the server on ``host:port`` (0: any free port); returns it and the port.
 
     Without tokens (``tokens`` or ``token_file``) only a loopback ``host`` is accepted. ``store``
     defaults to the LMDB store in ``data_dir`` (flushed and closed by ``stop``). ``verify_fraction``
-    is the share of every ``Sweeps.Upload`` the server re-values (default 1%).
+    is the share of every ``Sweeps.Upload`` the server re-values (default 1%). ``log_requests``
+    logs one line per call (``ruma.server.request_log``).
     """
     data = Path(data_dir)
     data.mkdir(parents=True, exist_ok=True)
@@ -187,7 +190,9 @@ def create_server(
         raise RumaInputError(f"refusing to listen on {host!r} without a token file: only loopback addresses are allowed")
     if (tls_cert is None) != (tls_key is None):
         raise RumaInputError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
-    interceptors = [TokenInterceptor(tokens, write_methods)] if tokens else []
+    interceptors: list[grpc.ServerInterceptor] = [RequestLogInterceptor()] if log_requests else []
+    if tokens:
+        interceptors.append(TokenInterceptor(tokens, write_methods))
     workers = max_workers or default_workers()
     executor = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ruma-rpc")
     server = grpc.server(

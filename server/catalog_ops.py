@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from ruma.engine.cgt import ZERO, Game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.engine.evaluator import evaluate, format_value
-from ruma.engine.families import enumerate_instances, parse_domain, parse_family, substitute_claim
+from ruma.engine.families import claim_value, enumerate_instances, parse_domain, parse_family
 from ruma.engine.memo import InMemoryMemo, Memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.verify import claim_holds
@@ -278,7 +278,7 @@ class CatalogOps:
         if kind == "value":  # the claim must parse at the first instance of the domain
             first = next(enumerate_instances(fam.parameters, dom, 3), None)
             if first is not None:
-                parse_value(substitute_claim(claim, first))
+                claim_value(claim, first)
         values = {"ruleset": rules.name, "family": family.strip(), "parameters": ",".join(fam.parameters),
                   "domain": (domain or "").strip(), "claim": claim, "claim_kind": kind,
                   "source_paper": source_paper, "source_ref": source_ref, "source_page": source_page,
@@ -392,7 +392,7 @@ class CatalogOps:
         is valued in full, so that the run records its computed value.
         """
         if kind == "value":
-            claimed = parse_value(substitute_claim(claim, values))
+            claimed = claim_value(claim, values)
             try:  # a pure memo lookup: computing even one position raises
                 stored = evaluate(ruleset, position, self.memo, max_positions=0)
                 return stored.game is claimed, format_value(stored.value), format_value(claimed), 0

@@ -18,7 +18,7 @@ from ruma.engine.cgt import ZERO, Game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation, evaluate
 from ruma.engine.memo import Memo
-from ruma.engine.rulesets import get_ruleset, ruleset_names
+from ruma.engine.rulesets import get_ruleset, ruleset_description, ruleset_names
 from ruma.engine.rulesets.base import Position, Ruleset, State
 from ruma.server import convert
 from ruma.server.errors import rpc_method, status_of
@@ -331,7 +331,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             except Exception:  # noqa: BLE001 - a ruleset module not built yet is listed by name only
                 continue
             info.code, info.version, info.impartial = rules.code, rules.version, rules.impartial
-            info.description = rules.description
+            info.description = ruleset_description(name)
         return reply
 
     @rpc_method
