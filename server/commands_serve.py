@@ -46,6 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     limits.add_argument("--max-batch-size", type=positive, default=DEFAULTS.max_batch_size, metavar="N",
                         help=f"positions in one batch (default {DEFAULTS.max_batch_size})")
     parser.add_argument("--workers", type=positive, default=None, metavar="N", help="threads serving calls")
+    parser.add_argument("--verify-fraction", type=float, default=0.01, metavar="F",
+                        help="share of every uploaded batch of precomputed values (ruma sweep --server) the server "
+                        "re-values before storing it (default 0.01; at least one entry; a mismatch rejects the batch)")
     parser.add_argument("--grace", type=seconds, default=10.0, metavar="S",
                         help="seconds calls in flight get to finish on shutdown (default 10)")
     add_format_option(parser, lists=False)
@@ -63,7 +66,8 @@ def _start(args: argparse.Namespace, limits: Limits) -> tuple[object, int]:
     data = data_directory(args, create=True)
     try:
         return create_server(data, args.host, args.port, token_file=args.token_file, tls_cert=args.tls_cert,
-                             tls_key=args.tls_key, limits=limits, max_workers=args.workers)
+                             tls_key=args.tls_key, limits=limits, max_workers=args.workers,
+                             verify_fraction=args.verify_fraction)
     except StoreError as error:
         raise Unreachable(f"cannot open the store in {args.data!r}: {error}") from None
     except RumaInputError as error:
