@@ -1,71 +1,57 @@
-"""``ruma store stats|backup|verify``: inspect, copy and check an LMDB store (``ruma.server.store``).
+"""``ruma store stats|backup|verify|repair``: inspect, copy, check and mend an LMDB store.
 
 * ``ruma store stats DIR`` — entries per ruleset, games, bytes used, bytes per entry.
 * ``ruma store backup DIR DEST`` — a consistent, compacted copy taken while the store is in use.
-* ``ruma store verify DIR --sample N`` — re-evaluates N random stored positions from scratch (a
-  fresh in-memory memo) and compares; any mismatch exits with status 1 and lists it.
+* ``ruma store verify DIR [--full] [--sample N]`` — checks the records of every table (all of them
+  with ``--full``, else N per table) and re-evaluates N random stored positions from scratch
+  (``ruma.server.store_verify``); any problem or mismatch exits with status 1 and is listed.
+* ``ruma store repair DIR [--sample N]`` — rebuilds the store from the records that pass every
+  check, dropping the rest (and positions whose re-evaluated value differs) so that they are
+  recomputed (``ruma.server.store_repair``); the old file is kept beside it.
+
+A store that cannot be opened (missing, damaged) is one line on stderr and exit status 3.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-from dataclasses import dataclass, field
-from typing import Any
+import sys
+from typing import Any, Callable
+
+import lmdb
 
 from ruma.client.cli import add_json_flag
-from ruma.engine.errors import RumaError
-from ruma.engine.evaluator import evaluate, format_value
-from ruma.engine.memo import InMemoryMemo
-from ruma.server import store_codec as codec
-from ruma.server.store import LmdbStore, Value
-from ruma.server.store_keys import state_of_key
+from ruma.server.store import LmdbStore
+from ruma.server.store_codec import CorruptRecordError, StoreDamagedError, StoreError
+from ruma.server.store_verify import VerifyReport, verify_store
+
+__all__ = ["VerifyReport", "register", "verify_store"]
+
+#: exit status when the store cannot be opened or read (docs/cli.md)
+UNREACHABLE = 3
 
 
-@dataclass
-class VerifyReport:
-    """What ``verify_store`` found: how many entries were checked or skipped, and the mismatches."""
+def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """One line on stderr and exit status 3 for a store that cannot be opened or read."""
 
-    checked: int = 0
-    skipped: list[dict[str, Any]] = field(default_factory=list)
-    mismatches: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return {"checked": self.checked, "skipped": self.skipped, "mismatches": self.mismatches,
-                "ok": not self.mismatches}
-
-
-def _show(value: Value) -> str:
-    return format_value(value)
-
-
-def verify_store(store: LmdbStore, sample: int, seed: int | None = None) -> VerifyReport:
-    """Re-evaluate up to ``sample`` random stored positions from scratch and compare values."""
-    report = VerifyReport()
-    memo = InMemoryMemo()
-    for key, stored in store.sample(sample, seed):
+    @functools.wraps(run)
+    def wrapper(args: argparse.Namespace) -> int:
         try:
-            ruleset, state = state_of_key(key)
-        except codec.CodecError as error:
-            report.skipped.append({"key": key.hex(), "reason": str(error)})
-            continue
-        position = ruleset.format(state)
-        try:
-            expected = evaluate(ruleset, state, memo).value
-        except RumaError as error:
-            report.mismatches.append({"key": key.hex(), "ruleset": ruleset.name, "position": position,
-                                      "stored": _show(stored), "expected": f"error: {error}"})
-            continue
-        report.checked += 1
-        same = (stored is expected) if not isinstance(stored, int) else (
-            isinstance(expected, int) and stored == expected)
-        if not same:
-            report.mismatches.append({"key": key.hex(), "ruleset": ruleset.name, "position": position,
-                                      "stored": _show(stored), "expected": _show(expected)})
-    return report
+            return run(args)
+        except (StoreError, CorruptRecordError, lmdb.Error) as error:
+            what = str(error).splitlines()[0]
+            damaged = isinstance(error, (StoreDamagedError, CorruptRecordError, lmdb.Error))
+            hint = " (check it with 'ruma store verify DIR --full', mend it with 'ruma store repair DIR')" if (
+                damaged and "ruma store" not in what) else ""
+            print(f"ruma store {args.store_command}: {what}{hint}", file=sys.stderr)
+            return UNREACHABLE
+
+    return wrapper
 
 
+@_store_errors
 def run_stats(args: argparse.Namespace) -> int:
     """Print the store's statistics."""
     with LmdbStore(args.dir, create=False) as store:
@@ -84,6 +70,7 @@ def run_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+@_store_errors
 def run_backup(args: argparse.Namespace) -> int:
     """Write a consistent, compacted copy of the store."""
     with LmdbStore(args.dir, create=False) as store:
@@ -97,18 +84,45 @@ def run_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+@_store_errors
 def run_verify(args: argparse.Namespace) -> int:
-    """Re-evaluate a random sample; exit status 1 on any mismatch."""
+    """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch."""
     with LmdbStore(args.dir, create=False) as store:
-        report = verify_store(store, args.sample, args.seed)
+        report = verify_store(store, args.sample, args.seed, full=args.full)
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
-        print(f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}")
+        records = ", ".join(f"{table} {n}" for table, n in report.records.items())
+        print(f"records checked ({'all' if report.full else 'a sample'}): {records}")
+        print(f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}, "
+              f"problems {len(report.problems)}")
+        for bad in report.problems:
+            print(f"  PROBLEM {bad['table']} {bad['key']}: {bad['problem']}")
         for bad in report.mismatches:
             print(f"  MISMATCH {bad['ruleset']} {bad['position']}: stored {bad['stored']}, "
                   f"expected {bad['expected']} (key {bad['key']})")
-    return 1 if report.mismatches else 0
+        if not report.ok:
+            print(f"repair with: ruma store repair {args.dir}" + (f" --sample {args.sample}" if report.mismatches else ""))
+    return 0 if report.ok else 1
+
+
+@_store_errors
+def run_repair(args: argparse.Namespace) -> int:
+    """Rebuild the store from its sound records."""
+    from ruma.server.store_repair import repair_store
+
+    report = repair_store(args.dir, args.sample, args.seed)
+    if args.json:
+        print(json.dumps(report.to_dict()))
+    else:
+        print(f"kept {report.kept.get('games', 0)} games and {report.kept.get('positions', 0)} positions; "
+              f"dropped {len(report.problems)} damaged records and {len(report.mismatches)} wrong values "
+              f"(they are recomputed when next asked for); the old file is {report.damaged_copy}")
+        for bad in report.problems:
+            print(f"  DROPPED {bad['table']} {bad['key']}: {bad['problem']}")
+        for bad in report.mismatches:
+            print(f"  DROPPED {bad['ruleset']} {bad['position']}: stored {bad['stored']}, expected {bad['expected']}")
+    return 0
 
 
 def register(subparsers: Any) -> None:
@@ -127,9 +141,19 @@ def register(subparsers: Any) -> None:
     add_json_flag(backup)
     backup.set_defaults(handler=run_backup)
 
-    verify = commands.add_parser("verify", help="re-evaluate a random sample and compare")
+    verify = commands.add_parser("verify", help="check every table's records and re-evaluate a sample")
     verify.add_argument("dir", metavar="DIR")
-    verify.add_argument("--sample", type=int, default=100, metavar="N", help="positions to check (100)")
+    verify.add_argument("--full", action="store_true", help="check every record of every table (else N per table)")
+    verify.add_argument("--sample", type=int, default=100, metavar="N",
+                        help="records per table to check without --full, and positions to re-evaluate (100)")
     verify.add_argument("--seed", type=int, default=None, help="random seed for the sample")
     add_json_flag(verify)
     verify.set_defaults(handler=run_verify)
+
+    repair = commands.add_parser("repair", help="rebuild the store from its sound records (stop the server first)")
+    repair.add_argument("dir", metavar="DIR")
+    repair.add_argument("--sample", type=int, default=0, metavar="N",
+                        help="also re-evaluate N positions and drop those with a wrong value (0)")
+    repair.add_argument("--seed", type=int, default=None, help="random seed for the sample")
+    add_json_flag(repair)
+    repair.set_defaults(handler=run_repair)
