@@ -11,9 +11,18 @@ to explore, batch size)
 ``CancelledError`` (the evaluation stopped)     ``DEADLINE_EXCEEDED`` when the client's deadline
                                                 passed, otherwise ``CANCELLED``
 ``Unauthenticated`` / ``PermissionDenied``      ``UNAUTHENTICATED`` / ``PERMISSION_DENIED``
+an error with a ``status_name`` (the catalog's  that status: ``ALREADY_EXISTS`` (a name taken,
+``NameTakenError``, ``UnknownNameError``)       also by a concurrent call), ``NOT_FOUND``
+``CorruptRecordError``, LMDB's corruption        ``DATA_LOSS``, logged; the damaged value is never
+errors (a damaged store)                        served
+``WorkerLost`` (an evaluation worker died)      ``UNAVAILABLE`` (retry)
 any other ``RumaError``                         ``FAILED_PRECONDITION``
 anything else (a bug)                           ``INTERNAL``, logged with its traceback
 =============================================  ==================================================
+
+Errors raised in an evaluation worker process travel as ``(kind, message)`` (``to_wire``) and are
+raised again in the server as an exception of the same kind (``from_wire``), so they get the same
+status; the worker logs bugs with their traceback.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from typing import Any, Callable, TypeVar
 import grpc
 
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
+from ruma.server.store_codec import CorruptRecordError
 
 log = logging.getLogger("ruma.server")
 
@@ -42,6 +52,29 @@ class PermissionDenied(Exception):
     """A known token without the right to call the method."""
 
 
+class _WithStatus(RumaInputError):
+    """An error from a worker that names its own status (``status_name``)."""
+
+    status_name = "INVALID_ARGUMENT"
+
+
+class DataLossError(RumaError):
+    """A damaged store record met in another process (``DATA_LOSS``)."""
+
+
+class WorkerLost(RumaError):
+    """An evaluation worker process died while working on the call (``UNAVAILABLE``: retry)."""
+
+
+def _lmdb_corruption(error: BaseException) -> bool:
+    """Whether ``error`` is one of LMDB's reports of a damaged file."""
+    import sys
+
+    lmdb = sys.modules.get("lmdb")
+    return lmdb is not None and isinstance(error, (lmdb.CorruptedError, lmdb.PageNotFoundError, lmdb.InvalidError,
+                                                   lmdb.BadValsizeError, lmdb.PanicError))
+
+
 def _deadline_passed(context: grpc.ServicerContext | None) -> bool:
     if context is None:
         return False
@@ -55,6 +88,14 @@ def _clip(message: str) -> str:
 
 def status_of(error: BaseException, context: grpc.ServicerContext | None = None) -> tuple[grpc.StatusCode, str]:
     """The gRPC status code and message that ``error`` is reported with."""
+    named = getattr(error, "status_name", None)
+    if isinstance(named, str) and named in grpc.StatusCode.__members__:
+        return grpc.StatusCode[named], _clip(str(error))
+    if isinstance(error, (CorruptRecordError, DataLossError)) or _lmdb_corruption(error):
+        log.error("damaged store: %s", error)
+        return grpc.StatusCode.DATA_LOSS, _clip(f"damaged store: {error}" if not isinstance(error, RumaError) else str(error))
+    if isinstance(error, WorkerLost):
+        return grpc.StatusCode.UNAVAILABLE, _clip(str(error))
     if isinstance(error, RumaInputError):
         return grpc.StatusCode.INVALID_ARGUMENT, _clip(str(error))
     if isinstance(error, LimitExceededError):
@@ -69,8 +110,52 @@ def status_of(error: BaseException, context: grpc.ServicerContext | None = None)
         return grpc.StatusCode.PERMISSION_DENIED, _clip(str(error))
     if isinstance(error, RumaError):
         return grpc.StatusCode.FAILED_PRECONDITION, _clip(str(error))
+    if isinstance(error, _InternalFromWorker):
+        return grpc.StatusCode.INTERNAL, _clip(str(error))
     log.error("internal error: %r", error, exc_info=error)
     return grpc.StatusCode.INTERNAL, _clip(f"internal error: {type(error).__name__}: {error}")
+
+
+_KINDS: tuple[tuple[str, type[BaseException]], ...] = (
+    ("input", RumaInputError), ("limit", LimitExceededError),
+    ("cancelled", CancelledError), ("data_loss", CorruptRecordError), ("lost", WorkerLost), ("failed", RumaError),
+)
+_REBUILD: dict[str, type[Exception]] = {
+    "input": RumaInputError, "limit": LimitExceededError, "cancelled": CancelledError,
+    "data_loss": DataLossError, "lost": WorkerLost, "failed": RumaError,
+}
+
+
+def to_wire(error: BaseException) -> tuple[str, str]:
+    """``(kind, message)`` of an error raised in a worker process (bugs are logged there)."""
+    if _lmdb_corruption(error):
+        return "data_loss", f"damaged store: {error}"
+    named = getattr(error, "status_name", None)
+    if isinstance(named, str):
+        return f"status:{named}", str(error)
+    for kind, cls in _KINDS:
+        if isinstance(error, cls):
+            return kind, str(error)
+    if isinstance(error, RecursionError):
+        return "limit", "the computation nests deeper than this server allows (a value with a very large birthday)"
+    if isinstance(error, MemoryError):
+        return "limit", "the computation ran out of memory"
+    log.error("internal error: %r", error, exc_info=error)
+    return "internal", f"internal error: {type(error).__name__}: {error}"
+
+
+def from_wire(kind: str, message: str) -> Exception:
+    """The exception to raise in the server for a worker's ``(kind, message)``."""
+    if kind.startswith("status:"):
+        error = _WithStatus(message)
+        error.status_name = kind[len("status:"):]
+        return error
+    cls = _REBUILD.get(kind)
+    return cls(message) if cls is not None else _InternalFromWorker(message)
+
+
+class _InternalFromWorker(Exception):
+    """A bug in a worker (already logged there with its traceback)."""
 
 
 def rpc_method(method: F) -> F:

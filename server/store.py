@@ -144,6 +144,14 @@ class LmdbStore:
         """Write every buffered entry now, in one atomic transaction."""
         self.core.flush()
 
+    def refresh(self) -> None:
+        """Make this process's next lookups read a fresh snapshot (after another process committed)."""
+        self.core.generation += 1
+
+    def reader_check(self) -> int:
+        """Free the reader slots of processes that died (LMDB's ``mdb_reader_check``); returns how many."""
+        return int(self.core.env.reader_check())
+
     def close(self) -> None:
         """Flush and release this handle; the environment closes with the last handle."""
         core = self._core
