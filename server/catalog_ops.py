@@ -203,7 +203,7 @@ class CatalogOps:
             query = query.where(NamedPosition.ruleset == get_ruleset(ruleset).name)
         if tag:
             query = query.where(NamedPosition.tag_rows.any(PositionTag.tag == tag))
-        query = query.limit(min(limit or MAX_ROWS, MAX_ROWS))
+        query = query.limit(min(limit, MAX_ROWS) if limit and limit > 0 else MAX_ROWS)
         with self.catalog.session() as session:
             return list(session.scalars(query))
 
@@ -244,7 +244,7 @@ class CatalogOps:
     def search_stored(self, ruleset: str, value: str, limit: int = 20, valuer: Valuer | None = None) -> list[dict[str, Any]]:
         """Every position of ``ruleset`` in the store with value ``value``, simplest first
         (``ruma.server.catalog_valuing.search_stored``)."""
-        return self._valuer(valuer, None).search_stored(ruleset, value, min(limit, MAX_ROWS))
+        return self._valuer(valuer, None).search_stored(ruleset, value, min(limit, MAX_ROWS) if limit > 0 else 20)
 
     # -- theorems ------------------------------------------------------------------------------------
     def add_theorem(self, name: str, ruleset: str, family: str, claim: str, domain: str = "", *,

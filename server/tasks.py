@@ -52,8 +52,8 @@ def parse_position(limits: Limits, ruleset: str, text: str) -> tuple[Ruleset, St
     if not isinstance(text, str) or not text.strip():
         raise RumaInputError(f"empty position {text!r} for {rules.name}")
     if len(text) > limits.max_text:
-        raise LimitExceededError(f"position {text[:40]!r}... has {len(text)} characters; "
-                                 f"this server's limit is {limits.max_text}")
+        raise RumaInputError(f"position {text[:40]!r}... has {len(text)} characters: too long for a position "
+                             f"(at most {limits.max_text})")
     try:
         state = rules.parse(text)
     except RecursionError:
@@ -75,8 +75,8 @@ def parse_value(limits: Limits, text: str) -> Game:
     if not isinstance(text, str):
         raise RumaInputError(f"a value expression must be text, not {text!r}")
     if len(text) > limits.max_text:
-        raise LimitExceededError(f"value expression {text[:40]!r}... has {len(text)} characters; "
-                                 f"this server's limit is {limits.max_text}")
+        raise RumaInputError(f"value expression {text[:40]!r}... has {len(text)} characters: too long "
+                             f"(at most {limits.max_text})")
     return parse_game(text)
 
 

@@ -15,14 +15,17 @@ the server's memory returns to its baseline after any evaluation.
   call waits for an idle worker, within its budget;
 * **budgets**: the worker polls the call's deadlines itself (the monotonic clock is the machine's)
   and a shared flag the server sets when the client goes away or the memory budget is exceeded;
-  a worker that has not stopped ``STOP_GRACE`` seconds later is killed (SIGKILL), and the call
-  ends with its budget's error all the same;
+  the call is answered with its budget's error at most ``STOP_GRACE`` seconds after its budget
+  ended, and a worker that has still not stopped ``KILL_GRACE`` seconds later (a computation with
+  no point at which to stop) is killed (SIGKILL);
 * **memory**: a monitor thread reads every worker's resident memory each ``MONITOR_SECONDS``;
   past the budget, the largest busy worker is stopped (its call gets RESOURCE_EXHAUSTED);
 * **durability**: a worker commits what it computed (``LmdbStore.flush``) before it answers, so an
   OK reply means the values are on disk; a failed commit fails the call;
 * **recycling**: a worker whose memory grew more than ``RECYCLE_ABOVE`` past its baseline is
-  replaced after its task, as is one that was killed or died.
+  replaced after its task, as is one that was killed or died; one that grew more than
+  ``IDLE_SLACK`` is replaced once it has been idle ``IDLE_RECYCLE_SECONDS`` (so a busy server does
+  not churn workers, and a quiet one returns to its baseline memory).
 
 ``InlineRunner`` has the same interface and runs tasks in the calling thread (``--eval-workers 0``
 or a store that is not an ``LmdbStore``): cooperative time budgets, no memory budget.
@@ -48,8 +51,13 @@ log = logging.getLogger("ruma.server")
 
 #: a worker whose resident memory grew this much past its baseline is replaced after its task
 RECYCLE_ABOVE = 96 << 20
-#: seconds a worker gets to stop by itself after it was told to, before it is killed
+#: ... and one idle this long that grew more than ``IDLE_SLACK`` past it, once the server is quiet
+IDLE_RECYCLE_SECONDS = 2.0
+IDLE_SLACK = 8 << 20
+#: seconds after its budget ends within which a call is answered, whether its worker stopped or not
 STOP_GRACE = 0.75
+#: seconds a worker gets to stop by itself (and commit what it computed) before it is killed
+KILL_GRACE = 5.0
 #: how often the monitor reads the workers' memory
 MONITOR_SECONDS = 0.1
 #: how often a waiting call looks at its worker and its budget
@@ -119,6 +127,7 @@ class _Worker:
         self.rss = 0
         self.busy = False
         self.over_budget = False
+        self.idle_since = time.monotonic()
 
     def kill(self) -> None:
         """SIGKILL the process and reap it."""
@@ -225,6 +234,7 @@ class WorkerPool:
                 worker.rss = _rss(worker.process.pid) if worker.process.is_alive() else 0
                 total += worker.rss
             self.memory = total
+            self._recycle_idle()
             budget = self.memory_budget
             if budget and total > budget:
                 busy = [w for w in workers if w.busy and not w.over_budget]
@@ -235,6 +245,17 @@ class WorkerPool:
                     log.warning("evaluation workers use %d MiB, over the budget of %d MiB: stopping %s (%d MiB)",
                                 total >> 20, budget >> 20, victim.process.name, victim.rss >> 20)
             time.sleep(MONITOR_SECONDS)
+
+    def _recycle_idle(self) -> None:
+        """Replace workers that grew and have been idle a while (see the module docstring)."""
+        now = time.monotonic()
+        with self.cond:
+            grown = [w for w in self.idle if w.baseline and w.rss > w.baseline + IDLE_SLACK
+                     and now - w.idle_since > IDLE_RECYCLE_SECONDS]
+            for worker in grown:
+                self.idle.remove(worker)
+        for worker in grown:
+            threading.Thread(target=self._replace, args=(worker, "grown"), daemon=True).start()
 
     # -- calls ---------------------------------------------------------------------------------------
     def _acquire(self, budget: Budget) -> _Worker:
@@ -277,16 +298,30 @@ class WorkerPool:
         if rss > worker.baseline + RECYCLE_ABOVE:
             threading.Thread(target=self._replace, args=(worker, "grown"), daemon=True).start()
             return
+        worker.idle_since = time.monotonic()
         with self.cond:
             if self.closed:
                 return
             self.idle.append(worker)
             self.cond.notify()
 
+    def _abandon(self, worker: _Worker, told: float) -> None:
+        """Let a worker whose call was answered finish (and commit) by itself, or kill it."""
+        answered = False
+        try:
+            answered = worker.conn.poll(max(0.0, told + KILL_GRACE - time.monotonic()))
+            rss = worker.conn.recv()[1] if answered else 0
+        except (EOFError, OSError):
+            answered, rss = False, 0
+        if not answered:
+            log.warning("evaluation worker %s did not stop %.0f s after its call ended; killing it",
+                        worker.process.name, KILL_GRACE)
+        self._release(worker, answered, rss)
+
     def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
         """Run task ``name`` on a worker within ``budget`` (see the module docstring)."""
         worker = self._acquire(budget)
-        healthy, rss = True, 0
+        healthy, rss, handed = True, 0, False
         try:
             try:
                 worker.conn.send((name, args, budget.wire()))
@@ -310,7 +345,8 @@ class WorkerPool:
                     if budget.reason in _FLAGS:
                         worker.flag.value = _FLAGS[budget.reason]
                 elif told is not None and time.monotonic() - told > STOP_GRACE:
-                    healthy = False  # it does not stop by itself (a computation with no check): kill it
+                    handed = True  # answer now; the worker commits and stops, or is killed, meanwhile
+                    threading.Thread(target=self._abandon, args=(worker, told), daemon=True).start()
                     raise budget.error()
             try:
                 (status, *payload), rss = worker.conn.recv()
@@ -324,7 +360,8 @@ class WorkerPool:
                 raise budget.error()
             raise from_wire(kind, message)
         finally:
-            self._release(worker, healthy, rss)
+            if not handed:
+                self._release(worker, healthy, rss)
 
     def stats(self) -> dict[str, int]:
         """Busy workers, waiting calls, the workers' memory, refusals and replacements."""

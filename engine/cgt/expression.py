@@ -5,7 +5,7 @@ option ids), the integer ``n`` every integer below it, ``n·↑`` a chain of ``n
 ``parse_game`` works in three steps, and nothing is built before the whole text passed the
 first two:
 
-1. **parse** (``_Parser``) the text into a tree of ``Nus`` literals (``x + n·↑ + ∗k`` as exact
+1. **parse** (``ExpressionParser``) the text — at most ``max_length`` characters — into a tree of ``Nus`` literals (``x + n·↑ + ∗k`` as exact
    numbers), ``Neg``, ``Sum``, ``Opts`` (``{L | R}``), ``Pm`` (``±G``) and ``Tiny`` nodes, refusing
    nesting deeper than ``max_depth`` and numerals longer than ``max_digits`` (``NotationError``:
    the text is malformed for any server);
@@ -248,8 +248,8 @@ def parse_expression(text: str, limits: ExpressionLimits = DEFAULT_LIMITS) -> Ga
     if not isinstance(text, str):
         raise RumaInputError(f"expected a string, got {text!r}")
     if len(text) > limits.max_length:
-        raise LimitExceededError(
-            f"value expression {text[:40]!r}... has {len(text)} characters; the limit is {limits.max_length}")
+        raise RumaInputError(
+            f"value expression {text[:40]!r}... has {len(text)} characters: too long (at most {limits.max_length})")
     try:
         tree = ExpressionParser(text, limits).parse()
     except RecursionError as exc:  # pragma: no cover - the depth limit comes first
