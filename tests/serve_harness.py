@@ -25,8 +25,10 @@ import psutil
 
 
 @contextlib.contextmanager
-def serving(data: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``ruma serve --data DATA --port 0 --json FLAGS`` until the block ends."""
+def serving(data: Path, *flags: str, env: dict[str, str] | None = None,
+            workers: int = 2) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``ruma serve --data DATA --port 0 --json FLAGS`` until the block ends (after ``workers``
+    evaluation workers have started)."""
     data.parent.mkdir(parents=True, exist_ok=True)
     log = data.parent / f"{data.name}-serve.log"  # a file, not a pipe: a full pipe would block the server
     with log.open("a") as err:
@@ -41,7 +43,7 @@ def serving(data: Path, *flags: str, env: dict[str, str] | None = None) -> Itera
     address = json.loads(line)["address"]
     children: list[psutil.Process] = []
     try:
-        wait_for_workers(process.pid)
+        wait_for_workers(process.pid, workers)
         children = psutil.Process(process.pid).children(recursive=True)
         yield process, address
     finally:
