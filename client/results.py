@@ -7,7 +7,6 @@ JSON-able form the CLI prints.
 
 from __future__ import annotations
 
-import html
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -87,7 +86,19 @@ class GameValue:
         return self.unicode or self.ascii
 
     def _repr_html_(self) -> str:
-        return f"<code>{html.escape(str(self))}</code>"
+        from ruma.client.display import value_html
+
+        return value_html(self)
+
+    def _repr_svg_(self) -> str | None:
+        from ruma.client.display import value_svg
+
+        return value_svg(self)
+
+    def _repr_latex_(self) -> str | None:
+        from ruma.client.display import value_latex
+
+        return value_latex(self)
 
 
 def _value_or_none(message: Any, name: str) -> GameValue | None:
@@ -170,12 +181,17 @@ class Evaluation:
         return f"{self.position} = {self.value}"
 
     def _repr_html_(self) -> str:
-        rows = [("value", str(self.value)), ("outcome", self.outcome), ("canonical", self.canonical),
-                ("temperature", str(self.temperature)), ("from store", str(self.from_store))]
-        if self.atomic_weight is not None:
-            rows.append(("atomic weight", str(self.atomic_weight)))
-        body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
-        return f"<table><caption>{html.escape(self.ruleset)} {html.escape(self.position)}</caption>{body}</table>"
+        from ruma.client.display import evaluation_html
+
+        return evaluation_html(self)
+
+    def _repr_svg_(self) -> str | None:
+        return self.value._repr_svg_()
+
+    def _repr_latex_(self) -> str:
+        from ruma.client.display import evaluation_latex
+
+        return evaluation_latex(self)
 
     def to_dict(self, style: str = "unicode") -> dict[str, Any]:
         """JSON-able form, values in ``style``."""
@@ -259,6 +275,9 @@ class SumResult:
     def _repr_html_(self) -> str:
         return self.value._repr_html_()
 
+    def _repr_latex_(self) -> str | None:
+        return self.value._repr_latex_()
+
 
 @dataclass(frozen=True)
 class OptionValue:
@@ -285,6 +304,11 @@ class OptionsResult:
         lefts = ", ".join(map(str, self.left))
         rights = ", ".join(map(str, self.right))
         return f"{self.evaluation}\n  Left:  {lefts or '-'}\n  Right: {rights or '-'}"
+
+    def _repr_html_(self) -> str:
+        from ruma.client.display import options_html
+
+        return options_html(self)
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,28 @@ class Evaluation:
             "stats": self.stats.to_dict(),
         }
 
+    # -- notebooks (ruma.engine.cgt.display) ---------------------------------------------------
+    def _repr_html_(self) -> str:
+        """The position, its value in Unicode, the analyses table and a small thermograph (Jupyter)."""
+        from ruma.engine.cgt.display import game_html
+
+        extra = [("canonical", f"{self.canonical}" + (" (mirror image)" if self.mirrored else ""))]
+        if len(self.components) > 1:
+            extra.append(("components", " + ".join(str(c.position) for c in self.components)))
+        return game_html(self.game, f"{self.ruleset.name} {self.position}", extra)
+
+    def _repr_svg_(self) -> str:
+        """The thermograph sketch of the value (Jupyter)."""
+        from ruma.engine.cgt.display import thermograph_svg
+
+        return thermograph_svg(self.game)
+
+    def _repr_latex_(self) -> str:
+        """``position = value`` typeset in LaTeX math (Jupyter)."""
+        from ruma.engine.cgt.display import format_latex, latex_text
+
+        return f"${latex_text(f'{self.ruleset.name} {self.position}')} = {format_latex(self.game)}$"
+
 
 def format_value(value: Value, style: str = "ascii") -> str:
     """A value (game or nim value) in the given notation."""

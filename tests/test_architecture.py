@@ -36,7 +36,7 @@ def test_engine_imports_only_the_standard_library() -> None:
             assert top in stdlib or name.startswith("ruma.engine"), f"{path} imports {name}"
 
 
-@pytest.mark.parametrize("folder", ["engine", "client"])
+@pytest.mark.parametrize("folder", ["engine", "client", "plot", "web"])
 def test_server_is_never_imported(folder: str) -> None:
     for path, names in imported_modules(ROOT / folder).items():
         assert not any(name.startswith("ruma.server") for name in names), f"{path} imports the server"

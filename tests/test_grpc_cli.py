@@ -62,10 +62,10 @@ def test_query_prints_values(served: tuple[str, Path, subprocess.Popen[str]]) ->
 def test_query_reports_bad_positions_and_missing_token(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
     address, _, _ = served
     bad = ruma("query", address, "sowing", "312", "3x2", "--token", TOKEN)
-    assert bad.returncode == 1 and "INVALID_ARGUMENT" in bad.stderr and "'3x2'" in bad.stderr
+    assert bad.returncode == 1 and "'3x2'" in bad.stderr
     assert bad.stdout.startswith("312 = ")
     denied = ruma("query", address, "sowing", "312")
-    assert denied.returncode == 2 and "UNAUTHENTICATED" in denied.stderr
+    assert denied.returncode == 2 and "--token" in denied.stderr and "UNAUTHENTICATED" not in denied.stderr
 
 
 @pytest.mark.parametrize(

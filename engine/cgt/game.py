@@ -311,12 +311,24 @@ class Game:
 
         return f"Game({format_game(self, 'ascii')!r})"
 
+    # -- notebooks (ruma.engine.cgt.display) -----------------------------------------------------
     def _repr_html_(self) -> str:
-        import html
+        """The value in Unicode, its analyses and a small thermograph (Jupyter)."""
+        from ruma.engine.cgt.display import game_html
 
-        from ruma.engine.cgt.notation import format_game
+        return game_html(self)
 
-        return f"<code>{html.escape(format_game(self, 'unicode'))}</code>"
+    def _repr_svg_(self) -> str:
+        """The thermograph sketch (Jupyter)."""
+        from ruma.engine.cgt.display import thermograph_svg
+
+        return thermograph_svg(self)
+
+    def _repr_latex_(self) -> str:
+        """The value typeset in LaTeX math (``\\uparrow``, ``{\\ast}``, ``\\pm``, bars) (Jupyter)."""
+        from ruma.engine.cgt.display import format_latex
+
+        return f"${format_latex(self)}$"
 
 
 # -- constructors -------------------------------------------------------------------------------

@@ -1,0 +1,189 @@
+"""Output of the ``ruma`` command line: records as a table, JSON Lines, CSV or text; progress.
+
+    with Output(args.format, [Column("position"), Column("value")]) as out:
+        for record in records:
+            out.emit(record)                 # a dict: one JSON line, one CSV row or one table row
+    with progress("valuing", total=len(todo), enabled=args.progress) as bar:
+        bar.advance()
+
+Tables and progress bars are drawn by ``rich`` (imported only when one is drawn, so ``ruma
+--help`` stays fast). Progress goes to stderr, and only when stderr is a terminal, so stdout
+stays clean for pipes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Sequence, TextIO
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a table or CSV: the record's ``key``, a ``header`` and how to align it."""
+
+    key: str
+    header: str = ""
+    justify: str = "left"
+
+    @property
+    def title(self) -> str:
+        """The header shown (the key with spaces when none was given)."""
+        return self.header or self.key.replace("_", " ")
+
+
+def cell(value: Any) -> str:
+    """A record's field as table or CSV text (nested fields as compact JSON, None empty)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return str(value)
+
+
+def json_line(record: Mapping[str, Any]) -> str:
+    """One record as one line of JSON (Unicode kept)."""
+    return json.dumps(record, ensure_ascii=False, default=str)
+
+
+class Output:
+    """Print records in ``fmt``: ``json`` (a line each, at once), ``csv`` (a header, then rows),
+    ``table`` (rows drawn when the output is closed) or ``text`` (the ``text`` given to ``emit``,
+    else ``key: value`` lines). Columns default to the first record's keys."""
+
+    def __init__(self, fmt: str, columns: Sequence[Column | str] = (), *, stream: TextIO | None = None,
+                 title: str | None = None) -> None:
+        self.format = fmt
+        self.columns = [c if isinstance(c, Column) else Column(c) for c in columns]
+        self.stream = stream if stream is not None else sys.stdout
+        self.title = title
+        self.count = 0
+        self._rows: list[list[str]] = []
+        self._csv: Any = None
+
+    def emit(self, record: Mapping[str, Any], text: str | None = None) -> None:
+        """Print (or keep, for a table) one record; ``text`` is its human form in ``text`` format."""
+        self.count += 1
+        if not self.columns:
+            self.columns = [Column(key) for key in record]
+        if self.format == "json":
+            print(json_line(record), file=self.stream, flush=True)
+        elif self.format == "csv":
+            if self._csv is None:
+                self._csv = csv.writer(self.stream, lineterminator="\n")
+                self._csv.writerow([c.key for c in self.columns])
+            self._csv.writerow([cell(record.get(c.key)) for c in self.columns])
+        elif self.format == "table":
+            self._rows.append([cell(record.get(c.key)) for c in self.columns])
+        else:
+            print(text if text is not None else labelled(record), file=self.stream)
+
+    def close(self) -> None:
+        """Draw the table (if any rows were kept)."""
+        if self.format == "table" and self._rows:
+            print_table(self.columns, self._rows, stream=self.stream, title=self.title)
+            self._rows = []
+
+    def __enter__(self) -> "Output":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def labelled(record: Mapping[str, Any], keys: Sequence[str] | None = None) -> str:
+    """``key: value`` lines (the keys aligned) for a record shown to a person."""
+    names = list(keys) if keys is not None else [k for k, v in record.items() if v is not None]
+    width = max((len(k) for k in names), default=0) + 1
+    return "\n".join(f"{(k.replace('_', ' ') + ':'):<{width + 1}}{cell(record.get(k))}" for k in names)
+
+
+def print_table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, stream: TextIO | None = None,
+                title: str | None = None) -> None:
+    """Draw a table with ``rich`` (plain, no colour or box lines when ``stream`` is not a terminal)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    out = stream if stream is not None else sys.stdout
+    terminal = out.isatty()
+    console = Console(file=out, width=None if terminal else 100_000, no_color=not terminal,
+                      highlight=False, emoji=False, markup=False)
+    table = Table(title=title, box=box.SIMPLE_HEAD if terminal else None, show_edge=False, pad_edge=False,
+                  header_style="bold" if terminal else "", title_justify="left")
+    for column in columns:
+        table.add_column(column.title, justify=column.justify, overflow="fold")  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(*row)
+    with console.capture() as captured:
+        console.print(table)
+    text = captured.get()
+    print("\n".join(line.rstrip() for line in text.splitlines()), file=out)
+
+
+class Progress:
+    """A progress display: ``advance(n)`` after each step, ``update(done, total)`` to set it."""
+
+    def __init__(self, bar: Any = None, task: Any = None) -> None:
+        self._bar = bar
+        self._task = task
+
+    def advance(self, steps: int = 1) -> None:
+        """Count ``steps`` more done."""
+        if self._bar is not None:
+            self._bar.advance(self._task, steps)
+
+    def update(self, done: int, total: int | None = None) -> None:
+        """Set how much is done (and the total, if it changed)."""
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done, total=total)
+
+    def __call__(self, done: int, total: int | None = None) -> None:
+        self.update(done, total)
+
+    def describe(self, text: str) -> None:
+        """Change the description shown."""
+        if self._bar is not None:
+            self._bar.update(self._task, description=text)
+
+
+@contextmanager
+def progress(description: str, total: int | None = None, *, enabled: bool | None = None,
+             unit: str = "") -> Iterator[Progress]:
+    """A progress display on stderr while the block runs. ``enabled``: ``None`` (or ``True``,
+    the default of ``--no-progress``) shows it when stderr is a terminal, ``False`` never does;
+    ``total=None`` counts without a bar."""
+    if enabled is False or not sys.stderr.isatty():
+        yield Progress()
+        return
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    columns: list[Any] = [SpinnerColumn(), TextColumn("{task.description}")]
+    if total is not None:
+        columns += [BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
+    else:
+        columns += [TextColumn("{task.completed:,} " + unit)]
+    columns.append(TimeElapsedColumn())
+    with Bar(*columns, console=Console(file=sys.stderr), transient=False) as bar:
+        yield Progress(bar, bar.add_task(description, total=total))
+
+
+def throttled(report: Callable[[int], None], interval: float = 0.1) -> Callable[[int], None]:
+    """``report`` called at most every ``interval`` seconds (for callbacks run per position)."""
+    last = [0.0]
+
+    def call(value: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= interval:
+            last[0] = now
+            report(value)
+
+    return call

@@ -1,0 +1,176 @@
+"""The shared pieces of the command line (docs/cli.md): options, errors, exit statuses, output."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from ruma.client.cli import RumaArgumentParser, main
+from ruma.client.cli_errors import Exit, Unreachable, UsageError, WorkFailed, as_cli_error, rpc_error
+from ruma.client.cli_options import (add_data_option, add_format_option, add_limit_options, add_server_options,
+                                     count, data_directory, limits, parse_address, port, read_positions)
+from ruma.client.cli_output import Column, Output, progress
+from ruma.engine.errors import LimitExceededError, NotationError, RumaError
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("localhost", "localhost:50051"), ("127.0.0.1", "127.0.0.1:50051"), ("host:1", "host:1"),
+    ("[::1]", "[::1]:50051"), ("[::1]:7", "[::1]:7"), ("::1", "[::1]:50051"), (" h:65535 ", "h:65535"),
+])
+def test_address_port_defaults_to_50051(text: str, expected: str) -> None:
+    assert parse_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["h:0", "h:65536", "h:-5", "h:99999", "h:x", "http://h:1", "[::1", "[::1]x", "", ":1"])
+def test_malformed_addresses_quote_the_input(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match=repr(text).replace("[", r"\[").replace("/", "/")):
+        parse_address(text)
+
+
+@pytest.mark.parametrize("text", ["99999", "-5", "65536", "x"])
+def test_bad_ports_are_refused(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match=repr(text)):
+        port(text)
+    assert port("0") == 0 and port("65535") == 65535
+
+
+def test_count_type() -> None:
+    assert count("1_000") == 1000
+    with pytest.raises(argparse.ArgumentTypeError, match="'-3'"):
+        count("-3")
+
+
+def _parser(*adders: object) -> RumaArgumentParser:
+    parser = RumaArgumentParser(prog="ruma test")
+    parser.add_argument("values", nargs="*")
+    for add in adders:
+        add(parser)  # type: ignore[operator]
+    return parser
+
+
+def test_values_starting_with_minus_are_arguments() -> None:
+    parser = _parser(add_format_option)
+    args = parser.parse_args(["-1/2", "-^", "-{1|0}", "-*2", "-", "-3", "--json"])
+    assert args.values == ["-1/2", "-^", "-{1|0}", "-*2", "-", "-3"] and args.format == "json"
+
+
+def test_usage_error_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        _parser().parse_args(["--nope"])
+    assert stopped.value.code == Exit.USAGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("ruma test: unrecognized arguments: --nope")
+
+
+def test_format_names_notation_mistake(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _parser(add_format_option).parse_args(["--format", "unicode"])
+    assert "use --notation unicode" in capsys.readouterr().err
+    assert _parser(add_format_option).parse_args([]).format == "table"
+    records = _parser(lambda p: add_format_option(p, lists=False))
+    assert records.parse_args([]).format == "text" and records.parse_args(["--json"]).format == "json"
+
+
+def test_server_default_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RUMA_SERVER", "example.org")
+    monkeypatch.setenv("RUMA_TOKEN", "t0k")
+    args = _parser(add_server_options).parse_args([])
+    assert args.server == "example.org:50051" and args.token == "t0k"
+    monkeypatch.delenv("RUMA_SERVER")
+    assert _parser(add_server_options).parse_args([]).server == "127.0.0.1:50051"
+    assert _parser(add_server_options).parse_args(["--server", "[::1]"]).server == "[::1]:50051"
+    assert _parser(lambda p: add_server_options(p, optional=True)).parse_args([]).server is None
+
+
+def test_data_directory_create_or_must_exist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("RUMA_DATA", str(tmp_path / "from-env"))
+    assert _parser(add_data_option).parse_args([]).data == str(tmp_path / "from-env")
+    missing = argparse.Namespace(data=str(tmp_path / "typo"), command_prog="ruma x")
+    with pytest.raises(Unreachable, match="no data directory"):
+        data_directory(missing, create=False)
+    assert not (tmp_path / "typo").exists()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(Unreachable, match="no ruma store"):
+        data_directory(argparse.Namespace(data=str(tmp_path / "empty")), create=False)
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    for create in (True, False):
+        with pytest.raises(Unreachable, match="is a file"):
+            data_directory(argparse.Namespace(data=str(a_file)), create=create)
+    assert data_directory(missing, create=True) == tmp_path / "typo"
+    assert capsys.readouterr().err == f"ruma x: created a new store in {missing.data}\n"
+    (tmp_path / "typo" / "data.mdb").write_bytes(b"")
+    assert data_directory(missing, create=False) == tmp_path / "typo"
+    assert capsys.readouterr().err == ""
+
+
+def test_limits_and_no_limit() -> None:
+    parser = _parser(add_limit_options)
+    assert limits(parser.parse_args(["--max-positions", "10"])).max_positions == 10
+    unlimited = limits(parser.parse_args(["--no-limit"]))
+    assert unlimited.max_positions is None and unlimited.max_seconds is None
+
+
+def test_read_positions_from_stdin() -> None:
+    stdin = io.StringIO("312\n\n# a comment\n  1^8  \n")
+    assert list(read_positions(["2", "-", "3"], stdin)) == ["2", "312", "1^8", "3"]
+
+
+def test_errors_map_to_exit_statuses() -> None:
+    assert as_cli_error(NotationError("{", 1, "expected a game")).status == Exit.USAGE  # type: ignore[union-attr]
+    assert as_cli_error(LimitExceededError("too big")).status == Exit.USAGE  # type: ignore[union-attr]
+    assert as_cli_error(RumaError("refuted")).status == Exit.FAILED  # type: ignore[union-attr]
+    assert as_cli_error(FileNotFoundError(2, "No such file or directory", "p.txt")).status == Exit.USAGE  # type: ignore[union-attr]
+    assert as_cli_error(ZeroDivisionError()) is None
+    refused = rpc_error("UNAVAILABLE", "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:1: "
+                        "Failed to connect to remote host: Connection refused", "127.0.0.1:1")
+    assert refused.status == Exit.UNREACHABLE
+    assert refused.line("ruma query") == ("ruma query: the server refused the connection at 127.0.0.1:1 "
+                                          "(is ruma serve running? check --server or RUMA_SERVER)")
+    bad = rpc_error("INVALID_ARGUMENT", "negative seed count in '-'\n '-'\n  ^")
+    assert bad.status == Exit.USAGE and bad.line("ruma query") == "ruma query: negative seed count in '-'"
+    assert "INVALID_ARGUMENT" not in bad.line("x") and rpc_error("UNAUTHENTICATED", "no token").status == Exit.USAGE
+    assert (UsageError("a").status, WorkFailed("b").status, Unreachable("c").status) == (2, 1, 3)
+
+
+def test_output_formats() -> None:
+    records = [{"position": "312", "value": "{0|-2}", "stats": {"n": 1}}, {"position": "1^8", "value": None, "stats": {}}]
+    for fmt in ("json", "csv", "table", "text"):
+        stream = io.StringIO()
+        with Output(fmt, [Column("position"), Column("value"), Column("stats")], stream=stream) as out:
+            for record in records:
+                out.emit(record, text=f"{record['position']} = {record['value']}" if fmt == "text" else None)
+        text = stream.getvalue()
+        if fmt == "json":
+            assert [json.loads(line) for line in text.splitlines()] == records
+        elif fmt == "csv":
+            rows = list(csv.reader(io.StringIO(text)))
+            assert rows == [["position", "value", "stats"], ["312", "{0|-2}", '{"n":1}'], ["1^8", "", "{}"]]
+        elif fmt == "table":
+            lines = text.splitlines()
+            assert lines[0].split() == ["position", "value", "stats"] and lines[-1].split() == ["1^8", "{}"]
+            assert all(line == line.rstrip() for line in lines) and "{0|-2}" in lines[-2]
+        else:
+            assert text == "312 = {0|-2}\n1^8 = None\n"
+
+
+def test_progress_is_silent_off_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    with progress("work", total=3) as bar:
+        bar.advance()
+        bar.update(3)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_main_one_line_errors_and_debug(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["value", "{"]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "'{'" in err
+    assert main(["--debug", "value", "{"]) == Exit.USAGE
+    assert main([]) == Exit.USAGE
+    assert main(["--help"]) == 0

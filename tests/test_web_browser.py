@@ -1,0 +1,145 @@
+"""The explorer in a real headless Chromium (Debian's chromium + chromedriver, driven by selenium),
+against a real gRPC server and the explorer on loopback ports.
+
+Expected values are Erickson's (Sowing Games, 1996): Theorem 2.2 ``(10)^m 03 (01)^n = 0`` (Left
+has no legal move), Theorem 2.4 ``11(01)^n = {n+1|0}``, Theorem 2.3 ``(01)^m 2 (01)^n = n+1``,
+Table 1 ``2202 = ↑``.
+
+The browser is found at ``RUMA_CHROMIUM`` / ``RUMA_CHROMEDRIVER`` (default ``/usr/bin/chromium``
+and ``/usr/bin/chromedriver``); without them the test is skipped, unless ``RUMA_REQUIRE_CHROMIUM=1``
+(set by ``.ci/run``), which makes their absence a failure. The screenshot and the page timings
+are written to the test's tmp dir and, when ``RUMA_ARTIFACTS_DIR`` is set, copied there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from grpc_harness import connect
+
+CHROMIUM = os.environ.get("RUMA_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("RUMA_CHROMEDRIVER", "/usr/bin/chromedriver")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--window-size=1280,900"]
+
+
+def _require_browser() -> None:
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not Path(p).exists()]
+    try:
+        import selenium  # noqa: F401
+    except ModuleNotFoundError:
+        missing.append("the selenium package")
+    if missing:
+        message = f"no headless browser: {', '.join(missing)} missing (apt-get install chromium chromium-driver)"
+        if os.environ.get("RUMA_REQUIRE_CHROMIUM") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture()
+def browser(tmp_path: Path) -> Iterator[Any]:
+    _require_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(120)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _text(driver: Any, css: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    return str(driver.find_element(By.CSS_SELECTOR, css).text)
+
+
+def _navigation(driver: Any) -> dict[str, Any]:
+    return dict(driver.execute_script(
+        "const n = performance.getEntriesByType('navigation')[0];"
+        "return {response_start: n.responseStart - n.startTime, dom_content_loaded: n.domContentLoadedEventEnd - n.startTime,"
+        " load: n.loadEventEnd - n.startTime, transfer_size: n.transferSize,"
+        " server: Object.fromEntries(n.serverTiming.map(s => [s.name, s.duration]))};"))
+
+
+def test_explorer_in_headless_chromium(tmp_path: Path, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from web_harness import explorer
+
+    with explorer(tmp_path / "data") as (address, url):
+        # A shareable URL typed as it is written in the paper: Theorem 2.2, and Left has no move.
+        browser.get(url + "/sowing/(10)^3 03 (01)^2")
+        assert _text(browser, "#value") == "0"
+        assert _text(browser, "#position") == "101010030101"
+        assert _text(browser, "#left-options .none") == "no moves"
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#right-options a.option")) == 1
+
+        # Type a position into the form: Theorem 2.4, 11(01)^2 = {3|0}.
+        field = browser.find_element(By.ID, "position-input")
+        field.clear()
+        field.send_keys("11(01)^2")
+        Select(browser.find_element(By.ID, "ruleset-select")).select_by_value("sowing")
+        browser.find_element(By.ID, "position-submit").click()
+        WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.ID, "value") and "11" in d.title)
+        assert _text(browser, "#value") == "{3|0}"
+        with connect(address) as client:
+            assert client.evaluate("sowing", "11(01)^2").value.unicode == "{3|0}"
+
+        # Click Left's option and land on its page, with the value the list gave it (Theorem 2.3: 3).
+        link = browser.find_element(By.CSS_SELECTOR, "#left-options a.option")
+        target, listed = link.text, _text(browser, "#left-options .option-value")
+        assert listed == "3" and "winning" in _text(browser, "#left-options tr.winning")
+        link.click()
+        WebDriverWait(browser, 60).until(lambda d: unquote(urlparse(d.current_url).path) == f"/sowing/{target}")
+        assert _text(browser, "#value") == listed
+        assert _text(browser, "#position") == target
+
+        # Search the catalog by value: Table 1's 2202 = ↑ among the named positions of value ^.
+        browser.get(url + "/search")
+        Select(browser.find_element(By.ID, "search-ruleset")).select_by_value("sowing")
+        browser.find_element(By.ID, "search-value").send_keys("^")
+        browser.find_element(By.ID, "search-submit").click()
+        WebDriverWait(browser, 120).until(lambda d: d.find_elements(By.ID, "catalog-results"))
+        names = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#catalog-results a.name")]
+        assert "erickson-t1-2202" in names
+        stored = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#stored-results a")]
+        assert "2202" in stored
+
+        # A position page with its options, stored already: the browser's own navigation timing.
+        timings = []
+        for _ in range(7):
+            browser.get(url + "/sowing/11(01)^2")
+            assert _text(browser, "#value") == "{3|0}"
+            timings.append(_navigation(browser))
+        screenshot = tmp_path / "explorer-position.png"
+        assert browser.save_screenshot(str(screenshot))
+        assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 10_000
+
+    loads = [t["load"] for t in timings[1:]]  # the first visit warms the page's caches
+    report = {"page": "/sowing/11(01)^2 (stored, with its options)", "visits": timings,
+              "median_load_ms": statistics.median(loads), "max_load_ms": max(loads)}
+    (tmp_path / "explorer-timings.json").write_text(json.dumps(report, indent=1))
+    print(f"\nposition page load (stored position, median of {len(loads)}): {report['median_load_ms']:.1f} ms; "
+          f"server {statistics.median(t['server'].get('app', 0.0) for t in timings[1:]):.1f} ms")
+    artifacts = os.environ.get("RUMA_ARTIFACTS_DIR")
+    if artifacts:
+        Path(artifacts).mkdir(parents=True, exist_ok=True)
+        for name in ("explorer-position.png", "explorer-timings.json"):
+            shutil.copy(tmp_path / name, Path(artifacts) / name)

@@ -1,0 +1,30 @@
+"""A real gRPC server and the web explorer in front of it, both on loopback ports."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any, Iterator
+
+from grpc_harness import connect, running_server
+
+
+@contextlib.contextmanager
+def explorer(data_dir: Path, *, seed: bool = True, gateway_options: dict[str, Any] | None = None,
+             **server_options: Any) -> Iterator[tuple[str, str]]:
+    """A started server (with its catalog, seeded) and explorer; yields ``(grpc_address, http_url)``."""
+    from ruma.web import BackgroundServer, Gateway, create_app
+
+    server_options.setdefault("catalog", True)
+    with running_server(data_dir, **server_options) as (_, address):
+        if seed and server_options["catalog"]:
+            token = server_options.get("tokens", {})
+            writer = next((t for t, right in token.items() if right == "write"), None)
+            with connect(address, token=writer) as client:
+                client.catalog.seed()
+        gateway = Gateway(address, **(gateway_options or {}))
+        try:
+            with BackgroundServer(create_app(gateway)) as web:
+                yield address, web.url
+        finally:
+            gateway.close()
