@@ -12,11 +12,10 @@ import threading
 from types import FrameType
 
 from ruma.client.cli import add_json_flag
+from ruma.client.cli_errors import Unreachable
 from ruma.server.limits import Limits, default_eval_workers, default_memory
 
 DEFAULTS = Limits()
-#: exit status for a store or data directory that cannot be used (docs/cli.md)
-UNREACHABLE = 3
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmg]?)(?:i?b)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
@@ -96,12 +95,11 @@ def serve(args: argparse.Namespace) -> int:
             args.data, args.host, args.port, token_file=args.token_file, tls_cert=args.tls_cert, tls_key=args.tls_key,
             limits=limits, max_workers=args.workers,
         )
-    except StoreError as error:  # a damaged store, a data directory that cannot be used
+    except StoreError as error:  # a damaged store, a data directory that cannot be used: exit status 3
         what = str(error).splitlines()[0]
         hint = "check it with 'ruma store verify DIR --full', mend it with 'ruma store repair DIR'" if (
             "damaged" in what) else "give --data a directory ruma can create and write"
-        print(f"ruma serve: {what} ({hint})", file=sys.stderr, flush=True)
-        return UNREACHABLE
+        raise Unreachable(what, hint) from None
     for warning in server.warnings:
         print(f"ruma serve: warning: {warning}", file=sys.stderr, flush=True)
     stop = threading.Event()

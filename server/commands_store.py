@@ -9,7 +9,8 @@
   check, dropping the rest (and positions whose re-evaluated value differs) so that they are
   recomputed (``ruma.server.store_repair``); the old file is kept beside it.
 
-A store that cannot be opened (missing, damaged) is one line on stderr and exit status 3.
+A store that cannot be opened (missing, damaged) is one line on stderr and exit status 3
+(``ruma.client.cli_errors.Unreachable``); problems found by ``verify`` are exit status 1.
 """
 
 from __future__ import annotations
@@ -17,24 +18,26 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import sys
 from typing import Any, Callable
 
 import lmdb
 
 from ruma.client.cli import add_json_flag
+from ruma.client.cli_errors import Exit, Unreachable, WorkFailed
+from ruma.client.cli_options import add_progress_option
+from ruma.client.cli_output import progress
 from ruma.server.store import LmdbStore
 from ruma.server.store_codec import CorruptRecordError, StoreDamagedError, StoreError
 from ruma.server.store_verify import VerifyReport, verify_store
 
 __all__ = ["VerifyReport", "register", "verify_store"]
 
-#: exit status when the store cannot be opened or read (docs/cli.md)
-UNREACHABLE = 3
+#: the hint for a damaged store
+MEND = "check it with 'ruma store verify DIR --full', mend it with 'ruma store repair DIR'"
 
 
 def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """One line on stderr and exit status 3 for a store that cannot be opened or read."""
+    """A store that cannot be opened or read is ``Unreachable`` (one line, exit status 3)."""
 
     @functools.wraps(run)
     def wrapper(args: argparse.Namespace) -> int:
@@ -43,10 +46,7 @@ def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argpars
         except (StoreError, CorruptRecordError, lmdb.Error) as error:
             what = str(error).splitlines()[0]
             damaged = isinstance(error, (StoreDamagedError, CorruptRecordError, lmdb.Error))
-            hint = " (check it with 'ruma store verify DIR --full', mend it with 'ruma store repair DIR')" if (
-                damaged and "ruma store" not in what) else ""
-            print(f"ruma store {args.store_command}: {what}{hint}", file=sys.stderr)
-            return UNREACHABLE
+            raise Unreachable(what, MEND if damaged and "ruma store" not in what else None) from None
 
     return wrapper
 
@@ -87,8 +87,9 @@ def run_backup(args: argparse.Namespace) -> int:
 @_store_errors
 def run_verify(args: argparse.Namespace) -> int:
     """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch."""
-    with LmdbStore(args.dir, create=False) as store:
-        report = verify_store(store, args.sample, args.seed, full=args.full)
+    with LmdbStore(args.dir, create=False) as store, \
+            progress("checking the store", unit="records", enabled=args.progress) as bar:
+        report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
@@ -101,9 +102,11 @@ def run_verify(args: argparse.Namespace) -> int:
         for bad in report.mismatches:
             print(f"  MISMATCH {bad['ruleset']} {bad['position']}: stored {bad['stored']}, "
                   f"expected {bad['expected']} (key {bad['key']})")
-        if not report.ok:
-            print(f"repair with: ruma store repair {args.dir}" + (f" --sample {args.sample}" if report.mismatches else ""))
-    return 0 if report.ok else 1
+    if not report.ok:
+        raise WorkFailed(f"{len(report.problems)} damaged records and {len(report.mismatches)} wrong values in "
+                         f"{args.dir}", f"mend with 'ruma store repair {args.dir}'"
+                         + (f" --sample {args.sample}" if report.mismatches else ""))
+    return Exit.OK
 
 
 @_store_errors
@@ -148,6 +151,7 @@ def register(subparsers: Any) -> None:
                         help="records per table to check without --full, and positions to re-evaluate (100)")
     verify.add_argument("--seed", type=int, default=None, help="random seed for the sample")
     add_json_flag(verify)
+    add_progress_option(verify)
     verify.set_defaults(handler=run_verify)
 
     repair = commands.add_parser("repair", help="rebuild the store from its sound records (stop the server first)")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import lmdb
 
@@ -62,8 +62,11 @@ class VerifyReport:
 class Scan:
     """Record checks over one read transaction; ``problems`` collects what failed."""
 
-    def __init__(self, txn: Any, dbs: dict[str, Any], max_key: int) -> None:
+    def __init__(self, txn: Any, dbs: dict[str, Any], max_key: int,
+                 progress: Callable[[int], None] | None = None) -> None:
         self.txn, self.dbs, self.max_key = txn, dbs, max_key
+        self.progress = progress
+        self.done = 0
         self.problems: list[dict[str, Any]] = []
         self.counted: dict[str, int] = {name: 0 for name in TABLES}
         self.good_games: dict[int, bytes] | None = None  # id -> options, when every game was scanned
@@ -80,7 +83,7 @@ class Scan:
             with self.txn.cursor(db=self.dbs[table]) as cursor:
                 for key, value in cursor:
                     seen = key
-                    self.counted[table] += 1
+                    self.count(table)
                     yield key, value
             return
         except lmdb.Error as error:
@@ -95,8 +98,15 @@ class Scan:
         except lmdb.Error as error:
             self.problem(table, b"", f"LMDB cannot read this table backwards either: {error}")
         for key, value in reversed(back):
-            self.counted[table] += 1
+            self.count(table)
             yield key, value
+
+    def count(self, table: str) -> None:
+        """One more record of ``table`` read (reported every 4096)."""
+        self.counted[table] += 1
+        self.done += 1
+        if self.progress is not None and self.done % 4096 == 0:
+            self.progress(self.done)
 
     def sampled(self, table: str, n: int, rng: random.Random) -> Iterator[tuple[bytes, bytes]]:
         """About ``n`` records of ``table`` found by seeking random keys between its first and last."""
@@ -114,7 +124,7 @@ class Scan:
                     target = rng.randint(low, high).to_bytes(width, "big") if high > low else first
                     if cursor.set_range(target) and cursor.key() not in seen:
                         seen.add(cursor.key())
-                        self.counted[table] += 1
+                        self.count(table)
                         yield cursor.item()
         except lmdb.Error as error:
             self.problem(table, b"", f"LMDB error while sampling: {error}")
@@ -264,14 +274,16 @@ class Scan:
             self.check_by_value(key, value)
 
 
-def verify_store(store: Any, sample: int = 100, seed: int | None = None, *, full: bool = False) -> VerifyReport:
-    """Check the store's records (all with ``full``) and re-evaluate ``sample`` positions."""
+def verify_store(store: Any, sample: int = 100, seed: int | None = None, *, full: bool = False,
+                 progress: Callable[[int], None] | None = None) -> VerifyReport:
+    """Check the store's records (all with ``full``) and re-evaluate ``sample`` positions;
+    ``progress(records)`` is called as the check goes."""
     report = VerifyReport(full=full)
     core = store.core
     rng = random.Random(seed)
 
     def read(txn: Any) -> Scan:
-        scan = Scan(txn, core.dbs, core.max_key)
+        scan = Scan(txn, core.dbs, core.max_key, progress)
         counts = scan.full() if full else None
         if not full:
             scan.sample(sample, rng)
