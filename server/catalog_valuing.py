@@ -66,15 +66,23 @@ def value_fields(value_of: Callable[[str, str], Evaluation], ruleset: str, posit
     except RumaError as error:  # e.g. a ruleset that finds the position loopy
         return {"value": None, "nim_value": None, "outcome": None, "canonical": None, "error": str(error),
                 "source_agrees": None}
-    game = ev.game
-    nim = ev.nim_value if ev.nim_value is not None or game is not ZERO else 0
+    from ruma.server import convert
+
+    value = ev.value
+    if isinstance(value, int):  # a nim value: never build *k (it builds *0 ... *(k-1) first)
+        nim: int | None = value
+        outcome = "P" if value == 0 else "N"
+    else:
+        nim = value.nim_value if value.nim_value is not None or value is not ZERO else 0
+        outcome = value.outcome.value
     agrees: bool | None = None
     if source_value:
         try:
-            agrees = parse(source_value) is game
+            parsed = parse(source_value)
+            agrees = parsed.nim_value == value if isinstance(value, int) else parsed is value
         except RumaError:
             agrees = None
-    return {"value": format_value(ev.value), "nim_value": nim, "outcome": game.outcome.value,
+    return {"value": convert.format_value(value, "ascii"), "nim_value": nim, "outcome": outcome,
             "canonical": str(ev.canonical), "error": None, "source_agrees": agrees}
 
 

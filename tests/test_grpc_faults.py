@@ -250,3 +250,37 @@ except Exception as error:
     problems = [f"verify failed: {error}"]
 print(json.dumps({"values": values, "problems": problems}))
 """
+
+
+def test_a_worker_killed_mid_evaluation_is_unavailable_and_replaced(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from grpc_harness import running_server
+    from ruma.server.limits import Limits
+
+    with running_server(tmp_path / "data", limits=Limits(eval_workers=1)) as (server, address):
+        pool = server.servicer.runner
+        stub = ruma_pb2_grpc.RumaStub(grpc.insecure_channel(address))
+        outcome: list[grpc.StatusCode] = []
+
+        def big() -> None:
+            try:
+                stub.Evaluate(pb.EvaluateRequest(ruleset="sowing", position="1^20"), timeout=60)
+                outcome.append(grpc.StatusCode.OK)
+            except grpc.RpcError as error:
+                outcome.append(error.code())
+
+        caller = threading.Thread(target=big)
+        caller.start()
+        deadline = time.monotonic() + 30
+        while not pool.stats()["busy"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        victim = pool.workers[0].process.pid
+        os.kill(victim, signal.SIGKILL)
+        caller.join(30)
+        assert outcome == [grpc.StatusCode.UNAVAILABLE]
+        reply = stub.Evaluate(pb.EvaluateRequest(ruleset="sowing", position="312"), timeout=60)  # a new worker
+        assert reply.value.ascii == "{0|-2}" and pool.workers[0].process.pid != victim
+        assert pool.stats()["recycled"] == 1
