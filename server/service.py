@@ -246,18 +246,23 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
 
     @rpc_method
     def Compare(self, request: pb.CompareRequest, context: grpc.ServicerContext) -> pb.CompareResponse:
-        return pb.CompareResponse.FromString(self.run("compare", (request.SerializeToString(),), self.budget(context)))
+        reply: pb.CompareResponse = pb.CompareResponse.FromString(
+            self.run("compare", (request.SerializeToString(),), self.budget(context)))
+        return reply
 
     @rpc_method
     def Sum(self, request: pb.SumRequest, context: grpc.ServicerContext) -> pb.SumResponse:
-        return pb.SumResponse.FromString(self.run("sum_of", (request.SerializeToString(),), self.budget(context)))
+        reply: pb.SumResponse = pb.SumResponse.FromString(
+            self.run("sum_of", (request.SerializeToString(),), self.budget(context)))
+        return reply
 
     @rpc_method
     def Options(self, request: pb.OptionsRequest, context: grpc.ServicerContext) -> pb.OptionsResponse:
         self.parse(request.ruleset, request.position)  # bad input is refused before a worker is taken
         data = self.run("options", (request.ruleset, request.position, convert.styles(request.notations)),
                         self.budget(context))
-        return pb.OptionsResponse.FromString(data)
+        reply: pb.OptionsResponse = pb.OptionsResponse.FromString(data)
+        return reply
 
     @rpc_method
     def GetCapabilities(self, request: pb.GetCapabilitiesRequest, context: grpc.ServicerContext) -> pb.Capabilities:

@@ -178,6 +178,8 @@ def test_the_issues_hostile_requests(server: Server) -> None:
     base, during = prober.window(baseline_start, hostile_start), prober.window(hostile_start, hostile_end)
     assert all(r[2] == "OK" for r in base + during), {r[2] for r in base + during}
     limit = latency_limit(p99(base))
+    print(f"hostile: stored Evaluate p99 {p99(base) * 1e3:.1f} ms idle, {p99(during) * 1e3:.1f} ms during "
+          f"({len(during)} calls; limit {limit * 1e3:.0f} ms); RSS {baseline_rss >> 20} MiB before, {rss >> 20} MiB after")
     assert p99(during) < limit, (p99(base), p99(during), limit, len(during))
     assert rss <= 1.2 * baseline_rss, (baseline_rss >> 20, rss >> 20, rss_by_process(server.process.pid))
     assert server.stats().workers_recycled >= 1  # the big evaluations' workers were replaced
@@ -210,6 +212,8 @@ def test_the_memory_budget_stops_the_largest_evaluation_and_refuses_new_heavy_wo
         assert code == EXHAUSTED and "memory budget of 200 MiB" in details, details
         assert all(r[0] == EXHAUSTED and "memory budget" in r[1] and r[2] < 1.0 for r in refused), refused
         base, during = prober.window(baseline_start, start), prober.window(start, end)
+        print(f"memory: stored Evaluate p99 {p99(base) * 1e3:.1f} ms idle, {p99(during) * 1e3:.1f} ms during; "
+              f"{len(refused)} refused; RSS {baseline_rss >> 20} MiB before, {rss >> 20} MiB after")
         assert all(r[2] == "OK" for r in base + during)  # stored values were served throughout
         assert p99(during) < latency_limit(p99(base)), (p99(base), p99(during))
         assert rss <= 1.2 * baseline_rss, (baseline_rss >> 20, rss >> 20, rss_by_process(server.process.pid))
@@ -303,5 +307,7 @@ def test_generated_requests_over_every_rpc(server: Server) -> None:
     assert not bad, "\n".join(bad[:20])
     assert set(seen) == {name for name, _ in _REQUESTS}, seen  # every RPC was called
     limit = latency_limit(p99(prober.window(baseline_start, start)))
+    print(f"generated: stored Evaluate p99 {p99(prober.window(baseline_start, start)) * 1e3:.1f} ms idle, "
+          f"{p99(prober.window(start, end)) * 1e3:.1f} ms during; RSS {baseline_rss >> 20} -> {rss >> 20} MiB")
     assert p99(prober.window(start, end)) < limit
     assert rss <= 1.2 * baseline_rss, (baseline_rss >> 20, rss >> 20, rss_by_process(server.process.pid))

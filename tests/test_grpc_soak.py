@@ -112,6 +112,8 @@ def test_sixteen_clients_for_a_minute_agree_with_ruma_eval(tmp_path: Path) -> No
         with Client(address) as stats_client:
             stats = stats_client.stats()
     calls = sum(r["calls"] for r in results)
+    print(f"soak: {CLIENTS} clients x {SECONDS:g} s: {calls} calls, {sum(r['answers'] for r in results)} values "
+          f"checked; server hits {stats.hits}, misses {stats.misses}, shared {stats.shared}")
     errors = [e for r in results for e in r["errors"]]
     disagreements = [d for r in results for d in r["disagreements"]]
     assert errors == [] and disagreements == [], (errors[:5], disagreements[:5])
