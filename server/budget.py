@@ -112,8 +112,10 @@ class Budget:
         return self.client_deadline, self.server_deadline, self.max_seconds, self.memory_budget
 
     @classmethod
-    def from_wire(cls, wire: tuple[float | None, float | None, float | None, int | None], flag: Any) -> "Budget":
-        """The budget in a worker, stopped early by ``flag`` (a shared int) as well."""
+    def from_wire(cls, wire: tuple[float | None, float | None, float | None, int | None], flag: Any,
+                  margin: float = 0.0) -> "Budget":
+        """The budget in a worker, stopped early by ``flag`` (a shared int) as well, and ``margin``
+        seconds before the server's time limit (to commit its work and answer within it)."""
         client, server, max_seconds, memory = wire
-        return cls(client_deadline=client, server_deadline=server, max_seconds=max_seconds, flag=flag,
-                   memory_budget=memory)
+        return cls(client_deadline=client, server_deadline=None if server is None else server - margin,
+                   max_seconds=max_seconds, flag=flag, memory_budget=memory)

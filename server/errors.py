@@ -35,6 +35,10 @@ import grpc
 
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.server.store_codec import CorruptRecordError
+from ruma.server.wire import DataLossError, WorkerLost, _InternalFromWorker, from_wire, lmdb_corruption, to_wire
+
+__all__ = ["DataLossError", "PermissionDenied", "Unauthenticated", "WorkerLost", "from_wire", "rpc_method",
+           "status_of", "to_wire"]
 
 log = logging.getLogger("ruma.server")
 
@@ -50,29 +54,6 @@ class Unauthenticated(Exception):
 
 class PermissionDenied(Exception):
     """A known token without the right to call the method."""
-
-
-class _WithStatus(RumaInputError):
-    """An error from a worker that names its own status (``status_name``)."""
-
-    status_name = "INVALID_ARGUMENT"
-
-
-class DataLossError(RumaError):
-    """A damaged store record met in another process (``DATA_LOSS``)."""
-
-
-class WorkerLost(RumaError):
-    """An evaluation worker process died while working on the call (``UNAVAILABLE``: retry)."""
-
-
-def _lmdb_corruption(error: BaseException) -> bool:
-    """Whether ``error`` is one of LMDB's reports of a damaged file."""
-    import sys
-
-    lmdb = sys.modules.get("lmdb")
-    return lmdb is not None and isinstance(error, (lmdb.CorruptedError, lmdb.PageNotFoundError, lmdb.InvalidError,
-                                                   lmdb.BadValsizeError, lmdb.PanicError))
 
 
 def _deadline_passed(context: grpc.ServicerContext | None) -> bool:
@@ -91,7 +72,7 @@ def status_of(error: BaseException, context: grpc.ServicerContext | None = None)
     named = getattr(error, "status_name", None)
     if isinstance(named, str) and named in grpc.StatusCode.__members__:
         return grpc.StatusCode[named], _clip(str(error))
-    if isinstance(error, (CorruptRecordError, DataLossError)) or _lmdb_corruption(error):
+    if isinstance(error, (CorruptRecordError, DataLossError)) or lmdb_corruption(error):
         log.error("damaged store: %s", error)
         return grpc.StatusCode.DATA_LOSS, _clip(f"damaged store: {error}" if not isinstance(error, RumaError) else str(error))
     if isinstance(error, WorkerLost):
@@ -114,48 +95,6 @@ def status_of(error: BaseException, context: grpc.ServicerContext | None = None)
         return grpc.StatusCode.INTERNAL, _clip(str(error))
     log.error("internal error: %r", error, exc_info=error)
     return grpc.StatusCode.INTERNAL, _clip(f"internal error: {type(error).__name__}: {error}")
-
-
-_KINDS: tuple[tuple[str, type[BaseException]], ...] = (
-    ("input", RumaInputError), ("limit", LimitExceededError),
-    ("cancelled", CancelledError), ("data_loss", CorruptRecordError), ("lost", WorkerLost), ("failed", RumaError),
-)
-_REBUILD: dict[str, type[Exception]] = {
-    "input": RumaInputError, "limit": LimitExceededError, "cancelled": CancelledError,
-    "data_loss": DataLossError, "lost": WorkerLost, "failed": RumaError,
-}
-
-
-def to_wire(error: BaseException) -> tuple[str, str]:
-    """``(kind, message)`` of an error raised in a worker process (bugs are logged there)."""
-    if _lmdb_corruption(error):
-        return "data_loss", f"damaged store: {error}"
-    named = getattr(error, "status_name", None)
-    if isinstance(named, str):
-        return f"status:{named}", str(error)
-    for kind, cls in _KINDS:
-        if isinstance(error, cls):
-            return kind, str(error)
-    if isinstance(error, RecursionError):
-        return "limit", "the computation nests deeper than this server allows (a value with a very large birthday)"
-    if isinstance(error, MemoryError):
-        return "limit", "the computation ran out of memory"
-    log.error("internal error: %r", error, exc_info=error)
-    return "internal", f"internal error: {type(error).__name__}: {error}"
-
-
-def from_wire(kind: str, message: str) -> Exception:
-    """The exception to raise in the server for a worker's ``(kind, message)``."""
-    if kind.startswith("status:"):
-        error = _WithStatus(message)
-        error.status_name = kind[len("status:"):]
-        return error
-    cls = _REBUILD.get(kind)
-    return cls(message) if cls is not None else _InternalFromWorker(message)
-
-
-class _InternalFromWorker(Exception):
-    """A bug in a worker (already logged there with its traceback)."""
 
 
 def rpc_method(method: F) -> F:

@@ -22,7 +22,7 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 from ruma.server import convert
 from ruma.server.budget import Budget
-from ruma.server.errors import to_wire
+from ruma.server.wire import to_wire
 from ruma.server.limits import Limits
 from ruma.v1 import ruma_pb2 as pb
 

@@ -44,7 +44,7 @@ from typing import Any, Callable
 from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.engine.memo import Memo
 from ruma.server.budget import CANCELLED, MEMORY, SHUTDOWN, Budget
-from ruma.server.errors import WorkerLost, from_wire, to_wire
+from ruma.server.wire import WorkerLost, from_wire, to_wire
 from ruma.server.limits import Limits
 
 log = logging.getLogger("ruma.server")
@@ -64,6 +64,8 @@ MONITOR_SECONDS = 0.1
 POLL_SECONDS = 0.02
 #: the workers' scheduling priority relative to the server's threads (``os.nice``)
 WORKER_NICE = 10
+#: a worker ends its work this long before the server's time limit, to commit and answer in time
+FLUSH_MARGIN = 0.5
 _FLAGS = {CANCELLED: 1, MEMORY: 2, SHUTDOWN: 3}
 
 
@@ -146,6 +148,9 @@ class WorkerPool:
                  on_kill: Callable[[], None] | None = None) -> None:
         self.store_path, self.limits, self.size = store_path, limits, size
         self.memory_budget = limits.memory_budget
+        if self.memory_budget and self.memory_budget < size * 96 << 20:
+            log.warning("--max-memory %d MiB counts the workers' whole memory (each uses 40-60 MiB idle): "
+                        "with %d workers little is left for evaluations", self.memory_budget >> 20, size)
         self.on_kill = on_kill
         self.context = multiprocessing.get_context("spawn")  # never fork a process running gRPC threads
         self.cond = threading.Condition()
@@ -310,7 +315,8 @@ class WorkerPool:
         answered = False
         try:
             answered = worker.conn.poll(max(0.0, told + KILL_GRACE - time.monotonic()))
-            rss = worker.conn.recv()[1] if answered else 0
+            _, rss, retire = worker.conn.recv() if answered else (None, 0, False)
+            answered = answered and not retire
         except (EOFError, OSError):
             answered, rss = False, 0
         if not answered:
@@ -349,10 +355,11 @@ class WorkerPool:
                     threading.Thread(target=self._abandon, args=(worker, told), daemon=True).start()
                     raise budget.error()
             try:
-                (status, *payload), rss = worker.conn.recv()
+                (status, *payload), rss, retire = worker.conn.recv()
             except (EOFError, OSError) as error:
                 healthy = False
                 raise WorkerLost(f"an evaluation worker failed ({error}); try again") from None
+            healthy = not retire  # (a worker whose interning tables may be inconsistent is replaced)
             if status == "ok":
                 return payload[0]
             kind, message = payload
@@ -418,16 +425,19 @@ def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, parent: i
             if message is None:
                 break
             name, args, wire = message
-            budget = Budget.from_wire(wire, flag)
+            budget = Budget.from_wire(wire, flag, margin=FLUSH_MARGIN)
+            retire = False
             try:
                 result: tuple[Any, ...] = ("ok", TASKS[name](Context(store, store, limits, budget), *args))
             except BaseException as error:  # noqa: BLE001 - every error goes back to the server
                 result = ("error", *to_wire(error))
+                # a RecursionError or MemoryError may have interrupted the interning of a game
+                retire = isinstance(error, (RecursionError, MemoryError))
             try:
                 store.flush()  # an OK answer means committed
             except BaseException as error:  # noqa: BLE001
                 result = ("error", *to_wire(error))
-            conn.send((result, _rss()))
+            conn.send((result, _rss(), retire))
     finally:
         store.close()
 

@@ -161,12 +161,17 @@ def test_the_issues_hostile_requests(server: Server) -> None:
         if code not in {EXHAUSTED, DEADLINE} or seconds > MAX_SECONDS + 1.0:
             failures.append(f"concurrent heavy sum: {code.name} in {seconds:.2f} s: {details[:200]}")
     settle(server, baseline_rss)  # the heavy sums' workers are stopped and replaced
-    # a batch whose server budget runs out keeps the values it computed
-    batch = server.ruma.EvaluateBatch(pb.EvaluateBatchRequest(ruleset="sowing", positions=["312", "1^30", "1^31"]),
-                                      timeout=30)
-    codes = [item.status.code for item in batch.items]
-    if codes != [0, EXHAUSTED.value[0], EXHAUSTED.value[0]] or batch.items[0].evaluation.value.ascii != "{0|-2}":
-        failures.append(f"batch past the time budget: {codes}")
+    # a batch whose server budget runs out keeps the values it computed (when its worker commits and
+    # answers within the grace; on a machine too busy for that, the whole call is RESOURCE_EXHAUSTED)
+    request = pb.EvaluateBatchRequest(ruleset="sowing", positions=["312", "1^30", "1^31"])
+    try:
+        batch = server.ruma.EvaluateBatch(request, timeout=30)
+        codes = [item.status.code for item in batch.items]
+        if codes != [0, EXHAUSTED.value[0], EXHAUSTED.value[0]] or batch.items[0].evaluation.value.ascii != "{0|-2}":
+            failures.append(f"batch past the time budget: {codes}")
+    except grpc.RpcError as error:
+        if error.code() != EXHAUSTED:
+            failures.append(f"batch past the time budget: {error.code().name} {error.details()}")
     # nothing of a failed AddPosition was committed
     names = {p.name for p in server.catalog.ListPositions(cpb.ListPositionsRequest(), timeout=10).positions}
     if names & {"h1", "h2", "h3", "h4"}:
