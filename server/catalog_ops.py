@@ -29,7 +29,7 @@ from ruma.engine.memo import InMemoryMemo, Memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.catalog import Catalog, NamedPosition, PositionTag, Theorem, VerificationRun
 from ruma.server.catalog_properties import PROPERTIES, claim_kind, deuce_runs, octal_037
-from ruma.server.catalog_valuing import LocalValuer, Valuer, parse_value
+from ruma.server.catalog_valuing import CatalogError, LocalValuer, Valuer, parse_value
 
 __all__ = ["CatalogOps", "CatalogError", "PROPERTIES", "octal_037", "deuce_runs", "parse_value"]
 
@@ -39,10 +39,6 @@ MAX_ROWS = 1000
 MAX_NOTES = 10_000
 MAX_FIELD = 1000
 MAX_TEXT = 10_000
-
-
-class CatalogError(RumaInputError):
-    """A catalog request that cannot be done as asked."""
 
 
 class NameTakenError(CatalogError):

@@ -35,6 +35,10 @@ SEARCH_NODES = 2_000_000
 ShouldCancel = Callable[[], bool]
 
 
+class CatalogError(RumaInputError):
+    """A catalog request that cannot be done as asked."""
+
+
 class Valuer(Protocol):
     """Where ``CatalogOps`` gets values from (see the module docstring)."""
 
@@ -158,7 +162,6 @@ def search_stored(store: Any, ruleset: str, game: Game, limit: int = 20) -> list
     mirror images of the positions stored with value ``-game`` are answers too (reversing a
     row swaps the players: Erickson's rulesets are left-right symmetric).
     """
-    from ruma.server.catalog_ops import CatalogError
     from ruma.server.store_codec import complexity
     from ruma.server.store_keys import state_of_key
 
