@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with Client(address, timeout=600) as client:
                 started = time.perf_counter()
-                summary = client.load(texts, "sowing", batch_size=args.batch_size, progress=False)
+                summary = client.load("sowing", texts, batch_size=args.batch_size, progress=False)
                 results["load_seconds"] = time.perf_counter() - started
                 assert not summary.failed, summary.failed[:3]
                 client.evaluate_batch("sowing", texts[:100])  # warm the server's caches
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                 results["full_first_pass_seconds"] = time.perf_counter() - started
                 results["batch_full_typed_per_s"] = throughput(client, texts, args.batch_size, args.seconds, brief=False, typed=True)
                 again = texts * 10
-                reload = client.load(again, "sowing", batch_size=args.batch_size, progress=False)
+                reload = client.load("sowing", again, batch_size=args.batch_size, progress=False)
                 assert reload.already_stored == len(again)
                 results["load_stored_per_s"] = len(again) / reload.seconds
                 results["evaluate"] = latency(client, texts, args.calls)

@@ -35,6 +35,8 @@ class RumaArgumentParser(argparse.ArgumentParser):
     names the subcommand that was chosen (``"ruma catalog seed"``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if isinstance(kwargs.get("description"), str):  # module docstrings are reST: no ``literal`` marks in --help
+            kwargs["description"] = kwargs["description"].replace("``", "")
         super().__init__(*args, **kwargs)
         self.set_defaults(command_prog=self.prog)
         top = not self.prog.count(" ")
@@ -45,6 +47,15 @@ class RumaArgumentParser(argparse.ArgumentParser):
         if _VALUE_LIKE.match(arg_string) and arg_string not in self._option_string_actions:
             return None
         return super()._parse_optional(arg_string)
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """As argparse's, but arguments nobody took are reported by the chosen subcommand."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            prog = getattr(parsed, "command_prog", self.prog)
+            print(f"{prog}: unrecognized arguments: {' '.join(extras)} (see '{prog} --help')", file=sys.stderr)
+            raise SystemExit(Exit.USAGE)
+        return parsed
 
     def error(self, message: str) -> NoReturn:
         """One line on stderr, ``prog: message (see 'prog --help')``, and exit 2."""

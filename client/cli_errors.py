@@ -124,3 +124,14 @@ def as_cli_error(error: BaseException) -> CliError | None:
         reason = error.strerror or type(error).__name__
         return UsageError(f"cannot open {str(error.filename)!r}: {reason}")
     return None
+
+
+def report(prog: str, error: BaseException) -> Exit:
+    """Print one item's error as one line (``prog: what (hint)``) and return its exit status, for
+    commands that go on with the next item; combine the statuses with ``max``. Unknown errors
+    are bugs and propagate."""
+    known = as_cli_error(error)
+    if known is None:
+        raise error
+    print(known.line(prog), file=sys.stderr)
+    return known.status

@@ -5,7 +5,7 @@
     add_notation_option(parser)      --notation unicode|ascii|braces (default unicode)
     add_format_option(parser)        --format table|json|csv, --json   (lists; records: text|json)
     add_progress_option(parser)      --no-progress
-    add_limit_options(parser)        --max-positions N --max-seconds S --no-limit
+    add_limit_options(parser)        --max-pots --max-seeds --max-positions --max-seconds --no-limit
 
 and the helpers that read them: ``data_directory(args, create=...)``, ``connect(args)``,
 ``read_positions(texts)`` (``-`` reads standard input), ``parse_address``, and argument types
@@ -19,74 +19,75 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, TypeVar
 
+from ruma.client import address
 from ruma.client.cli_errors import Unreachable, UsageError
+from ruma.engine.errors import RumaInputError
 
 if TYPE_CHECKING:
     from ruma.client.client import Client
 
 DEFAULT_DATA = "./ruma-data"
-DEFAULT_PORT = 50051
+DEFAULT_PORT = address.DEFAULT_PORT
 DEFAULT_SERVER = f"127.0.0.1:{DEFAULT_PORT}"
 NOTATIONS = ("unicode", "ascii", "braces")
-LIST_FORMATS = ("table", "json", "csv")
-RECORD_FORMATS = ("text", "json")
+LIST_FORMATS = ("table", "json", "csv")  # lists of records
+RECORD_FORMATS = ("text", "json")  # one record that is no row of a table
+ANALYSIS_FORMATS = ("text", "table", "json", "csv")  # one record per input, read by people
 #: files whose presence makes a directory a ruma data directory (LMDB store, SQLite catalog)
 DATA_FILES = ("data.mdb", "catalog.sqlite")
-#: the server's default limits (``ruma.server.limits.Limits``), for local work
+#: the server's default limits (``ruma.server.limits.Limits``; a test keeps them equal), for local work
+DEFAULT_MAX_POTS = 64
+DEFAULT_MAX_SEEDS = 512
 DEFAULT_MAX_POSITIONS = 5_000_000
 DEFAULT_MAX_SECONDS = 600.0
 
 
 # -- argument types: errors quote the input ---------------------------------------------------
+N = TypeVar("N", int, float)
+
+
+def _checked(text: str, convert: Callable[[str], N], valid: Callable[[N], bool], need: str) -> N:
+    """``convert(text)`` when it works and is ``valid``, else an argparse error quoting ``text``."""
+    try:
+        value = convert(text.strip().replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"need {need}, got {text!r}") from None
+    if not valid(value):
+        raise argparse.ArgumentTypeError(f"need {need}, got {text!r}")
+    return value
+
+
 def count(text: str) -> int:
     """A non-negative integer (``_`` separators allowed)."""
-    try:
-        value = int(text.strip().replace("_", ""))
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"need a non-negative integer, got {text!r}")
-    return value
+    return _checked(text, int, lambda n: n >= 0, "a non-negative integer")
 
 
 def positive(text: str) -> int:
     """A positive integer."""
-    value = count(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"need a positive integer, got {text!r}")
-    return value
+    return _checked(text, int, lambda n: n > 0, "a positive integer")
 
 
 def seconds(text: str) -> float:
-    """A positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"need a positive number of seconds, got {text!r}")
-    return value
+    """A positive, finite number of seconds."""
+    return _checked(text, float, lambda x: 0 < x < float("inf"), "a positive number of seconds")
 
 
 def port(text: str) -> int:
     """A TCP port, 1..65535, or 0 for any free port."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"need a port number 1..65535 (0: any free port), got {text!r}")
-    return value
+    return _checked(text, int, lambda n: 0 <= n <= 65535, "a port number 1..65535 (0: any free port)")
 
 
 # -- the data directory ------------------------------------------------------------------------
-def add_data_option(parser: argparse.ArgumentParser, *, help: str | None = None) -> None:
-    """``--data DIR`` (default ``$RUMA_DATA`` or ``./ruma-data``)."""
-    default = os.environ.get("RUMA_DATA") or DEFAULT_DATA
-    parser.add_argument("--data", metavar="DIR", default=default,
-                        help=help or f"data directory: LMDB store and SQLite catalog (default $RUMA_DATA or {DEFAULT_DATA})")
+def add_data_option(parser: argparse.ArgumentParser, *, optional: bool = False, help: str | None = None) -> None:
+    """``--data DIR`` (default ``$RUMA_DATA`` or ``./ruma-data``). ``optional``: for commands that
+    work without a store unless one is asked for, the default is ``$RUMA_DATA`` or None."""
+    default = os.environ.get("RUMA_DATA") or (None if optional else DEFAULT_DATA)
+    text = help or (f"data directory: LMDB store and SQLite catalog (default $RUMA_DATA or {DEFAULT_DATA})" if not optional
+                    else "look up and store values in the LMDB store in DIR (default $RUMA_DATA; "
+                         "without either, an in-memory memo)")
+    parser.add_argument("--data", metavar="DIR", default=default, help=text)
 
 
 def data_directory(args: argparse.Namespace, *, create: bool) -> Path:
@@ -119,29 +120,10 @@ def data_directory(args: argparse.Namespace, *, create: bool) -> Path:
 def parse_address(text: str) -> str:
     """``host``, ``host:port``, ``[v6]``, ``[v6]:port`` or a bare IPv6 address → ``host:port``
     (port 50051 when omitted). Raises ``argparse.ArgumentTypeError`` quoting a malformed one."""
-    raw = text.strip()
-    hint = "ADDR is host, host:port or [v6]:port; the port defaults to 50051"
-    if "://" in raw:
-        raise argparse.ArgumentTypeError(f"server address {text!r} has a scheme; {hint}")
-    if raw.startswith("["):
-        host, bracket, rest = raw.partition("]")
-        host += bracket
-        if not bracket or (rest and not rest.startswith(":")) or len(host) < 3:
-            raise argparse.ArgumentTypeError(f"malformed server address {text!r}; {hint}")
-        port_text = rest[1:] if rest else None
-    elif raw.count(":") > 1:  # a bare IPv6 address
-        host, port_text = f"[{raw}]", None
-    else:
-        host, _, port_text = raw.partition(":")
-        if ":" not in raw:
-            port_text = None
-    if not host or any(c.isspace() for c in host) or host.startswith("-"):
-        raise argparse.ArgumentTypeError(f"malformed server address {text!r}; {hint}")
-    if port_text is None:
-        return f"{host}:{DEFAULT_PORT}"
-    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise argparse.ArgumentTypeError(f"bad port in server address {text!r}: need 1..65535")
-    return f"{host}:{int(port_text)}"
+    try:
+        return address.parse_address(text)
+    except RumaInputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def add_server_options(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
@@ -193,10 +175,12 @@ def _format_type(choices: tuple[str, ...]) -> type[str] | object:
     return parse
 
 
-def add_format_option(parser: argparse.ArgumentParser, *, lists: bool = True) -> None:
-    """``--format`` and its alias ``--json``, into ``args.format``. ``lists``: table|json|csv
-    (default table); otherwise (one record per input) text|json (default text)."""
-    choices = LIST_FORMATS if lists else RECORD_FORMATS
+def add_format_option(parser: argparse.ArgumentParser, *, lists: bool = True,
+                      formats: tuple[str, ...] | None = None) -> None:
+    """``--format`` and its alias ``--json``, into ``args.format``; the first format is the default.
+    ``lists``: table|json|csv; otherwise text|json; or the ``formats`` given (``ANALYSIS_FORMATS``:
+    text|table|json|csv for one labelled block per input)."""
+    choices = formats or (LIST_FORMATS if lists else RECORD_FORMATS)
     parser.add_argument("--format", type=_format_type(choices), default=choices[0], metavar="|".join(choices),  # type: ignore[arg-type]
                         help=f"output format (default {choices[0]}); json is one object per line")
     parser.add_argument("--json", dest="format", action="store_const", const="json",
@@ -211,27 +195,39 @@ def add_progress_option(parser: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class LocalLimits:
-    """Limits of local work (``None``: unlimited)."""
+    """What one local evaluation may do (``None``: unlimited)."""
 
-    max_positions: int | None
-    max_seconds: float | None
+    max_pots: int | None = DEFAULT_MAX_POTS
+    max_seeds: int | None = DEFAULT_MAX_SEEDS
+    max_positions: int | None = DEFAULT_MAX_POSITIONS
+    max_seconds: float | None = DEFAULT_MAX_SECONDS
 
-
-def add_limit_options(parser: argparse.ArgumentParser, *, max_positions: int = DEFAULT_MAX_POSITIONS,
-                      max_seconds: float = DEFAULT_MAX_SECONDS) -> None:
-    """``--max-positions N``, ``--max-seconds S`` and ``--no-limit`` (the server's defaults)."""
-    parser.add_argument("--max-positions", type=positive, default=max_positions, metavar="N",
-                        help=f"give up beyond N positions valued (default {max_positions:_})")
-    parser.add_argument("--max-seconds", type=seconds, default=max_seconds, metavar="S",
-                        help=f"give up after S seconds (default {max_seconds:g})")
-    parser.add_argument("--no-limit", action="store_true", help="no position or time limit")
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "LocalLimits":
+        """The limits chosen by ``add_limit_options``'s options."""
+        if getattr(args, "no_limit", False):
+            return cls(None, None, None, None)
+        return cls(args.max_pots, args.max_seeds, args.max_positions, args.max_seconds)
 
 
 def limits(args: argparse.Namespace) -> LocalLimits:
-    """The limits chosen by ``add_limit_options``'s options."""
-    if args.no_limit:
-        return LocalLimits(None, None)
-    return LocalLimits(args.max_positions, args.max_seconds)
+    """The limits chosen by ``add_limit_options``'s options (``LocalLimits.from_args``)."""
+    return LocalLimits.from_args(args)
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """``--max-pots``, ``--max-seeds``, ``--max-positions``, ``--max-seconds`` and ``--no-limit``,
+    with the server's defaults (read them with ``limits(args)``)."""
+    group = parser.add_argument_group("limits (the server's defaults)")
+    group.add_argument("--max-pots", type=positive, default=DEFAULT_MAX_POTS, metavar="N",
+                       help=f"refuse positions of more than N pots/heaps (default {DEFAULT_MAX_POTS})")
+    group.add_argument("--max-seeds", type=positive, default=DEFAULT_MAX_SEEDS, metavar="N",
+                       help=f"refuse positions of more than N seeds/tokens (default {DEFAULT_MAX_SEEDS})")
+    group.add_argument("--max-positions", type=positive, default=DEFAULT_MAX_POSITIONS, metavar="N",
+                       help=f"give up beyond N positions valued (default {DEFAULT_MAX_POSITIONS:_})")
+    group.add_argument("--max-seconds", type=seconds, default=DEFAULT_MAX_SECONDS, metavar="S",
+                       help=f"give up after S seconds (default {DEFAULT_MAX_SECONDS:g})")
+    group.add_argument("--no-limit", action="store_true", help="none of these limits")
 
 
 # -- input --------------------------------------------------------------------------------------

@@ -36,12 +36,17 @@ class Column:
         return self.header or self.key.replace("_", " ")
 
 
-def cell(value: Any) -> str:
-    """A record's field as table or CSV text (nested fields as compact JSON, None empty)."""
+def cell(value: Any, *, csv: bool = False) -> str:
+    """A record's field as table or CSV text: None empty, booleans yes/no in tables and
+    true/false in CSV, lists of plain values comma-separated in tables, other nested fields as
+    compact JSON."""
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return ("true" if value else "false") if csv else ("yes" if value else "no")
+    if isinstance(value, (list, tuple)) and not csv and all(isinstance(v, (str, int)) for v in value):
+        separator = "; " if any("," in str(v) for v in value) else ", "
+        return separator.join(str(v) for v in value)
     if isinstance(value, (dict, list, tuple)):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return str(value)
@@ -78,11 +83,14 @@ class Output:
             if self._csv is None:
                 self._csv = csv.writer(self.stream, lineterminator="\n")
                 self._csv.writerow([c.key for c in self.columns])
-            self._csv.writerow([cell(record.get(c.key)) for c in self.columns])
+            self._csv.writerow([cell(record.get(c.key), csv=True) for c in self.columns])
         elif self.format == "table":
             self._rows.append([cell(record.get(c.key)) for c in self.columns])
         else:
-            print(text if text is not None else labelled(record), file=self.stream)
+            block = text if text is not None else labelled(record)
+            if "\n" in block and self.count > 1:  # blocks of several lines, a blank line apart
+                print(file=self.stream)
+            print(block, file=self.stream)
 
     def close(self) -> None:
         """Draw the table (if any rows were kept)."""
@@ -133,6 +141,11 @@ class Progress:
     def __init__(self, bar: Any = None, task: Any = None) -> None:
         self._bar = bar
         self._task = task
+
+    @property
+    def active(self) -> bool:
+        """Whether a display is shown (work may then be cut into steps to report them)."""
+        return self._bar is not None
 
     def advance(self, steps: int = 1) -> None:
         """Count ``steps`` more done."""

@@ -1,17 +1,23 @@
 """``Client``: the typed Python client of the ruma gRPC service.
 
     >>> from ruma.client import Client                       # doctest: +SKIP
-    >>> with Client("127.0.0.1:50051") as client:
+    >>> with Client() as client:                  # $RUMA_SERVER, else 127.0.0.1:50051
     ...     e = client.evaluate("sowing", "312")
     ...     print(e.value, e.value.ascii, e.outcome)
 
-Every method raises ``RumaRpcError`` (with ``.code``, a ``grpc.StatusCode``) when the call fails.
-This module never imports ``ruma.server``.
+Every method takes the ruleset first, then the position(s), and raises ``RumaRpcError`` (with
+``.code``, a ``grpc.StatusCode``) when the call fails. Calls that fail with ``UNAVAILABLE`` (server
+restarting, connection refused) are retried by gRPC itself (the channel's ``retryPolicy``, a
+couple of seconds in all) before the error is raised. A token travels as gRPC call credentials:
+over TLS, or over a plaintext connection to a loopback address (local credentials); to another
+host without TLS it is sent as plain metadata. This module never imports ``ruma.server``.
 """
 
 from __future__ import annotations
 
-import inspect
+import json
+import os
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
@@ -19,6 +25,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from ruma.client import results as r
+from ruma.client.address import is_loopback, parse_address
 from ruma.engine.errors import RumaError
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
@@ -27,27 +34,39 @@ from ruma.v1 import ruma_pb2_grpc
 Operand = Union[str, tuple[str, str]]
 
 _NOTATIONS = {"ascii": pb.NOTATION_ASCII, "unicode": pb.NOTATION_UNICODE, "braces": pb.NOTATION_BRACES}
+_MESSAGE_BYTES = 64 * 1024 * 1024
+
+#: gRPC retries calls that fail with UNAVAILABLE: 5 attempts, backoff 0.2 s doubling to 2 s (jittered)
+RETRY_POLICY = {"maxAttempts": 5, "initialBackoff": "0.2s", "maxBackoff": "2s", "backoffMultiplier": 2,
+                "retryableStatusCodes": ["UNAVAILABLE"]}
+SERVICE_CONFIG = json.dumps({"methodConfig": [{
+    "name": [{"service": "ruma.v1.Ruma"}, {"service": "ruma.v1.Catalog"}, {"service": "grpc.health.v1.Health"}],
+    "retryPolicy": RETRY_POLICY}]})
 
 
 class RumaRpcError(RumaError):
-    """A failed call: ``code`` is the ``grpc.StatusCode``, ``details`` the server's message."""
+    """A failed call: ``code`` is the ``grpc.StatusCode``, ``details`` the server's message and
+    ``address`` the server called."""
 
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+    def __init__(self, code: grpc.StatusCode, details: str, address: str | None = None) -> None:
         self.code = code
         self.details = details
+        self.address = address
         super().__init__(f"{code.name}: {details}")
 
     @classmethod
-    def from_grpc(cls, error: grpc.RpcError) -> "RumaRpcError":
+    def from_grpc(cls, error: grpc.RpcError, address: str | None = None) -> "RumaRpcError":
         """Wrap a ``grpc.RpcError``."""
         code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
         details = error.details() if hasattr(error, "details") else str(error)
-        return cls(code, details or "")
+        return cls(code, details or "", address)
 
 
 def _notations(styles: Iterable[str] | None) -> list[int]:
     if styles is None:
         return []
+    if isinstance(styles, str):
+        styles = [styles]
     try:
         return [_NOTATIONS[s] for s in styles]
     except KeyError as error:
@@ -61,38 +80,87 @@ def _operand(value: Operand) -> pb.Operand:
     return pb.Operand(position=pb.PositionRef(ruleset=ruleset, position=position))
 
 
-_CODE_NAMES = {status.value[0]: status.name for status in grpc.StatusCode}
+_CODES = {status.value[0]: status for status in grpc.StatusCode}
 
 
-def _code_name(code: int) -> str:
-    return _CODE_NAMES.get(code, str(code))
+def status_code(code: int) -> grpc.StatusCode:
+    """The ``grpc.StatusCode`` of a numeric status code (``UNKNOWN`` for one gRPC does not define)."""
+    return _CODES.get(code, grpc.StatusCode.UNKNOWN)
+
+
+def _one_position(method: str, position: object) -> str:
+    if not isinstance(position, str):
+        raise TypeError(f"{method}(ruleset, position) takes one position as a string, got "
+                        f"{type(position).__name__} {position!r}; for several use evaluate_batch(ruleset, positions)")
+    return position
+
+
+def _many_positions(method: str, positions: object) -> list[str]:
+    if isinstance(positions, (str, bytes)):
+        raise TypeError(f"{method}(ruleset, positions) takes a list of positions, got the string {positions!r}; "
+                        f"wrap it in a list: [{positions!r}]")
+    texts: list[str] = list(positions)  # type: ignore[call-overload]
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"{method}: every position is a string, got {type(text).__name__} {text!r}")
+    return texts
+
+
+def _ruleset(method: str, ruleset: object) -> str:
+    if not isinstance(ruleset, str):
+        raise TypeError(f"{method} takes the ruleset name first (a string such as 'sowing'), got "
+                        f"{type(ruleset).__name__} {ruleset!r}")
+    return ruleset
 
 
 class Client:
-    """A connection to a ruma server (``address`` is ``host:port``)."""
+    """A connection to a ruma server: ``address`` is ``host[:port]`` (port 50051 when omitted;
+    by default ``$RUMA_SERVER``, else 127.0.0.1:50051)."""
 
-    def __init__(self, address: str, token: str | None = None, tls_ca: str | Path | bytes | None = None, *,
-                 timeout: float | None = None, tls: bool = False) -> None:
-        self.address = address
+    def __init__(self, address: str | None = None, token: str | None = None, tls_ca: str | Path | bytes | None = None,
+                 *, timeout: float | None = None, tls: bool = False) -> None:
+        self.address = parse_address(address or os.environ.get("RUMA_SERVER") or "127.0.0.1")
         self.timeout = timeout
         self.token = token
-        options = [("grpc.max_receive_message_length", 64 * 1024 * 1024), ("grpc.max_send_message_length", 64 * 1024 * 1024)]
-        if tls_ca is not None or tls:
+        self.tls = tls_ca is not None or tls
+        options: list[tuple[str, Any]] = [
+            ("grpc.max_receive_message_length", _MESSAGE_BYTES), ("grpc.max_send_message_length", _MESSAGE_BYTES),
+            ("grpc.enable_retries", 1), ("grpc.service_config", SERVICE_CONFIG),
+            ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 2000),
+        ]
+        self.metadata: tuple[tuple[str, str], ...] = ()
+        if self.tls:
             ca = tls_ca if isinstance(tls_ca, bytes) or tls_ca is None else Path(tls_ca).read_bytes()
-            self.channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=ca), options)
+            credentials = grpc.ssl_channel_credentials(root_certificates=ca)
+            if token:
+                credentials = grpc.composite_channel_credentials(credentials, grpc.access_token_call_credentials(token))
+            self.channel = grpc.secure_channel(self.address, credentials, options)
+        elif token and is_loopback(self.address):
+            local = grpc.local_channel_credentials(grpc.LocalConnectionType.LOCAL_TCP)
+            credentials = grpc.composite_channel_credentials(local, grpc.access_token_call_credentials(token))
+            self.channel = grpc.secure_channel(self.address, credentials, options)
         else:
-            self.channel = grpc.insecure_channel(address, options)
-        self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
-        self.stub = ruma_pb2_grpc.RumaStub(self.channel)
+            # gRPC refuses call credentials on an insecure channel to another host; the token is
+            # then plain metadata (readable on the network: use TLS there).
+            self.metadata = (("authorization", f"Bearer {token}"),) if token else ()
+            self.channel = grpc.insecure_channel(self.address, options)
+        self.stub = ruma_pb2_grpc.RumaStub(self.channel)  # type: ignore[no-untyped-call]
         self._catalog: Any = None
+
+    def __repr__(self) -> str:
+        security = "tls" if self.tls else "plaintext"
+        token = ", token=<set>" if self.token else ""
+        timeout = f", timeout={self.timeout:g}" if self.timeout is not None else ""
+        return f"Client({self.address!r}, {security}{token}{timeout})"
 
     # -- plumbing -------------------------------------------------------------------------------
     def call(self, method: Callable[..., Any], request: Any, timeout: float | None = None) -> Any:
-        """Invoke a stub method with the token and deadline; errors become ``RumaRpcError``."""
+        """Invoke a stub method with the deadline (and token); errors become ``RumaRpcError``."""
         try:
-            return method(request, timeout=timeout if timeout is not None else self.timeout, metadata=self.metadata)
+            return method(request, timeout=timeout if timeout is not None else self.timeout,
+                          metadata=self.metadata or None)
         except grpc.RpcError as error:
-            raise RumaRpcError.from_grpc(error) from None
+            raise RumaRpcError.from_grpc(error, self.address) from None
 
     def close(self) -> None:
         """Close the channel."""
@@ -106,45 +174,44 @@ class Client:
 
     @property
     def catalog(self) -> Any:
-        """The catalog client (``ruma.client.catalog_client``), created on first use."""
+        """The catalog client (``ruma.client.catalog_client.CatalogClient``), created on first use."""
         if self._catalog is None:
-            from ruma.client import catalog_client
+            from ruma.client.catalog_client import CatalogClient
 
-            cls = getattr(catalog_client, "CatalogClient")
-            offered = {"client": self, "channel": self.channel, "metadata": self.metadata, "token": self.token,
-                       "timeout": self.timeout, "address": self.address}
-            parameters = inspect.signature(cls).parameters
-            self._catalog = cls(**{k: v for k, v in offered.items() if k in parameters})
+            self._catalog = CatalogClient(self)
         return self._catalog
 
     # -- the service ------------------------------------------------------------------------------
     def evaluate(self, ruleset: str, position: str, *, notations: Iterable[str] | None = None,
                  max_positions: int = 0, timeout: float | None = None) -> r.Evaluation:
         """The value of one position (computed and stored by the server if needed)."""
-        request = pb.EvaluateRequest(ruleset=ruleset, position=position, notations=_notations(notations),
-                                     max_positions=max_positions)
+        request = pb.EvaluateRequest(ruleset=_ruleset("evaluate", ruleset), position=_one_position("evaluate", position),
+                                     notations=_notations(notations), max_positions=max_positions)  # type: ignore[arg-type]
         return r.Evaluation.from_message(self.call(self.stub.Evaluate, request, timeout))
 
     def evaluate_batch(self, ruleset: str, positions: Sequence[str], *, notations: Iterable[str] | None = None,
                        brief: bool = False, max_positions: int = 0, timeout: float | None = None) -> list[r.BatchItem]:
         """Many positions; each item has its own status (one bad position does not fail the others)."""
-        request = pb.EvaluateBatchRequest(ruleset=ruleset, positions=list(positions), notations=_notations(notations),
-                                          brief=brief, max_positions=max_positions)
+        request = pb.EvaluateBatchRequest(ruleset=_ruleset("evaluate_batch", ruleset),
+                                          positions=_many_positions("evaluate_batch", positions),
+                                          notations=_notations(notations), brief=brief,  # type: ignore[arg-type]
+                                          max_positions=max_positions)
         reply = self.call(self.stub.EvaluateBatch, request, timeout)
         return [
-            r.BatchItem(item.position, _code_name(item.status.code), item.status.message,
+            r.BatchItem(item.position, status_code(item.status.code), item.status.message,
                         r.Evaluation.from_message(item.evaluation) if item.HasField("evaluation") else None)
             for item in reply.items
         ]
 
     def lookup(self, ruleset: str, positions: str | Sequence[str], *, notations: Iterable[str] | None = None,
                timeout: float | None = None) -> list[r.LookupItem]:
-        """Store only, never computing: found or not per position."""
-        texts = [positions] if isinstance(positions, str) else list(positions)
-        request = pb.LookupRequest(ruleset=ruleset, positions=texts, notations=_notations(notations))
+        """Store only, never computing: found or not per position (one position or a list)."""
+        texts = [positions] if isinstance(positions, str) else _many_positions("lookup", positions)
+        request = pb.LookupRequest(ruleset=_ruleset("lookup", ruleset), positions=texts,
+                                   notations=_notations(notations))  # type: ignore[arg-type]
         reply = self.call(self.stub.Lookup, request, timeout)
         return [
-            r.LookupItem(item.position, item.found, _code_name(item.status.code), item.status.message,
+            r.LookupItem(item.position, item.found, status_code(item.status.code), item.status.message,
                          r.Evaluation.from_message(item.evaluation) if item.found else None)
             for item in reply.items
         ]
@@ -165,7 +232,8 @@ class Client:
 
     def options(self, ruleset: str, position: str, *, timeout: float | None = None) -> r.OptionsResult:
         """Each player's options of a position, with their values."""
-        reply = self.call(self.stub.Options, pb.OptionsRequest(ruleset=ruleset, position=position), timeout)
+        request = pb.OptionsRequest(ruleset=_ruleset("options", ruleset), position=_one_position("options", position))
+        reply = self.call(self.stub.Options, request, timeout)
 
         def options(items: Iterable[pb.Option]) -> list[r.OptionValue]:
             return [r.OptionValue(o.position, r.GameValue.from_message(o.value), r.OUTCOMES[o.outcome],
@@ -194,9 +262,16 @@ class Client:
         reply = self.call(stub.Check, health_pb2.HealthCheckRequest(service=service), timeout)
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
-    def load(self, positions: Iterable[str], ruleset: str, *, batch_size: int = 256,
+    def load(self, ruleset: str, positions: Iterable[str], *, batch_size: int = 256,
              progress: bool | Callable[[int, int], None] | None = None, **kwargs: Any) -> r.LoadSummary:
-        """Bulk load: value every position on the server (see ``ruma.client.loader.load``)."""
+        """Bulk load: value every position on the server (see ``ruma.client.loader.load``).
+
+        The old order ``load(positions, ruleset)`` still works, with a ``DeprecationWarning``."""
         from ruma.client.loader import load
 
-        return load(self, positions, ruleset, batch_size=batch_size, progress=progress, **kwargs)
+        if not isinstance(ruleset, str) and isinstance(positions, str):
+            warnings.warn("Client.load(positions, ruleset) is deprecated: use load(ruleset, positions)",
+                          DeprecationWarning, stacklevel=2)
+            ruleset, positions = positions, ruleset
+        return load(self, _ruleset("load", ruleset), _many_positions("load", positions), batch_size=batch_size,
+                    progress=progress, **kwargs)

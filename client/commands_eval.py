@@ -1,117 +1,124 @@
 """``ruma eval`` and ``ruma options``: value positions locally, optionally through a persistent store.
 
-The store is found through the ``ruma.stores`` entry point (``--store DIR`` opens the LMDB store),
-so the client never imports the server.
+    ruma eval sowing 312 '(10)^3 03 (01)^2'
+    ruma eval atomic-wari 312 --data ./ruma-data --json     # through the LMDB store in ./ruma-data
+    cat positions.txt | ruma eval impartial-sowing -
+    ruma options impartial-sowing 312
+
+Local work has the server's limits (``--max-pots``, ``--max-seeds``, ``--max-positions``,
+``--max-seconds``; ``--no-limit`` lifts them). With ``--data DIR`` (or ``$RUMA_DATA``) values are
+looked up in and added to the LMDB store in DIR, found through the ``ruma.stores`` entry point, so
+the client never imports the server.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from contextlib import ExitStack
-from importlib.metadata import entry_points
-from typing import Any, Iterator
+from typing import Any
 
-from ruma.client.cli import add_json_flag
-from ruma.engine.errors import RumaError, RumaInputError
-from ruma.engine.evaluator import evaluate, format_value, option_values
-from ruma.engine.memo import InMemoryMemo, Memo
-from ruma.engine.rulesets import get_ruleset, ruleset_names
+from ruma.client.cli_errors import Exit, report
+from ruma.client.cli_options import (add_data_option, add_format_option, add_limit_options, add_notation_option,
+                                     add_progress_option, read_positions)
+from ruma.client.cli_output import Column, Output, progress, throttled
 
-STYLES = ("ascii", "unicode", "braces")
-
-
-def open_store(directory: str) -> Any:
-    """Open the persistent store in ``directory`` through the ``ruma.stores`` entry point."""
-    for entry in entry_points(group="ruma.stores"):
-        if entry.name == "lmdb":
-            return entry.load()(directory)
-    raise RumaInputError(f"no store backend installed to open {directory!r}")
+EVAL_FORMATS = ("table", "text", "json", "csv")
+COLUMNS = [Column("position"), Column("value"), Column("outcome"), Column("left_stop", "left stop", "right"),
+           Column("right_stop", "right stop", "right"), Column("mean", justify="right"),
+           Column("temperature", "temp.", "right"), Column("atomic_weight", "atomic weight"),
+           Column("from_store", "stored")]
+OPTION_COLUMNS = [Column("player"), Column("option"), Column("value")]
 
 
-def _positions(args: argparse.Namespace) -> Iterator[str]:
-    for text in args.positions:
-        if text == "-":
-            for line in sys.stdin:
-                if line.strip() and not line.lstrip().startswith("#"):
-                    yield line.strip()
-        else:
-            yield text
+def _evaluator(args: argparse.Namespace, stack: ExitStack, report_progress: Any = None) -> Any:
+    from ruma.client.local_eval import LocalEvaluator, LocalLimits, store_memo
+    from ruma.engine.memo import InMemoryMemo
+    from ruma.engine.rulesets import get_ruleset
+
+    rules = get_ruleset(args.ruleset)  # an unknown ruleset fails before any position is read
+    closers: list[Any] = []
+    memo = store_memo(args, closers) or InMemoryMemo()
+    for close in closers:
+        stack.callback(close)
+    return LocalEvaluator(rules, memo, LocalLimits.from_args(args), report_progress)
 
 
-def _memo(stack: ExitStack, args: argparse.Namespace) -> Memo:
-    if args.store:
-        store = open_store(args.store)
-        stack.callback(store.close)
-        return store  # type: ignore[no-any-return]
-    return InMemoryMemo()
+def _text(record: dict[str, Any]) -> str:
+    from ruma.client.commands_value import analysis_lines
+
+    parts = " + ".join(c["position"] for c in record["components"])
+    split = f"  [{parts}]" if len(record["components"]) > 1 else ""
+    return "\n".join([f"{record['position']} = {record['value']}{split}", *analysis_lines(record)])
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    """Value each position and print one line (or one JSON object) per position."""
-    rules = get_ruleset(args.ruleset)
-    failures = 0
+    """Value each position and print one record per position; per-position errors are one line
+    each on stderr (exit 2 for bad input or a limit, 1 when a position could not be valued)."""
+    from ruma.client.records import evaluation_record
+
+    status = Exit.OK
     with ExitStack() as stack:
-        memo = _memo(stack, args)
-        for text in _positions(args):
+        bar = stack.enter_context(progress("valuing", total=None, enabled=args.progress, unit="positions"))
+        evaluator = _evaluator(args, stack, throttled(bar.update))
+        out = stack.enter_context(Output(args.format, COLUMNS))
+        for text in read_positions(args.positions):
+            bar.describe(f"valuing {text}")
             try:
-                result = evaluate(rules, text, memo, max_positions=args.max_positions)
-            except RumaError as error:
-                failures += 1
-                if args.json:
-                    print(json.dumps({"ruleset": rules.name, "position": text, "error": str(error)}))
-                else:
-                    print(f"{text}: error: {error}", file=sys.stderr)
+                record = evaluation_record(evaluator.evaluate(text), args.notation)
+            except Exception as error:  # noqa: BLE001 - one line per failed position; bugs propagate
+                status = max(status, report(args.command_prog, error))
                 continue
-            if args.json:
-                print(json.dumps(result.to_dict(args.format), ensure_ascii=False))
-            else:
-                parts = " + ".join(str(c.position) for c in result.components)
-                split = f"  [{parts}]" if len(result.components) > 1 else ""
-                print(f"{result.position} = {format_value(result.value, args.format)}{split}")
-    return 1 if failures else 0
+            out.emit(record, _text(record))
+    return status
 
 
 def run_options(args: argparse.Namespace) -> int:
     """List each player's options of a position with their values."""
-    rules = get_ruleset(args.ruleset)
+    from ruma.client.records import formatted
+
     with ExitStack() as stack:
-        memo = _memo(stack, args)
-        lefts, rights = option_values(rules, args.position, memo)
-    sides = [("any", lefts)] if rules.impartial else [("left", lefts), ("right", rights)]
-    for player, options in sides:
-        for position, value in options:
-            text = format_value(value, args.format)
-            if args.json:
-                print(json.dumps({"player": player, "option": str(position), "value": text}, ensure_ascii=False))
-            else:
-                print(f"{player:5} {position} = {text}")
-    return 0
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=STYLES, default="ascii", help="notation of values (default ascii)")
-    parser.add_argument("--store", metavar="DIR", help="look up and store values in the LMDB store in DIR")
-    add_json_flag(parser)
+        evaluator = _evaluator(args, stack)
+        rules = evaluator.rules
+        state = rules.parse(args.position)
+        evaluator.check_size(args.position, state)
+        sides = [("any", rules.options(state))] if rules.impartial else [
+            ("left", rules.left_options(state)), ("right", rules.right_options(state))]
+        with Output(args.format, OPTION_COLUMNS) as out:
+            for player, options in sides:
+                for option in options:
+                    text = rules.format(option)
+                    value = formatted(evaluator.evaluate(text).value, args.notation)
+                    out.emit({"ruleset": rules.name, "position": rules.format(state), "player": player,
+                              "option": text, "notation": args.notation, "value": value})
+    return Exit.OK
 
 
 def register(subparsers: Any) -> None:
     """Register ``eval`` and ``options``."""
+    from ruma.engine.rulesets import ruleset_names
+
     names = ", ".join(ruleset_names())
     evaluation = subparsers.add_parser(
-        "eval",
-        help="value positions of a ruleset",
-        description=f"Value positions exactly. Rulesets: {names}.",
-    )
-    evaluation.add_argument("ruleset")
+        "eval", help="value positions of a ruleset locally",
+        description=__doc__ + f"\nRulesets: {names} (ruma rulesets describes them).",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    evaluation.add_argument("ruleset", metavar="RULESET")
     evaluation.add_argument("positions", nargs="+", metavar="POSITION", help="a position, or - to read one per line")
-    evaluation.add_argument("--max-positions", type=int, default=None, help="give up beyond this many positions")
-    _common(evaluation)
+    _common(evaluation, EVAL_FORMATS)
+    add_progress_option(evaluation)
     evaluation.set_defaults(handler=run_eval)
 
-    options = subparsers.add_parser("options", help="each player's options with their values")
-    options.add_argument("ruleset")
-    options.add_argument("position")
-    _common(options)
+    options = subparsers.add_parser("options", help="each player's options with their values",
+                                    description="Each player's options of POSITION with their values (computed locally).")
+    options.add_argument("ruleset", metavar="RULESET")
+    options.add_argument("position", metavar="POSITION")
+    _common(options, None)
     options.set_defaults(handler=run_options)
+
+
+def _common(parser: argparse.ArgumentParser, formats: tuple[str, ...] | None) -> None:
+    add_data_option(parser, optional=True)
+    parser.add_argument("--store", dest="data", metavar="DIR", help=argparse.SUPPRESS)  # before --data existed
+    add_notation_option(parser)
+    add_format_option(parser, formats=formats)
+    add_limit_options(parser)

@@ -12,10 +12,12 @@ squares, as in Miyadera et al.
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from typing import Any, Callable
 
-from ruma.client.cli import add_json_flag
+from ruma.client.cli_errors import Exit, UsageError, report
+from ruma.client.cli_options import add_format_option, add_limit_options, positive, read_positions
+from ruma.client.cli_output import Column, Output
 from ruma.engine.errors import LimitExceededError, RumaInputError
 from ruma.engine.rulesets import Ruleset, State, get_ruleset
 
@@ -71,35 +73,40 @@ def p_positions(rules: Ruleset, start: State, limit: int = DEFAULT_LIMIT) -> tup
 
 
 def run_p_positions(args: argparse.Namespace) -> int:
-    """List the P-positions reachable from a start position."""
+    """List the P-positions reachable from a start position (the count on stderr)."""
     rules = get_ruleset(args.ruleset)
     start = rules.parse(args.start)
-    found, total = p_positions(rules, start, args.max_positions)
-    for state in found:
-        if args.json:
-            print(json.dumps({"ruleset": rules.name, "position": rules.format(state), "nim_value": 0}))
-        else:
-            print(rules.format(state))
-    if not args.json:
-        print(f"# {len(found)} P-positions among {total} positions reachable from {rules.format(start)}")
+    try:
+        found, total = p_positions(rules, start, args.max_positions)
+    except LimitExceededError as error:
+        raise UsageError(str(error), "raise it with --max-positions") from None
+    with Output(args.format, [Column("position")]) as out:
+        for state in found:
+            out.emit({"ruleset": rules.name, "position": rules.format(state), "nim_value": 0})
+    print(f"{args.command_prog}: {len(found)} P-positions among {total} positions reachable from "
+          f"{rules.format(start)}", file=sys.stderr)
     return 0
 
 
 def run_nim_values(args: argparse.Namespace) -> int:
-    """Print the nim value of each position."""
-    from ruma.engine.evaluator import evaluate
+    """Print the nim value of each position (with the server's limits)."""
+    from ruma.client.local_eval import LocalEvaluator, LocalLimits
+    from ruma.engine.memo import InMemoryMemo
 
     rules = get_ruleset(args.ruleset)
     if not rules.impartial:
-        raise RumaInputError(f"{rules.name} is not impartial: use 'ruma eval'")
-    for text in args.positions:
-        result = evaluate(rules, text, max_positions=args.max_positions)
-        value = result.value
-        if args.json:
-            print(json.dumps({"ruleset": rules.name, "position": str(result.position), "nim_value": value}))
-        else:
-            print(f"{result.position}: {value}")
-    return 0
+        raise UsageError(f"{rules.name} is not impartial", f"use ruma eval {rules.name} ...")
+    evaluator = LocalEvaluator(rules, InMemoryMemo(), LocalLimits.from_args(args))
+    status = Exit.OK
+    with Output(args.format, [Column("position"), Column("nim_value", "nim value", "right")]) as out:
+        for text in read_positions(args.positions):
+            try:
+                result = evaluator.evaluate(text)
+            except Exception as error:  # noqa: BLE001 - one line per failed position; bugs propagate
+                status = max(status, report(args.command_prog, error))
+                continue
+            out.emit({"ruleset": rules.name, "position": str(result.position), "nim_value": result.value})
+    return status
 
 
 def register(subparsers: Any) -> None:
@@ -111,13 +118,14 @@ def register(subparsers: Any) -> None:
     )
     listing.add_argument("ruleset", metavar="RULESET")
     listing.add_argument("start", metavar="START")
-    listing.add_argument("--max-positions", type=int, default=DEFAULT_LIMIT, help="give up beyond this many")
-    add_json_flag(listing)
+    listing.add_argument("--max-positions", type=positive, default=DEFAULT_LIMIT, metavar="N",
+                         help=f"give up beyond N reachable positions (default {DEFAULT_LIMIT:_})")
+    add_format_option(listing)
     listing.set_defaults(handler=run_p_positions)
 
     values = subparsers.add_parser("nim-values", help="nim values of positions of an impartial ruleset")
     values.add_argument("ruleset", metavar="RULESET")
-    values.add_argument("positions", nargs="+", metavar="POSITION")
-    values.add_argument("--max-positions", type=int, default=None, help="give up beyond this many")
-    add_json_flag(values)
+    values.add_argument("positions", nargs="+", metavar="POSITION", help="a position, or - to read one per line")
+    add_limit_options(values)
+    add_format_option(values)
     values.set_defaults(handler=run_nim_values)

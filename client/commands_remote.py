@@ -1,106 +1,126 @@
-"""``ruma query`` and ``ruma load``: use a ruma server from the command line."""
+"""``ruma query`` and ``ruma load``: use a ruma server from the command line.
+
+    ruma query sowing 312 1^8                       # the server in $RUMA_SERVER, else 127.0.0.1:50051
+    ruma query --server lab.example.org sowing 312  # port 50051 unless given
+    ruma load impartial-sowing positions.txt        # one position a line, or .csv / .jsonl; - reads stdin
+
+``query`` prints the same ``evaluation`` records as ``ruma eval`` (``--lookup``: only what the
+store already has, never computing). ``load`` values every position on the server in batches and
+prints a ``load-summary``; it is idempotent, so a load that stopped is simply run again.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
+from ruma.client.cli_errors import CliError, Exit, UsageError, WorkFailed, as_cli_error, report, rpc_error
+from ruma.client.cli_options import (add_format_option, add_notation_option, add_progress_option, add_server_options,
+                                     connect, positive, read_positions)
+from ruma.client.cli_output import Output
 
-from ruma.client.cli import add_json_flag
+QUERY_FORMATS = ("table", "text", "json", "csv")
+MAX_FAILURES_SHOWN = 20
 
 
-def _connection_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--token", default=os.environ.get("RUMA_TOKEN"), help="bearer token (default: $RUMA_TOKEN)")
-    parser.add_argument("--tls-ca", metavar="PEM", help="CA certificate of a TLS server")
-    parser.add_argument("--timeout", type=float, default=None, help="deadline of each call in seconds")
+def _check_ruleset(args: argparse.Namespace, following: str | None) -> None:
+    """Fail on an unknown ruleset before any position is read, recognising the old form with
+    the server address as the first argument."""
+    from ruma.client.address import parse_address
+    from ruma.engine.errors import RumaInputError
+    from ruma.engine.rulesets import get_ruleset
+
+    try:
+        get_ruleset(args.ruleset)
+    except RumaInputError as unknown:
+        if following is None:
+            raise
+        try:
+            get_ruleset(following)
+            address = parse_address(args.ruleset)
+        except RumaInputError:
+            raise unknown from None
+        raise UsageError(f"the server address {args.ruleset!r} now goes in --server",
+                         f"{args.command_prog} --server {address} {following} ...") from None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``ruma query`` and ``ruma load``."""
-    query = subparsers.add_parser("query", help="value positions on a ruma server",
-                                  description="Ask a ruma server for the values of positions.")
-    query.add_argument("address", help="host:port of the server")
-    query.add_argument("ruleset", help="e.g. sowing, atomic-wari, octal:0.37")
-    query.add_argument("positions", nargs="+", metavar="POSITION")
-    query.add_argument("--format", choices=("unicode", "ascii", "braces"), default="unicode", help="notation of values")
-    query.add_argument("--lookup", action="store_true", help="store only: never compute")
-    _connection_flags(query)
-    add_json_flag(query)
+    query = subparsers.add_parser("query", help="value positions on a ruma server", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    query.add_argument("ruleset", metavar="RULESET", help="e.g. sowing, atomic-wari, octal:0.37")
+    query.add_argument("positions", nargs="+", metavar="POSITION", help="a position, or - to read one per line")
+    query.add_argument("--lookup", action="store_true", help="only what the store already has: never compute")
+    add_server_options(query)
+    add_notation_option(query)
+    add_format_option(query, formats=QUERY_FORMATS)
     query.set_defaults(handler=run_query)
 
-    load = subparsers.add_parser("load", help="bulk-load positions into a ruma server",
-                                 description="Value every position of FILE on the server (one a line; "
-                                 ".csv/.jsonl with a 'position' column/field also accepted).")
-    load.add_argument("address", help="host:port of the server")
-    load.add_argument("ruleset")
-    load.add_argument("file", help="positions, one a line (or .csv / .jsonl)")
-    load.add_argument("--batch-size", type=int, default=256, help="positions per call (default 256)")
-    load.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _connection_flags(load)
-    add_json_flag(load)
+    load = subparsers.add_parser("load", help="bulk-load positions into a ruma server", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    load.add_argument("ruleset", metavar="RULESET")
+    load.add_argument("files", nargs="+", metavar="FILE",
+                      help="positions, one a line (or .csv with a 'position' column, .jsonl with a 'position' field); - reads stdin")
+    load.add_argument("--batch-size", type=positive, default=256, metavar="N", help="positions per call (default 256)")
+    add_server_options(load)
+    add_format_option(load, lists=False)
+    add_progress_option(load)
     load.set_defaults(handler=run_load)
 
 
 def run_query(args: argparse.Namespace) -> int:
-    """Handler of ``ruma query``: 0 when every position was answered, 1 otherwise."""
-    from ruma.client.client import Client
+    """Handler of ``ruma query``: 0 when every position was answered; per-position errors are one
+    line each on stderr (2 for a bad position or a limit, 1 for a position not stored)."""
+    from ruma.client.commands_eval import COLUMNS, _text
 
-    failed = 0
-    with Client(args.address, token=args.token, tls_ca=args.tls_ca, timeout=args.timeout) as client:
+    _check_ruleset(args, args.positions[0] if args.positions else None)
+    positions = list(read_positions(args.positions))
+    if not positions:
+        raise UsageError("no positions given", "pass POSITION arguments, or - and positions on stdin")
+    status = Exit.OK
+    with connect(args) as client, Output(args.format, COLUMNS) as out:
         if args.lookup:
-            for found in client.lookup(args.ruleset, args.positions):
-                if found.evaluation is None:
-                    failed += 1
-                    record = {"position": found.position, "found": False, "code": found.code, "message": found.message}
-                    print(json.dumps(record) if args.json else str(found), file=sys.stdout if found.code == "OK" else sys.stderr)
+            for found in client.lookup(args.ruleset, positions):
+                if found.evaluation is not None:
+                    record = found.evaluation.to_dict(args.notation)
+                    out.emit(record, _text(record))
+                elif found.ok:
+                    status = max(status, report(args.command_prog, WorkFailed(
+                        f"{found.position!r} is not stored", "query without --lookup to compute it")))
                 else:
-                    _print(found.evaluation, args)
-            return 1 if failed else 0
-        for item in client.evaluate_batch(args.ruleset, args.positions):
-            if item.evaluation is None:
-                failed += 1
-                if args.json:
-                    print(json.dumps({"position": item.position, "code": item.code, "message": item.message}))
-                else:
-                    print(f"ruma query: {item.position}: {item.code}: {item.message}", file=sys.stderr)
+                    status = max(status, report(args.command_prog, CliError(found.message, status=Exit.USAGE)))
+            return status
+        for item in client.evaluate_batch(args.ruleset, positions):
+            if item.evaluation is not None:
+                record = item.evaluation.to_dict(args.notation)
+                out.emit(record, _text(record))
             else:
-                _print(item.evaluation, args)
-    return 1 if failed else 0
-
-
-def _print(evaluation: object, args: argparse.Namespace) -> None:
-    from ruma.client.results import Evaluation
-
-    assert isinstance(evaluation, Evaluation)
-    if args.json:
-        print(json.dumps(evaluation.to_dict(args.format), ensure_ascii=False))
-        return
-    value = getattr(evaluation.value, args.format)
-    extra = [f"outcome {evaluation.outcome}"] if evaluation.outcome else []
-    if evaluation.temperature is not None:
-        extra.append(f"temperature {evaluation.temperature}")
-    if evaluation.atomic_weight is not None:
-        extra.append(f"atomic weight {getattr(evaluation.atomic_weight, args.format)}")
-    extra.append("stored" if evaluation.from_store else f"computed {evaluation.stats.positions_valued} positions")
-    print(f"{evaluation.position} = {value}  ({', '.join(extra)})")
+                status = max(status, report(args.command_prog, rpc_error(item.code.name, item.message)))
+    return status
 
 
 def run_load(args: argparse.Namespace) -> int:
     """Handler of ``ruma load``: 0 when every position was valued or already stored, 1 otherwise."""
-    from ruma.client.client import Client
-    from ruma.client.loader import read_positions
+    from ruma.client.client import RumaRpcError
+    from ruma.client.loader import read_positions as read_file
 
-    positions = read_positions(args.file)
-    with Client(args.address, token=args.token, tls_ca=args.tls_ca, timeout=args.timeout) as client:
-        summary = client.load(positions, args.ruleset, batch_size=args.batch_size,
-                              progress=False if args.no_progress else None)
-    if args.json:
-        print(json.dumps(summary.to_dict()))
-    else:
-        print(summary)
-        for position, reason in summary.failed[:20]:
-            print(f"  failed: {position}: {reason}", file=sys.stderr)
-        if len(summary.failed) > 20:
-            print(f"  ... and {len(summary.failed) - 20} more", file=sys.stderr)
-    return 1 if summary.failed else 0
+    _check_ruleset(args, args.files[0] if len(args.files) > 1 else None)
+    positions = [position for name in args.files for position in read_file(name)]
+    with connect(args) as client:
+        try:
+            summary = client.load(args.ruleset, positions, batch_size=args.batch_size,
+                                  progress=None if args.progress else False)
+        except RumaRpcError as error:
+            known = as_cli_error(error)
+            done = getattr(error, "summary", None)
+            if known is not None and done is not None and done.total:
+                known.hint = (known.hint + "; " if known.hint else "") + \
+                    f"{done.total} of {len(positions)} positions were done: run it again to go on"
+            raise known if known is not None else error from None
+    with Output(args.format) as out:
+        out.emit(summary.to_dict(), str(summary))
+    for position, reason in summary.failed[:MAX_FAILURES_SHOWN]:
+        print(f"{args.command_prog}: {position!r}: {reason.splitlines()[0]}", file=sys.stderr)
+    if len(summary.failed) > MAX_FAILURES_SHOWN:
+        print(f"{args.command_prog}: ... and {len(summary.failed) - MAX_FAILURES_SHOWN} more (--json lists them all)",
+              file=sys.stderr)
+    return Exit.FAILED if summary.failed else Exit.OK

@@ -8,10 +8,10 @@ paper's Section 4 beta-indexing (``beta_i = b_{i-1}``, so ``beta_2`` is the bin 
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from ruma.client.cli import add_json_flag
+from ruma.client.cli_options import add_format_option, positive
+from ruma.client.cli_output import Output
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.sowing_graphs import (
     SowingGraph,
@@ -52,7 +52,7 @@ def _count(text: str, what: str) -> int:
 
 
 def _emit(args: argparse.Namespace, obj: dict[str, Any], text: str) -> None:
-    print(json.dumps(obj) if args.json else text)
+    Output(args.format).emit(obj, text)
 
 
 def _fmt(bins: tuple[int, ...] | list[int]) -> str:
@@ -164,14 +164,15 @@ def run_graph(args: argparse.Namespace) -> int:
     """Winning boards of a sowing graph by unplaying (Section 5) and its finiteness tests."""
     g = _graph(args.edges, args.rumas)
     limit = _count(args.max_stones, "--max-stones")
+    boards = sorted(winning_boards(g, max_stones=limit), key=lambda b: (sum(b), b))
     summary = {"bins": list(g.bins), "rumas": sorted(g.rumas),
                "theorem_5_2_finite": theorem_5_2_finite(g), "finite": game_graph_finite(g),
-               "max_stones": limit}
-    _emit(args, summary, f"bins {list(g.bins)}, Rumas {sorted(g.rumas)}: Theorem 5.2 says "
-                         f"{'finite' if summary['theorem_5_2_finite'] else 'infinite'}, "
-                         f"walks give {'finite' if summary['finite'] else 'infinite'}")
-    for b in sorted(winning_boards(g, max_stones=limit), key=lambda b: (sum(b), b)):
-        _emit(args, {"board": list(b), "stones": sum(b)}, f"{sum(b)}: {_fmt(b)}")
+               "max_stones": limit, "boards": [{"board": list(b), "stones": sum(b)} for b in boards]}
+    lines = [f"bins {list(g.bins)}, Rumas {sorted(g.rumas)}: Theorem 5.2 says "
+             f"{'finite' if summary['theorem_5_2_finite'] else 'infinite'}, "
+             f"walks give {'finite' if summary['finite'] else 'infinite'}"]
+    lines += [f"{sum(b)}: {_fmt(b)}" for b in boards]
+    _emit(args, summary, "\n".join(lines))
     return 0
 
 
@@ -182,27 +183,27 @@ def register(subparsers: Any) -> None:
         description="Tchoukaillon: bins numbered 1, 2, ... from the Ruma (the paper's b-indexing) "
                     "except in 'complete', which uses Section 4's beta-indexing beta_i = b_{i-1}.")
     sub = top.add_subparsers(dest="tchoukaillon_command", metavar="SUBCOMMAND")
-    top.set_defaults(handler=lambda args: (top.print_help(), 2)[1])
+    top.set_defaults(handler=lambda args: (top.print_help(), 2)[1])  # no subcommand: usage (exit 2)
 
     p = sub.add_parser("board", help="the unique winning board b(N) with N stones (Theorem 2.1)")
     p.add_argument("n", nargs="+", metavar="N", help="number of stones (any size with --bins)")
     p.add_argument("--bins", metavar="K", help="only the first K bins (works for huge N; b(N) "
                    "has about sqrt(pi*N) bins) and the stones still to sow")
-    p.add_argument("--max-length", type=int, default=1_000_000,
+    p.add_argument("--max-length", type=positive, default=1_000_000, metavar="N",
                    help="refuse whole boards longer than this (default 1000000)")
-    add_json_flag(p)
+    add_format_option(p, lists=False)
     p.set_defaults(handler=run_board)
 
     p = sub.add_parser("min-stones", help="N(L): fewest stones on a winning board of length L")
     p.add_argument("lengths", nargs="+", metavar="L")
     p.add_argument("--cross-check", action="store_true",
                    help="also compute by unplaying and by the sieve of Theorem 3.7")
-    add_json_flag(p)
+    add_format_option(p, lists=False)
     p.set_defaults(handler=run_min_stones)
 
     p = sub.add_parser("boards-of-length", help="all winning boards of length L (Theorem 3.2)")
     p.add_argument("length", metavar="L")
-    add_json_flag(p)
+    add_format_option(p, lists=False)
     p.set_defaults(handler=run_boards_of_length)
 
     p = sub.add_parser(
@@ -215,7 +216,7 @@ def register(subparsers: Any) -> None:
                    help="which boards count: any n (bins past the board hold 0; default), "
                         "boards whose length reaches the last given bin ('reach'), or boards with "
                         "a stone past it ('beyond'); Example 4.4's 18 and 214 need reach/beyond")
-    add_json_flag(p)
+    add_format_option(p, lists=False)
     p.set_defaults(handler=run_complete)
 
     p = sub.add_parser("graph", help="winning boards of a sowing graph (Section 5)",
@@ -227,10 +228,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("edges", metavar="EDGES", help="directed edges 'u>v,...' (vertices 0, 1, ...)")
     p.add_argument("--rumas", default="0", help="Ruma vertices 'r,...' (default 0)")
     p.add_argument("--max-stones", default="12", help="largest board to list (default 12)")
-    add_json_flag(p)
+    add_format_option(p, lists=False)
     p.set_defaults(handler=run_graph)
 
     p = sub.add_parser("check", help="is BOARD winning (Theorem 3.2), and the sowings that clear it")
     p.add_argument("boards", nargs="+", metavar="BOARD", help="e.g. '1,2,0,2,4,6' (bin 1 first)")
-    add_json_flag(p)
+    add_format_option(p, lists=False)
     p.set_defaults(handler=run_check)

@@ -2,7 +2,8 @@
 
 Values print in Unicode (``str(value)``), CGSuite plain text (``value.ascii``) and cgt-py's braces
 notation (``value.braces``), and render in notebooks (``_repr_html_``). ``to_dict()`` gives the
-JSON-able form the CLI prints.
+JSON-able record the CLI prints: ``Evaluation.to_dict()`` is the same ``evaluation`` record as
+``ruma eval --json`` prints for a local evaluation (schema ``ruma/client/schemas/evaluation.json``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
+
+import grpc
 
 from ruma.v1 import ruma_pb2 as pb
 
@@ -157,7 +160,7 @@ class Evaluation:
     def from_message(cls, m: pb.Evaluation) -> "Evaluation":
         """From a ``ruma.v1.Evaluation``."""
         stats = m.stats
-        common = dict(
+        common: dict[str, Any] = dict(
             ruleset=m.ruleset, ruleset_version=m.ruleset_version, position=m.position, canonical=m.canonical,
             key=m.key, mirrored=m.mirrored, value=GameValue.from_message(m.value),
             components=[Component(c.position, c.key, GameValue.from_message(c.value), c.from_store) for c in m.components],
@@ -180,6 +183,11 @@ class Evaluation:
     def __str__(self) -> str:
         return f"{self.position} = {self.value}"
 
+    def __repr__(self) -> str:
+        how = "from the store" if self.from_store else f"computed {self.stats.positions_valued} positions"
+        outcome = f", outcome {self.outcome}" if self.outcome else ""
+        return f"<Evaluation {self.ruleset} {self.position!r} = {self.value.ascii}{outcome}, {how}>"
+
     def _repr_html_(self) -> str:
         from ruma.client.display import evaluation_html
 
@@ -193,22 +201,34 @@ class Evaluation:
 
         return evaluation_latex(self)
 
-    def to_dict(self, style: str = "unicode") -> dict[str, Any]:
-        """JSON-able form, values in ``style``."""
+    def to_dict(self, notation: str = "unicode") -> dict[str, Any]:
+        """The ``evaluation`` record (values in ``notation``), as ``ruma eval``/``ruma query`` print it."""
+        def text(value: GameValue | None) -> str | None:
+            return None if value is None else str(getattr(value, notation))
+
+        def rational(value: Fraction | None) -> str | None:
+            return None if value is None else str(value)
+
         return {
             "ruleset": self.ruleset,
             "position": self.position,
             "canonical": self.canonical,
-            "value": getattr(self.value, style),
-            "outcome": self.outcome,
+            "mirrored": self.mirrored,
+            "notation": notation,
+            "value": text(self.value),
+            "outcome": self.outcome or None,
             "nim_value": self.nim_value,
-            "atomic_weight": getattr(self.atomic_weight, style) if self.atomic_weight else None,
-            "temperature": None if self.temperature is None else str(self.temperature),
-            "components": [{"position": c.position, "value": getattr(c.value, style), "from_store": c.from_store}
+            "left_stop": rational(self.left_stop),
+            "right_stop": rational(self.right_stop),
+            "mean": rational(self.mean),
+            "temperature": rational(self.temperature),
+            "atomic_weight": text(self.atomic_weight),
+            "birthday": self.birthday,
+            "components": [{"position": c.position, "value": text(c.value), "from_store": c.from_store}
                            for c in self.components],
             "from_store": self.from_store,
             "shared": self.shared,
-            "stats": asdict(self.stats),
+            "stats": {**asdict(self.stats), "seconds": round(self.stats.seconds, 6)},
         }
 
 
@@ -217,17 +237,17 @@ class BatchItem:
     """One position of a batch: its status and, when OK, its evaluation."""
 
     position: str
-    code: str  # grpc status code name, "OK" on success
+    code: grpc.StatusCode  # OK on success
     message: str
     evaluation: Evaluation | None
 
     @property
     def ok(self) -> bool:
         """Whether the position was valued."""
-        return self.code == "OK"
+        return bool(self.code == grpc.StatusCode.OK)
 
     def __str__(self) -> str:
-        return str(self.evaluation) if self.evaluation is not None else f"{self.position}: {self.code}: {self.message}"
+        return str(self.evaluation) if self.evaluation is not None else f"{self.position}: {self.message}"
 
 
 @dataclass(slots=True)
@@ -236,13 +256,18 @@ class LookupItem:
 
     position: str
     found: bool
-    code: str
+    code: grpc.StatusCode  # OK unless the position is malformed
     message: str
     evaluation: Evaluation | None
 
+    @property
+    def ok(self) -> bool:
+        """Whether the position could be looked up (found or not)."""
+        return bool(self.code == grpc.StatusCode.OK)
+
     def __str__(self) -> str:
-        if self.code != "OK":
-            return f"{self.position}: {self.code}: {self.message}"
+        if self.code != grpc.StatusCode.OK:
+            return f"{self.position}: {self.message}"
         return str(self.evaluation) if self.evaluation is not None else f"{self.position}: not stored"
 
 
@@ -359,7 +384,6 @@ class LoadSummary:
     valued: int = 0
     already_stored: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
-    retries: int = 0
     seconds: float = 0.0
 
     @property
@@ -372,7 +396,7 @@ class LoadSummary:
                 f"{len(self.failed)} failed ({self.seconds:.1f} s)")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return {"valued": self.valued, "already_stored": self.already_stored,
+        """The ``load-summary`` record."""
+        return {"total": self.total, "valued": self.valued, "already_stored": self.already_stored,
                 "failed": [{"position": p, "reason": r} for p, r in self.failed],
-                "retries": self.retries, "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3)}

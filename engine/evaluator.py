@@ -218,7 +218,7 @@ class _Search:
         game: Game = ZERO
         for component, mirrored in pieces:
             value = values[component]
-            game = game - value if mirrored else game + value  # type: ignore[operator]
+            game = game - value if mirrored else game + value
         return game
 
     def value_of(self, root: State) -> Value:

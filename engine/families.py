@@ -33,15 +33,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Iterator, Mapping, Sequence, Union
 
 from ruma.engine.errors import NotationError, RumaInputError
 from ruma.engine.family_domains import Domain, parse_domain
 from ruma.engine.family_expr import Expr, ExprParser, evaluate_expr, expr_names, tokens, unique
 
+if TYPE_CHECKING:
+    from ruma.engine.cgt import Game
+
 __all__ = [
     "Family", "Domain", "parse_family", "parse_domain", "enumerate_instances",
-    "substitute_claim", "position_text", "evaluate_expr", "MAX_POTS",
+    "substitute_claim", "claim_value", "position_text", "evaluate_expr", "MAX_POTS",
 ]
 
 MAX_POTS = 100_000
@@ -271,3 +274,18 @@ def substitute_claim(claim: str, values: Mapping[str, int]) -> str:
         return str(value)
 
     return _CLAIM_RUN.sub(replace, claim)
+
+
+def claim_value(claim: str, values: Mapping[str, int]) -> "Game":
+    """The value a claim states at one instance (``claim_value("{n|-m}", {"m": 1, "n": 2})`` is
+    ``{2|-1}``). A claim that does not parse is reported as typed, with the instance and what it
+    read there: ``cannot parse claim '{n|' at m=0, n=1 ('{1|'): expected a game, ...``."""
+    from ruma.engine.cgt.notation import parse_game
+
+    text = substitute_claim(claim, values)
+    try:
+        return parse_game(text)
+    except NotationError as error:
+        instance = ", ".join(f"{name}={value}" for name, value in values.items())
+        where = f" at {instance} ({text!r})" if text != claim else ""
+        raise RumaInputError(f"cannot parse claim {claim!r}{where}: {error.reason}") from None

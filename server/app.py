@@ -30,6 +30,7 @@ from ruma.engine.errors import RumaInputError
 from ruma.engine.memo import Memo
 from ruma.server.auth import TokenInterceptor, load_tokens
 from ruma.server.limits import Limits
+from ruma.server.request_log import RequestLogInterceptor
 from ruma.server.service import RumaServicer
 from ruma.v1 import ruma_pb2, ruma_pb2_grpc
 
@@ -222,11 +223,13 @@ def create_server(
     write_methods: Iterable[str] = (),
     catalog: bool = True,
     start: bool = True,
+    log_requests: bool = True,
 ) -> tuple[RumaServer, int]:
     """Build (and by default start) the server on ``host:port`` (0: any free port); returns it and the port.
 
     Without tokens (``tokens`` or ``token_file``) only a loopback ``host`` is accepted. ``store``
-    defaults to the LMDB store in ``data_dir`` (flushed and closed by ``stop``).
+    defaults to the LMDB store in ``data_dir`` (flushed and closed by ``stop``). ``log_requests``
+    logs one line per call (``ruma.server.request_log``).
     """
     data = _data_directory(data_dir)
     if token_file is not None:
@@ -240,7 +243,9 @@ def create_server(
     if tokens and pem is None and not is_loopback(host):
         warnings.append(f"tokens travel in clear text: listening on {host!r} without TLS (give --tls-cert and --tls-key)")
         log.warning(warnings[-1])
-    interceptors = [TokenInterceptor(tokens, write_methods)] if tokens else []
+    interceptors: list[grpc.ServerInterceptor] = [RequestLogInterceptor()] if log_requests else []
+    if tokens:
+        interceptors.append(TokenInterceptor(tokens, write_methods))
     workers = max_workers or default_workers()
     executor = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ruma-rpc")
     server = grpc.server(

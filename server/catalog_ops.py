@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from ruma.engine.errors import RumaInputError
 from ruma.engine.evaluator import format_value
-from ruma.engine.families import enumerate_instances, parse_domain, parse_family, substitute_claim
+from ruma.engine.families import claim_value, enumerate_instances, parse_domain, parse_family
 from ruma.engine.memo import InMemoryMemo, Memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.catalog import Catalog, NamedPosition, PositionTag, Theorem, VerificationRun
@@ -265,7 +265,7 @@ class CatalogOps:
         if kind == "value":  # the claim must parse at the first instance of the domain
             first = next(enumerate_instances(fam.parameters, dom, 3), None)
             if first is not None:
-                parse_value(substitute_claim(claim, first))
+                claim_value(claim, first)
         values = {"ruleset": rules.name, "family": family.strip(), "parameters": ",".join(fam.parameters),
                   "domain": (domain or "").strip(), "claim": claim, "claim_kind": kind,
                   "source_paper": source_paper, "source_ref": source_ref, "source_page": source_page,

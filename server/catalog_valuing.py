@@ -21,7 +21,7 @@ from typing import Any, Callable, Protocol
 from ruma.engine.cgt import ZERO, Game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.engine.evaluator import Evaluation, evaluate, format_value
-from ruma.engine.families import enumerate_instances, parse_domain, parse_family, substitute_claim
+from ruma.engine.families import claim_value, enumerate_instances, parse_domain, parse_family
 from ruma.engine.memo import Memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
@@ -132,7 +132,7 @@ def _check(memo: Memo, rules: Ruleset, state: State, kind: str, claim: str, valu
     is valued in full, so that the run records its computed value.
     """
     if kind == "value":
-        claimed = parse_value(substitute_claim(claim, values))
+        claimed = claim_value(claim, values)
         try:  # a pure memo lookup: computing even one position raises
             stored = evaluate(rules, state, memo, max_positions=0)
             return stored.game is claimed, format_value(stored.value), format_value(claimed), 0

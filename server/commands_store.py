@@ -1,163 +1,212 @@
 """``ruma store stats|backup|verify|repair``: inspect, copy, check and mend an LMDB store.
 
-* ``ruma store stats DIR`` — entries per ruleset, games, bytes used, bytes per entry.
-* ``ruma store backup DIR DEST`` — a consistent, compacted copy taken while the store is in use.
-* ``ruma store verify DIR [--full] [--sample N]`` — checks the records of every table (all of them
+* ``ruma store stats`` — entries per ruleset, games, bytes used, bytes per entry.
+* ``ruma store backup DEST`` — a consistent, compacted copy taken while the store is in use.
+* ``ruma store verify [--full] [--sample N]`` — checks the records of every table (all of them
   with ``--full``, else N per table) and re-evaluates N random stored positions from scratch
   (``ruma.server.store_verify``); any problem or mismatch exits with status 1 and is listed.
-* ``ruma store repair DIR [--sample N]`` — rebuilds the store from the records that pass every
-  check, dropping the rest (and positions whose re-evaluated value differs) so that they are
-  recomputed (``ruma.server.store_repair``); the old file is kept beside it.
+* ``ruma store repair [--sample N]`` — rebuilds the store from the records that pass every check,
+  dropping the rest (and positions whose re-evaluated value differs) so that they are recomputed
+  (``ruma.server.store_repair``); the old file is kept beside it.
 
-A store that cannot be opened (missing, damaged) is one line on stderr and exit status 3
-(``ruma.client.cli_errors.Unreachable``); problems found by ``verify`` are exit status 1.
+The store is the one in ``--data DIR`` (default ``$RUMA_DATA`` or ``./ruma-data``); a directory
+without a store, or a store that cannot be opened or read (damaged), is an error (exit 3), never
+a new empty store.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import json
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-import lmdb
+from ruma.client.cli_errors import Unreachable, UsageError, WorkFailed
+from ruma.client.cli_options import add_data_option, add_format_option, add_progress_option, count, data_directory
+from ruma.client.cli_output import Output, progress
+from ruma.engine.errors import RumaInputError
 
-from ruma.client.cli import add_json_flag
-from ruma.client.cli_errors import Exit, Unreachable, WorkFailed
-from ruma.client.cli_options import add_progress_option
-from ruma.client.cli_output import progress
-from ruma.server.store import LmdbStore
-from ruma.server.store_codec import CorruptRecordError, StoreDamagedError, StoreError
-from ruma.server.store_verify import VerifyReport, verify_store
-
-__all__ = ["VerifyReport", "register", "verify_store"]
+if TYPE_CHECKING:  # lmdb is imported when a store command runs, not for ruma --help
+    from ruma.server.store import LmdbStore
+    from ruma.server.store_verify import VerifyReport
 
 #: the hint for a damaged store
-MEND = "check it with 'ruma store verify DIR --full', mend it with 'ruma store repair DIR'"
+MEND = "check it with 'ruma store verify --full', mend it with 'ruma store repair'"
+
+
+def verify_store(store: "LmdbStore", sample: int = 100, seed: int | None = None, **options: Any) -> "VerifyReport":
+    """``ruma.server.store_verify.verify_store`` (kept here for callers of this module)."""
+    from ruma.server.store_verify import verify_store as verify
+
+    return verify(store, sample, seed, **options)
 
 
 def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A store that cannot be opened or read is ``Unreachable`` (one line, exit status 3)."""
+    """A store that cannot be read (a damaged record or page) is ``Unreachable`` (exit status 3)."""
 
     @functools.wraps(run)
     def wrapper(args: argparse.Namespace) -> int:
+        import lmdb
+
+        from ruma.server.store_codec import CorruptRecordError
+
         try:
             return run(args)
-        except (StoreError, CorruptRecordError, lmdb.Error) as error:
-            what = str(error).splitlines()[0]
-            damaged = isinstance(error, (StoreDamagedError, CorruptRecordError, lmdb.Error))
-            raise Unreachable(what, MEND if damaged and "ruma store" not in what else None) from None
+        except (CorruptRecordError, lmdb.Error) as error:
+            raise Unreachable(f"the store in {args.data!r} is damaged: {str(error).splitlines()[0]}", MEND) from None
 
     return wrapper
+
+
+@contextmanager
+def opened(args: argparse.Namespace) -> Iterator["LmdbStore"]:
+    """The store in ``--data`` (which must hold one); a store that cannot be opened is exit 3."""
+    from ruma.server.store import LmdbStore, StoreError
+
+    if getattr(args, "legacy_dir", None):
+        raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
+                         f"{args.command_prog} --data {args.legacy_dir}")
+    from ruma.server.store_codec import StoreDamagedError
+
+    directory = data_directory(args, create=False)
+    try:
+        store = LmdbStore(directory, create=False)
+    except StoreError as error:
+        hint = MEND if isinstance(error, StoreDamagedError) else None
+        raise Unreachable(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
+    with store:
+        yield store
 
 
 @_store_errors
 def run_stats(args: argparse.Namespace) -> int:
     """Print the store's statistics."""
-    with LmdbStore(args.dir, create=False) as store:
+    with opened(args) as store:
         stats = store.stats()
-    if args.json:
-        print(json.dumps(stats))
-        return 0
-    print(f"store {stats['path']} (schema {stats['schema_version']}, engine {stats['engine_version']})")
+    lines = [f"store {stats['path']} (schema {stats['schema_version']}, engine {stats['engine_version']})"]
     for row in stats["rulesets"]:
         name = row["name"] or f"code {row['code']}"
-        print(f"  {name} v{row['version']}: {row['entries']} entries")
+        lines.append(f"  {name} v{row['version']}: {row['entries']} entries")
     per = stats["bytes_per_entry"]
-    print(f"  entries {stats['entries']}, games {stats['games']}, data bytes {stats['data_bytes']}"
-          + (f" ({per:.1f} per entry)" if per is not None else "")
-          + f", file high-water {stats['bytes']} bytes, map {stats['map_size']}")
+    lines.append(f"  entries {stats['entries']}, games {stats['games']}, data bytes {stats['data_bytes']}"
+                 + (f" ({per:.1f} per entry)" if per is not None else "")
+                 + f", file high-water {stats['bytes']} bytes, map {stats['map_size']}")
+    with Output(args.format) as out:
+        out.emit(stats, "\n".join(lines))
     return 0
 
 
 @_store_errors
 def run_backup(args: argparse.Namespace) -> int:
     """Write a consistent, compacted copy of the store."""
-    with LmdbStore(args.dir, create=False) as store:
-        target = store.backup(args.dest)
+    if len(args.paths) > 1:
+        args.legacy_dir = args.paths[0]
+    dest = args.paths[-1]
+    from ruma.server.store import LmdbStore
+
+    with opened(args) as store:
+        try:
+            target = store.backup(dest)
+        except RumaInputError as error:
+            raise UsageError(str(error), "give a new or empty directory") from None
     with LmdbStore(target, create=False) as copy:
         stats = copy.stats()
-    if args.json:
-        print(json.dumps({"backup": str(target), "entries": stats["entries"], "bytes": stats["file_bytes"]}))
-    else:
-        print(f"backup {target}: {stats['entries']} entries, {stats['file_bytes']} bytes")
+    record = {"backup": str(target), "entries": stats["entries"], "bytes": stats["file_bytes"]}
+    with Output(args.format) as out:
+        out.emit(record, f"backup {target}: {record['entries']} entries, {record['bytes']} bytes")
     return 0
 
 
 @_store_errors
 def run_verify(args: argparse.Namespace) -> int:
     """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch."""
-    with LmdbStore(args.dir, create=False) as store, \
-            progress("checking the store", unit="records", enabled=args.progress) as bar:
+    with opened(args) as store, progress("checking the store", unit="records", enabled=args.progress) as bar:
         report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
-    if args.json:
-        print(json.dumps(report.to_dict()))
-    else:
-        records = ", ".join(f"{table} {n}" for table, n in report.records.items())
-        print(f"records checked ({'all' if report.full else 'a sample'}): {records}")
-        print(f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}, "
-              f"problems {len(report.problems)}")
-        for bad in report.problems:
-            print(f"  PROBLEM {bad['table']} {bad['key']}: {bad['problem']}")
-        for bad in report.mismatches:
-            print(f"  MISMATCH {bad['ruleset']} {bad['position']}: stored {bad['stored']}, "
-                  f"expected {bad['expected']} (key {bad['key']})")
+    records = ", ".join(f"{table} {n}" for table, n in report.records.items())
+    lines = [f"records checked ({'all' if report.full else 'a sample'}): {records}",
+             f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}, "
+             f"problems {len(report.problems)}"]
+    for bad in report.problems:
+        lines.append(f"  PROBLEM {bad['table']} {bad['key']}: {bad['problem']}")
+    for bad in report.mismatches:
+        lines.append(f"  MISMATCH {bad['ruleset']} {bad['position']}: stored {bad['stored']}, "
+                     f"expected {bad['expected']} (key {bad['key']})")
+    with Output(args.format) as out:
+        out.emit(report.to_dict(), "\n".join(lines))
     if not report.ok:
-        raise WorkFailed(f"{len(report.problems)} damaged records and {len(report.mismatches)} wrong values in "
-                         f"{args.dir}", f"mend with 'ruma store repair {args.dir}'"
-                         + (f" --sample {args.sample}" if report.mismatches else ""))
-    return Exit.OK
+        raise WorkFailed(f"{len(report.problems)} damaged records and {len(report.mismatches)} of {report.checked} "
+                         f"stored values differ from a fresh evaluation",
+                         "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
+                         + " drops them so that they are recomputed (ruma store backup first)")
+    return 0
 
 
 @_store_errors
 def run_repair(args: argparse.Namespace) -> int:
     """Rebuild the store from its sound records."""
+    from ruma.server.store_codec import StoreDamagedError, StoreError
     from ruma.server.store_repair import repair_store
 
-    report = repair_store(args.dir, args.sample, args.seed)
-    if args.json:
-        print(json.dumps(report.to_dict()))
-    else:
-        print(f"kept {report.kept.get('games', 0)} games and {report.kept.get('positions', 0)} positions; "
-              f"dropped {len(report.problems)} damaged records and {len(report.mismatches)} wrong values "
-              f"(they are recomputed when next asked for); the old file is {report.damaged_copy}")
-        for bad in report.problems:
-            print(f"  DROPPED {bad['table']} {bad['key']}: {bad['problem']}")
-        for bad in report.mismatches:
-            print(f"  DROPPED {bad['ruleset']} {bad['position']}: stored {bad['stored']}, expected {bad['expected']}")
+    if getattr(args, "legacy_dir", None):
+        raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
+                         f"{args.command_prog} --data {args.legacy_dir}")
+    directory = data_directory(args, create=False)
+    try:
+        report = repair_store(directory, args.sample, args.seed)
+    except StoreDamagedError as error:
+        raise Unreachable(str(error).splitlines()[0]) from None
+    except StoreError as error:
+        raise Unreachable(str(error).splitlines()[0], "stop every process using the store first"
+                          if "another process" in str(error) else None) from None
+    lines = [f"kept {report.kept.get('games', 0)} games and {report.kept.get('positions', 0)} positions; dropped "
+             f"{len(report.problems)} damaged records and {len(report.mismatches)} wrong values (they are recomputed "
+             f"when next asked for); the old file is {report.damaged_copy}"]
+    lines += [f"  DROPPED {bad['table']} {bad['key']}: {bad['problem']}" for bad in report.problems]
+    lines += [f"  DROPPED {bad['ruleset']} {bad['position']}: stored {bad['stored']}, expected {bad['expected']}"
+              for bad in report.mismatches]
+    with Output(args.format) as out:
+        out.emit(report.to_dict(), "\n".join(lines))
     return 0
+
+
+def _legacy_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("legacy_dir", nargs="?", help=argparse.SUPPRESS)  # the old positional DIR
 
 
 def register(subparsers: Any) -> None:
     """Register ``ruma store`` and its subcommands."""
-    store = subparsers.add_parser("store", help="inspect, back up and verify an LMDB store")
+    store = subparsers.add_parser("store", help="inspect, back up, verify and repair an LMDB store", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = store.add_subparsers(dest="store_command", metavar="SUBCOMMAND", required=True)
 
     stats = commands.add_parser("stats", help="entries per ruleset, games, bytes")
-    stats.add_argument("dir", metavar="DIR")
-    add_json_flag(stats)
+    _legacy_dir(stats)
+    add_data_option(stats)
+    add_format_option(stats, lists=False)
     stats.set_defaults(handler=run_stats)
 
     backup = commands.add_parser("backup", help="consistent compacted copy (safe while in use)")
-    backup.add_argument("dir", metavar="DIR")
-    backup.add_argument("dest", metavar="DEST", help="a new or empty directory")
-    add_json_flag(backup)
+    backup.add_argument("paths", nargs="+", metavar="DEST", help="a new or empty directory")
+    add_data_option(backup)
+    add_format_option(backup, lists=False)
     backup.set_defaults(handler=run_backup)
 
     verify = commands.add_parser("verify", help="check every table's records and re-evaluate a sample")
-    verify.add_argument("dir", metavar="DIR")
+    _legacy_dir(verify)
+    add_data_option(verify)
     verify.add_argument("--full", action="store_true", help="check every record of every table (else N per table)")
-    verify.add_argument("--sample", type=int, default=100, metavar="N",
+    verify.add_argument("--sample", type=count, default=100, metavar="N",
                         help="records per table to check without --full, and positions to re-evaluate (100)")
     verify.add_argument("--seed", type=int, default=None, help="random seed for the sample")
-    add_json_flag(verify)
+    add_format_option(verify, lists=False)
     add_progress_option(verify)
     verify.set_defaults(handler=run_verify)
 
     repair = commands.add_parser("repair", help="rebuild the store from its sound records (stop the server first)")
-    repair.add_argument("dir", metavar="DIR")
-    repair.add_argument("--sample", type=int, default=0, metavar="N",
+    _legacy_dir(repair)
+    add_data_option(repair)
+    repair.add_argument("--sample", type=count, default=0, metavar="N",
                         help="also re-evaluate N positions and drop those with a wrong value (0)")
     repair.add_argument("--seed", type=int, default=None, help="random seed for the sample")
-    add_json_flag(repair)
+    add_format_option(repair, lists=False)
     repair.set_defaults(handler=run_repair)

@@ -27,7 +27,7 @@ from ruma.engine.cgt.expression import DEFAULT_LIMITS as EXPRESSION_LIMITS
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation
 from ruma.engine.memo import Memo
-from ruma.engine.rulesets import get_ruleset, ruleset_names
+from ruma.engine.rulesets import get_ruleset, ruleset_description, ruleset_names
 from ruma.engine.rulesets.base import Position, Ruleset, State
 from ruma.server import convert, tasks
 from ruma.server.budget import Budget
@@ -289,7 +289,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             except Exception:  # noqa: BLE001 - a ruleset module not built yet is listed by name only
                 continue
             info.code, info.version, info.impartial = rules.code, rules.version, rules.impartial
-            info.description = rules.description
+            info.description = ruleset_description(name)
         return reply
 
     @rpc_method

@@ -122,6 +122,10 @@ def repair_store(directory: str | Path, sample: int = 0, seed: int | None = None
             report.mismatches = _drop_mismatches(target, sample, seed)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         damaged = directory / f"damaged-{stamp}"
+        n = 1
+        while damaged.exists():
+            n += 1
+            damaged = directory / f"damaged-{stamp}-{n}"
         damaged.mkdir()
         os.replace(directory / "data.mdb", damaged / "data.mdb")
         os.replace(target / "data.mdb", directory / "data.mdb")

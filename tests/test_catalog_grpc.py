@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Iterator
@@ -9,6 +10,7 @@ from typing import Iterator
 import grpc
 import pytest
 
+from ruma.client.catalog_client import NamedPosition
 from grpc_harness import connect, running_server
 from ruma.client.cli import main
 from ruma.client.client import RumaRpcError
@@ -26,29 +28,32 @@ def test_create_list_search_verify(address: str) -> None:
     with connect(address, token="writer-token") as client:
         added = client.catalog.add_position("example-312", "sowing", "312", tags=["example"], source_value="{0|-2}",
                                    source_paper="Erickson 1996", source_page=288)
-        assert added["value"] == "{0|-2}" and added["source_agrees"] is True  # the paper's §2 example
-        assert added["source"]["page"] == 288
-        assert [d["name"] for d in client.catalog.list_positions(tag="example")] == ["example-312"]
+        assert isinstance(added, NamedPosition)
+        assert added.value == "{0|-2}" and added.source_agrees is True  # the paper's §2 example
+        assert added.source["page"] == 288 and added["value"] == "{0|-2}"  # dict-style access still works
+        assert [d.name for d in client.catalog.list_positions(tag="example")] == ["example-312"]
+        assert client.catalog.list_positions(tag="example")[0].value is None  # listing does not evaluate
         counts = client.catalog.seed()
-        assert counts["theorems"] >= 4 and counts["positions"] > 100
+        assert counts.theorems >= 4 and counts.positions > 100
         found = client.catalog.search(tag="table3", value="*4")
-        assert {d["name"] for d in found} == {"erickson-t3-110111", "erickson-t3-11131"}  # Table 3: *4
-        assert all(d["nim_value"] == 4 for d in found)
+        assert {d.name for d in found} == {"erickson-t3-110111", "erickson-t3-11131"}  # Table 3: *4
+        assert all(d.nim_value == 4 for d in found)
         stored = client.catalog.search_stored("impartial-sowing", "*4", limit=50)
-        assert {"110111", "11131"} <= {d["position"] for d in stored}
+        assert {"110111", "11131"} <= {d.position for d in stored}
         run = client.catalog.verify("erickson-2.3", 2)
-        assert run["holds"] and run["instances_checked"] == 8  # (m, n) in 0..2², minus m = n = 0
+        assert run.holds and run.instances_checked == 8  # (m, n) in 0..2², minus m = n = 0
         theorem = client.catalog.add_theorem("wrong-2.3", "sowing", "(01)^m 2 (01)^n", "n",
                                              "m>=0,n>=0,not(m=0,n=0)", source_ref="after Theorem 2.3")
-        assert theorem["parameters"] == ["m", "n"] and theorem["last_run"] is None
+        assert theorem.parameters == ["m", "n"] and theorem.last_run is None
         refuted = client.catalog.verify("wrong-2.3", 3)
-        assert not refuted["holds"] and refuted["counterexample"] == {"m": 0, "n": 1}
-        assert refuted["counterexample_value"] == "2"  # n+1 by Theorem 2.3
-        assert client.catalog.show_theorem("wrong-2.3")["last_run"] == refuted
-        assert {t["name"] for t in client.catalog.list_theorems(ruleset="sowing")} >= {"erickson-2.2", "wrong-2.3"}
-        assert client.catalog.runs("erickson-2.3")[0]["holds"]
+        assert not refuted.holds and refuted.counterexample == {"m": 0, "n": 1}
+        assert refuted.counterexample_value == "2"  # n+1 by Theorem 2.3
+        assert client.catalog.show_theorem("wrong-2.3").last_run == refuted
+        assert {t.name for t in client.catalog.list_theorems(ruleset="sowing")} >= {"erickson-2.2", "wrong-2.3"}
+        assert client.catalog.runs("erickson-2.3")[0].holds
         show = client.catalog.show("erickson-t1-2202")
-        assert show["value"] == "^" and show["outcome"] == "L"  # Table 1: 2202 = ↑
+        assert show.value == "^" and show.outcome == "L"  # Table 1: 2202 = ↑
+        assert set(show.to_dict()) == {f.name for f in dataclasses.fields(NamedPosition)}
 
 
 def test_read_only_token_cannot_write(address: str) -> None:

@@ -55,7 +55,8 @@ def test_zero_is_id_zero_and_interning() -> None:
     assert ZERO.id == 0 and F([], []) is ZERO
     assert F([ZERO], []) is ONE and F([], [ZERO]) is -ONE
     assert F([ZERO, ZERO], [ONE, ONE]) is HALF
-    assert hash(HALF) == HALF.id and HALF == F([ZERO], [ONE])
+    assert hash(PM1) == PM1.id and HALF == F([ZERO], [ONE])
+    assert hash(HALF) == hash(Fraction(1, 2)) and HALF == Fraction(1, 2)  # a number game hashes as its number
     assert copy.deepcopy(HALF) is HALF and pickle.loads(pickle.dumps(PM1 + UP)) is PM1 + UP
 
 

@@ -13,7 +13,7 @@ import pytest
 from ruma.client.cli import RumaArgumentParser, main
 from ruma.client.cli_errors import Exit, Unreachable, UsageError, WorkFailed, as_cli_error, rpc_error
 from ruma.client.cli_options import (add_data_option, add_format_option, add_limit_options, add_server_options,
-                                     count, data_directory, limits, parse_address, port, read_positions)
+                                     count, data_directory, parse_address, port, read_positions)
 from ruma.client.cli_output import Column, Output, progress
 from ruma.engine.errors import LimitExceededError, NotationError, RumaError
 
@@ -111,10 +111,16 @@ def test_data_directory_create_or_must_exist(tmp_path: Path, monkeypatch: pytest
 
 
 def test_limits_and_no_limit() -> None:
+    from ruma.client.local_eval import LocalLimits
+    from ruma.server.limits import Limits
+
     parser = _parser(add_limit_options)
-    assert limits(parser.parse_args(["--max-positions", "10"])).max_positions == 10
-    unlimited = limits(parser.parse_args(["--no-limit"]))
-    assert unlimited.max_positions is None and unlimited.max_seconds is None
+    defaults = LocalLimits.from_args(parser.parse_args([]))
+    server = Limits()  # local work has the server's defaults
+    assert (defaults.max_pots, defaults.max_seeds, defaults.max_positions) == (
+        server.max_pots, server.max_seeds, server.max_positions)
+    assert LocalLimits.from_args(parser.parse_args(["--max-positions", "10"])).max_positions == 10
+    assert LocalLimits.from_args(parser.parse_args(["--no-limit"])) == LocalLimits(None, None, None, None)
 
 
 def test_read_positions_from_stdin() -> None:

@@ -23,21 +23,42 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return status, out, err
 
 
-def test_plain_output_in_each_format(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(capsys, "{2||1|0} + ^*") == (0, "{2^*||1^*|^*}\n", "")
-    assert _run(capsys, "--format", "unicode", "2·↑ + *", "+-1") == (0, "⇑∗\n±1\n", "")
-    status, out, _ = _run(capsys, "--format", "braces", "{2||1|0} + ^*")
+def _values(out: str) -> list[str]:
+    """The value of each text block (its first line, ``EXPR = VALUE`` or ``VALUE``)."""
+    return [line.rpartition(" = ")[2] for line in out.splitlines() if line and not line.startswith(" ")]
+
+
+def test_plain_output_in_each_notation(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run(capsys, "--notation", "ascii", "{2||1|0} + ^*")
+    assert (status, err) == (0, "") and out.splitlines()[0] == "{2||1|0} + ^* = {2^*||1^*|^*}"
+    assert "  outcome        L (Left wins)" in out.splitlines() and "  stops          2 (left), 1 (right)" in out
+    status, out, _ = _run(capsys, "2·↑ + *", "+-1")  # unicode is the default notation
+    assert status == 0 and _values(out) == ["⇑∗", "±1"]
+    status, out, _ = _run(capsys, "--notation", "braces", "{2||1|0} + ^*")
     expected = cgt_py.CanonicalForm("{2|{1|0}}") + cgt_py.CanonicalForm("^*")
-    assert status == 0 and f"CanonicalForm('{out.strip()}')" == repr(expected)
+    assert status == 0 and f"CanonicalForm('{_values(out)[0]}')" == repr(expected)
+
+
+def test_values_starting_with_a_minus_are_expressions(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run(capsys, "-1/2", "-^", "--notation", "ascii")
+    assert (status, err) == (0, "") and _values(out) == ["-1/2", "v"]
+
+
+def test_table_and_csv(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(capsys, "{2||1|0}", "^", "--format", "csv", "--notation", "ascii")
+    rows = [line.split(",") for line in out.splitlines()]
+    assert status == 0 and rows[0][:3] == ["expression", "value", "outcome"] and rows[2][:3] == ["^", "^", "L"]
+    status, out, _ = _run(capsys, "{2||1|0}", "^", "--format", "table")
+    assert status == 0 and out.splitlines()[0].split()[:3] == ["expression", "value", "outcome"]
 
 
 def test_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _run(capsys, "--json", "{2||1|0}", "{^,*|0,*}")
+    status, out, _ = _run(capsys, "--json", "--notation", "ascii", "{2||1|0}", "{^,*|0,*}")
     assert status == 0
     first, second = (json.loads(line) for line in out.splitlines())
     c = cgt_py.CanonicalForm("{2|{1|0}}")
-    assert first["expression"] == "{2||1|0}" and first["canonical"] == "{2||1|0}"
-    assert first["value"] == {"ascii": "{2||1|0}", "unicode": "{2||1|0}", "braces": "{2|{1|0}}"}
+    assert first["expression"] == "{2||1|0}" and first["value"] == "{2||1|0}" and first["notation"] == "ascii"
+    assert first["notations"] == {"ascii": "{2||1|0}", "unicode": "{2||1|0}", "braces": "{2|{1|0}}"}
     for field in ("left_stop", "right_stop", "temperature"):
         assert repr(getattr(c, field)) == f"DyadicRationalNumber('{first[field]}')"
     assert first["mean"] == "5/4" and first["birthday"] == c.birthday == 3
@@ -49,32 +70,42 @@ def test_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
         False,
         False,
     )
-    assert first["thermograph"] == repr(c.thermograph)[len("Thermograph(") : -1]
+    # cgt-py writes a thermograph as Trajectory(mast, critical temperatures, slopes) per wall
+    mast = repr(c.thermograph).split("Trajectory(")[1].split(",")[0]
+    assert first["thermograph"]["mast"] == mast and first["thermograph"]["temperature"] == first["temperature"]
+    assert first["thermograph"]["left_wall"]["points"][-1] == [first["temperature"], mast]
     assert second["atomic_weight"] == "1" and second["atomic_weight_reason"] is None  # Erickson §3
     assert second["is_infinitesimal"] and second["is_all_small"] and second["outcome"] == "N"
 
 
-def test_json_in_unicode_format(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _run(capsys, "--json", "--format", "unicode", "^^ + *")
+def test_json_in_unicode(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(capsys, "--json", "^^ + *")
     data = json.loads(out)
-    assert status == 0 and data["canonical"] == "⇑∗" and data["atomic_weight"] == "2"
-    assert data["format"] == "unicode" and data["value"]["braces"] == "^2*"
+    assert status == 0 and data["value"] == "⇑∗" and data["atomic_weight"] == "2"
+    assert data["notation"] == "unicode" and data["notations"]["braces"] == "^2*"
 
 
 def test_malformed_expression_exits_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = _run(capsys, "{1|0")
     assert status == 2 and out == ""
-    assert err.count("\n") == 1 and "'{1|0'" in err and "column 5" in err
-    status, out, err = _run(capsys, "--json", "1/3")
-    assert status == 2 and json.loads(out)["error"].startswith("cannot parse '1/3'")
+    assert err.count("\n") == 1 and "'{1|0'" in err and "column 5" in err and "Traceback" not in err
+    status, out, err = _run(capsys, "--json", "1/3", "*")
+    assert status == 2 and [json.loads(line)["value"] for line in out.splitlines()] == ["∗"]
+    assert err.startswith("ruma value: cannot parse '1/3'") and err.count("\n") == 1
+
+
+def test_format_is_not_the_notation(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _run(capsys, "--format", "unicode", "^")
+    assert status == 2 and "--notation unicode" in err and err.count("\n") == 1
 
 
 def test_console_entry_point() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "ruma.client.cli", "value", "--format", "braces", "+-1 + *"],
+        [sys.executable, "-m", "ruma.client.cli", "value", "--notation", "braces", "--format", "csv", "+-1 + *"],
         capture_output=True,
         text=True,
         timeout=120,
     )
     expected = cgt_py.CanonicalForm("{1|-1}") + cgt_py.CanonicalForm("*")
-    assert done.returncode == 0 and f"CanonicalForm('{done.stdout.strip()}')" == repr(expected)
+    value = done.stdout.splitlines()[1].split(",")[1]
+    assert done.returncode == 0 and f"CanonicalForm('{value}')" == repr(expected)

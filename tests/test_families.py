@@ -112,3 +112,15 @@ def test_position_text_round_trips_through_the_sowing_parser(m: int, n: int) -> 
     fam = parse_family("(10)^m 03 (01)^n")
     text = fam.position_text({"m": m, "n": n})
     assert get_ruleset("sowing").parse(text) == fam.instantiate({"m": m, "n": n})
+
+
+def test_claim_errors_quote_the_claim_as_typed() -> None:
+    from ruma.engine.families import claim_value
+
+    assert claim_value("{n+1|0}", {"n": 2}) is parse_game("{3|0}")
+    with pytest.raises(RumaInputError) as error:
+        claim_value("{n|", {"n": 0})
+    message = str(error.value)
+    assert message.startswith("cannot parse claim '{n|' at n=0 ('{0|')") and "expected a game" in message
+    with pytest.raises(RumaInputError, match=r"^cannot parse claim '\{1\|': "):
+        claim_value("{1|", {"n": 0})  # no parameter in it: nothing substituted to show

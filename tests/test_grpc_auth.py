@@ -158,3 +158,17 @@ def test_port_in_use_and_missing_tls_files_are_clear_errors(tmp_path: Path) -> N
             create_server(tmp_path / "b", port=port, catalog=False)
     with pytest.raises(RumaInputError, match="cannot read .*missing.pem"):
         create_server(tmp_path / "c", tls_cert=tmp_path / "missing.pem", tls_key=tmp_path / "missing.pem", catalog=False)
+
+
+def test_tokens_travel_as_call_credentials_where_grpc_allows(tmp_path: Path) -> None:
+    from ruma.client import Client
+
+    with Client("127.0.0.1:1", token="t") as loopback, Client("[::1]:1", token="t") as v6:
+        assert loopback.metadata == () and v6.metadata == ()  # local credentials + access token
+    with Client("192.0.2.1:1", token="t") as remote:  # plaintext to another host: gRPC refuses call credentials
+        assert remote.metadata == (("authorization", "Bearer t"),)
+    with running_server(tmp_path / "data", tokens={WRITE_TOKEN: "write"}) as (_, address):
+        for host in ("127.0.0.1", "localhost"):
+            port = address.rsplit(":", 1)[1]
+            with connect(f"{host}:{port}", token=WRITE_TOKEN) as client:
+                assert client.evaluate("sowing", "312").value.ascii == "{0|-2}"  # Erickson §2

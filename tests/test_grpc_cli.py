@@ -51,20 +51,25 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 
 def test_query_prints_values(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
     address, _, _ = served
-    out = ruma("query", address, "sowing", "312", "2202", "--json", "--format", "ascii", "--token", TOKEN, check=True)
+    out = ruma("query", "--server", address, "sowing", "312", "2202", "--json", "--notation", "ascii", "--token", TOKEN,
+               check=True)
     records = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["value"] for r in records] == [ascii_of(switch(integer(0), integer(-2))), ascii_of(UP)]
     assert records[1]["outcome"] == "L"
-    text = ruma("query", address, "sowing", "2202", "--token", TOKEN, check=True).stdout
-    assert text.startswith("2202 = ↑") and "stored" in text
+    text = ruma("query", "--server", address, "sowing", "2202", "--format", "text", "--token", TOKEN, check=True).stdout
+    assert text.startswith("2202 = ↑") and "  atomic weight  1" in text
+    table = ruma("query", "--server", address, "sowing", "2202", "--token", TOKEN, check=True).stdout.splitlines()
+    assert table[0].split() == ["position", "value", "outcome", "left", "stop", "right", "stop", "mean", "temp.",
+                                "atomic", "weight", "stored"]
+    assert table[1].split()[:3] == ["2202", "↑", "L"] and table[1].split()[-1] == "yes"
 
 
 def test_query_reports_bad_positions_and_missing_token(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
     address, _, _ = served
-    bad = ruma("query", address, "sowing", "312", "3x2", "--token", TOKEN)
-    assert bad.returncode == 1 and "'3x2'" in bad.stderr
+    bad = ruma("query", "--server", address, "sowing", "312", "3x2", "--token", TOKEN, "--format", "text")
+    assert bad.returncode == 2 and "'3x2'" in bad.stderr and bad.stderr.count("\n") == 1
     assert bad.stdout.startswith("312 = ")
-    denied = ruma("query", address, "sowing", "312")
+    denied = ruma("query", "--server", address, "sowing", "312")
     assert denied.returncode == 2 and "--token" in denied.stderr and "UNAUTHENTICATED" not in denied.stderr
 
 
@@ -80,7 +85,8 @@ def test_load_files(served: tuple[str, Path, subprocess.Popen[str]], tmp_path: P
     address, _, _ = served
     path = tmp_path / name
     path.write_text(text)
-    out = ruma("load", address, "sowing", str(path), "--batch-size", "2", "--json", "--token", TOKEN, check=True)
+    out = ruma("load", "--server", address, "sowing", str(path), "--batch-size", "2", "--json", "--token", TOKEN,
+               check=True)
     summary = json.loads(out.stdout)
     assert summary["valued"] + summary["already_stored"] == 3 and summary["failed"] == []
 
@@ -89,13 +95,13 @@ def test_load_reports_failures(served: tuple[str, Path, subprocess.Popen[str]], 
     address, _, _ = served
     path = tmp_path / "mixed.txt"
     path.write_text("312\n3x2\n")
-    out = ruma("load", address, "sowing", str(path), "--token", TOKEN)
+    out = ruma("load", "--server", address, "sowing", str(path), "--token", TOKEN)
     assert out.returncode == 1 and "1 failed" in out.stdout and "'3x2'" in out.stderr
 
 
 def test_sigterm_shuts_down_and_keeps_the_values(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
     address, data, process = served
-    key = json.loads(ruma("query", address, "sowing", "3^4", "--json", "--token", TOKEN, check=True).stdout)
+    key = json.loads(ruma("query", "--server", address, "sowing", "3^4", "--json", "--token", TOKEN, check=True).stdout)
     assert key["value"]
     process.send_signal(signal.SIGTERM)
     assert process.wait(30) == 0

@@ -140,3 +140,32 @@ def test_hot_value_cache_is_bounded_and_writes_through() -> None:
     assert len(store) == 5 and len(cache.values) == 3  # every value stored, the 3 newest remembered
     assert bytes([1, 1, 0]) not in cache.values and cache.lookup(bytes([1, 1, 0])) == 0  # read through
     assert cache.lookup(bytes([1, 1, 9])) is None and len(cache.values) == 3
+    assert cache.lookup(bytes([1, 1, 3])) == 3  # recently used: kept while others come in
+    cache.insert(bytes([1, 1, 7]), 7)
+    assert bytes([1, 1, 3]) in cache.values and len(cache.values) == 3
+
+
+def test_hot_value_cache_under_threads() -> None:
+    import threading
+
+    from ruma.engine.memo import InMemoryMemo
+    from ruma.server.cache import CachedMemo
+
+    cache = CachedMemo(InMemoryMemo(), size=50)
+    errors: list[BaseException] = []
+
+    def work(offset: int) -> None:
+        try:
+            for n in range(2000):
+                key = bytes([1, 1]) + (offset * 2000 + n).to_bytes(4, "big")
+                cache.insert(key, n)
+                assert cache.lookup(key) == n
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and len(cache.values) == 50 and len(cache.store) == 16000  # type: ignore[arg-type]

@@ -141,11 +141,11 @@ def test_flipped_bits_in_values_and_games_are_never_served(tmp_path: Path, table
     if table == "positions":
         assert all(answers[k][0] == "DATA_LOSS" for k in flipped if k in answers)
     assert sum(1 for status, _ in answers.values() if status == "DATA_LOSS") >= 1
-    verified = ruma("store", "verify", str(data), "--full", "--json")
+    verified = ruma("store", "verify", "--data", str(data), "--full", "--json")
     assert verified.returncode == 1, verified.stderr
     problems = json.loads(verified.stdout)["problems"]
     assert {bytes.fromhex(p["key"]) for p in problems if p["table"] == table} >= set(flipped)
-    repaired = ruma("store", "repair", str(data))
+    repaired = ruma("store", "repair", "--data", str(data))
     assert repaired.returncode == 0, repaired.stderr
     with serving(data) as (_, address):  # everything is recomputed, correctly
         stub = ruma_pb2_grpc.RumaStub(grpc.insecure_channel(address))
@@ -181,7 +181,7 @@ def test_a_damaged_store_is_refused_at_start(tmp_path: Path, how: str) -> None:
     lines = started.stderr.strip().splitlines()
     assert lines[-1].startswith("ruma serve: store") and "damaged" in lines[-1], started.stderr
     assert "Traceback" not in started.stderr and started.stdout == ""
-    verified = ruma("store", "verify", str(data), "--full")
+    verified = ruma("store", "verify", "--data", str(data), "--full")
     assert verified.returncode in (1, 3) and "Traceback" not in verified.stderr
 
 

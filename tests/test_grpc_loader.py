@@ -1,77 +1,117 @@
-"""Bulk loading: summaries, file formats, progress and retries while the server is unavailable."""
+"""Bulk loading: summaries, file formats, progress, gRPC's own retries, and failing once."""
 
 from __future__ import annotations
 
 import io
 import socket
-import threading
 import time
+from concurrent import futures
 from pathlib import Path
+from typing import Any, Iterator
 
+import grpc
 import pytest
 
 from grpc_harness import connect, running_server
-from ruma.client.loader import ProgressBar, read_positions
+from ruma.client import Client, RumaRpcError
+from ruma.client.loader import read_positions
 from ruma.engine.errors import RumaInputError
+from ruma.engine.memo import InMemoryMemo
 
 
 def test_load_summary_valued_stored_failed(tmp_path: Path) -> None:
     with running_server(tmp_path) as (_, address), connect(address) as client:
         seen: list[tuple[int, int]] = []
-        first = client.load(["312", "1^4", "3x2", "2202"], "sowing", batch_size=3, concurrency=1,
+        first = client.load("sowing", ["312", "1^4", "3x2", "2202"], batch_size=3, concurrency=1,
                             progress=lambda d, t: seen.append((d, t)))
         assert (first.valued, first.already_stored) == (3, 0)
-        assert [p for p, _ in first.failed] == ["3x2"] and "INVALID_ARGUMENT" in first.failed[0][1]
+        assert [p for p, _ in first.failed] == ["3x2"] and "'3x2'" in first.failed[0][1]
+        assert "INVALID_ARGUMENT" not in first.failed[0][1]
         assert seen == [(3, 4), (4, 4)]
-        again = client.load(["312", "1^4"], "sowing", progress=False)
+        again = client.load("sowing", ["312", "1^4"], progress=False)
         assert (again.valued, again.already_stored, again.failed) == (0, 2, [])
         assert "2 already stored" in str(again) and again.to_dict()["already_stored"] == 2
         for item in client.lookup("sowing", ["312", "1^4", "2202"]):
             assert item.found
 
 
-def test_load_retries_while_the_server_is_unavailable(tmp_path: Path) -> None:
-    from ruma.client import Client
-    from ruma.server.app import create_server
+def test_old_argument_order_still_works_with_a_warning(tmp_path: Path) -> None:
+    with running_server(tmp_path) as (_, address), connect(address) as client:
+        with pytest.warns(DeprecationWarning, match=r"load\(ruleset, positions\)"):
+            summary = client.load(["312"], "sowing", progress=False)  # type: ignore[arg-type]
+        assert summary.valued == 1
+        with pytest.raises(TypeError, match="list of positions"):
+            client.load("sowing", "312", progress=False)
 
-    with socket.socket() as probe:  # a port nobody listens on yet
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    servers = []
 
-    def start_later() -> None:
-        time.sleep(0.6)
-        servers.append(create_server(tmp_path, port=port)[0])
+def test_unknown_ruleset_fails_once_before_any_position(tmp_path: Path) -> None:
+    with running_server(tmp_path) as (_, address), connect(address) as client:
+        with pytest.raises(RumaRpcError) as error:
+            client.load("no-such-game", ["1"] * 1000, batch_size=10, progress=False)
+        assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT and "no-such-game" in error.value.details
+        assert error.value.summary.total == 0  # type: ignore[attr-defined]
 
-    thread = threading.Thread(target=start_later)
-    thread.start()
+
+class _Flaky:
+    """A real gRPC server whose EvaluateBatch answers UNAVAILABLE ``failures`` times, then works."""
+
+    def __init__(self, data: Path, failures: int) -> None:
+        from ruma.server.service import RumaServicer
+        from ruma.v1 import ruma_pb2_grpc
+
+        self.calls = 0
+        real = RumaServicer(InMemoryMemo())
+        flaky = self
+
+        class Servicer(ruma_pb2_grpc.RumaServicer):  # type: ignore[misc]
+            def EvaluateBatch(self, request: Any, context: grpc.ServicerContext) -> Any:  # noqa: N802
+                flaky.calls += 1
+                if flaky.calls <= failures:
+                    context.abort(grpc.StatusCode.UNAVAILABLE, "restarting")
+                return real.EvaluateBatch(request, context)
+
+        self.server = grpc.server(futures.ThreadPoolExecutor(4))
+        ruma_pb2_grpc.add_RumaServicer_to_server(Servicer(), self.server)
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+
+
+@pytest.fixture
+def flaky(tmp_path: Path) -> Iterator[_Flaky]:
+    server = _Flaky(tmp_path, failures=2)
     try:
-        with Client(f"127.0.0.1:{port}", timeout=30) as client:
-            summary = client.load(["312", "2202"], "sowing", initial_backoff=0.1, progress=False)
-        assert summary.retries >= 1 and summary.valued == 2 and not summary.failed
+        yield server
     finally:
-        thread.join()
-        for server in servers:
-            server.stop(0)
+        server.server.stop(0)
 
 
-def test_load_gives_up_after_retries(tmp_path: Path) -> None:
-    from ruma.client import Client
+def test_grpc_retries_unavailable_calls(flaky: _Flaky) -> None:
+    with Client(f"127.0.0.1:{flaky.port}", timeout=30) as client:
+        summary = client.load("sowing", ["312", "2202"], progress=False)
+    assert summary.valued == 2 and not summary.failed
+    assert flaky.calls == 3  # two refused attempts retried by the channel's retryPolicy
 
-    with socket.socket() as probe:
+
+def test_unreachable_server_fails_once_and_quickly() -> None:
+    with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with Client(f"127.0.0.1:{port}", timeout=5) as client:
-        summary = client.load(["312"], "sowing", max_retries=2, initial_backoff=0.01, progress=False)
-    assert summary.retries == 2 and summary.failed and "UNAVAILABLE" in summary.failed[0][1]
+    started = time.monotonic()
+    with Client(f"127.0.0.1:{port}", timeout=30) as client:
+        with pytest.raises(RumaRpcError) as error:
+            client.load("sowing", [str(n) for n in range(1, 200)], batch_size=10, progress=False)
+    assert error.value.code == grpc.StatusCode.UNAVAILABLE and error.value.address == f"127.0.0.1:{port}"
+    assert time.monotonic() - started < 15  # gRPC's retries (about 2 s of backoff), not a 30 s wait
 
 
-def test_read_positions_formats(tmp_path: Path) -> None:
+def test_read_positions_formats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a.txt").write_text("# comment\n312\n\n 1^4 \n")
     (tmp_path / "b.csv").write_text("id,position\n1,312\n2,1^4\n")
     (tmp_path / "c.jsonl").write_text('{"position": "312"}\n\n{"position": "1^4", "x": 1}\n')
     for name in ("a.txt", "b.csv", "c.jsonl"):
         assert read_positions(tmp_path / name) == ["312", "1^4"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("312\n# x\n1^4\n"))
+    assert read_positions("-") == ["312", "1^4"]
     (tmp_path / "bad.csv").write_text("pos\n312\n")
     with pytest.raises(RumaInputError, match="'position' column"):
         read_positions(tmp_path / "bad.csv")
@@ -80,12 +120,6 @@ def test_read_positions_formats(tmp_path: Path) -> None:
         read_positions(tmp_path / "bad.jsonl")
     with pytest.raises(RumaInputError, match="cannot read"):
         read_positions(tmp_path / "missing.txt")
-
-
-def test_progress_bar_draws_on_its_stream() -> None:
-    stream = io.StringIO()
-    bar = ProgressBar(4, stream=stream, width=8)
-    bar(2, 4)
-    bar(4, 4)
-    text = stream.getvalue()
-    assert "[####....] 2/4" in text and "\r[########] 4/4" in text and text.endswith("/s\n")
+    (tmp_path / "binary.txt").write_bytes(b"\xff\xfe312")
+    with pytest.raises(RumaInputError, match="not UTF-8"):
+        read_positions(tmp_path / "binary.txt")

@@ -102,7 +102,7 @@ def test_components_are_reported(client: Client) -> None:
 
 def test_evaluate_batch_with_one_bad_item(client: Client) -> None:
     items = client.evaluate_batch("sowing", ["312", "3x2", "1^7"])
-    assert [item.code for item in items] == ["OK", "INVALID_ARGUMENT", "OK"]
+    assert [item.code for item in items] == [grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.OK]
     assert "'3x2'" in items[1].message and items[1].evaluation is None
     assert items[0].evaluation is not None and items[0].evaluation.value.ascii == ascii_of(switch(integer(0), integer(-2)))
     assert items[2].evaluation is not None and items[2].evaluation.value.ascii == ascii_of(nimber(2))
@@ -119,8 +119,8 @@ def test_batch_with_unknown_ruleset_fails_whole_call(client: Client) -> None:
 def test_lookup_never_computes(client: Client) -> None:
     before = client.stats()
     missing = client.lookup("sowing", ["4^5", "4x"])
-    assert not missing[0].found and missing[0].code == "OK" and missing[0].evaluation is None
-    assert missing[1].code == "INVALID_ARGUMENT" and "'4x'" in missing[1].message
+    assert not missing[0].found and missing[0].code == grpc.StatusCode.OK and missing[0].evaluation is None
+    assert missing[1].code == grpc.StatusCode.INVALID_ARGUMENT and "'4x'" in missing[1].message
     assert client.stats().positions_valued == before.positions_valued
     evaluated = client.evaluate("sowing", "312")
     found = client.lookup("sowing", ["312", "402", "420", "303"])  # 312 and its followers (§2)
@@ -170,6 +170,22 @@ def test_capabilities(client: Client) -> None:
     assert "ruma.v1.Ruma" in caps.services and "grpc.health.v1.Health" in caps.services
     assert "ruma.v1.Catalog" in caps.services  # registered because ruma.server.catalog_service exists
     assert not caps.auth_required
+    octal = by_name["octal:CODE"]  # the family, not one member of it
+    assert "code" in octal.description and "0.07" not in octal.description and octal.impartial
+
+
+def test_client_api_is_ruleset_first_and_says_what_to_pass(client: Client) -> None:
+    with pytest.raises(TypeError, match=r"one position as a string.*evaluate_batch"):
+        client.evaluate("sowing", ["312"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"ruleset name first"):
+        client.evaluate(["312"], "sowing")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"list of positions"):
+        client.evaluate_batch("sowing", "312")
+    evaluation = client.evaluate("sowing", "312")
+    assert repr(evaluation) == "<Evaluation sowing '312' = {0|-2}, outcome N, computed 3 positions>" or \
+        repr(evaluation).startswith("<Evaluation sowing '312' = {0|-2}, outcome N, ")
+    assert "key" not in repr(evaluation) and "\\x" not in repr(evaluation)
+    assert repr(client).startswith(f"Client('{client.address}', plaintext") and "token" not in repr(client)
 
 
 def test_stats_count_hits_and_misses(client: Client) -> None:

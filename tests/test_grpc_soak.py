@@ -119,6 +119,6 @@ def test_sixteen_clients_for_a_minute_agree_with_ruma_eval(tmp_path: Path) -> No
     assert errors == [] and disagreements == [], (errors[:5], disagreements[:5])
     assert calls >= CLIENTS * 10 and sum(r["answers"] for r in results) >= calls
     assert stats.misses > 0 and stats.hits > 0  # both new and stored positions were asked for
-    verified = subprocess.run([sys.executable, "-m", "ruma.client.cli", "store", "verify", str(tmp_path / "data"),
-                               "--full", "--sample", "200", "--json"], capture_output=True, text=True, timeout=300)
+    verified = subprocess.run([sys.executable, "-m", "ruma.client.cli", "store", "verify", "--data",
+                               str(tmp_path / "data"), "--full", "--sample", "200", "--json"], capture_output=True, text=True, timeout=300)
     assert verified.returncode == 0, verified.stdout[-2000:] + verified.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
@@ -35,10 +37,10 @@ def test_octal_bad_code_is_one_line_error(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_p_positions_of_chocolate2_and_coinstrip2(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "p-positions", "chocolate2", "2,1,2,1,2,1")
-    lines = out.splitlines()
-    assert status == 0 and lines[5] == "0,1,0,1,1,1" and "2,1,2,1,2,1" not in lines
-    assert lines[-1].startswith("# 20 P-positions among 76")
+    status, out, err = run(capsys, "p-positions", "chocolate2", "2,1,2,1,2,1", "--format", "csv")
+    lines = [row[0] for row in csv.reader(io.StringIO(out))]
+    assert status == 0 and lines[0] == "position" and lines[6] == "0,1,0,1,1,1" and "2,1,2,1,2,1" not in lines
+    assert len(lines) == 21 and err.startswith("ruma p-positions: 20 P-positions among 76")
     status, out, _ = run(capsys, "p-positions", "coinstrip2", "15:1,2,3", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
     assert len(rows) == 197 and rows[0]["position"] == "15:1,2,3" and rows[-1]["position"] == "15:13,14,15"

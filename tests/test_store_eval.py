@@ -89,13 +89,13 @@ def test_verify_detects_a_corrupted_entry(tmp_path: Path, capsys: pytest.Capture
                                           ruleset: str, position: str, damaged: str) -> None:
     with LmdbStore(tmp_path) as store:
         evaluate(ruleset, position, store)
-    assert main(["store", "verify", str(tmp_path), "--sample", "100000"]) == 0
+    assert main(["store", "verify", "--data", str(tmp_path), "--sample", "100000"]) == 0
     assert "mismatches 0" in capsys.readouterr().out
     shown, key = _corrupt(tmp_path, ruleset, damaged)
-    assert main(["store", "verify", str(tmp_path), "--sample", "100000", "--json"]) == 1
+    assert main(["store", "verify", "--data", str(tmp_path), "--sample", "100000", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert [(m["position"], m["key"]) for m in report["mismatches"]] == [(shown, key.hex())]
-    assert main(["store", "verify", str(tmp_path), "--sample", "100000"]) == 1
+    assert main(["store", "verify", "--data", str(tmp_path), "--sample", "100000"]) == 1
     assert f"MISMATCH {ruleset} {shown}" in capsys.readouterr().out
 
 
@@ -104,22 +104,23 @@ def test_stats_and_backup_commands(tmp_path: Path, capsys: pytest.CaptureFixture
     with LmdbStore(src) as store:
         sowing = evaluate("sowing", "2^4", store)
         impartial = evaluate("impartial-sowing", "1^6", store)
-    assert main(["store", "stats", str(src), "--json"]) == 0
+    assert main(["store", "stats", "--data", str(src), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     by_name = {r["name"]: r["entries"] for r in stats["rulesets"]}
     assert by_name == {"sowing": len(_all("sowing", "2^4")), "impartial-sowing": len(_all("impartial-sowing", "1^6"))}
     assert stats["entries"] == sum(by_name.values()) and stats["bytes_per_entry"] > 0
-    assert main(["store", "stats", str(src)]) == 0
+    assert main(["store", "stats", "--data", str(src)]) == 0
     assert "sowing v1:" in capsys.readouterr().out
-    assert main(["store", "backup", str(src), str(dest)]) == 0
+    assert main(["store", "backup", str(dest), "--data", str(src)]) == 0
     capsys.readouterr()
     with LmdbStore(dest, create=False) as copy:
         assert copy.stats()["entries"] == stats["entries"]
         assert evaluate("sowing", "2^4", copy).from_memo and evaluate("impartial-sowing", "1^6", copy).from_memo
         assert evaluate("sowing", "2^4", copy).value is sowing.value
         assert evaluate("impartial-sowing", "1^6", copy).value == impartial.value
-    assert main(["store", "backup", str(src), str(dest)]) == 2  # refuses a non-empty destination
-    assert main(["store", "stats", str(tmp_path / "missing")]) == 3  # no store there (docs/cli.md)
+    assert main(["store", "backup", str(dest), "--data", str(src)]) == 2  # refuses a non-empty destination
+    assert main(["store", "stats", "--data", str(tmp_path / "missing")]) == 3  # no store there: unreachable
+    assert not (tmp_path / "missing").exists()
 
 
 def _all(ruleset: str, position: str) -> dict[bytes, Game | int]:

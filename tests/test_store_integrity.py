@@ -98,7 +98,7 @@ def test_a_schema_1_store_is_migrated_on_open_and_reads_correctly(tmp_path: Path
 
 def test_every_record_carries_a_checksum_and_full_verify_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     expected = make_store(tmp_path)
-    assert main(["store", "verify", str(tmp_path), "--full", "--json"]) == 0
+    assert main(["store", "verify", "--data", str(tmp_path), "--full", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] and report["records"]["positions"] == len(expected)
     assert report["records"]["by_value"] == len(expected) and report["records"]["games"] > 10
@@ -118,7 +118,7 @@ def test_a_flipped_bit_in_a_position_is_never_served(tmp_path: Path, part: str, 
         for other, value in expected.items():
             if other != key:
                 assert same(store.lookup(other), value)
-    assert main(["store", "verify", str(tmp_path), "--full", "--json"]) == 1
+    assert main(["store", "verify", "--data", str(tmp_path), "--full", "--json"]) == 1
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert any(p["table"] == "positions" and p["problem"] == "checksum mismatch" for p in problems), problems
     # repair drops it; asking again recomputes it
@@ -138,7 +138,7 @@ def test_a_flipped_bit_in_any_table_is_found(tmp_path: Path, table: str, capsys:
     items = records(tmp_path, table)
     key, record = items[len(items) // 2] if table != "meta" else next(i for i in items if i[0] == b"engine_version")
     flip(tmp_path, key + record, len(key) - 1 if table == "by_value" else len(key))
-    status = main(["store", "verify", str(tmp_path), "--full", "--json"])
+    status = main(["store", "verify", "--data", str(tmp_path), "--full", "--json"])
     out = capsys.readouterr().out
     assert status == 1 and any(p["table"] == table for p in json.loads(out)["problems"]), out
     if table == "meta":  # the server's start-up check reads every meta record
@@ -195,7 +195,8 @@ def test_a_damaged_file_is_refused_before_it_is_mapped(tmp_path: Path, how: str)
         LmdbStore(tmp_path, create=False)
     # in another process: one line and exit status 3, never SIGBUS or a traceback
     for command in (["stats"], ["verify", "--full"]):
-        done = subprocess.run([sys.executable, "-m", "ruma.client.cli", "store", command[0], str(tmp_path), *command[1:]],
+        done = subprocess.run([sys.executable, "-m", "ruma.client.cli", "store", command[0], "--data", str(tmp_path),
+                               *command[1:]],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 3, (done.returncode, done.stderr)
         assert "damaged" in done.stderr and "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
@@ -243,7 +244,7 @@ def test_a_zero_filled_page_is_reported_and_never_served(tmp_path: Path, capsys:
     page = data.find(key + record) // 4096
     data[page * 4096 : (page + 1) * 4096] = bytes(4096)
     (tmp_path / "data.mdb").write_bytes(bytes(data))
-    assert main(["store", "verify", str(tmp_path), "--full", "--json"]) == 1
+    assert main(["store", "verify", "--data", str(tmp_path), "--full", "--json"]) == 1
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert any("LMDB" in p["problem"] for p in problems), problems
     with LmdbStore(tmp_path, create=False) as store:

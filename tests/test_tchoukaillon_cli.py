@@ -79,8 +79,8 @@ def test_check(capsys: pytest.CaptureFixture[str]) -> None:
 def test_graph_figure_6(capsys: pytest.CaptureFixture[str]) -> None:
     rows = _json(capsys, "graph", "1>0,2>1,3>2,0>3", "--max-stones", "5")
     assert rows[0]["theorem_5_2_finite"] is False and rows[0]["finite"] is False
-    assert [r["board"] for r in rows[1:]] == [[0, 0, 0], [1, 0, 0], [0, 2, 0], [1, 2, 0],
-                                             [0, 1, 3], [1, 1, 3]]  # Figure 6
+    assert [r["board"] for r in rows[0]["boards"]] == [[0, 0, 0], [1, 0, 0], [0, 2, 0], [1, 2, 0],
+                                                       [0, 1, 3], [1, 1, 3]]  # Figure 6
     rows = _json(capsys, "graph", "1>1,1>0")  # a self-loop: the paper's test says finite
     assert rows[0]["theorem_5_2_finite"] is True and rows[0]["finite"] is False
 

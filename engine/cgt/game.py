@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Iterable, cast
+from typing import TYPE_CHECKING, Any, Iterable, Union, cast
 
 from ruma.engine.cgt.kernel import (
     _LO,
@@ -87,17 +87,34 @@ class Outcome(StrEnum):
 
 
 class Game:
-    """A short partizan game in canonical form; build with ``Game.from_options`` or constructors.
+    """A short partizan game in canonical form.
 
-    Python's comparison operators follow the game order, which is partial: ``g <= h`` and
-    ``h <= g`` may both be False (then ``g.confused_with(h)``). ``g == h`` is identity.
+    Build one with ``Game(value)`` — a number (``Game(3)``, ``Game(Fraction(1, 2))``,
+    ``Game(1/2)``: numbers of short games are dyadic), a value expression (``Game("{1|*}")``,
+    ``Game("^*")``) or a game — with ``Game.from_options(lefts, rights)`` for ``{lefts | rights}``,
+    or with the constructors (``integer``, ``nimber``, ``up_multiple``...).
+
+    Games mix with numbers as CGSuite values do: ``UP + 1``, ``1 - UP``, ``STAR + Fraction(1, 2)``,
+    ``h > 0``, ``g <= 1/2`` and ``Game(2) == 2`` (a number game hashes like its number). Python's
+    comparison operators follow the game order, which is partial: ``g <= h`` and ``h <= g`` may both
+    be False (then ``g.confused_with(h)``). Between games ``==`` is identity (forms are interned).
+    A non-dyadic number (``Fraction(1, 3)``, ``0.1``) is a ``RumaInputError``; other types are
+    ``TypeError``.
     """
 
     __slots__ = ("id",)
     id: int
 
-    def __init__(self) -> None:  # pragma: no cover - guarded constructor
-        raise TypeError("use Game.from_options(lefts, rights) or a constructor such as integer(n)")
+    def __new__(cls, value: "Game | int | Fraction | float | str") -> "Game":
+        if isinstance(value, str):
+            from ruma.engine.cgt.notation import parse_game
+
+            return parse_game(value)
+        game = _operand(value)
+        if game is None:
+            raise TypeError(f"Game(value) takes a number, a value expression or a Game, got {type(value).__name__} "
+                            f"{value!r}; Game.from_options(lefts, rights) builds {{lefts | rights}}")
+        return game
 
     # -- construction -------------------------------------------------------------------------
     @staticmethod
@@ -182,11 +199,14 @@ class Game:
         """True when every follower with options has options for both players (0 included)."""
         return _all_small(self.id)
 
-    # -- algebra ------------------------------------------------------------------------------
-    def __add__(self, other: Game) -> Game:
-        if not isinstance(other, Game):
+    # -- algebra (with games and with numbers: see the class docstring) ---------------------
+    def __add__(self, other: Operand) -> Game:
+        o = _operand(other)
+        if o is None:
             return NotImplemented
-        return _G[_add(self.id, other.id)]
+        return _G[_add(self.id, o.id)]
+
+    __radd__ = __add__  # disjunctive sum is commutative: 1 + UP
 
     def __neg__(self) -> Game:
         return _G[_neg(self.id)]
@@ -194,43 +214,64 @@ class Game:
     def __pos__(self) -> Game:
         return self
 
-    def __sub__(self, other: Game) -> Game:
-        if not isinstance(other, Game):
+    def __sub__(self, other: Operand) -> Game:
+        o = _operand(other)
+        if o is None:
             return NotImplemented
-        return _G[_add(self.id, _neg(other.id))]
+        return _G[_add(self.id, _neg(o.id))]
+
+    def __rsub__(self, other: Operand) -> Game:
+        o = _operand(other)
+        if o is None:
+            return NotImplemented
+        return _G[_add(o.id, _neg(self.id))]
 
     def __eq__(self, other: object) -> bool:
-        return self is other
+        if isinstance(other, Game):
+            return self is other
+        if isinstance(other, (int, Fraction, float)) and not isinstance(other, bool):
+            x = _NUM[self.id]
+            return x is not None and x == other
+        return NotImplemented
 
     def __ne__(self, other: object) -> bool:
-        return self is not other
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
-        return self.id
+        x = _NUM[self.id]  # a number game hashes like its number, as it compares equal to it
+        return self.id if x is None else hash(x)
 
-    def __le__(self, other: Game) -> bool:
-        if not isinstance(other, Game):
+    def __le__(self, other: Operand) -> bool:
+        o = _operand(other)
+        if o is None:
             return NotImplemented
-        return _le(self.id, other.id)
+        return _le(self.id, o.id)
 
-    def __ge__(self, other: Game) -> bool:
-        if not isinstance(other, Game):
+    def __ge__(self, other: Operand) -> bool:
+        o = _operand(other)
+        if o is None:
             return NotImplemented
-        return _le(other.id, self.id)
+        return _le(o.id, self.id)
 
-    def __lt__(self, other: Game) -> bool:
-        if not isinstance(other, Game):
+    def __lt__(self, other: Operand) -> bool:
+        o = _operand(other)
+        if o is None:
             return NotImplemented
-        return self is not other and _le(self.id, other.id)
+        return self is not o and _le(self.id, o.id)
 
-    def __gt__(self, other: Game) -> bool:
-        if not isinstance(other, Game):
+    def __gt__(self, other: Operand) -> bool:
+        o = _operand(other)
+        if o is None:
             return NotImplemented
-        return self is not other and _le(other.id, self.id)
+        return self is not o and _le(o.id, self.id)
 
-    def confused_with(self, other: Game) -> bool:
+    def confused_with(self, other: Operand) -> bool:
         """True when neither ``self <= other`` nor ``other <= self`` (``self || other``)."""
-        return not _le(self.id, other.id) and not _le(other.id, self.id)
+        o = _operand(other)
+        if o is None:
+            raise TypeError(f"cannot compare a game with {type(other).__name__} {other!r}")
+        return not _le(self.id, o.id) and not _le(o.id, self.id)
 
     @property
     def outcome(self) -> Outcome:
@@ -332,6 +373,34 @@ class Game:
 
 
 # -- constructors -------------------------------------------------------------------------------
+#: what mixes with a game: another game, an int, a dyadic Fraction or an exactly dyadic float
+Operand = Union[Game, int, Fraction, float]
+#: the largest denominator a float may carry to be taken as a number (1/2**20); beyond it a
+#: float such as 0.1 is a binary approximation, not the number the user meant
+FLOAT_DENOMINATOR = 2**20
+
+
+def _operand(value: object) -> Game | None:
+    """``value`` as a game: games as they are, numbers as number games; None for other types."""
+    if isinstance(value, Game):
+        return value
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return _G[_nus_id((value, 0, 0))]
+    if isinstance(value, Fraction):
+        return number(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise RumaInputError(f"not a number of a short game: {value!r}")
+        x = Fraction(value)
+        if x.denominator > FLOAT_DENOMINATOR:
+            raise RumaInputError(f"the float {value!r} is not exactly a dyadic rational; "
+                                 "give a Fraction or a string such as '3/8'")
+        return number(x)
+    return None
+
+
 def integer(n: int) -> Game:
     """The integer ``n``."""
     if isinstance(n, bool) or not isinstance(n, int):

@@ -12,7 +12,8 @@ from typing import Callable, cast
 from ruma.engine.errors import UnknownRulesetError
 from ruma.engine.rulesets.base import Position, Ruleset, State
 
-__all__ = ["Position", "Ruleset", "State", "get_ruleset", "ruleset_by_code", "ruleset_names", "parse_position"]
+__all__ = ["Position", "Ruleset", "State", "get_ruleset", "ruleset_by_code", "ruleset_names", "ruleset_description",
+           "parse_position"]
 
 # name -> "module:attribute" (a Ruleset instance, or for parametrised names a factory)
 _RULESETS: dict[str, str] = {
@@ -30,6 +31,10 @@ _RULESETS: dict[str, str] = {
 }
 _FACTORIES: dict[str, str] = {
     "octal": "ruma.engine.rulesets.heaps:octal_ruleset",
+}
+#: what each parametrised family is (its members describe themselves)
+_FAMILY_DESCRIPTIONS: dict[str, str] = {
+    "octal": "an octal game given by its code in Winning Ways notation (octal:0.37, octal:.07, octal:4.07)",
 }
 _cache: dict[str, Ruleset] = {}
 
@@ -62,6 +67,14 @@ def get_ruleset(name: str) -> Ruleset:
 def ruleset_names() -> list[str]:
     """Every ruleset name, parametrised families shown as ``family:PARAM``."""
     return sorted(_RULESETS) + [f"{family}:CODE" for family in sorted(_FACTORIES)]
+
+
+def ruleset_description(name: str) -> str:
+    """One line on what ``name`` is: a ruleset's own description, or a family's (``octal:CODE``)."""
+    family, sep, parameter = name.strip().lower().partition(":")
+    if sep and parameter == "code" and family in _FAMILY_DESCRIPTIONS:
+        return _FAMILY_DESCRIPTIONS[family]
+    return get_ruleset(name).description
 
 
 def parse_position(ruleset: str | Ruleset, text: str) -> Position:
