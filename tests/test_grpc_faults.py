@@ -179,7 +179,8 @@ def test_a_damaged_store_is_refused_at_start(tmp_path: Path, how: str) -> None:
                              capture_output=True, text=True, timeout=120)
     assert started.returncode == 3, (started.returncode, started.stderr)
     lines = started.stderr.strip().splitlines()
-    assert lines[-1].startswith("ruma serve: store") and "damaged" in lines[-1], started.stderr
+    assert lines[-1].startswith("ruma serve: ") and "damaged" in lines[-1] and "ruma store repair" in lines[-1], (
+        started.stderr)
     assert "Traceback" not in started.stderr and started.stdout == ""
     verified = ruma("store", "verify", "--data", str(data), "--full")
     assert verified.returncode in (1, 3) and "Traceback" not in verified.stderr

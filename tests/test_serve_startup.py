@@ -21,7 +21,8 @@ def serve(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 
 def one_line(done: subprocess.CompletedProcess[str]) -> str:
     assert "Traceback" not in done.stderr, done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.startswith("ruma serve")]
+    lines = [line for line in done.stderr.splitlines()
+             if line.startswith("ruma serve") and "created a new store" not in line]
     assert len(lines) == 1, done.stderr
     return lines[0]
 
@@ -30,9 +31,9 @@ def test_data_naming_a_file_or_an_uncreatable_path(tmp_path: Path) -> None:
     a_file = tmp_path / "file"
     a_file.write_text("not a directory")
     done = serve("--data", str(a_file))
-    assert done.returncode == 3 and "is a file, not a directory" in one_line(done)
+    assert done.returncode == 3 and "is a file" in one_line(done)
     done = serve("--data", str(a_file / "below"))
-    assert done.returncode == 3 and "cannot create the data directory" in one_line(done)
+    assert done.returncode == 3 and str(a_file / "below") in one_line(done)
 
 
 def test_a_bad_tls_key_or_certificate_is_named_as_such(tmp_path: Path) -> None:
