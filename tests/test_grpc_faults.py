@@ -55,7 +55,7 @@ def test_sigkill_right_after_a_load_loses_nothing(tmp_path: Path) -> None:
     data = tmp_path / "data"
     with serving(data) as (process, address):
         with Client(address, timeout=120) as client:
-            summary = client.load(positions, "sowing", batch_size=256, progress=False)
+            summary = client.load("sowing", positions, batch_size=256, progress=False)
         assert not summary.failed and summary.valued + summary.already_stored == len(positions)
         workers = psutil.Process(process.pid).children(recursive=True)
         os.kill(process.pid, signal.SIGKILL)  # right after the load reported success

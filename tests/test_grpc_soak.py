@@ -104,7 +104,7 @@ def test_sixteen_clients_for_a_minute_agree_with_ruma_eval(tmp_path: Path) -> No
     with serving(tmp_path / "data") as (_, address):
         with Client(address, timeout=300) as preload:  # half the positions are stored before the soak
             for ruleset, positions in work.items():
-                summary = preload.load(positions[::2], ruleset, progress=False)
+                summary = preload.load(ruleset, positions[::2], progress=False)
                 assert not summary.failed, summary.failed[:3]
         context = multiprocessing.get_context("spawn")
         with context.Pool(CLIENTS) as clients:
