@@ -275,3 +275,38 @@ class Client:
             ruleset, positions = positions, ruleset
         return load(self, _ruleset("load", ruleset), _many_positions("load", positions), batch_size=batch_size,
                     progress=progress, **kwargs)
+
+    # -- sweeps and censuses (the ruma.v1.Sweeps service; see ruma.client.sweep_client) -----------
+    def upload(self, ruleset: str, entries: Sequence[tuple[bytes, Any]], *, timeout: float | None = None) -> Any:
+        """Store precomputed ``(canonical key, value)`` entries; needs a write token. The server
+        re-values a sample and rejects the whole upload on any mismatch. Returns an ``UploadResult``."""
+        from ruma.client import sweep_client
+
+        return sweep_client.upload(self, ruleset, entries, timeout=timeout)
+
+    def contains(self, ruleset: str, keys: Sequence[bytes], *, timeout: float | None = None) -> list[bool]:
+        """For each canonical key, whether the server's store holds it."""
+        from ruma.client import sweep_client
+
+        return sweep_client.contains(self, ruleset, keys, timeout=timeout)
+
+    def stream_census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, *,
+                      by: str = "value", simplest: int = 3, notations: Iterable[str] | None = None,
+                      compute_missing: bool = False, timeout: float | None = None) -> Any:
+        """The census of a family as the server streams it: ``CensusRow``s, then a ``CensusSummary``."""
+        from ruma.client import sweep_client
+
+        request = sweep_client.census_request(ruleset, seeds, pots, by, simplest, _notations(notations), compute_missing)
+        return sweep_client.stream_census(self, request, timeout)
+
+    def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, **kwargs: Any) -> Any:
+        """The census of a family (``CensusResult``: rows and summary); see ``stream_census``."""
+        from ruma.client import sweep_client
+
+        result = sweep_client.CensusResult()
+        for item in self.stream_census(ruleset, seeds, pots, **kwargs):
+            if isinstance(item, sweep_client.CensusRow):
+                result.rows.append(item)
+            else:
+                result.summary = item
+        return result

@@ -25,7 +25,7 @@ KINDS = (
     "evaluation", "value", "option", "load-summary", "ruleset", "nim-value", "p-position", "octal",
     "named-position", "stored-position", "theorem", "verification-run", "seed", "removed", "db-revision",
     "store-stats", "store-backup", "store-verify", "store-repair", "server", "tchoukaillon-board", "tchoukaillon-min-stones",
-    "tchoukaillon-complete", "tchoukaillon-check", "tchoukaillon-graph", "picture",
+    "tchoukaillon-complete", "tchoukaillon-check", "tchoukaillon-graph", "picture", "sweep-summary", "census-row",
 )
 
 

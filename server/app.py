@@ -208,6 +208,17 @@ def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo, closers: list
     return names
 
 
+def _add_sweeps(server: grpc.Server, servicer: RumaServicer, verify_fraction: float | None) -> list[str]:
+    """Register the ``Sweeps`` service (uploads of precomputed values, censuses); its names."""
+    from ruma.server import sweep_service
+
+    if verify_fraction is None:
+        sweep_service.add_sweeps_servicer(server, servicer)
+    else:
+        sweep_service.add_sweeps_servicer(server, servicer, verify_fraction)
+    return [sweep_service.SERVICE]
+
+
 def create_server(
     data_dir: str | Path,
     host: str = "127.0.0.1",
@@ -223,12 +234,14 @@ def create_server(
     write_methods: Iterable[str] = (),
     catalog: bool = True,
     start: bool = True,
+    verify_fraction: float | None = None,
     log_requests: bool = True,
 ) -> tuple[RumaServer, int]:
     """Build (and by default start) the server on ``host:port`` (0: any free port); returns it and the port.
 
     Without tokens (``tokens`` or ``token_file``) only a loopback ``host`` is accepted. ``store``
-    defaults to the LMDB store in ``data_dir`` (flushed and closed by ``stop``). ``log_requests``
+    defaults to the LMDB store in ``data_dir`` (flushed and closed by ``stop``). ``verify_fraction``
+    is the share of every ``Sweeps.Upload`` the server re-values (default 1%). ``log_requests``
     logs one line per call (``ruma.server.request_log``).
     """
     data = _data_directory(data_dir)
@@ -267,6 +280,7 @@ def create_server(
         servicer = RumaServicer(the_store, limits, services, auth_required=bool(tokens))
         servicer.runner = _runner(the_store, data, servicer.memo, servicer.limits)
         ruma_pb2_grpc.add_RumaServicer_to_server(servicer, server)
+        services += _add_sweeps(server, servicer, verify_fraction)
         health_servicer = health.HealthServicer(experimental_non_blocking=True)
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         if catalog:

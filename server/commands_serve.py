@@ -80,6 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help=f"worker processes for heavy work (default {default_eval_workers()}; "
                              f"0: evaluate in the server process)")
     parser.add_argument("--workers", type=positive, default=None, metavar="N", help="threads serving calls")
+    parser.add_argument("--verify-fraction", type=float, default=0.01, metavar="F",
+                        help="share of every uploaded batch of precomputed values (ruma sweep --server) the server "
+                        "re-values before storing it (default 0.01; at least one entry; a mismatch rejects the batch)")
     parser.add_argument("--grace", type=seconds, default=10.0, metavar="S",
                         help="seconds calls in flight get to finish on shutdown (default 10)")
     add_format_option(parser, lists=False)
@@ -97,7 +100,8 @@ def _start(args: argparse.Namespace, limits: Limits) -> tuple[object, int]:
     data = data_directory(args, create=True)
     try:
         return create_server(data, args.host, args.port, token_file=args.token_file, tls_cert=args.tls_cert,
-                             tls_key=args.tls_key, limits=limits, max_workers=args.workers)
+                             tls_key=args.tls_key, limits=limits, max_workers=args.workers,
+                             verify_fraction=args.verify_fraction)
     except StoreError as error:  # a damaged store, a data directory that cannot be used
         hint = "check it with 'ruma store verify --full', mend it with 'ruma store repair'" if isinstance(
             error, StoreDamagedError) else None

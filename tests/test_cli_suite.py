@@ -163,6 +163,10 @@ GOOD: list[tuple[str, list[str], str | None]] = [
     ("plot sowing-graph", ["plot", "sowing-graph", "star:3x2", "--board", "1,2,0,2,1,1", "-o", "{root}/NAME.svg"],
      "picture"),
     ("plot tchoukaillon", ["plot", "tchoukaillon", "15", "-o", "{root}/NAME.svg"], "picture"),
+    ("sweep", ["sweep", "impartial-sowing", "--seeds", "5", "--data", "{local}", "--workers", "1"], "sweep-summary"),
+    ("sweep", ["sweep", "sowing", "--seeds", "4", *REMOTE, "--workers", "1"], "sweep-summary"),
+    ("census", ["census", "impartial-sowing", "--seeds", "5", "--data", "{local}", "--workers", "1"], "census-row"),
+    ("census", ["census", "sowing", "--seeds", "4", "--by", "outcome", *REMOTE], "census-row"),
 ]
 
 # ``ruma serve`` runs in the ``world`` fixture (its ``server`` record is validated there);

@@ -1,0 +1,127 @@
+"""Sweep scaling: one worker against two, and Ray actors against local processes, on one family.
+
+    python benchmarks/bench_sweep.py                          # impartial-sowing, seeds and pots 0..10
+    python benchmarks/bench_sweep.py --ruleset sowing --seeds 9 --repeat 3 --ray
+
+Each run sweeps the family into a fresh store in a temporary directory and times the whole
+sweep (enumeration, valuing, committing). Configurations, alternated ``--repeat`` times (best
+run reported): **inline** (``--workers 1``: this process values through the store), **processes
+×1** and **processes ×2** (worker processes; the driver commits), and with ``--ray`` **ray ×2**
+(a local Ray cluster on loopback, started once and reused; its start-up is reported apart). The
+stores are checked to hold the same entries. CPU seconds (this process plus the workers' own
+accounting) are printed too: on a machine shared with other work, wall ratios say little, and
+inline CPU / (2-worker CPU / 2) bounds what two idle cores would give. Ratios: inline / processes×2 (the target is
+>= 1.7), ray×2 / processes×2 (overhead, target <= 1.2). The load average is printed with the
+figures: the machine's 2 cores are shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from typing import Any, Callable
+
+from ruma.client.sweep import LocalProcesses, StoreSink, run_sweep
+from ruma.client.sweep_worker import open_store
+from ruma.engine.family_enum import Family
+
+
+def _entries(path: str) -> dict[bytes, Any]:
+    store = open_store(path, create=False)
+    try:
+        return dict(store.sample(10**9))
+    finally:
+        store.close()
+
+
+def _run(family: Family, make: Callable[[], dict[str, Any]]) -> tuple[float, dict[bytes, Any], int, float]:
+    """Wall seconds, the store's entries, positions valued, CPU seconds (driver + workers)."""
+    directory = tempfile.mkdtemp(prefix="ruma-bench-sweep-")
+    sink = StoreSink(directory)
+    started, cpu = time.perf_counter(), time.process_time()
+    try:
+        summary = run_sweep(family, sink, **make())
+    finally:
+        sink.close()
+    seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu + summary.worker_cpu_seconds
+    return seconds, _entries(directory), summary.positions_valued, cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print a table (or JSON with --json)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ruleset", default="impartial-sowing")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--pots", type=int, default=None)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--ray", action="store_true", help="also time 2 Ray actors on a local cluster")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    family = Family.of(args.ruleset, (0, args.seeds), (1, args.pots or args.seeds))
+    pools = {1: LocalProcesses(1), 2: LocalProcesses(2)}
+    configs: dict[str, Callable[[], dict[str, Any]]] = {
+        "inline": lambda: {"workers": 1},
+        "processes x1": lambda: {"backend": pools[1]},
+        "processes x2": lambda: {"backend": pools[2]},
+    }
+    ray_start = None
+    if args.ray:
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        from ruma.client.sweep_ray import RayActors
+
+        t = time.perf_counter()
+        actors = RayActors(2)
+        ray_start = time.perf_counter() - t
+        configs["ray x2"] = lambda: {"backend": actors}
+    best: dict[str, float] = {}
+    best_cpu: dict[str, float] = {}
+    reference: dict[bytes, Any] | None = None
+    positions: dict[str, int] = {}
+    for _ in range(args.repeat):
+        for name, make in configs.items():
+            seconds, entries, valued, cpu = _run(family, make)
+            best[name] = min(best.get(name, float("inf")), seconds)
+            best_cpu[name] = min(best_cpu.get(name, float("inf")), cpu)
+            positions[name] = valued
+            if reference is None:
+                reference = entries
+            elif entries != reference:
+                raise SystemExit(f"{name}: the store differs from the inline sweep's")
+    for pool in pools.values():
+        pool.close()
+    if args.ray:
+        actors.close()
+    load = os.getloadavg()
+    record = {"family": family.describe(), "entries": len(reference or {}), "seconds": best,
+              "positions_valued": positions, "speedup_2_workers": best["inline"] / best["processes x2"],
+              "speedup_2_vs_1_process": best["processes x1"] / best["processes x2"],
+              "ray_over_processes": (best["ray x2"] / best["processes x2"]) if args.ray else None,
+              "ray_start_seconds": ray_start, "load_average": [round(x, 2) for x in load],
+              "cpu_seconds": best_cpu,
+              # what 2 idle cores allow: the inline sweep's CPU over half the parallel sweep's CPU
+              "cpu_bound_speedup_2_workers": best_cpu["inline"] / (best_cpu["processes x2"] / 2)}
+    if args.json:
+        print(json.dumps(record))
+        return 0
+    print(f"{record['family']}: {record['entries']:,} entries; best of {args.repeat}")
+    for name, seconds in best.items():
+        print(f"  {name:14} {seconds:8.2f} s wall  {best_cpu[name]:8.2f} s CPU (driver + workers)   "
+              f"positions valued {positions[name]:,}")
+    print(f"  inline / processes x2        = {record['speedup_2_workers']:.2f}x   (target >= 1.7)")
+    print(f"  processes x1 / processes x2  = {record['speedup_2_vs_1_process']:.2f}x")
+    print(f"  CPU bound on 2 idle cores: inline CPU / (processes x2 CPU / 2) = "
+          f"{record['cpu_bound_speedup_2_workers']:.2f}x")
+    if args.ray:
+        print(f"  ray x2 / processes x2        = {record['ray_over_processes']:.2f}   (target <= 1.2); "
+              f"Ray start-up {ray_start:.1f} s (not counted)")
+    print(f"  load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,310 @@
+"""The sweep driver: value every class of a family and commit every value to one store.
+
+``run_sweep(family, sink, workers=N, backend=...)``:
+
+1. enumerates the family's classes (``ruma.engine.family_enum``), smallest first;
+2. asks the sink which class keys are stored already and skips them (a killed sweep resumes
+   where its committed values end);
+3. values the rest — in this process through the store itself when ``workers == 1`` and no
+   backend is given, otherwise in shards on worker slots (local processes, or Ray actors);
+4. commits every value a worker computed through the sink: only the driver writes.
+
+Workers keep their memo across shards, and the driver forwards to each worker the packets the
+other workers sent back since its last shard, so work done anywhere is reused everywhere
+(duplicated work is limited to shards that ran at the same time). Shards are cut in the classes'
+order and sized adaptively so that each takes about ``shard_seconds``.
+
+Sinks: ``StoreSink`` (a local store opened through the ``ruma.stores`` entry point) and
+``ruma.client.sweep_remote.ServerSink`` (the ``Upload`` RPC of a server).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+import uuid
+from concurrent import futures
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+from ruma.client.sweep_worker import Result, Task, open_store, work
+from ruma.engine.evaluator import evaluate
+from ruma.engine.family_enum import Family, FamilyClass, enumerate_family
+from ruma.engine.rulesets.base import State
+from ruma.engine.sweep_order import Cell, CellScheduler, group
+from ruma.engine.sweep_values import Entry, Packet, RecordingMemo, unpack
+
+#: tasks queued on each worker slot, so that a worker never waits for the driver between two
+DEPTH = 2
+#: called with (classes done, classes to do, positions computed so far)
+Progress = Callable[[int, int, int], None]
+
+
+class Sink(Protocol):
+    """Where a sweep commits its values."""
+
+    #: a local store directory workers on this machine may read, or ``None``
+    store_path: str | None
+
+    def stored(self, keys: Sequence[bytes]) -> list[bool]:
+        """For each key, whether the store holds it."""
+
+    def put(self, entries: Sequence[Entry]) -> None:
+        """Commit entries (keys already stored are kept as they are)."""
+
+    def memo(self) -> Any:
+        """A ``Memo`` for valuing in the driver's own process (``workers == 1``)."""
+
+    def flush(self) -> None:
+        """Make everything put so far durable."""
+
+
+class StoreSink:
+    """A local store (``DIR`` holding ``data.mdb``): the driver writes straight into it."""
+
+    def __init__(self, path: str, create: bool = True) -> None:
+        self.store = open_store(path, create=create)
+        self.store_path: str | None = str(self.store.path)
+
+    def stored(self, keys: Sequence[bytes]) -> list[bool]:
+        """Lookups, one per key (none for a ruleset the store holds no entry of)."""
+        self.store.flush()
+        held = {bytes((r["code"], r["version"])) for r in self.store.stats()["rulesets"] if r["entries"]}
+        lookup = self.store.lookup
+        return [key[:2] in held and lookup(key) is not None for key in keys]
+
+    def put(self, entries: Sequence[Entry]) -> None:
+        """Buffered inserts (the store writes them in batches)."""
+        insert = self.store.insert
+        for key, value in entries:
+            insert(key, value)
+
+    def memo(self) -> Any:
+        """The store itself."""
+        return self.store
+
+    def flush(self) -> None:
+        """Write the store's buffer."""
+        self.store.flush()
+
+    def close(self) -> None:
+        """Flush and close the store."""
+        self.store.close()
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did (the ``--json`` record of ``ruma sweep``)."""
+
+    ruleset: str
+    seeds: tuple[int, int]
+    pots: tuple[int, int]
+    classes: int
+    raw_positions: int
+    already_stored: int
+    classes_valued: int
+    positions_valued: int
+    entries_committed: int
+    seconds: float
+    workers: int
+    backend: str
+    worker_cpu_seconds: float = 0.0
+    """CPU seconds the workers spent (0 for an inline sweep: all of it is the driver's)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        record = asdict(self)
+        record["seeds"], record["pots"] = list(self.seeds), list(self.pots)
+        record["seconds"] = round(self.seconds, 3)
+        record["worker_cpu_seconds"] = round(self.worker_cpu_seconds, 3)
+        return record
+
+
+class Backend(Protocol):
+    """Worker slots that run ``sweep_worker.work`` on tasks."""
+
+    name: str
+    slots: int
+    #: whether the workers can read the driver's local store
+    local: bool
+
+    def submit(self, slot: int, task: Task) -> "futures.Future[Result]":
+        """Run ``task`` on the worker of ``slot``."""
+
+    def close(self) -> None:
+        """Stop the workers."""
+
+
+class LocalProcesses:
+    """``slots`` worker processes on this machine, one single-process pool each (so a slot keeps
+    its memo between tasks)."""
+
+    name = "processes"
+    local = True
+
+    def __init__(self, slots: int) -> None:
+        context = multiprocessing.get_context("spawn")  # no fork of a process holding LMDB or gRPC state
+        self.slots = slots
+        self.pools = [futures.ProcessPoolExecutor(max_workers=1, mp_context=context) for _ in range(slots)]
+        for pool in self.pools:  # start the processes now, while the driver enumerates
+            pool.submit(int)
+
+    def submit(self, slot: int, task: Task) -> "futures.Future[Result]":
+        """Queue ``task`` on the slot's process."""
+        return self.pools[slot].submit(work, task)
+
+    def close(self) -> None:
+        """Shut the processes down."""
+        for pool in self.pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend: Backend | None = None,
+              shard_seconds: float = 0.2, progress: Progress | None = None,
+              classes: list[FamilyClass] | None = None) -> SweepSummary:
+    """Sweep ``family`` into ``sink`` (see the module docstring); returns the summary."""
+    started = time.perf_counter()
+    rules = family.rules
+    classes = enumerate_family(family) if classes is None else classes
+    keys = [c.key for c in classes]
+    stored: list[bool] = []
+    for i in range(0, len(keys), 8192):
+        stored += sink.stored(keys[i:i + 8192])
+    todo = [c.state for c, known in zip(classes, stored) if not known]
+    count = workers if workers is not None else (backend.slots if backend is not None else default_workers())
+    if backend is None and count > 1 and todo:
+        backend = LocalProcesses(count)
+        owned = True
+    else:
+        owned = False
+    try:
+        worker_cpu = 0.0
+        if backend is None:
+            computed, committed = _inline(rules, todo, sink, progress)
+            name, count = "inline", 1
+        else:
+            # workers read the local store only when it may hold something they need (a resumed
+            # sweep); a fresh family's followers are all in the family itself
+            reads = backend.local and len(todo) < len(classes)
+            computed, committed, worker_cpu = _sharded(rules, todo, sink, backend, shard_seconds, progress, reads)
+            name, count = backend.name, backend.slots
+    finally:
+        if owned and backend is not None:
+            backend.close()
+    sink.flush()
+    return SweepSummary(
+        ruleset=rules.name, seeds=(family.seeds_min, family.seeds_max), pots=(family.pots_min, family.pots_max),
+        classes=len(classes), raw_positions=sum(c.raw_total for c in classes), already_stored=len(classes) - len(todo),
+        classes_valued=len(todo), positions_valued=computed, entries_committed=committed,
+        seconds=time.perf_counter() - started, workers=count, backend=name, worker_cpu_seconds=worker_cpu,
+    )
+
+
+def _inline(rules: Any, todo: list[State], sink: Sink, progress: Progress | None) -> tuple[int, int]:
+    """Value in this process through the sink's memo; returns (positions computed, entries committed)."""
+    memo = sink.memo()
+    recording = isinstance(memo, RecordingMemo)
+    if not recording:
+        memo = _Counting(memo)
+    computed = committed = 0
+    last = time.monotonic()
+    for done, state in enumerate(todo, start=1):
+        computed += evaluate(rules, state, memo).stats.positions_valued
+        now = time.monotonic()
+        if recording and (now - last > 1.0 or done == len(todo)):
+            new = memo.take()
+            sink.put(new)
+            committed += len(new)
+        if progress is not None and (now - last > 0.2 or done == len(todo)):
+            progress(done, len(todo), computed)
+        if now - last > 1.0:
+            last = now
+    if not recording:
+        committed = memo.inserted
+    return computed, committed
+
+
+class _Counting:
+    """A memo wrapper that counts inserts (the store itself cannot say which were new)."""
+
+    def __init__(self, memo: Any) -> None:
+        self.lookup = memo.lookup
+        self._insert = memo.insert
+        self.inserted = 0
+
+    def insert(self, key: bytes, value: Any, explored: int = 0) -> None:
+        self.inserted += 1
+        self._insert(key, value, explored)
+
+
+def _sharded(rules: Any, todo: list[State], sink: Sink, backend: Backend, shard_seconds: float,
+             progress: Progress | None, reads: bool = True) -> tuple[int, int, float]:
+    """Value cells of states on the backend's slots; returns (positions computed, entries committed,
+    worker CPU seconds)."""
+    sweep_id = uuid.uuid4().hex
+    store_path = sink.store_path if backend.local and reads else None
+    cells = group(rules, todo)
+    scheduler = CellScheduler(cells)
+    pending: list[list[Packet]] = [[] for _ in range(backend.slots)]  # packets each slot has not seen
+    running: dict["futures.Future[Result]", tuple[int, list[Cell], int]] = {}
+    idle = [slot for _ in range(DEPTH) for slot in range(backend.slots)]  # DEPTH tasks queued per slot
+    seen: set[bytes] = set()
+    target, done, computed, committed = 16, 0, 0, 0
+    cpu = 0.0
+
+    def submit() -> None:
+        while idle and scheduler:
+            batch = scheduler.take(target)
+            if not batch:
+                return
+            slot = idle.pop(0)
+            shard = [state for c in batch for state in cells[c]]
+            task = Task(sweep_id, rules.name, shard, pending[slot], store_path)
+            pending[slot] = []
+            running[backend.submit(slot, task)] = (slot, batch, len(shard))
+
+    submit()
+    while running:
+        finished, _ = futures.wait(list(running), return_when=futures.FIRST_COMPLETED)
+        for future in finished:
+            slot, batch, shard_size = running.pop(future)
+            result = future.result()
+            scheduler.finish(batch)
+            idle.append(slot)
+            entries = unpack(result.packet, rules.impartial)
+            fresh = [(k, v) for k, v in entries if k not in seen]
+            seen.update(k for k, _ in fresh)
+            sink.put(fresh)
+            committed += len(fresh)
+            computed += result.computed
+            cpu += result.cpu_seconds
+            done += shard_size
+            if result.packet[0]:
+                for other in range(backend.slots):
+                    if other != slot:
+                        pending[other].append(result.packet)
+            if result.seconds > 0:  # aim at shard_seconds per shard, growing by 2x at most
+                target = max(1, min(target * 2, int(shard_size * shard_seconds / result.seconds) or 1, 100_000))
+        submit()
+        if progress is not None:
+            progress(done, len(todo), computed)
+    return computed, committed, cpu
+
+
+def sweep_store(family: Family, path: str, **kwargs: Any) -> SweepSummary:
+    """Sweep ``family`` into the local store at ``path`` (created if missing)."""
+    sink = StoreSink(path)
+    try:
+        return run_sweep(family, sink, **kwargs)
+    finally:
+        sink.close()
+

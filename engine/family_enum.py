@@ -1,0 +1,241 @@
+"""Every position of a family of a row-of-pots ruleset, once per normalisation class.
+
+A **family** is ``(ruleset, seeds A..B, pots C..D)``. Its **raw positions** are the rows of
+exactly ``n`` pots, ``C <= n <= D``, each pot holding a non-negative number of seeds, the total
+``s`` in ``A <= s <= B``: the tuples a person would write down, leading and trailing empty pots
+and real counts in full pots included. There are ``sum_n sum_s C(s + n - 1, n - 1)`` of them
+(``raw_count``). Two raw positions are in the same **class** when ``Ruleset.normalise`` maps them
+to the same canonical state: empty end pots stripped (Sowing and Atomic Wari, whose rows are
+unbounded), full pots marked and full end runs shortened (Sowing), unreachable margins cut
+(Atomic Wari on a fixed board), and the mirror image. Every raw position of a class has the
+class's value, negated for the partizan rulesets when ``normalise`` reports it mirrored; so a
+partizan class counts its raw positions in two orientations, ``raw`` (the canonical orientation)
+and ``raw_mirrored`` (an impartial class counts them all in ``raw``). The classes of a family partition its raw positions (``tests/test_sweep_enum.py``
+checks class counts against brute force for every row ruleset).
+
+Each class also names its **representative**: the simplest raw position of the class — fewest
+seeds, then fewest pots, then the lexicographically smallest row of counts (for counts below 10,
+the smallest in the paper's digit notation) — and the same for the mirrored orientation. This is
+the order ``census`` uses for "the K simplest positions" (Erickson's Table 3 orders by fewest
+seeds and by fewest pots).
+
+For the unbounded rows the enumeration walks *stripped* rows (first and last pot nonempty) and
+weighs each by the number of ways to pad it with empty pots to a length in ``C..D``, instead of
+walking every padded row: ``sum_{n=max(C,m)}^{D} (n - m + 1)`` for a stripped row of ``m`` pots.
+The fixed board keeps its empty pots, so its raw rows are walked one by one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+from typing import Callable, Iterator
+
+from ruma.engine.errors import CancelledError, RumaInputError
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets.base import Ruleset, State
+
+__all__ = ["Family", "FamilyClass", "enumerate_family", "raw_count", "raw_rows", "walk_count", "seeds_of", "simplicity",
+           "UNBOUNDED_ROWS", "ROW_RULESETS"]
+
+#: rulesets whose rows are unbounded: ``normalise`` strips empty end pots (rule N1)
+UNBOUNDED_ROWS = frozenset({"sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari"})
+#: every ruleset a family can be swept over (rows of pots)
+ROW_RULESETS = UNBOUNDED_ROWS | {"atomic-wari-board"}
+#: the most raw rows ``enumerate_family`` walks one by one (fixed boards) before refusing
+MAX_WALK = 50_000_000
+
+
+class FamilyError(RumaInputError):
+    """A family that cannot be enumerated (unknown ruleset, empty or inverted ranges)."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """A ruleset and the ranges of seeds and pots of its raw positions (both inclusive)."""
+
+    ruleset: str
+    seeds_min: int
+    seeds_max: int
+    pots_min: int
+    pots_max: int
+
+    @classmethod
+    def of(cls, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None) -> "Family":
+        """A checked family; ``pots`` defaults to ``1..seeds_max`` (at least one pot)."""
+        rules = get_ruleset(ruleset)
+        if rules.name not in ROW_RULESETS:
+            raise FamilyError(f"cannot sweep {ruleset!r}: families are defined for {', '.join(sorted(ROW_RULESETS))}")
+        a, b = seeds
+        c, d = pots if pots is not None else (1, max(1, b))
+        if a < 0 or b < a:
+            raise FamilyError(f"seeds {a}..{b}: need 0 <= A <= B")
+        if c < 1 or d < c:
+            raise FamilyError(f"pots {c}..{d}: need 1 <= C <= D")
+        return cls(rules.name, a, b, c, d)
+
+    @property
+    def rules(self) -> Ruleset:
+        """The ruleset."""
+        return get_ruleset(self.ruleset)
+
+    def describe(self) -> str:
+        """``sowing seeds 0..8 pots 1..8``."""
+        return f"{self.ruleset} seeds {self.seeds_min}..{self.seeds_max} pots {self.pots_min}..{self.pots_max}"
+
+
+@dataclass
+class FamilyClass:
+    """One normalisation class: its canonical state and key, how many raw positions it stands for
+    in each orientation, and the simplest raw position of each orientation (``None`` if none)."""
+
+    state: State
+    key: bytes
+    raw: int = 0
+    raw_mirrored: int = 0
+    representative: State | None = None
+    representative_mirrored: State | None = None
+
+    @property
+    def raw_total(self) -> int:
+        """Raw positions in both orientations."""
+        return self.raw + self.raw_mirrored
+
+    def simplest(self) -> State:
+        """The simplest raw position of the class, whichever its orientation."""
+        candidates = [r for r in (self.representative, self.representative_mirrored) if r is not None]
+        return min(candidates, key=simplicity)
+
+
+def simplicity(row: State) -> tuple[int, int, State]:
+    """The order of "simplest": fewest seeds, then fewest pots, then the smallest row of counts."""
+    return (sum(row), len(row), row)
+
+
+def raw_count(family: Family) -> int:
+    """The number of raw positions of ``family`` (closed form)."""
+    total = 0
+    for n in range(family.pots_min, family.pots_max + 1):
+        for s in range(family.seeds_min, family.seeds_max + 1):
+            total += comb(s + n - 1, n - 1)
+    return total
+
+
+def walk_count(family: Family) -> int:
+    """How many rows ``enumerate_family`` walks: stripped rows for the unbounded rulesets, every
+    raw row for a fixed board (what a service bounds before enumerating)."""
+    if family.ruleset not in UNBOUNDED_ROWS:
+        return raw_count(family)
+    total = 0
+    for s in range(family.seeds_min, family.seeds_max + 1):
+        if s == 0:
+            total += 1
+            continue
+        for m in range(1, family.pots_max + 1):
+            if m == 1:
+                total += 1
+            elif s >= 2:
+                total += comb(s - 2 + m - 1, m - 1)
+    return total
+
+
+def _compositions(total: int, parts: int, lo_first: int, lo_last: int) -> Iterator[State]:
+    """Rows of ``parts`` counts summing to ``total`` (first >= lo_first, last >= lo_last), in
+    lexicographic order (stars and bars: the bars' positions in lexicographic order)."""
+    if parts == 1:
+        if total >= max(lo_first, lo_last):
+            yield (total,)
+        return
+    free = total - lo_first - lo_last
+    if free < 0:
+        return
+    n = free + parts - 1
+    for bars in combinations(range(n), parts - 1):
+        row = [b - a - 1 for a, b in zip((-1, *bars), (*bars, n))]
+        row[0] += lo_first
+        row[-1] += lo_last
+        yield tuple(row)
+
+
+def raw_rows(family: Family) -> Iterator[State]:
+    """Every raw position of ``family`` one by one, simplest first (for tests and small boards)."""
+    for s in range(family.seeds_min, family.seeds_max + 1):
+        for n in range(family.pots_min, family.pots_max + 1):
+            yield from _compositions(s, n, 0, 0)
+
+
+def _weighted_rows(family: Family) -> Iterator[tuple[State, int]]:
+    """``(row, number of raw positions it stands for)``, simplest first."""
+    c, d = family.pots_min, family.pots_max
+    if family.ruleset not in UNBOUNDED_ROWS:
+        if raw_count(family) > MAX_WALK:
+            raise FamilyError(f"{family.describe()} has {raw_count(family)} raw boards; at most {MAX_WALK} can be walked")
+        for row in raw_rows(family):
+            yield row, 1
+        return
+    for s in range(family.seeds_min, family.seeds_max + 1):
+        if s == 0:
+            yield (0,) * c, d - c + 1  # the empty row, once per length (the shortest stands for all)
+            continue
+        for m in range(1, d + 1):
+            weight = sum(n - m + 1 for n in range(max(c, m), d + 1))
+            if weight == 0:
+                continue
+            yield from ((row, weight) for row in _compositions(s, m, 1, 1))
+
+
+def seeds_of(rules: Ruleset) -> Callable[[State], int]:
+    """``state -> sowable seeds`` of a canonical state (``Ruleset.size``'s seeds), fast for Sowing,
+    whose canonical states write every full pot as exactly ``FULL``."""
+    if rules.name in ("sowing", "impartial-sowing"):
+        from ruma.engine.rulesets.notation import FULL
+
+        return lambda state: sum(state) - state.count(FULL) * FULL
+    size = rules.size
+    return lambda state: size(state)[1]
+
+
+def _count(entry: FamilyClass, row: State, weight: int, mirrored: bool) -> None:
+    """Add ``weight`` raw rows to one orientation of a class, keeping the simplest row."""
+    if mirrored:
+        entry.raw_mirrored += weight
+        held = entry.representative_mirrored
+        if held is None or simplicity(row) < simplicity(held):
+            entry.representative_mirrored = row
+    else:
+        entry.raw += weight
+        held = entry.representative
+        if held is None or simplicity(row) < simplicity(held):
+            entry.representative = row
+
+
+def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = None) -> list[FamilyClass]:
+    """The classes of ``family`` with their raw counts and representatives, smallest first.
+
+    "Smallest" is the canonical state's ``Ruleset.size`` (sowable seeds, then pots), then the
+    state: the followers of a position never have more seeds or pots, so valuing the classes in
+    this order lets larger positions reuse smaller ones. ``should_cancel`` is polled every 4096
+    rows; a true answer raises ``CancelledError``.
+    """
+    rules = family.rules
+    normalise, key = rules.normalise, rules.key
+    partizan = not rules.impartial
+    classes: dict[State, FamilyClass] = {}
+    for walked, (row, weight) in enumerate(_weighted_rows(family)):
+        if should_cancel is not None and walked & 4095 == 0 and should_cancel():
+            raise CancelledError(f"enumeration of {family.describe()} was cancelled")
+        mirror = row[::-1]
+        if mirror < row:
+            continue  # counted with its mirror image, which comes first (same seeds and pots)
+        canonical, mirrored = normalise(row)
+        entry = classes.get(canonical)
+        if entry is None:
+            entry = classes[canonical] = FamilyClass(canonical, key(canonical))
+        _count(entry, row, weight, mirrored and partizan)
+        if mirror != row:
+            # normalise(mirror) is the same class; its orientation is the other one, unless the
+            # class is its own mirror image (then both rows are in the canonical orientation)
+            _count(entry, mirror, weight, partizan and (canonical != canonical[::-1]) and not mirrored)
+    seeds = seeds_of(rules)
+    return sorted(classes.values(), key=lambda c: (seeds(c.state), len(c.state), c.state))

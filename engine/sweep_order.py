@@ -1,0 +1,237 @@
+"""The order of a parallel sweep: cells of positions that can be valued independently.
+
+Valuing two positions on two workers duplicates work when they share followers that neither has
+yet. A sweep therefore groups the classes of a family into **cells** by a *potential* that no
+move increases, and schedules a cell only once every cell that may hold one of its followers is
+done. Values are exact whatever the order; the order only decides how much work is duplicated.
+
+A potential is a tuple of *levels*, each a pair of ints. Level 0 is ``(seeds, pots)`` (or
+``(seeds, reach width)``) and never grows; on the deeper levels the pairs never shrink. For a
+follower ``Y`` of ``X`` (every component of every option) ``cell(Y) == cell(X)`` or
+``precedes(cell(Y), cell(X))``: at the first level where they differ, ``Y``'s pair is ``<=`` (level
+0) or ``>=`` (deeper levels) ``X``'s in both coordinates. Pairs are sorted, so a position and its
+mirror image have one cell. ``tests/test_sweep_order.py`` checks the property on random positions.
+
+**Sowing** (both versions). Seeds are conserved except those dropped on full pots, and the span
+of nonempty pots never grows (rules N1–N3), so ``(sowable seeds, pots)`` never grows. While it is
+unchanged, no end pot is ever sown (sowing it away empties it and shortens the row) and no move
+drops a seed on a full pot, so the end pots' counts ``(c_first, c_last)`` only grow. While those
+are unchanged too, no move sows into an end pot: every move sows within the interior, whose span
+of nonempty pots therefore never grows — the gaps between the ends and the interior's nonempty
+span only grow — and while the gaps are unchanged, the interior's end pots only grow, by the
+same argument one level in. The potential takes ``DEPTH`` (ends, gaps) levels: one by default, since
+finer cells cost the scheduler more than they gain once batches follow chains of cells.
+
+**Atomic Wari** (both versions, unbounded rows): seeds only decrease (captures) and the reach
+bounds ``Q`` never increases and ``P`` never decreases (``ruma.engine.rulesets.atomic_wari``), so
+``(seeds, Q - P)`` never grows. **Atomic Wari on a board**: ``(seeds, pots)`` — the margins cut
+by rule B1 are the reach bounds, so the board only shrinks.
+
+Any other ruleset gets ``(seeds, pots)`` from ``Ruleset.size``: sound for every game whose moves
+never add seeds or pots.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from typing import Iterable, Sequence
+
+from ruma.engine.rulesets.base import Ruleset, State
+
+__all__ = ["Cell", "cell", "precedes", "order_key", "CellScheduler", "DEPTH"]
+
+Pair = tuple[int, int]
+Cell = tuple[Pair, ...]
+#: how many (ends, gaps) levels the Sowing potential looks into
+DEPTH = 1
+
+
+def _pair(a: int, b: int) -> Pair:
+    return (a, b) if a <= b else (b, a)
+
+
+def _sowing_cell(seeds: int, state: State) -> Cell:
+    levels: list[Pair] = [(seeds, len(state))]
+    lo, hi = 0, len(state) - 1
+    for _ in range(DEPTH):
+        if lo > hi:
+            break
+        levels.append(_pair(state[lo], state[hi]))
+        i, j = lo + 1, hi - 1
+        while i <= j and state[i] == 0:
+            i += 1
+        while j >= i and state[j] == 0:
+            j -= 1
+        if i > j:
+            break
+        levels.append(_pair(i - lo - 1, hi - 1 - j))
+        lo, hi = i, j
+    return tuple(levels)
+
+
+def cell(rules: Ruleset, state: State) -> Cell:
+    """The potential of a canonical ``state`` (see the module docstring)."""
+    name = rules.name
+    if name in ("sowing", "impartial-sowing"):
+        from ruma.engine.rulesets.notation import FULL
+
+        full = state.count(FULL)  # a canonical Sowing state writes every full pot as exactly FULL
+        return _sowing_cell(sum(state) - full * FULL, state)
+    pots, seeds = rules.size(state)
+    if name in ("atomic-wari", "impartial-atomic-wari"):
+        from ruma.engine.rulesets.atomic_wari import reach_left, reach_right
+
+        width = reach_right(state) - reach_left(state) if state else 0
+        return ((seeds, width),)
+    return ((seeds, pots),)
+
+
+def _pair_precedes(level: int, y: Pair, x: Pair) -> bool:
+    if level == 0:
+        return y[0] <= x[0] and y[1] <= x[1]
+    return y[0] >= x[0] and y[1] >= x[1]
+
+
+def precedes(y: Cell, x: Cell) -> bool:
+    """Whether cell ``y`` must be valued before cell ``x`` (it may hold followers of ``x``)."""
+    for level, (p, q) in enumerate(zip(y, x)):
+        if p != q:
+            return _pair_precedes(level, p, q)
+    return False  # equal, or one a prefix of the other: no move relates them
+
+
+def order_key(c: Cell) -> tuple[int, ...]:
+    """A sort key that lists every cell after all the cells that precede it."""
+    out: list[int] = [c[0][0], c[0][1]]
+    for p in c[1:]:
+        out += (-p[0], -p[1])
+    return tuple(out)
+
+
+class CellScheduler:
+    """Hands out batches of cells whose preceding cells are all done.
+
+    The cells form a tree by their prefixes of levels; a node (a prefix) is *released* when its
+    parent is released and every sibling subtree that precedes it is finished; a cell is ready
+    when its own node is released. ``take(target)`` returns ready cells, earliest in
+    ``order_key`` order first, holding about ``target`` states; ``finish(cells)`` marks them done
+    and releases what they were blocking. Each call costs time in proportion to what changes,
+    not to the number of cells.
+    """
+
+    def __init__(self, cells: dict[Cell, list[State]]) -> None:
+        self.cells = cells
+        self.rank = {c: i for i, c in enumerate(sorted(cells, key=order_key))}
+        self.unfinished: dict[Cell, int] = defaultdict(int)  # node -> unfinished cells below it
+        children: dict[Cell, set[Pair]] = defaultdict(set)
+        for c in cells:
+            for k in range(len(c)):
+                self.unfinished[c[: k + 1]] += 1
+                children[c[:k]].add(c[k])
+        self.children = children
+        self.blocks: dict[Cell, list[Cell]] = defaultdict(list)  # node -> later siblings it blocks
+        self.waiting: dict[Cell, int] = {}  # node -> unfinished sibling subtrees that precede it
+        for parent, pairs in children.items():
+            level = len(parent)
+            for mine in pairs:
+                node = parent + (mine,)
+                count = 0
+                for other in pairs:
+                    if other != mine and _pair_precedes(level, other, mine):
+                        self.blocks[parent + (other,)].append(node)
+                        count += 1
+                self.waiting[node] = count
+        self.released: set[Cell] = {()}
+        self.taken: set[Cell] = set()  # cells handed out in a batch
+        self._journal: list[tuple[str, Cell]] | None = None  # tentative changes while a batch is built
+        self.ready: list[tuple[int, Cell]] = []
+        self.handed = 0
+        self._release_children(())
+
+    def _release_children(self, node: Cell) -> None:
+        stack = [node]
+        while stack:
+            parent = stack.pop()
+            for pair in self.children.get(parent, ()):
+                child = parent + (pair,)
+                if child not in self.released and self.waiting[child] == 0:
+                    self._release(child)
+                    stack.append(child)
+
+    def take(self, target: int) -> list[Cell]:
+        """A batch of cells holding about ``target`` states (empty: nothing is ready now).
+
+        One worker values a batch in order, so a cell may join the batch once its preceding
+        cells are done *or earlier in the batch*: the batch is built by finishing each cell taken
+        tentatively, and every tentative change is undone afterwards (the cells are released to
+        other batches only when ``finish`` reports them done).
+        """
+        journal: list[tuple[str, Cell]] = []
+        self._journal = journal
+        batch: list[Cell] = []
+        size = 0
+        try:
+            while self.ready and size < target:
+                _, c = heapq.heappop(self.ready)
+                batch.append(c)
+                self.taken.add(c)
+                size += len(self.cells[c])
+                self.finish([c])
+        finally:
+            self._journal = None
+        pushed: set[Cell] = set()
+        for kind, node in reversed(journal):
+            if kind == "u":
+                self.unfinished[node] += 1
+            elif kind == "w":
+                self.waiting[node] += 1
+            elif kind == "r":
+                self.released.discard(node)
+            else:
+                pushed.add(node)
+        if pushed:
+            self.ready = [item for item in self.ready if item[1] not in pushed]
+            heapq.heapify(self.ready)
+        self.handed += len(batch)
+        return batch
+
+    def finish(self, batch: Iterable[Cell]) -> None:
+        """Mark the cells of a batch done and release the cells they were blocking."""
+        journal = self._journal
+        for c in batch:
+            for k in range(len(c), 0, -1):
+                node = c[:k]
+                self.unfinished[node] -= 1
+                if journal is not None:
+                    journal.append(("u", node))
+                if self.unfinished[node]:
+                    continue
+                for blocked in self.blocks.get(node, ()):
+                    self.waiting[blocked] -= 1
+                    if journal is not None:
+                        journal.append(("w", blocked))
+                    if self.waiting[blocked] == 0 and blocked[:-1] in self.released and blocked not in self.released:
+                        self._release(blocked)
+                        self._release_children(blocked)
+
+    def _release(self, node: Cell) -> None:
+        self.released.add(node)
+        if self._journal is not None:
+            self._journal.append(("r", node))
+        if node in self.cells and node not in self.taken:
+            heapq.heappush(self.ready, (self.rank[node], node))
+            if self._journal is not None:
+                self._journal.append(("h", node))
+
+    def __bool__(self) -> bool:
+        """Whether cells remain to be handed out (ready now or later)."""
+        return self.handed < len(self.cells)
+
+
+def group(rules: Ruleset, states: Sequence[State]) -> dict[Cell, list[State]]:
+    """The states by cell (each cell's states in the given order)."""
+    cells: dict[Cell, list[State]] = defaultdict(list)
+    for state in states:
+        cells[cell(rules, state)].append(state)
+    return dict(cells)

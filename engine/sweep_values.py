@@ -1,0 +1,146 @@
+"""What a sweep worker does, and how values travel between processes.
+
+A worker values a *shard* (a list of canonical states of one ruleset) with ``evaluate`` through
+its own ``RecordingMemo``: a dict that remembers which entries the worker computed itself, so that
+only those go back to the driver, and that can learn entries computed elsewhere (other workers'
+results, forwarded by the driver) and consult a read-only ``fallback`` (a store the worker may
+read but never writes). Nothing here depends on how ``evaluate`` computes: a compiled engine
+behind the same ``evaluate``/``Memo`` interface is used as is.
+
+Values cross process (and machine) boundaries as a ``Packet``: ``(keys, values, nodes)``. For an
+impartial ruleset ``values`` holds the nim values; for a partizan one, indices into ``nodes``, a
+table of canonical forms in topological order (each node is ``(left option indices, right option
+indices)`` into the nodes before it). Shared sub-games are sent once per packet; rebuilding a
+node is ``Game.from_options`` on canonical options, a table hit. Packets are plain tuples of
+bytes and ints: any serialiser (pickle, Ray, protobuf) carries them.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence, Union
+
+from ruma.engine.cgt import Game
+from ruma.engine.evaluator import evaluate
+from ruma.engine.rulesets.base import Ruleset, State
+
+__all__ = ["Value", "Entry", "Packet", "RecordingMemo", "pack", "unpack", "value_states"]
+
+Value = Union[Game, int]
+Entry = tuple[bytes, Value]
+Node = tuple[tuple[int, ...], tuple[int, ...]]
+Packet = tuple[list[bytes], list[int], list[Node]]
+Lookup = Callable[[bytes], Union[Value, None]]
+
+
+class RecordingMemo:
+    """A ``Memo`` in a dict that records the entries inserted into it (``take`` hands them over).
+
+    ``learn`` adds entries computed elsewhere without recording them; ``fallback`` is consulted
+    on a miss (its hits are cached, not recorded).
+    """
+
+    def __init__(self, fallback: Lookup | None = None) -> None:
+        self.entries: dict[bytes, Value] = {}
+        self.new: list[Entry] = []
+        self.fallback = fallback
+
+    def lookup(self, key: bytes) -> Value | None:
+        """The known value of ``key``: learned, computed here, or from the fallback."""
+        value = self.entries.get(key)
+        if value is None and self.fallback is not None:
+            value = self.fallback(key)
+            if value is not None:
+                self.entries[key] = value
+        return value
+
+    def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
+        """Record a value computed here (a key already known is not recorded again)."""
+        if key not in self.entries:
+            self.entries[key] = value
+            self.new.append((key, value))
+
+    def learn(self, entries: Iterable[Entry]) -> None:
+        """Know values computed elsewhere (not recorded)."""
+        known = self.entries
+        for key, value in entries:
+            known.setdefault(key, value)
+
+    def take(self) -> list[Entry]:
+        """The entries computed here since the last ``take``."""
+        new, self.new = self.new, []
+        return new
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def pack(entries: Sequence[Entry]) -> Packet:
+    """Entries as a ``Packet`` (see the module docstring)."""
+    keys = [key for key, _ in entries]
+    nodes: list[Node] = []
+    index: dict[int, int] = {}  # Game.id -> node index
+    values: list[int] = []
+    for _, value in entries:
+        if isinstance(value, Game):
+            values.append(_node(value, nodes, index))
+        else:
+            values.append(value)
+    return keys, values, nodes
+
+
+def _node(game: Game, nodes: list[Node], index: dict[int, int]) -> int:
+    """The node index of ``game``, adding it and its unseen followers (options first)."""
+    found = index.get(game.id)
+    if found is not None:
+        return found
+    stack: list[Game] = [game]
+    while stack:
+        g = stack[-1]
+        if g.id in index:
+            stack.pop()
+            continue
+        lefts, rights = g.left_options, g.right_options
+        missing = [o for o in (*lefts, *rights) if o.id not in index]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        index[g.id] = len(nodes)
+        nodes.append((tuple(index[o.id] for o in lefts), tuple(index[o.id] for o in rights)))
+    return index[game.id]
+
+
+def unpack(packet: Packet, impartial: bool) -> list[Entry]:
+    """The entries of a ``Packet``; raises ``ValueError`` on a malformed one."""
+    keys, values, nodes = packet
+    if len(keys) != len(values):
+        raise ValueError(f"packet of {len(keys)} keys and {len(values)} values")
+    if impartial:
+        if nodes:
+            raise ValueError("an impartial packet carries no games")
+        for v in values:
+            if type(v) is not int or v < 0:
+                raise ValueError(f"a nim value is a non-negative int, not {v!r}")
+        return list(zip(keys, values))
+    games: list[Game] = []
+    from_options = Game.from_options
+    for lefts, rights in nodes:
+        n = len(games)
+        if any(not 0 <= i < n for i in (*lefts, *rights)):
+            raise ValueError(f"game node {len(games)} names a node that is not before it")
+        games.append(from_options([games[i] for i in lefts], [games[i] for i in rights]))
+    out: list[Entry] = []
+    for key, v in zip(keys, values):
+        if type(v) is not int or not 0 <= v < len(games):
+            raise ValueError(f"value index {v!r} is not a game node of the packet")
+        out.append((key, games[v]))
+    return out
+
+
+def value_states(rules: Ruleset, states: Iterable[State], memo: RecordingMemo,
+                 should_cancel: Callable[[], bool] | None = None) -> int:
+    """Value every state through ``memo``; returns how many positions were computed."""
+    computed = 0
+    for state in states:
+        computed += evaluate(rules, state, memo, should_cancel=should_cancel).stats.positions_valued
+    return computed

@@ -1,0 +1,222 @@
+"""Sweeps end to end: in-process, local worker processes and a local Ray cluster give identical
+stores; a killed sweep resumes without losing anything; uploads are verified and need a write
+token; censuses agree locally and over gRPC."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ruma.client.sweep import LocalProcesses, StoreSink, run_sweep, sweep_store
+from ruma.client.sweep_client import ServerSink
+from ruma.client.sweep_worker import open_store
+from ruma.engine.census import census
+from ruma.engine.cgt import Game, nimber
+from ruma.engine.evaluator import evaluate
+from ruma.engine.family_enum import Family, enumerate_family
+from ruma.engine.memo import InMemoryMemo
+from ruma.engine.rulesets import get_ruleset
+from grpc_harness import connect, running_server
+
+ROOT = Path(__file__).resolve().parent.parent
+FAMILIES = [("sowing", (0, 7), (1, 7)), ("impartial-atomic-wari", (0, 6), (1, 6))]
+
+
+def contents(path: Path) -> dict[bytes, Any]:
+    """Every stored (key, value), read from a fresh handle."""
+    store = open_store(str(path), create=False)
+    try:
+        return dict(store.sample(10**9))
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("ruleset,seeds,pots", FAMILIES)
+def test_one_and_two_workers_give_identical_stores(tmp_path: Path, ruleset: str, seeds: tuple[int, int],
+                                                   pots: tuple[int, int]) -> None:
+    family = Family.of(ruleset, seeds, pots)
+    one = sweep_store(family, str(tmp_path / "one"), workers=1)
+    two = sweep_store(family, str(tmp_path / "two"), workers=2)
+    assert (one.backend, two.backend) == ("inline", "processes")
+    assert one.classes == two.classes == len(enumerate_family(family))
+    first, second = contents(tmp_path / "one"), contents(tmp_path / "two")
+    assert first == second and len(first) >= one.classes
+    rules = get_ruleset(ruleset)
+    memo = InMemoryMemo()
+    for c in enumerate_family(family)[::37]:  # spot checks against a fresh evaluation
+        assert first[c.key] == evaluate(rules, c.state, memo).value
+
+
+def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("ray")
+    from ruma.client.sweep_ray import RayActors
+
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    family = Family.of("sowing", (0, 7), (1, 7))
+    sweep_store(family, str(tmp_path / "one"), workers=1)
+    with RayActors(2) as backend:
+        summary = sweep_store(family, str(tmp_path / "ray"), backend=backend)
+    assert summary.backend == "ray" and summary.workers == 2
+    assert contents(tmp_path / "one") == contents(tmp_path / "ray")
+
+
+def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    command = [sys.executable, "-m", "ruma.client.cli", "sweep", "impartial-sowing", "--seeds", "10",
+               "--data", str(data), "--workers", "2", "--json", "--no-progress"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+        if (data / "data.mdb").exists() and (data / "data.mdb").stat().st_size > 1_500_000:
+            break
+    assert process.poll() is None, "the sweep ended before it could be killed"
+    os.killpg(process.pid, signal.SIGKILL)  # the driver and its workers
+    process.wait()
+    partial = contents(data)
+    assert partial, "nothing was committed before the kill"
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=600, check=True)
+    import json
+
+    summary = json.loads(resumed.stdout)
+    assert summary["already_stored"] > 0 and summary["classes_valued"] < summary["classes"]
+    final = contents(data)
+    assert all(final[key] == value for key, value in partial.items())  # nothing lost or changed
+    family = Family.of("impartial-sowing", (0, 10), (1, 10))
+    sweep_store(family, str(tmp_path / "fresh"), workers=1)
+    assert final == contents(tmp_path / "fresh")
+
+
+def _entries(ruleset: str, family: Family) -> list[tuple[bytes, Any]]:
+    rules = get_ruleset(ruleset)
+    memo = InMemoryMemo()
+    return [(c.key, evaluate(rules, c.state, memo).value) for c in enumerate_family(family) if c.state]
+
+
+def test_an_upload_with_one_wrong_value_is_rejected_whole(tmp_path: Path) -> None:
+    family = Family.of("sowing", (1, 5), (1, 5))
+    entries = _entries("sowing", family)
+    wrong_at = len(entries) // 2
+    key, value = entries[wrong_at]
+    entries[wrong_at] = (key, value + Game.from_options([value], []))  # a different game
+    with running_server(tmp_path / "data", verify_fraction=1.0) as (_, address), connect(address) as client:
+        with pytest.raises(Exception) as caught:
+            client.upload("sowing", entries)
+        assert getattr(caught.value, "code").name == "INVALID_ARGUMENT"
+        assert "nothing of the upload was stored" in str(caught.value)
+        assert not any(client.contains("sowing", [k for k, _ in entries]))
+        entries[wrong_at] = (key, value)
+        result = client.upload("sowing", entries)
+        assert (result.stored, result.verified) == (len(entries), len(entries))
+        assert all(client.contains("sowing", [k for k, _ in entries]))
+
+
+def test_a_single_wrong_value_is_caught_at_the_default_fraction(tmp_path: Path) -> None:
+    rules = get_ruleset("impartial-sowing")
+    key = rules.key(rules.normalise(rules.parse("111"))[0])  # *2
+    with running_server(tmp_path / "data") as (_, address), connect(address) as client:
+        with pytest.raises(Exception) as caught:  # one entry: the sample of at least one is all of it
+            client.upload("impartial-sowing", [(key, 1)])
+        assert getattr(caught.value, "code").name == "INVALID_ARGUMENT"
+        with pytest.raises(Exception) as malformed:  # a key that is not canonical
+            client.upload("impartial-sowing", [(rules.key((2, 1, 1)), 2)])
+        assert getattr(malformed.value, "code").name == "INVALID_ARGUMENT"
+        assert client.upload("impartial-sowing", [(key, 2)]).stored == 1
+
+
+def test_a_read_only_token_cannot_upload(tmp_path: Path) -> None:
+    tokens = {"reader-token": "read", "writer-token": "write"}
+    entries = _entries("impartial-sowing", Family.of("impartial-sowing", (1, 4), (1, 4)))
+    with running_server(tmp_path / "data", tokens=tokens) as (_, address):
+        with connect(address, token="reader-token") as reader:
+            with pytest.raises(Exception) as caught:
+                reader.upload("impartial-sowing", entries)
+            assert getattr(caught.value, "code").name == "PERMISSION_DENIED"
+            assert not any(reader.contains("impartial-sowing", [k for k, _ in entries]))
+        with connect(address, token="writer-token") as writer:
+            assert writer.upload("impartial-sowing", entries).stored == len(entries)
+
+
+def test_sweep_to_a_server_then_census_over_grpc_matches_the_local_census(tmp_path: Path) -> None:
+    family = Family.of("atomic-wari", (0, 6), (1, 6))
+    with running_server(tmp_path / "data", verify_fraction=0.2) as (_, address), connect(address) as client:
+        empty = client.census("atomic-wari", (0, 6))  # nothing stored yet: every class is missing
+        assert empty.rows == [] and empty.summary is not None
+        assert empty.summary.missing == empty.summary.classes > 0
+        summary = run_sweep(family, ServerSink(client, "atomic-wari", batch_size=100), workers=2)
+        assert summary.classes_valued == summary.classes
+        again = run_sweep(family, ServerSink(client, "atomic-wari"), workers=1)
+        assert again.already_stored == again.classes and again.classes_valued == 0
+        remote = client.census("atomic-wari", (0, 6), by="atomic-weight", simplest=2, notations=["ascii"])
+    local_store = tmp_path / "local"
+    sweep_store(family, str(local_store), workers=1)
+    sink = StoreSink(str(local_store))
+    try:
+        rows = census(family.rules, enumerate_family(family), sink.store.lookup, "atomic-weight", 2)
+    finally:
+        sink.close()
+    assert [(r.label("ascii"), r.classes, r.raw_positions) for r in rows] == \
+        [(r.label("ascii"), r.classes, r.raw_positions) for r in remote.rows]
+    assert [[family.rules.format(p) for p, _, _ in r.simplest] for r in rows] == [[p.position for p in r.simplest] for r in remote.rows]
+    assert remote.summary is not None and remote.summary.raw_positions == sum(r.raw_positions for r in rows)
+    assert remote.summary.missing == 0
+
+
+def test_census_counts_and_simplest_positions_from_erickson_table_3(tmp_path: Path) -> None:
+    # Table 3 (left column, fewest seeds): 11 = *, 111 = *2, 1112 = *3, 110111 = *4, 111121 = *5
+    family = Family.of("impartial-sowing", (0, 7), (1, 7))
+    sweep_store(family, str(tmp_path), workers=1)
+    sink = StoreSink(str(tmp_path))
+    try:
+        classes = enumerate_family(family)
+        rows = census(family.rules, classes, sink.store.lookup, "value", 1)
+        by_outcome = census(family.rules, classes, sink.store.lookup, "outcome", 0)
+    finally:
+        sink.close()
+    simplest = {row.group: family.rules.format(row.simplest[0][0]) for row in rows}
+    assert [simplest[k] for k in (1, 2, 3, 4, 5)] == ["11", "111", "1112", "110111", "111121"]
+    assert sum(r.raw_positions for r in rows) == sum(c.raw_total for c in classes)
+    assert [r.group for r in by_outcome] == ["P", "N"]
+    assert by_outcome[0].raw_positions == next(r.raw_positions for r in rows if r.group == 0)
+    assert nimber(2).nim_value == 2
+
+
+def test_partizan_census_counts_mirror_images_under_the_negative(tmp_path: Path) -> None:
+    family = Family.of("sowing", (0, 5), (1, 5))
+    sweep_store(family, str(tmp_path), workers=1)
+    sink = StoreSink(str(tmp_path))
+    try:
+        rows = {r.group: r for r in census(family.rules, enumerate_family(family), sink.store.lookup, "value", 0)}
+    finally:
+        sink.close()
+    for group, row in rows.items():
+        if isinstance(group, Game) and group != -group:
+            assert rows[-group].raw_positions == row.raw_positions  # mirror images have negated values
+
+
+def test_cli_sweep_and_census(tmp_path: Path) -> None:
+    def ruma(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True, timeout=300)
+
+    data = str(tmp_path / "data")
+    swept = ruma("sweep", "impartial-sowing", "--seeds", "6", "--data", data, "--workers", "1", "--json")
+    assert swept.returncode == 0, swept.stderr
+    assert '"classes_valued"' in swept.stdout and "created a new store" in swept.stderr
+    table = ruma("census", "impartial-sowing", "--seeds", "6", "--data", data, "--format", "csv", "--simplest", "1")
+    assert table.returncode == 0 and table.stdout.splitlines()[0].startswith("by,group")
+    assert "value,∗2,2," in table.stdout
+    bad = ruma("census", "impartial-sowing", "--seeds", "6..2", "--data", data)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    unknown = ruma("sweep", "nim", "--seeds", "3", "--data", data)
+    assert unknown.returncode == 2 and "cannot sweep 'nim'" in unknown.stderr
+    down = ruma("census", "sowing", "--seeds", "3", "--server", "127.0.0.1:1", "--timeout", "5")
+    assert down.returncode == 3, down.stderr
+    missing = ruma("census", "sowing", "--seeds", "3", "--data", str(tmp_path / "misspelled"))
+    assert missing.returncode == 3 and not (tmp_path / "misspelled").exists()
