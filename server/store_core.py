@@ -236,6 +236,8 @@ class _Core(GameTable):
 
     # -- games ---------------------------------------------------------------------------------
     def lookup(self, key: bytes) -> Value | None:
+        if not 3 <= len(key) <= self.max_key:
+            return None  # never stored (``insert`` skips such keys), and LMDB refuses to look them up
         hit = self.buffer.get(key)
         if hit is None:
             hit = self.flushing.get(key)

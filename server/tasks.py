@@ -242,3 +242,7 @@ def catalog_search_stored(ctx: Context, ruleset: str, value_text: str, limit: in
     from ruma.server.catalog_valuing import search_stored
 
     return search_stored(ctx.store, ruleset, parse_value(ctx.limits, value_text), limit)
+
+
+# The Sweeps service's tasks register themselves here, so every worker knows them.
+from ruma.server import sweep_tasks  # noqa: E402,F401  (import for its registrations)

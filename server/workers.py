@@ -427,6 +427,7 @@ def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, parent: i
             name, args, wire = message
             budget = Budget.from_wire(wire, flag, margin=FLUSH_MARGIN)
             retire = False
+            store.refresh()  # see what the server and the other workers committed since the last task
             try:
                 result: tuple[Any, ...] = ("ok", TASKS[name](Context(store, store, limits, budget), *args))
             except BaseException as error:  # noqa: BLE001 - every error goes back to the server

@@ -29,6 +29,8 @@ from ruma.v1 import catalog_pb2 as cpb
 from ruma.v1 import catalog_pb2_grpc
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
+from ruma.v1 import sweep_pb2 as spb
+from ruma.v1 import sweep_pb2_grpc
 
 pytestmark = pytest.mark.slow
 
@@ -52,6 +54,13 @@ class Server:
         channel = grpc.insecure_channel(address, options=[("grpc.max_send_message_length", 64 << 20)])
         self.ruma = ruma_pb2_grpc.RumaStub(channel)
         self.catalog = catalog_pb2_grpc.CatalogStub(channel)
+        sweeps = sweep_pb2_grpc.SweepsStub(channel)
+        self.sweeps = sweeps
+
+        def census(request: spb.CensusRequest, timeout: float) -> list[spb.CensusReply]:
+            return list(sweeps.Census(request, timeout=timeout))  # a stream: its status comes with its end
+
+        self.census = census
 
     def stats(self) -> pb.Stats:
         return self.ruma.GetStats(pb.GetStatsRequest(), timeout=10)
@@ -136,6 +145,14 @@ def hostile_cases(server: Server) -> list[tuple[str, Callable[..., Any], Any, fl
          pb.SumRequest(terms=[expression(HEAVY_SUM)]), 60, {EXHAUSTED}, "--max-"),
         ("a sum of positions, one too large", r.Sum,
          pb.SumRequest(terms=[position("sowing", "312"), position("sowing", "1^30")]), 60, {EXHAUSTED}, "--max-"),
+        ("Census computing 1 to 13 seeds (3 s)", server.census,
+         spb.CensusRequest(ruleset="sowing", seeds_min=1, seeds_max=13, compute_missing=True), 3,
+         {DEADLINE, EXHAUSTED}, ""),  # (its enumeration may reach the memory budget first)
+        ("Census computing 1 to 13 seeds, no deadline of its own", server.census,
+         spb.CensusRequest(ruleset="sowing", seeds_min=1, seeds_max=13, compute_missing=True), 60, {EXHAUSTED}, "--max-"),
+        ("Upload of a key that is not a position", server.sweeps.Upload,
+         spb.UploadRequest(ruleset="sowing", keys=[b"\xff" * 12], values=[0], games=[spb.GameNode()]), 5, {INVALID},
+         "not a stored-position key"),
         ("VerifyTheorem of an unknown theorem", c.VerifyTheorem, cpb.VerifyTheoremRequest(name="nope", up_to=3), 5,
          {grpc.StatusCode.NOT_FOUND}, "nope"),
     ]
@@ -279,12 +296,21 @@ _REQUESTS: list[tuple[str, st.SearchStrategy[Any]]] = [
     ("ShowTheorem", st.builds(cpb.ShowTheoremRequest, name=_names)),
     ("VerifyTheorem", st.builds(cpb.VerifyTheoremRequest, name=_names, up_to=_i32 | st.integers(0, 40))),
     ("ListRuns", st.builds(cpb.ListRunsRequest, name=_names)),
+    ("Upload", st.builds(spb.UploadRequest, ruleset=_rulesets, keys=st.lists(st.binary(max_size=24), max_size=4),
+                         values=st.lists(_u64, max_size=4),
+                         games=st.lists(st.builds(spb.GameNode, left=st.lists(st.integers(0, 5), max_size=3),
+                                                  right=st.lists(st.integers(0, 5), max_size=3)), max_size=3))),
+    ("Contains", st.builds(spb.ContainsRequest, ruleset=_rulesets, keys=st.lists(st.binary(max_size=24), max_size=4))),
+    ("Census", st.builds(spb.CensusRequest, ruleset=_rulesets, seeds_min=st.integers(0, 30), seeds_max=st.integers(0, 30),
+                         pots_min=st.integers(0, 30), pots_max=st.integers(0, 30), by=st.integers(0, 6),
+                         simplest=st.integers(0, 5), compute_missing=st.booleans())),
 ]
 
 
 def test_generated_requests_over_every_rpc(server: Server) -> None:
     assert {name for name, _ in _REQUESTS} >= set(pb.DESCRIPTOR.services_by_name["Ruma"].methods_by_name) | (
-        set(cpb.DESCRIPTOR.services_by_name["Catalog"].methods_by_name) - {"Seed"})
+        set(cpb.DESCRIPTOR.services_by_name["Catalog"].methods_by_name) - {"Seed"}) | set(
+        spb.DESCRIPTOR.services_by_name["Sweeps"].methods_by_name)
     server.catalog.Seed(cpb.SeedRequest(), timeout=60)
     prober = Prober(server.address, STORED)
     time.sleep(3.0)
@@ -299,8 +325,9 @@ def test_generated_requests_over_every_rpc(server: Server) -> None:
     @given(st.one_of(*[st.tuples(st.just(name), strategy) for name, strategy in _REQUESTS]), st.sampled_from([1.0, 3.0]))
     def one(call: tuple[str, Any], deadline: float) -> None:
         name, request = call
-        stub = server.ruma if hasattr(server.ruma, name) else server.catalog
-        code, details, seconds = timed(getattr(stub, name), request, deadline)
+        call = server.census if name == "Census" else getattr(
+            next(stub for stub in (server.ruma, server.catalog, server.sweeps) if hasattr(stub, name)), name)
+        code, details, seconds = timed(call, request, deadline)
         seen.setdefault(name, set()).add(code.name)
         if code in NEVER or seconds > deadline + 1.0:
             bad.append(f"{name}({str(request)[:200]!r}) -> {code.name} in {seconds:.2f} s: {details[:200]}")
