@@ -14,9 +14,8 @@ from ruma.client.cli_options import add_format_option, positive
 from ruma.client.cli_output import Output
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.sowing_graphs import (
-    SowingGraph,
-    SowingGraphError,
     game_graph_finite,
+    parse_sowing_graph,
     theorem_5_2_finite,
     winning_boards,
 )
@@ -146,23 +145,9 @@ def run_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _graph(edges_text: str, rumas_text: str) -> SowingGraph:
-    edges = []
-    for item in edges_text.replace(" ", "").split(","):
-        left, sep, right = item.partition(">")
-        if not (sep and left.isdigit() and right.isdigit()):
-            raise SowingGraphError(f"cannot parse edges {edges_text!r}: expected 'u>v,...' "
-                                   f"(bad item {item!r})")
-        edges.append((int(left), int(right)))
-    rumas = rumas_text.replace(" ", "").split(",")
-    if not all(r.isdigit() for r in rumas):
-        raise SowingGraphError(f"cannot parse Ruma nodes {rumas_text!r}: expected 'r,...'")
-    return SowingGraph.from_edges(edges, [int(r) for r in rumas])
-
-
 def run_graph(args: argparse.Namespace) -> int:
     """Winning boards of a sowing graph by unplaying (Section 5) and its finiteness tests."""
-    g = _graph(args.edges, args.rumas)
+    g = parse_sowing_graph(args.edges, args.rumas)
     limit = _count(args.max_stones, "--max-stones")
     boards = sorted(winning_boards(g, max_stones=limit), key=lambda b: (sum(b), b))
     summary = {"bins": list(g.bins), "rumas": sorted(g.rumas),

@@ -26,7 +26,7 @@ Labels = tuple[int, ...]
 __all__ = [
     "SowingGraph", "SowingGraphError", "path_graph", "cycle_graph", "star_graph", "sowing_moves",
     "unplay_moves", "winning_boards", "is_winning", "theorem_5_2_finite", "game_graph_finite",
-    "has_ruma_only_cycle", "unplay_path",
+    "has_ruma_only_cycle", "unplay_path", "parse_sowing_graph",
 ]
 
 
@@ -72,6 +72,34 @@ class SowingGraph:
         if len(labels) != len(self.bins) or any(not isinstance(x, int) or x < 0 for x in labels):
             raise SowingGraphError(f"board {labels!r} needs {len(self.bins)} non-negative labels")
         return labels
+
+
+def parse_sowing_graph(text: str, rumas: str = "0") -> SowingGraph:
+    """A graph from text: ``path:L``, ``cycle:N``, ``star:SxL``, or directed edges ``'u>v,...'``
+    with the Ruma vertices ``rumas`` (``'r,...'``); ``SowingGraphError`` quotes text that does not read."""
+    spec = text.replace(" ", "")
+    kind, _, arg = spec.partition(":")
+    try:
+        if kind == "path":
+            return path_graph(int(arg))
+        if kind == "cycle":
+            return cycle_graph(int(arg))
+        if kind == "star":
+            spokes, _, length = arg.partition("x")
+            return star_graph(int(spokes), int(length))
+    except ValueError:
+        raise SowingGraphError(f"cannot read the graph {text!r}: expected path:L, cycle:N or star:SxL") from None
+    edges = []
+    for item in spec.split(","):
+        a, sep, b = item.partition(">")
+        if not (sep and a.isdigit() and b.isdigit()):
+            raise SowingGraphError(f"cannot read the graph {text!r}: expected path:L, cycle:N, star:SxL or "
+                                   f"edges 'u>v,...' (bad item {item!r})")
+        edges.append((int(a), int(b)))
+    ruma_items = rumas.replace(" ", "").split(",")
+    if not all(r.isdigit() for r in ruma_items):
+        raise SowingGraphError(f"cannot read the Ruma nodes {rumas!r}: expected 'r,...'")
+    return SowingGraph.from_edges(edges, [int(r) for r in ruma_items])
 
 
 def path_graph(length: int) -> SowingGraph:

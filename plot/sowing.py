@@ -17,7 +17,8 @@ from collections import deque
 from typing import TYPE_CHECKING, Sequence
 
 from ruma.engine.errors import LimitExceededError
-from ruma.engine.sowing_graphs import SowingGraph, SowingGraphError, cycle_graph, path_graph, star_graph
+from ruma.engine.sowing_graphs import SowingGraph
+from ruma.engine.sowing_graphs import parse_sowing_graph as parse_graph
 from ruma.engine.tchoukaillon import board
 from ruma.plot._mpl import new_figure
 
@@ -26,33 +27,6 @@ if TYPE_CHECKING:
 
 MAX_VERTICES = 120
 MAX_BINS = 200
-
-
-def parse_graph(text: str, rumas: str = "0") -> SowingGraph:
-    """``path:L``, ``cycle:N``, ``star:SxL`` or directed edges ``'u>v,...'`` with Rumas ``'r,...'``."""
-    spec = text.replace(" ", "")
-    kind, _, arg = spec.partition(":")
-    try:
-        if kind == "path":
-            return path_graph(int(arg))
-        if kind == "cycle":
-            return cycle_graph(int(arg))
-        if kind == "star":
-            spokes, _, length = arg.partition("x")
-            return star_graph(int(spokes), int(length))
-    except ValueError:
-        raise SowingGraphError(f"cannot read the graph {text!r}: expected path:L, cycle:N or star:SxL") from None
-    edges = []
-    for item in spec.split(","):
-        a, sep, b = item.partition(">")
-        if not (sep and a.isdigit() and b.isdigit()):
-            raise SowingGraphError(f"cannot read the graph {text!r}: expected path:L, cycle:N, star:SxL or "
-                                   f"edges 'u>v,...' (bad item {item!r})")
-        edges.append((int(a), int(b)))
-    ruma_items = rumas.replace(" ", "").split(",")
-    if not all(r.isdigit() for r in ruma_items):
-        raise SowingGraphError(f"cannot read the Ruma nodes {rumas!r}: expected 'r,...'")
-    return SowingGraph.from_edges(edges, [int(r) for r in ruma_items])
 
 
 def _layout(graph: SowingGraph) -> dict[int, tuple[float, float]]:

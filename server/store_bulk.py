@@ -54,15 +54,16 @@ class BulkOps:
     decode: Callable[[Any, bytes], tuple[Value, int]]
 
     def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
-        """The stored (or buffered) value of each key, ``None`` where there is none."""
+        """The stored (or buffered) value of each key, ``None`` where there is none; a record that
+        fails its checksum raises ``CorruptRecordError`` as in ``lookup`` (it is never served)."""
         found: list[Value | None] = [None] * len(keys)
         todo: list[int] = []
-        buffer, flushing = self.buffer, self.flushing
+        buffer, flushing, max_key = self.buffer, self.flushing, self.max_key
         for i, key in enumerate(keys):
             hit = buffer.get(key) or flushing.get(key)
             if hit is not None:
                 found[i] = hit[0]
-            else:
+            elif 3 <= len(key) <= max_key:  # (other keys are never stored, and LMDB refuses them)
                 todo.append(i)
         if not todo:
             return found
@@ -73,9 +74,10 @@ class BulkOps:
                 txn = self._reader()
                 get, decode = txn.get, self.decode
                 for i in todo:
-                    raw = get(keys[i])
+                    key = keys[i]
+                    raw = get(key)
                     if raw is not None:
-                        found[i] = decode(txn, raw)[0]
+                        found[i] = decode(txn, key, raw)[0]
                 return found
             except lmdb.MapResizedError:
                 pass
@@ -134,6 +136,7 @@ class BulkOps:
                         sid = intern(txn, game, pending, made, next_id)
                     encodings[(kind, value)] = (codec.encode_value(True, sid), codec.encode_entry(True, sid, 0))
         records = {tag: entry for tag, (_, entry) in encodings.items()}
+        seal, checksum = codec.seal, codec.checksum
         put_positions = txn.cursor(db=self.dbs["positions"]).putmulti
         put_index = txn.cursor(db=self.dbs["by_value"]).putmulti
         counts: dict[bytes, int] = {}
@@ -145,7 +148,8 @@ class BulkOps:
             end = len(keys) if following is None or keys[-1][:2] == prefix else bisect.bisect_left(keys, following, start)
             run = tagged[start:end]
             # positions: the pairs are built by map/zip inside putmulti's C loop
-            _, added = put_positions(zip(keys[start:end], map(records.__getitem__, run)), overwrite=False)
+            run_keys = keys[start:end]
+            _, added = put_positions(zip(run_keys, map(seal, run_keys, map(records.__getitem__, run))), overwrite=False)
             counts[prefix] = counts.get(prefix, 0) + added
             # by_value keys: codec.by_value_key, its common case (tag 0: one byte a pot) inline as in a
             # flush, where the total seeds are sum(key[3:]) = sum(key) - code - version
@@ -158,7 +162,7 @@ class BulkOps:
             if max(map(len, index), default=0) > max_key:
                 index = [entry for entry in index if len(entry) <= max_key]
             index.sort()
-            put_index(zip(index, repeat(b"")), overwrite=False)
+            put_index(zip(index, map(checksum, index, repeat(b""))), overwrite=False)
             start = end
         add_counts(txn, self.dbs["meta"], counts)
         return made
@@ -168,17 +172,21 @@ _COMPLEXITY = struct.Struct(">IH")  # codec.complexity: total seeds (4 bytes), k
 
 
 def add_counts(txn: Any, meta: Any, counts: dict[bytes, int]) -> None:
-    """Add newly stored entries to the per-ruleset counts in ``meta`` (see ``store_core``)."""
+    """Add newly stored entries to the per-ruleset counts in ``meta`` (sealed records, see
+    ``store_core``); the same for a flush and a bulk write."""
     from ruma.engine import ENGINE_VERSION
     from ruma.server.store_core import _COUNT, _RULESET, _ruleset_name
 
+    seal = codec.seal
     for prefix, added in counts.items():
         if not added:
             continue
-        old = txn.get(_COUNT + prefix, db=meta)
-        total = added + (int.from_bytes(old, "big") if old else 0)
-        txn.put(_COUNT + prefix, total.to_bytes(8, "big"), db=meta)
+        count_key = _COUNT + prefix
+        old = txn.get(count_key, db=meta)
+        total = added + (int.from_bytes(codec.unseal("meta", count_key, old), "big") if old else 0)
+        txn.put(count_key, seal(count_key, total.to_bytes(8, "big")), db=meta)
         if old is None:
-            txn.put(_RULESET + prefix, _ruleset_name(prefix[0], prefix[1]).encode(), db=meta)
+            name_key = _RULESET + prefix
+            txn.put(name_key, seal(name_key, _ruleset_name(prefix[0], prefix[1]).encode()), db=meta)
     if any(counts.values()):
-        txn.put(b"engine_version", ENGINE_VERSION.encode(), db=meta)
+        txn.put(b"engine_version", seal(b"engine_version", ENGINE_VERSION.encode()), db=meta)

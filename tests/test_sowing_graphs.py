@@ -15,6 +15,7 @@ from ruma.engine.sowing_graphs import (
     game_graph_finite,
     has_ruma_only_cycle,
     is_winning,
+    parse_sowing_graph,
     path_graph,
     sowing_moves,
     star_graph,
@@ -126,3 +127,13 @@ def test_infinite_game_graph_hits_the_limit_and_bad_input() -> None:
         SowingGraph.from_edges([(0, 5)], [0], size=3)
     with pytest.raises(RumaInputError, match="labels"):
         is_winning(cycle_graph(4), (1, 2))
+
+
+def test_graphs_read_from_text_are_the_named_constructions() -> None:
+    assert parse_sowing_graph("path:4") == path_graph(4)
+    assert parse_sowing_graph("cycle:4") == cycle_graph(4)
+    assert parse_sowing_graph("star: 3x2") == star_graph(3, 2)
+    assert parse_sowing_graph("1>0, 2>1, 3>2") == SowingGraph.from_edges([(1, 0), (2, 1), (3, 2)], [0])
+    for text, rumas, quoted in (("1-0", "0", "'1-0'"), ("star:3", "0", "'star:3'"), ("1>0", "a", "'a'")):
+        with pytest.raises(RumaInputError, match=quoted):
+            parse_sowing_graph(text, rumas)

@@ -11,6 +11,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import lmdb
 import pytest
 
 from ruma.engine.cgt import Game
@@ -20,6 +21,7 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.server.cache import CachedMemo
 from ruma.server.store import LmdbStore
 from ruma.server.store_bulk import BULK_DIRECT
+from ruma.server.store_codec import CorruptRecordError
 
 
 def dump(store: LmdbStore) -> dict[str, list[tuple[bytes, bytes]]]:
@@ -127,3 +129,49 @@ def test_a_warm_store_settles_speculative_frames(tmp_path: Path) -> None:
         result = evaluate(rules, "1^12", store)
         assert result.value == evaluate(rules, "1^12", InMemoryMemo()).value
         assert result.stats.memo_hits > 0
+
+
+@pytest.mark.parametrize("part", ["value", "key"])
+def test_a_flipped_bit_is_caught_through_lookup_many(tmp_path: Path, part: str) -> None:
+    """Bulk writes seal every record as a flush does, and bulk reads check the seals: a record
+    whose value bit flipped is refused (``CorruptRecordError``: gRPC ``DATA_LOSS``, never served),
+    one whose key bit flipped is another key (a miss); every other key is still served."""
+    items = sample_items()
+    with LmdbStore(tmp_path) as store:
+        store.insert_many(items)  # one direct bulk write
+        assert len(items) >= BULK_DIRECT
+    victim, value = next((k, v) for k, v in items if isinstance(v, int) and len(k) > 8)
+    with store_env(tmp_path) as txn:
+        record = bytes(txn.get(victim))
+    data = bytearray((tmp_path / "data.mdb").read_bytes())
+    at = data.find(victim + record)
+    assert at >= 0 and data.find(victim + record, at + 1) < 0
+    data[at + (len(victim) if part == "value" else len(victim) - 1)] ^= 1
+    (tmp_path / "data.mdb").write_bytes(bytes(data))
+    keys = [k for k, _ in items]
+    others = [k for k in keys if k != victim]
+    with LmdbStore(tmp_path, create=False) as store:
+        if part == "value":
+            with pytest.raises(CorruptRecordError, match="positions"):
+                store.lookup_many(keys)
+        else:
+            assert store.lookup_many([victim]) == [None]
+        expected = dict(items)
+        got = store.lookup_many(others)
+        assert all(g is expected[k] if isinstance(expected[k], Game) else g == expected[k] for k, g in zip(others, got))
+
+
+def store_env(path: Path) -> Any:
+    """A read transaction on the positions table of the store at ``path`` (a context manager)."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def reading() -> Any:
+        env = lmdb.open(str(path), readonly=True, lock=False, max_dbs=8)
+        try:
+            with env.begin(db=env.open_db(b"positions", create=False)) as txn:
+                yield txn
+        finally:
+            env.close()
+
+    return reading()

@@ -4,6 +4,7 @@ errors mapped to HTTP statuses with the service's message, the catalog, OpenAPI.
 from __future__ import annotations
 
 import random
+from math import comb
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -100,7 +101,7 @@ def test_unknown_ruleset_and_name_and_page(service: tuple[str, str]) -> None:
     assert reply.status_code == 404 and "unknown ruleset 'mancala'" in reply.json()["error"]["message"]
     assert get(url, "/api/v1/nothing").status_code == 404
     named = get(url, "/api/v1/catalog/positions/no-such-name")
-    assert named.status_code == 400 and "no-such-name" in named.json()["error"]["message"]
+    assert named.status_code == 404 and "no-such-name" in named.json()["error"]["message"]  # NOT_FOUND
 
 
 def test_catalog_theorems_tags_stats_search(service: tuple[str, str]) -> None:
@@ -127,15 +128,36 @@ def test_catalog_theorems_tags_stats_search(service: tuple[str, str]) -> None:
     assert value["value"]["ascii"] == format(parse_game("{2||1|0} + ^*"), "ascii")
 
 
-def test_census_needs_the_census_rpc_and_writes_need_allow_writes(service: tuple[str, str]) -> None:
-    from ruma.client import Client
+def test_census_of_a_swept_family_equals_the_services_census(service: tuple[str, str]) -> None:
+    from ruma.client.sweep import run_sweep
+    from ruma.client.sweep_client import ServerSink
+    from ruma.engine.family_enum import Family
 
+    address, url = service
+    before = get(url, "/api/v1/census/sowing?seeds=1-4&pots=1-4&by=outcome").json()
+    with connect(address) as client:
+        sink = ServerSink(client, "sowing")
+        run_sweep(Family.of("sowing", (1, 4), (1, 4)), sink, workers=1)
+        sink.flush()
+        reference = client.census("sowing", (1, 4), (1, 4), by="outcome", simplest=3)
+    census = get(url, "/api/v1/census/sowing?seeds=1-4&pots=1-4&by=outcome&simplest=3")
+    assert census.status_code == 200, census.text
+    reply = census.json()
+    assert before["summary"]["missing"] > 0 and reply["summary"]["missing"] == 0
+    assert [(r["group"], r["classes"], r["raw_positions"]) for r in reply["rows"]] == [
+        (r.group, r.classes, r.raw_positions) for r in reference.rows]
+    # every row of 1..4 pots holding 1..4 seeds is counted once: C(n + s - 1, s) rows of n pots
+    assert sum(r["raw_positions"] for r in reply["rows"]) == sum(
+        comb(n + s - 1, s) for n in range(1, 5) for s in range(1, 5))
+    for row in reply["rows"]:
+        for simplest in row["simplest"]:
+            assert simplest["url"] == "/sowing/" + quote(simplest["position"])
+    page = get(url, "/census?ruleset=sowing&seeds=1-4&pots=1-4&by=outcome").text
+    assert all(f"<td><code>{r.group['unicode']}</code></td>" in page for r in reference.rows)
+
+
+def test_writes_need_allow_writes(service: tuple[str, str]) -> None:
     _, url = service
-    census = get(url, "/api/v1/census/sowing?seeds=1-4")
-    if hasattr(Client, "census"):  # issue 12's Census RPC is in this build
-        assert census.status_code == 200 and "rows" in census.json()
-    else:
-        assert census.status_code == 501 and census.json()["error"]["code"] == "UNIMPLEMENTED"
     assert get(url, "/api/v1/census/sowing?seeds=many").status_code == 400
     write = httpx.post(url + "/api/v1/theorems/erickson-2.3/verify?up_to=2", timeout=60)
     assert write.status_code == 403 and "read-only" in write.json()["error"]["message"]

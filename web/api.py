@@ -244,7 +244,7 @@ def parse_range(text: Optional[str], what: str) -> Optional[tuple[int, int]]:
     return int(low), int(high if dash else low)
 
 
-@router.get("/census/{ruleset}", response_model=Open, responses={**ERRORS, 501: {"model": ErrorOut}})
+@router.get("/census/{ruleset}", response_model=Open, responses=ERRORS)
 def census(ruleset: str, seeds: str = Query(..., examples=["1-8"], description="seeds A-B (or N)"),
            pots: Optional[str] = Query(None, examples=["1-6"], description="pots C-D (or N); default: any"),
            by: str = Query("value", pattern="^(value|outcome|atomic-weight|temperature)$"),
@@ -252,7 +252,7 @@ def census(ruleset: str, seeds: str = Query(..., examples=["1-8"], description="
            token: Optional[str] = Depends(bearer)) -> Any:
     """The census of a family over the shared store: how many positions (normalisation classes and
     raw positions) have each value (or outcome, atomic weight, temperature), with the simplest
-    positions of each row. 501 while the service has no census."""
+    positions of each row."""
     gw.check_ruleset(ruleset, token)
     seed_range = parse_range(seeds, "seeds")
     assert seed_range is not None

@@ -288,15 +288,12 @@ class Gateway:
 
     def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, *, by: str = "value",
                simplest: int = 3, token: str | None = None) -> dict[str, Any]:
-        """The census of a family over the store's values (issue 12's ``Census`` RPC): rows grouped
+        """The census of a family over the store's values (the service's ``Census`` RPC): rows grouped
         ``by`` value, outcome, atomic weight or temperature, each with its simplest positions, and a
-        summary. Never asks the service to compute missing values (read-only). 501 while the
-        client has no ``census``."""
-        method = getattr(self.client(token), "census", None)
-        if method is None:
-            _raise(501, "UNIMPLEMENTED", "this ruma build has no census yet (the service's Census RPC)")
-        census: Callable[..., Any] = method
-        result = self.call(lambda: census(ruleset, seeds, pots, by=by, simplest=simplest))
+        summary whose ``missing`` counts the classes not stored yet. Never asks the service to
+        compute missing values (read-only)."""
+        client = self.client(token)
+        result = self.call(lambda: client.census(ruleset, seeds, pots, by=by, simplest=simplest))
         rows = plain(getattr(result, "rows", result))
         for row in rows:
             for position in row.get("simplest") or ():
