@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import struct
-from itertools import repeat
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
@@ -91,81 +90,110 @@ class BulkOps:
         if not batch:
             return
         keys = list(map(itemgetter(0), batch))
-        # values tagged with their type: a number Game equals (and hashes like) its int, 0 == ZERO
-        tagged = list(zip(map(type, map(itemgetter(1), batch)), map(itemgetter(1), batch)))
-        distinct = set(tagged)
-        for kind, value in distinct:  # a batch holds a handful of distinct values: check each once
+        values = list(map(itemgetter(1), batch))
+        # the distinct value *objects*, in key order, by identity (hashing a Game is Python code;
+        # Games are interned, so one object per value, and 0 is never confused with ZERO; two int
+        # objects of one number merely share an encoding)
+        distinct = dict(zip(map(id, values), values))
+        for value in distinct.values():  # a batch holds a handful of distinct values: check each once
+            kind = type(value)
             if kind is int:
-                if value < 0:
+                if value < 0:  # type: ignore[operator]
                     raise TypeError(f"a nim value is never negative: {value!r}")
             elif kind is not Game:
                 raise TypeError(f"a store value is a Game or a nim value (int), not {value!r}")
         if min(map(len, keys)) < 3 or max(map(len, keys)) > self.max_key:
             # a memo may forget: keys LMDB cannot hold are not stored
             kept = [i for i, k in enumerate(keys) if 3 <= len(k) <= self.max_key]
-            keys, tagged = [keys[i] for i in kept], [tagged[i] for i in kept]
+            keys, values = [keys[i] for i in kept], [values[i] for i in kept]
         if len(keys) < BULK_DIRECT:
-            for key, (_, value) in zip(keys, tagged):
+            for key, value in zip(keys, values):
                 self.insert(key, value)
             return
-        made: dict[int, Game] = self._write(lambda txn: self._write_bulk(txn, keys, tagged, distinct))
+        made: dict[int, Game] = self._write(lambda txn: self._write_bulk(txn, keys, values, distinct))
         for sid, game in made.items():
             self.from_store.setdefault(sid, game)
             self.to_store.setdefault(game.id, sid)
         self.generation += 1  # cached read transactions renew: lookups see the commit
 
-    def _write_bulk(self, txn: Any, keys: list[bytes], tagged: list[tuple[type, Value]],
-                    distinct: set[tuple[type, Value]]) -> dict[int, Game]:
-        """Write sorted, checked keys with their (type, value) pairs in ``txn``; returns the games
-        interned (store id -> Game)."""
+    def _write_bulk(self, txn: Any, keys: list[bytes], values: list[Value], distinct: dict[int, Value]) -> dict[int, Game]:
+        """Write sorted, checked keys with their values in ``txn`` (``distinct``: the values by
+        ``id``, in key order); returns the games interned (store id -> Game)."""
         pending: dict[int, int] = {}
         made: dict[int, Game] = {}
         next_id: list[int] = []
         known, intern, max_key = self.to_store, self._intern, self.max_key
-        encodings: dict[tuple[type, Value], tuple[bytes, bytes]] = {}  # (encoded value, entry)
-        for kind, value in distinct:
-            if kind is int:
+        value_bytes: dict[int, bytes] = {}  # id(value) -> encoded value
+        entry_bytes: dict[int, bytes] = {}  # id(value) -> positions payload (value, explored 0)
+        for ident, value in distinct.items():  # in key order: games get the store ids a flush gives
+            if type(value) is int:
                 number: int = value  # type: ignore[assignment]
-                encodings[(kind, value)] = (codec.encode_value(False, number), codec.encode_entry(False, number, 0))
-        if len(encodings) < len(distinct):  # games: interned in key order, as a flush does (same store ids)
-            for kind, value in tagged:
-                if (kind, value) not in encodings:
-                    game: Game = value  # type: ignore[assignment]
-                    sid = known.get(game.id)
-                    if sid is None:
-                        sid = intern(txn, game, pending, made, next_id)
-                    encodings[(kind, value)] = (codec.encode_value(True, sid), codec.encode_entry(True, sid, 0))
-        records = {tag: entry for tag, (_, entry) in encodings.items()}
-        seal, checksum = codec.seal, codec.checksum
+                value_bytes[ident], entry_bytes[ident] = codec.encode_value(False, number), codec.encode_entry(False, number, 0)
+            else:
+                game: Game = value  # type: ignore[assignment]
+                sid = known.get(game.id)
+                if sid is None:
+                    sid = intern(txn, game, pending, made, next_id)
+                value_bytes[ident], entry_bytes[ident] = codec.encode_value(True, sid), codec.encode_entry(True, sid, 0)
+        idents = list(map(id, values))
+        encoded = list(map(value_bytes.__getitem__, idents))
+        entries = list(map(entry_bytes.__getitem__, idents))
         put_positions = txn.cursor(db=self.dbs["positions"]).putmulti
         put_index = txn.cursor(db=self.dbs["by_value"]).putmulti
         counts: dict[bytes, int] = {}
-        pack = _COMPLEXITY.pack
         start = 0
         while start < len(keys):  # one run of keys per ruleset prefix (the keys are sorted)
             prefix = keys[start][:2]
             following = (int.from_bytes(prefix, "big") + 1).to_bytes(3, "big")[-2:] if prefix != b"\xff\xff" else None
             end = len(keys) if following is None or keys[-1][:2] == prefix else bisect.bisect_left(keys, following, start)
-            run = tagged[start:end]
-            # positions: the pairs are built by map/zip inside putmulti's C loop
-            run_keys = keys[start:end]
-            _, added = put_positions(zip(run_keys, map(seal, run_keys, map(records.__getitem__, run))), overwrite=False)
+            run_keys, run_encoded = keys[start:end], encoded[start:end]
+            _, added = put_positions(_sealed_positions(run_keys, entries[start:end]), overwrite=False)
             counts[prefix] = counts.get(prefix, 0) + added
-            # by_value keys: codec.by_value_key, its common case (tag 0: one byte a pot) inline as in a
-            # flush, where the total seeds are sum(key[3:]) = sum(key) - code - version
-            heads = {tag: prefix + encoded for tag, (encoded, _) in encodings.items()}
-            base = prefix[0] + prefix[1]
-            pairs = list(zip(keys[start:end], run))
-            index = [heads[t] + pack(sum(k) - base, len(k)) + k for k, t in pairs if k[2] == 0]
-            if len(index) != len(pairs):
-                index += [codec.by_value_key(k, encodings[t][0]) for k, t in pairs if k[2] != 0]
-            if max(map(len, index), default=0) > max_key:
-                index = [entry for entry in index if len(entry) <= max_key]
-            index.sort()
-            put_index(zip(index, map(checksum, index, repeat(b""))), overwrite=False)
+            put_index(_index_records(run_keys, run_encoded, max_key), overwrite=False)
             start = end
         add_counts(txn, self.dbs["meta"], counts)
         return made
+
+
+def _native() -> Any:
+    """``ruma.server._store_native`` (store_native.c) unless it is not built or ``RUMA_ENGINE=python``."""
+    from ruma.engine.native import active_engine
+
+    if active_engine() == "python":
+        return None
+    try:
+        from ruma.server import _store_native
+    except ImportError:
+        return None
+    return _store_native
+
+
+_NATIVE = _native()
+
+
+def _sealed_positions(keys: list[bytes], entries: list[bytes]) -> Iterable[tuple[bytes, bytes]]:
+    """``(key, sealed record)`` of each position (``store_codec.seal``; in C when built)."""
+    if _NATIVE is not None:
+        return _NATIVE.seal_positions(keys, entries)  # type: ignore[no-any-return]
+    return zip(keys, map(codec.seal, keys, entries))
+
+
+def _index_records(keys: list[bytes], encoded: list[bytes], max_key: int) -> list[tuple[bytes, bytes]]:
+    """The sorted ``(by_value key, seal)`` records of positions with these keys and encoded values
+    (``store_codec.by_value_key``; keys longer than LMDB's limit are left out, as a flush does)."""
+    if _NATIVE is not None:
+        records, left = _NATIVE.index_entries(keys, encoded, max_key)
+        if not left:
+            return records  # type: ignore[no-any-return]
+        index = [codec.by_value_key(keys[i], encoded[i]) for i in left]
+    else:  # its common case (tag 0: one byte a pot) inline as in a flush: seeds = sum(key) - code - version
+        pack = _COMPLEXITY.pack
+        records = []
+        index = [k[:2] + e + pack(sum(k) - k[0] - k[1], len(k)) + k for k, e in zip(keys, encoded) if k[2] == 0 and len(k) < 0xFFFF]
+        index += [codec.by_value_key(k, e) for k, e in zip(keys, encoded) if k[2] != 0 or len(k) >= 0xFFFF]
+    records += [(entry, codec.checksum(entry, b"")) for entry in index if len(entry) <= max_key]
+    records.sort()
+    return records
 
 
 _COMPLEXITY = struct.Struct(">IH")  # codec.complexity: total seeds (4 bytes), key length (2 bytes)

@@ -175,3 +175,38 @@ def store_env(path: Path) -> Any:
             env.close()
 
     return reading()
+
+
+def test_the_compiled_record_builder_matches_store_codec() -> None:
+    """``_store_native`` (store_native.c) against ``store_codec``: CRC32C as google_crc32c, sealed
+    positions records as ``seal``, by_value records as ``by_value_key`` + ``checksum``, on random
+    keys of every shape (tag 0 and text bodies, long keys beyond LMDB's limit)."""
+    import google_crc32c
+
+    from ruma.server import store_codec as codec
+
+    native = pytest.importorskip("ruma.server._store_native")
+    rng = random.Random(11)
+    for size in [0, 1, 7, 8, 9, 63, 64, 65, 1000]:
+        data = bytes(rng.randrange(256) for _ in range(size))
+        assert native.crc32c(data) == google_crc32c.value(data)
+    keys, encoded, entries = [], [], []
+    for _ in range(3000):
+        body = bytes(rng.randrange(256) for _ in range(rng.choice([1, 2, 5, 20, 300])))
+        keys.append(bytes([rng.randrange(1, 9), rng.randrange(1, 3), rng.choice([0, 0, 0, 1])]) + body)
+        value = codec.encode_value(rng.random() < 0.5, rng.randrange(1 << rng.choice([3, 10, 20])))
+        encoded.append(value)
+        entries.append(value + codec.encode_varint(rng.randrange(1000)))
+    keys.append(b"\x01\x01")  # (shorter than any stored key: left to Python, as the reference does)
+    encoded.append(b"\x02")
+    entries.append(b"\x02\x00")
+    assert native.seal_positions(keys, entries) == [(k, codec.seal(k, e)) for k, e in zip(keys, entries)]
+    max_key = 200
+    records, left = native.index_entries(keys, encoded, max_key)
+    tag0 = [i for i, k in enumerate(keys) if len(k) >= 3 and k[2] == 0]
+    assert left == [i for i in range(len(keys)) if i not in set(tag0)]
+    expected = sorted((x, codec.checksum(x, b"")) for x in (codec.by_value_key(keys[i], encoded[i]) for i in tag0)
+                      if len(x) <= max_key)
+    assert records == expected and len(expected) < len(tag0)  # (some were too long for max_key)
+    with pytest.raises(TypeError):
+        native.seal_positions(keys, entries[:-1])
