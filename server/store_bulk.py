@@ -56,14 +56,20 @@ class BulkOps:
         """The stored (or buffered) value of each key, ``None`` where there is none; a record that
         fails its checksum raises ``CorruptRecordError`` as in ``lookup`` (it is never served)."""
         found: list[Value | None] = [None] * len(keys)
-        todo: list[int] = []
         buffer, flushing, max_key = self.buffer, self.flushing, self.max_key
-        for i, key in enumerate(keys):
-            hit = buffer.get(key) or flushing.get(key)
-            if hit is not None:
-                found[i] = hit[0]
-            elif 3 <= len(key) <= max_key:  # (other keys are never stored, and LMDB refuses them)
-                todo.append(i)
+        todo: list[int] | range
+        if buffer or flushing:
+            todo = []
+            for i, key in enumerate(keys):
+                hit = buffer.get(key) or flushing.get(key)
+                if hit is not None:
+                    found[i] = hit[0]
+                elif 3 <= len(key) <= max_key:  # (other keys are never stored, and LMDB refuses them)
+                    todo.append(i)
+        elif keys and min(map(len, keys)) >= 3 and max(map(len, keys)) <= max_key:
+            todo = range(len(keys))  # (the compiled search's batches: nothing buffered, every key valid)
+        else:
+            todo = [i for i, key in enumerate(keys) if 3 <= len(key) <= max_key]
         if not todo:
             return found
         lock = self.lock
