@@ -17,6 +17,7 @@ through the buffer like ``insert``.
 from __future__ import annotations
 
 import bisect
+import importlib
 import struct
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Sequence, TypeVar
@@ -50,7 +51,7 @@ class BulkOps:
     lock: Any
     _reader: Callable[[], Any]
     _adopt: Callable[[], None]
-    decode: Callable[[Any, bytes], tuple[Value, int]]
+    decode: Callable[[Any, bytes, bytes], tuple[Value, int]]
 
     def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
         """The stored (or buffered) value of each key, ``None`` where there is none; a record that
@@ -104,7 +105,7 @@ class BulkOps:
         for value in distinct.values():  # a batch holds a handful of distinct values: check each once
             kind = type(value)
             if kind is int:
-                if value < 0:  # type: ignore[operator]
+                if value < 0:
                     raise TypeError(f"a nim value is never negative: {value!r}")
             elif kind is not Game:
                 raise TypeError(f"a store value is a Game or a nim value (int), not {value!r}")
@@ -133,7 +134,7 @@ class BulkOps:
         entry_bytes: dict[int, bytes] = {}  # id(value) -> positions payload (value, explored 0)
         for ident, value in distinct.items():  # in key order: games get the store ids a flush gives
             if type(value) is int:
-                number: int = value  # type: ignore[assignment]
+                number: int = value
                 value_bytes[ident], entry_bytes[ident] = codec.encode_value(False, number), codec.encode_entry(False, number, 0)
             else:
                 game: Game = value  # type: ignore[assignment]
@@ -168,10 +169,9 @@ def _native() -> Any:
     if active_engine() == "python":
         return None
     try:
-        from ruma.server import _store_native
+        return importlib.import_module("ruma.server._store_native")
     except ImportError:
         return None
-    return _store_native
 
 
 _NATIVE = _native()
@@ -187,10 +187,11 @@ def _sealed_positions(keys: list[bytes], entries: list[bytes]) -> Iterable[tuple
 def _index_records(keys: list[bytes], encoded: list[bytes], max_key: int) -> list[tuple[bytes, bytes]]:
     """The sorted ``(by_value key, seal)`` records of positions with these keys and encoded values
     (``store_codec.by_value_key``; keys longer than LMDB's limit are left out, as a flush does)."""
+    records: list[tuple[bytes, bytes]]
     if _NATIVE is not None:
         records, left = _NATIVE.index_entries(keys, encoded, max_key)
         if not left:
-            return records  # type: ignore[no-any-return]
+            return records
         index = [codec.by_value_key(keys[i], encoded[i]) for i in left]
     else:  # its common case (tag 0: one byte a pot) inline as in a flush: seeds = sum(key) - code - version
         pack = _COMPLEXITY.pack
