@@ -19,12 +19,21 @@ class RumaInputError(RumaError):
 class NotationError(RumaInputError):
     """Text that does not parse; the message quotes it and points at the offending column."""
 
+    #: characters quoted on each side of the offending column of a long text
+    WINDOW = 60
+
     def __init__(self, text: str, index: int, reason: str) -> None:
         self.text = text
         self.index = index
         self.reason = reason
-        pointer = " " * (index + 2) + "^"  # under the character: one space and the quote precede it
-        super().__init__(f"cannot parse {text!r} at column {index + 1}: {reason}\n {text!r}\n{pointer}")
+        if len(text) <= 2 * self.WINDOW:
+            head, shown, at = f"cannot parse {text!r}", text, index
+        else:  # a long text: its length, and the part around the offending column
+            start, end = max(0, index - self.WINDOW), min(len(text), index + self.WINDOW)
+            shown = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+            head, at = f"cannot parse a text of {len(text)} characters", index - start + (3 if start else 0)
+        pointer = " " * (at + 2) + "^"  # under the character: one space and the quote precede it
+        super().__init__(f"{head} at column {index + 1}: {reason}\n {shown!r}\n{pointer}")
 
 
 class PositionError(RumaInputError):

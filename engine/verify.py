@@ -11,10 +11,10 @@ while the canonical form of the same position may need hundreds of thousands of 
 
 from __future__ import annotations
 
-from typing import Iterator, Union
+from typing import Callable, Iterator, Union
 
 from ruma.engine.cgt import Game, nimber
-from ruma.engine.errors import LimitExceededError, RumaInputError
+from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 
@@ -25,9 +25,11 @@ Claim = Union[Game, int]
 class SumSearch:
     """Who wins moving first in ``position + g``; results cached across queries."""
 
-    def __init__(self, rules: Ruleset, max_nodes: int | None = None) -> None:
+    def __init__(self, rules: Ruleset, max_nodes: int | None = None,
+                 should_cancel: Callable[[], bool] | None = None) -> None:
         self.rules = rules
         self.max_nodes = max_nodes
+        self.should_cancel = should_cancel
         self.wins: dict[Node, bool] = {}
 
     def _children(self, node: Node) -> Iterator[Node]:
@@ -80,6 +82,8 @@ class SumSearch:
             stack.pop()
             if self.max_nodes is not None and len(wins) > self.max_nodes:
                 raise LimitExceededError(f"the search needs more than {self.max_nodes} positions (limit)")
+            if self.should_cancel is not None and len(wins) % 64 == 0 and self.should_cancel():
+                raise CancelledError(f"the search of {self.rules.name} {self.rules.format(root[0])!r} was cancelled")
         return wins[root]
 
     def equals(self, state: State, claim: Game) -> bool:
@@ -91,13 +95,15 @@ class SumSearch:
 
 
 def claim_holds(
-    ruleset: str | Ruleset, position: str | State, claim: Claim, *, max_nodes: int | None = None
+    ruleset: str | Ruleset, position: str | State, claim: Claim, *, max_nodes: int | None = None,
+    should_cancel: Callable[[], bool] | None = None,
 ) -> bool:
     """Whether ``position`` of ``ruleset`` has value ``claim`` (a game, or a nim value ``k`` = ``*k``).
 
     Decided by searching ``position − claim`` for winning first moves, without canonical forms.
+    ``should_cancel`` is polled as the search goes (``CancelledError`` when it answers True).
     """
     rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     state = rules.parse(position) if isinstance(position, str) else tuple(position)
     game = nimber(claim) if isinstance(claim, int) else claim
-    return SumSearch(rules, max_nodes).equals(state, game)
+    return SumSearch(rules, max_nodes, should_cancel).equals(state, game)

@@ -1,9 +1,13 @@
 """Assemble the gRPC server: the Ruma servicer, health, reflection, the catalog when present.
 
 ``create_server(data_dir, host, port, ...) -> (RumaServer, port)`` is what ``ruma serve`` and the
-tests use. ``RumaServer.stop(grace)`` shuts down gracefully: health reports NOT_SERVING, calls in
-flight get ``grace`` seconds to finish (then they are cancelled, and their evaluations stop at the
-next cancellation check), and finally the store is flushed and closed.
+tests use. It refuses a damaged store (``quick_check`` after the file checks made on open), TLS
+files that do not load, and a data directory it cannot use, each with a message saying which.
+Heavy work runs in evaluation worker processes (``ruma.server.workers``) when the store is an
+``LmdbStore`` and ``limits.workers`` is not 0. ``RumaServer.stop(grace)`` shuts down gracefully:
+health reports NOT_SERVING, calls in flight get ``grace`` seconds to finish (then they are
+cancelled, and their evaluations stop at the next cancellation check), the workers are stopped,
+and finally the store is flushed and closed.
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ from grpc_reflection.v1alpha import reflection
 from ruma.engine.errors import RumaInputError
 from ruma.engine.memo import Memo
 from ruma.server.auth import TokenInterceptor, load_tokens
+from ruma.server.limits import Limits
 from ruma.server.request_log import RequestLogInterceptor
-from ruma.server.service import Limits, RumaServicer
+from ruma.server.service import RumaServicer
 from ruma.v1 import ruma_pb2, ruma_pb2_grpc
 
 log = logging.getLogger("ruma.server")
@@ -59,6 +64,7 @@ class RumaServer:
 
     def __init__(self, server: grpc.Server, store: Memo, health_servicer: health.HealthServicer,
                  servicer: RumaServicer, address: str, close_store: bool) -> None:
+        self.warnings: list[str] = []
         self.server = server
         self.store = store
         self.health = health_servicer
@@ -86,6 +92,7 @@ class RumaServer:
                     log.warning("evaluations still running %s s after shutdown; closing the store anyway", STOP_WAIT_SECONDS)
                 if self.executor is not None:
                     self.executor.shutdown(wait=False)
+                self.servicer.runner.close()
                 for closer in self.closers:
                     close = getattr(closer, "close", None)
                     if callable(close):
@@ -116,15 +123,69 @@ def _read(path: str | Path) -> bytes:
 
 
 def _open_store(data_dir: Path) -> Memo:
+    """The LMDB store in ``data_dir``, checked: a damaged one raises ``StoreDamagedError``."""
     from ruma.server.store import LmdbStore
+    from ruma.server.store_check import quick_check
 
-    return LmdbStore(data_dir)  # type: ignore[no-any-return]
+    store = LmdbStore(data_dir)
+    try:
+        quick_check(store.core)
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
-def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo, closers: list[Any]) -> list[str]:
+def _data_directory(data_dir: str | Path) -> Path:
+    """``data_dir``, created if missing; a file or a path that cannot be created is a ``StoreError``."""
+    from ruma.server.store_codec import StoreError
+
+    data = Path(data_dir)
+    if data.exists() and not data.is_dir():
+        raise StoreError(f"--data {str(data)!r} is a file, not a directory")
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(f"cannot create the data directory {str(data)!r}: {error.strerror}") from error
+    if not os.access(data, os.W_OK | os.X_OK):
+        raise StoreError(f"cannot write to the data directory {str(data)!r}")
+    return data
+
+
+def _check_tls(cert: str | Path, key: str | Path) -> tuple[bytes, bytes]:
+    """The PEM certificate chain and key, after checking that they load and belong together."""
+    import ssl
+
+    cert_pem, key_pem = _read(cert), _read(key)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(str(cert), str(key))
+    except ssl.SSLError as error:
+        raise RumaInputError(f"the TLS certificate {str(cert)!r} and key {str(key)!r} do not load: "
+                             f"{error.reason or error} (need a PEM certificate chain and its matching PEM key)") from None
+    return cert_pem, key_pem
+
+
+def _runner(store: Memo, data: Path, servicer_memo: Memo, limits: Limits) -> Any:
+    """Evaluation worker processes for an ``LmdbStore`` (unless ``limits.workers`` is 0), else inline."""
+    from ruma.server.store import LmdbStore
+    from ruma.server.workers import InlineRunner, WorkerPool
+
+    if isinstance(store, LmdbStore) and limits.workers > 0:
+        def freed() -> None:
+            store.reader_check()  # the reader slot a killed worker left behind
+
+        return WorkerPool(store.path, limits, limits.workers, on_kill=freed)
+    return InlineRunner(servicer_memo, store, limits)
+
+
+def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo, closers: list[Any],
+                 servicer: RumaServicer | None = None) -> list[str]:
     """Register the catalog servicer if its module exists; returns its service names.
 
-    Whatever ``add_catalog_servicer`` returns is closed at shutdown if it has a ``close`` method."""
+    It gets the Ruma servicer (``ruma``) so that its evaluations go through the same limits,
+    budgets and workers. Whatever ``add_catalog_servicer`` returns is closed at shutdown if it
+    has a ``close`` method."""
     try:
         module = importlib.import_module(CATALOG_MODULE)
     except ModuleNotFoundError as error:
@@ -132,7 +193,8 @@ def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo, closers: list
             raise
         return []
     add = module.add_catalog_servicer
-    offered: dict[str, Any] = {"data_dir": data_dir, "data": data_dir, "store": store}
+    offered: dict[str, Any] = {"data_dir": data_dir, "data": data_dir, "store": store, "ruma": servicer,
+                               "limits": servicer.limits if servicer is not None else None}
     parameters = inspect.signature(add).parameters
     kwargs = {name: value for name, value in offered.items() if name in parameters}
     added = add(server, **kwargs)
@@ -182,14 +244,18 @@ def create_server(
     is the share of every ``Sweeps.Upload`` the server re-values (default 1%). ``log_requests``
     logs one line per call (``ruma.server.request_log``).
     """
-    data = Path(data_dir)
-    data.mkdir(parents=True, exist_ok=True)
+    data = _data_directory(data_dir)
     if token_file is not None:
         tokens = load_tokens(token_file)
     if not tokens and not is_loopback(host):
         raise RumaInputError(f"refusing to listen on {host!r} without a token file: only loopback addresses are allowed")
     if (tls_cert is None) != (tls_key is None):
         raise RumaInputError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
+    pem = _check_tls(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None
+    warnings = []
+    if tokens and pem is None and not is_loopback(host):
+        warnings.append(f"tokens travel in clear text: listening on {host!r} without TLS (give --tls-cert and --tls-key)")
+        log.warning(warnings[-1])
     interceptors: list[grpc.ServerInterceptor] = [RequestLogInterceptor()] if log_requests else []
     if tokens:
         interceptors.append(TokenInterceptor(tokens, write_methods))
@@ -208,21 +274,23 @@ def create_server(
     own_store = store is None
     wrapper_closers: list[Any] = []
     the_store = store if store is not None else _open_store(data)
+    servicer: RumaServicer | None = None
     try:
         services = [RUMA_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME]
         servicer = RumaServicer(the_store, limits, services, auth_required=bool(tokens))
+        servicer.runner = _runner(the_store, data, servicer.memo, servicer.limits)
         ruma_pb2_grpc.add_RumaServicer_to_server(servicer, server)
         services += _add_sweeps(server, servicer, verify_fraction)
         health_servicer = health.HealthServicer(experimental_non_blocking=True)
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         if catalog:
-            services += _add_catalog(server, data, the_store, wrapper_closers)
+            services += _add_catalog(server, data, the_store, wrapper_closers, servicer)
         servicer.services = list(services)
         reflection.enable_server_reflection(services, server)
         address = f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
         try:
-            if tls_cert is not None and tls_key is not None:
-                credentials = grpc.ssl_server_credentials([(_read(tls_key), _read(tls_cert))])
+            if pem is not None:
+                credentials = grpc.ssl_server_credentials([(pem[1], pem[0])])
                 bound = server.add_secure_port(address, credentials)
             else:
                 bound = server.add_insecure_port(address)
@@ -235,9 +303,12 @@ def create_server(
         wrapper = RumaServer(server, the_store, health_servicer, servicer, address.rsplit(":", 1)[0] + f":{bound}", own_store)
         wrapper.closers = wrapper_closers
         wrapper.executor = executor
+        wrapper.warnings = warnings
         if start:
             wrapper.start()
     except BaseException:
+        if servicer is not None:
+            servicer.runner.close()
         if own_store:
             close = getattr(the_store, "close", None)
             if callable(close):

@@ -2,8 +2,11 @@
 
 ``CatalogOps(catalog, memo)`` is what the CLI (local ``--data DIR``) and the gRPC servicer both
 call; every method returns plain JSON-able dicts. Values are never read from the catalog: each
-named position is evaluated through ``memo`` (the server's ``LmdbStore``, or an in-memory memo),
-so the answer is always the engine's current one.
+named position is evaluated whenever asked, so the answer is always the engine's current one —
+through a *valuer* (``ruma.server.catalog_valuing``): locally through ``memo`` (an ``LmdbStore`` or
+an in-memory memo), in the server through the service's evaluation path (its limits, time and
+memory budgets and workers). A write that needs a value (``add_position``) computes it before it
+commits, so a failed or cancelled call commits nothing.
 
 Claims of theorems are either a *value* in the parameters (``ruma.engine.families``) or one of a
 few named *properties* (``ruma.server.catalog_properties``).
@@ -13,31 +16,41 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from typing import Any, Callable, Iterable
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ruma.engine.cgt import ZERO, Game
-from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
-from ruma.engine.evaluator import evaluate, format_value
+from ruma.engine.errors import RumaInputError
+from ruma.engine.evaluator import format_value
 from ruma.engine.families import claim_value, enumerate_instances, parse_domain, parse_family
 from ruma.engine.memo import InMemoryMemo, Memo
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.verify import claim_holds
 from ruma.server.catalog import Catalog, NamedPosition, PositionTag, Theorem, VerificationRun
-from ruma.server.catalog_properties import PROPERTIES, check_property, claim_kind, deuce_runs, octal_037
+from ruma.server.catalog_properties import PROPERTIES, claim_kind, deuce_runs, octal_037
+from ruma.server.catalog_valuing import CatalogError, LocalValuer, Valuer, parse_value
 
 __all__ = ["CatalogOps", "CatalogError", "PROPERTIES", "octal_037", "deuce_runs", "parse_value"]
 
-MAX_VERIFY_INSTANCES = 100_000
-SEARCH_NODES = 2_000_000
-"""Positions the claim search may visit per instance before the instance is valued instead."""
+#: the most rows one list or search returns (page with filters and ``limit``)
+MAX_ROWS = 1000
+#: the longest notes, and source fields, a catalog entry may carry (characters)
+MAX_NOTES = 10_000
+MAX_FIELD = 1000
+MAX_TEXT = 10_000
 
 
-class CatalogError(RumaInputError):
-    """A catalog request naming something that does not exist, or a duplicate name."""
+class NameTakenError(CatalogError):
+    """A name that is already in the catalog (``ALREADY_EXISTS``; also when two calls race)."""
+
+    status_name = "ALREADY_EXISTS"
+
+
+class UnknownNameError(CatalogError):
+    """A name that is not in the catalog (``NOT_FOUND``)."""
+
+    status_name = "NOT_FOUND"
 
 
 def engine_version() -> str:
@@ -47,17 +60,17 @@ def engine_version() -> str:
     return str(getattr(ruma, "__version__", "unknown"))
 
 
-def parse_value(text: str) -> Game:
-    """A value in game notation (``^*``, ``*4``, ``{1|0}``)."""
-    from ruma.engine.cgt.notation import parse_game
-
-    return parse_game(text)
-
-
 def _clean_name(name: str, what: str) -> str:
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > 200:
-        raise RumaInputError(f"{what} name must be 1–200 characters, got {name!r}")
+        raise RumaInputError(f"{what} name must be 1–200 characters, got {name[:60]!r}")
     return name.strip()
+
+
+def _bounded(value: str | None, what: str, most: int) -> str | None:
+    """``value`` if it is at most ``most`` characters (``RumaInputError`` otherwise)."""
+    if value is not None and len(value) > most:
+        raise RumaInputError(f"{what} of {len(value)} characters (at most {most}): {value[:40]!r}...")
+    return value
 
 
 def _clean_tags(tags: Iterable[str]) -> list[str]:
@@ -72,31 +85,23 @@ class CatalogOps:
     """Catalog operations over an open ``Catalog`` and a memo to value positions through."""
 
     def __init__(self, catalog: Catalog, memo: Memo | None = None, *, store: Any = None,
-                 max_positions: int | None = None, added_by: str | None = None) -> None:
+                 max_positions: int | None = None, added_by: str | None = None,
+                 valuer: Valuer | None = None) -> None:
         self.catalog = catalog
         self.added_by = added_by
         self.store = store
         self.memo: Memo = memo if memo is not None else (store if store is not None else InMemoryMemo())
         self.max_positions = max_positions
+        self.valuer: Valuer = valuer if valuer is not None else LocalValuer(self.memo, store, max_positions)
 
     # -- valuing -----------------------------------------------------------------------------------
-    def _evaluate(self, ruleset: str, position: str, should_cancel: Callable[[], bool] | None = None) -> Any:
-        return evaluate(ruleset, position, self.memo, should_cancel=should_cancel,
-                        max_positions=self.max_positions)
-
-    def _value_fields(self, ruleset: str, position: str,
-                      should_cancel: Callable[[], bool] | None = None) -> dict[str, Any]:
-        """Value, nim value, outcome and canonical text; ``error`` instead when the engine refuses."""
-        try:
-            ev = self._evaluate(ruleset, position, should_cancel)
-        except (CancelledError, LimitExceededError):
-            raise
-        except RumaError as error:  # e.g. a ruleset that finds the position loopy
-            return {"value": None, "nim_value": None, "outcome": None, "canonical": None, "error": str(error)}
-        game = ev.game
-        nim = ev.nim_value if ev.nim_value is not None or game is not ZERO else 0
-        return {"value": format_value(ev.value), "nim_value": nim,
-                "outcome": game.outcome.value, "canonical": str(ev.canonical), "error": None}
+    def _valuer(self, valuer: Valuer | None, should_cancel: Callable[[], bool] | None) -> Valuer:
+        """The valuer of one call: the one given, else this catalog's (with ``should_cancel``)."""
+        if valuer is not None:
+            return valuer
+        if should_cancel is not None:
+            return LocalValuer(self.memo, self.store, self.max_positions, should_cancel)
+        return self.valuer
 
     # -- named positions ---------------------------------------------------------------------------
     def add_position(self, name: str, ruleset: str, position: str, *, tags: Iterable[str] = (),
@@ -105,26 +110,42 @@ class CatalogOps:
                      source_value: str | None = None, added_by: str | None = None,
                      replace: bool = False, evaluate_now: bool = True,
                      session: Session | None = None,
-                     existing: dict[str, NamedPosition] | None = None) -> dict[str, Any]:
+                     existing: dict[str, NamedPosition] | None = None,
+                     valuer: Valuer | None = None) -> dict[str, Any]:
         """Catalogue ``position`` of ``ruleset`` as ``name``; returns it with its value.
 
         ``replace`` overwrites an entry of that name (fields that did not change are left alone,
         so replacing with the same data changes nothing); ``session`` joins a caller's transaction.
+        With ``evaluate_now`` the value is computed *before* anything is written: a position that
+        cannot be valued within the limits, or a cancelled call, commits nothing.
         """
         name = _clean_name(name, "position")
         added_by = added_by if added_by is not None else self.added_by
         rules = get_ruleset(ruleset)
+        _bounded(position, "a position", MAX_TEXT)
+        for field, text in (("notes", notes), ("source value", source_value), ("source paper", source_paper),
+                            ("source table", source_table)):
+            _bounded(text, field, MAX_NOTES if field == "notes" else MAX_FIELD)
         state = rules.parse(position)
         key = rules.key(rules.normalise(state)[0])
         values = {"ruleset": rules.name, "position": position.strip(), "canonical_key": key,
                   "source_paper": source_paper, "source_table": source_table,
                   "source_page": source_page, "source_value": source_value, "notes": notes}
+        fields = self._valuer(valuer, None).value_fields(rules.name, position.strip(), source_value) if (
+            evaluate_now) else None
         if session is None:
-            with self.catalog.session() as own, own.begin():
-                row = self._upsert_position(own, name, values, tags, added_by, replace)
+            try:
+                with self.catalog.session() as own, own.begin():
+                    row = self._upsert_position(own, name, values, tags, added_by, replace)
+                    out = self._position_dict(row)
+            except IntegrityError as error:  # another call added the same name meanwhile
+                raise NameTakenError(f"a named position {name!r} already exists (use replace)") from error
         else:
             row = self._upsert_position(session, name, values, tags, added_by, replace, existing)
-        return self.show(name) if evaluate_now else self._position_dict(row)
+            out = self._position_dict(row)
+        if fields is not None:
+            out.update(fields)
+        return out
 
     @staticmethod
     def _upsert_position(session: Session, name: str, values: dict[str, Any], tags: Iterable[str],
@@ -135,7 +156,7 @@ class CatalogOps:
         else:
             row = session.scalar(select(NamedPosition).where(NamedPosition.name == name))
         if row is not None and not replace:
-            raise CatalogError(f"a named position {name!r} already exists (use replace)")
+            raise NameTakenError(f"a named position {name!r} already exists (use replace)")
         if row is None:
             row = NamedPosition(name=name, added_by=added_by, **values)
             session.add(row)
@@ -178,8 +199,7 @@ class CatalogOps:
             query = query.where(NamedPosition.ruleset == get_ruleset(ruleset).name)
         if tag:
             query = query.where(NamedPosition.tag_rows.any(PositionTag.tag == tag))
-        if limit:
-            query = query.limit(limit)
+        query = query.limit(min(limit, MAX_ROWS) if limit and limit > 0 else MAX_ROWS)
         with self.catalog.session() as session:
             return list(session.scalars(query))
 
@@ -188,35 +208,28 @@ class CatalogOps:
         """Named positions (without values), filtered by name substring, tag and ruleset."""
         return [self._position_dict(r) for r in self._rows(name=name, tag=tag, ruleset=ruleset, limit=limit)]
 
-    def show(self, name: str, should_cancel: Callable[[], bool] | None = None) -> dict[str, Any]:
+    def show(self, name: str, should_cancel: Callable[[], bool] | None = None,
+             valuer: Valuer | None = None) -> dict[str, Any]:
         """One named position with its value evaluated now (and whether the source agrees)."""
         rows = [r for r in self._rows(name=name) if r.name == name]
         if not rows:
-            raise CatalogError(f"no named position {name!r}")
+            raise UnknownNameError(f"no named position {name!r}")
         out = self._position_dict(rows[0])
-        out.update(self._value_fields(rows[0].ruleset, rows[0].position, should_cancel))
-        out["source_agrees"] = self._agrees(rows[0].source_value, out["value"]) if out["value"] else None
+        out.update(self._valuer(valuer, should_cancel).value_fields(rows[0].ruleset, rows[0].position,
+                                                                    rows[0].source_value))
         return out
-
-    @staticmethod
-    def _agrees(source_value: str | None, value: str) -> bool | None:
-        if not source_value:
-            return None
-        try:
-            return parse_value(source_value) is parse_value(value)
-        except RumaInputError:
-            return None
 
     def search(self, *, name: str | None = None, tag: str | None = None, ruleset: str | None = None,
                value: str | None = None, limit: int | None = None,
-               should_cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
+               should_cancel: Callable[[], bool] | None = None, valuer: Valuer | None = None) -> list[dict[str, Any]]:
         """Named positions matching every given filter; ``value`` compares evaluated values."""
-        target = parse_value(value) if value else None
+        target = format_value(parse_value(value)) if value else None  # canonical forms print uniquely
+        chosen = self._valuer(valuer, should_cancel)
         found: list[dict[str, Any]] = []
         for row in self._rows(name=name, tag=tag, ruleset=ruleset):
             out = self._position_dict(row)
-            fields = self._value_fields(row.ruleset, row.position, should_cancel)
-            if target is not None and (fields["value"] is None or parse_value(fields["value"]) is not target):
+            fields = chosen.value_fields(row.ruleset, row.position, row.source_value)
+            if target is not None and fields["value"] != target:
                 continue
             out.update(fields)
             found.append(out)
@@ -224,40 +237,10 @@ class CatalogOps:
                 break
         return found
 
-    def search_stored(self, ruleset: str, value: str, limit: int = 20) -> list[dict[str, Any]]:
-        """Every position of ``ruleset`` in the store with value ``value``, simplest first.
-
-        The store keeps positions in their canonical orientation, so for a partizan ruleset the
-        mirror images of the positions stored with value ``-value`` are answers too (reversing a
-        row swaps the players: Erickson's rulesets are left-right symmetric).
-        """
-        if self.store is None or not hasattr(self.store, "positions_with_value"):
-            raise CatalogError("searching stored positions needs a store (--data DIR with a store, or a server)")
-        from ruma.server.store_codec import complexity
-        from ruma.server.store_keys import state_of_key
-
-        rules = get_ruleset(ruleset)
-        game = parse_value(value)
-        wanted: list[tuple[Any, bool]] = [(game.nim_value, False)] if rules.impartial else [(game, False)]
-        if not rules.impartial and -game != game:
-            wanted.append((-game, True))
-        found: list[tuple[bytes, bool]] = []
-        for target, mirrored in wanted:
-            if target is not None:
-                found += [(key, mirrored) for key in self.store.positions_with_value(rules.code, target, limit)]
-        # both lists come simplest first; merge them by the store's own measure of simplicity
-        found.sort(key=lambda item: complexity(item[0]))
-        out = []
-        for key, mirrored in found[:limit]:
-            entry: dict[str, Any] = {"ruleset": rules.name, "key": key.hex(), "value": format_value(game)}
-            try:
-                _, state = state_of_key(key)
-                entry["position"] = rules.format(tuple(reversed(state)) if mirrored else state)
-            except ValueError:  # a key of another ruleset version, or not decodable
-                entry["position"] = None
-            entry["mirrored"] = mirrored
-            out.append(entry)
-        return out
+    def search_stored(self, ruleset: str, value: str, limit: int = 20, valuer: Valuer | None = None) -> list[dict[str, Any]]:
+        """Every position of ``ruleset`` in the store with value ``value``, simplest first
+        (``ruma.server.catalog_valuing.search_stored``)."""
+        return self._valuer(valuer, None).search_stored(ruleset, value, min(limit, MAX_ROWS) if limit > 0 else 20)
 
     # -- theorems ------------------------------------------------------------------------------------
     def add_theorem(self, name: str, ruleset: str, family: str, claim: str, domain: str = "", *,
@@ -269,6 +252,10 @@ class CatalogOps:
         name = _clean_name(name, "theorem")
         added_by = added_by if added_by is not None else self.added_by
         rules = get_ruleset(ruleset)
+        for field, text, most in (("family", family, MAX_FIELD), ("claim", claim, MAX_FIELD), ("domain", domain, MAX_FIELD),
+                                  ("notes", notes, MAX_NOTES), ("source paper", source_paper, MAX_FIELD),
+                                  ("source ref", source_ref, MAX_FIELD)):
+            _bounded(text, field, most)
         fam = parse_family(family)
         dom = parse_domain(domain or "")
         unknown = [n for n in dom.names if n not in fam.parameters]
@@ -284,8 +271,11 @@ class CatalogOps:
                   "source_paper": source_paper, "source_ref": source_ref, "source_page": source_page,
                   "notes": notes}
         if session is None:
-            with self.catalog.session() as own, own.begin():
-                self._upsert_theorem(own, name, values, added_by, replace)
+            try:
+                with self.catalog.session() as own, own.begin():
+                    self._upsert_theorem(own, name, values, added_by, replace)
+            except IntegrityError as error:  # another call added the same name meanwhile
+                raise NameTakenError(f"a theorem {name!r} already exists (use replace)") from error
             return self.show_theorem(name)
         self._upsert_theorem(session, name, values, added_by, replace)
         return {"name": name, **values}
@@ -295,7 +285,7 @@ class CatalogOps:
                         replace: bool) -> None:
         row = session.scalar(select(Theorem).where(Theorem.name == name))
         if row is not None and not replace:
-            raise CatalogError(f"a theorem {name!r} already exists (use replace)")
+            raise NameTakenError(f"a theorem {name!r} already exists (use replace)")
         if row is None:
             session.add(Theorem(name=name, added_by=added_by, **values))
         else:
@@ -307,7 +297,7 @@ class CatalogOps:
     def _theorem(self, session: Any, name: str) -> Theorem:
         row = session.scalar(select(Theorem).where(Theorem.name == name))
         if row is None:
-            raise CatalogError(f"no theorem {name!r}")
+            raise UnknownNameError(f"no theorem {name!r}")
         return row
 
     @staticmethod
@@ -340,11 +330,13 @@ class CatalogOps:
             row = self._theorem(session, name)
             return [_run_dict(r, row.name) for r in row.runs]
 
-    def verify(self, name: str, up_to: int, *, should_cancel: Callable[[], bool] | None = None) -> dict[str, Any]:
+    def verify(self, name: str, up_to: int, *, should_cancel: Callable[[], bool] | None = None,
+               valuer: Valuer | None = None) -> dict[str, Any]:
         """Check the theorem on every instance with parameters ≤ ``up_to``; record and return the run.
 
         Instances are visited in ``ruma.engine.families`` order; the first failing one is the
-        smallest counterexample and ends the run.
+        smallest counterexample and ends the run (``catalog_valuing.check_instances``). The run is
+        recorded only once the check is complete.
         """
         if not isinstance(up_to, int) or up_to < 0 or up_to > 1000:
             raise RumaInputError(f"--up-to must be an integer in 0..1000, got {up_to!r}")
@@ -352,69 +344,22 @@ class CatalogOps:
             row = self._theorem(session, name)
             ruleset, family, domain, claim, kind = row.ruleset, row.family, row.domain, row.claim, row.claim_kind
             theorem_id = row.id
-        rules = get_ruleset(ruleset)
-        fam, dom = parse_family(family), parse_domain(domain)
-        started_at, started = _now(), time.perf_counter()
-        checked, valued = 0, 0
-        failure: dict[str, Any] | None = None
-        for values in enumerate_instances(fam.parameters, dom, up_to):
-            if checked >= MAX_VERIFY_INSTANCES:
-                raise RumaInputError(f"more than {MAX_VERIFY_INSTANCES} instances; lower --up-to")
-            position = fam.position_text(values)
-            ok, computed, claimed, cost = self._check(rules.name, position, kind, claim, values, should_cancel)
-            checked += 1
-            valued += cost
-            if not ok:
-                failure = {"parameters": values, "position": position, "value": computed, "claimed": claimed}
-                break
+        started_at = _now()
+        result = self._valuer(valuer, should_cancel).verify(ruleset, family, domain, claim, kind, up_to)
+        failure = result["failure"]
         run = VerificationRun(
             theorem_id=theorem_id, up_to=up_to,
-            bounds=json.dumps({p: [0, up_to] for p in fam.parameters}), instances_checked=checked,
-            holds=failure is None,
+            bounds=json.dumps({p: [0, up_to] for p in result["parameters"]}),
+            instances_checked=result["checked"], holds=failure is None,
             counterexample=json.dumps(failure["parameters"]) if failure else None,
             counterexample_position=failure["position"] if failure else None,
             counterexample_value=failure["value"] if failure else None,
-            claimed_value=failure["claimed"] if failure else None, positions_valued=valued,
-            engine_version=engine_version(), ruleset_version=rules.version,
-            milliseconds=round((time.perf_counter() - started) * 1000), started_at=started_at)
+            claimed_value=failure["claimed"] if failure else None, positions_valued=result["valued"],
+            engine_version=engine_version(), ruleset_version=result["ruleset_version"],
+            milliseconds=result["milliseconds"], started_at=started_at)
         with self.catalog.session() as session, session.begin():
             session.add(run)
         return _run_dict(run, name)
-
-    def _check(self, ruleset: str, position: str, kind: str, claim: str, values: dict[str, int],
-               should_cancel: Callable[[], bool] | None) -> tuple[bool, str, str | None, int]:
-        """(holds, computed value text, claimed text, positions valued) for one instance.
-
-        A value claim is decided from the memo when the instance is stored; otherwise by searching
-        ``position − claim`` for winning first moves (``ruma.engine.verify``: equal iff that is a
-        second-player win), which for theorem families with short proofs visits a handful of
-        positions where the canonical form would need exponentially many. Only a refuted instance
-        is valued in full, so that the run records its computed value.
-        """
-        if kind == "value":
-            claimed = claim_value(claim, values)
-            try:  # a pure memo lookup: computing even one position raises
-                stored = evaluate(ruleset, position, self.memo, max_positions=0)
-                return stored.game is claimed, format_value(stored.value), format_value(claimed), 0
-            except LimitExceededError:
-                pass
-            try:
-                if claim_holds(ruleset, position, claimed, max_nodes=self.max_positions or SEARCH_NODES):
-                    return True, format_value(claimed), format_value(claimed), 0
-            except LimitExceededError:
-                pass  # the search is too large: value the instance instead
-            ev = evaluate(ruleset, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
-            return ev.game is claimed, format_value(ev.value), format_value(claimed), ev.stats.positions_valued
-        ev = evaluate(ruleset, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
-        computed, cost = format_value(ev.value), ev.stats.positions_valued
-        holds, claimed_text = check_property(claim, ev, self._twin_evaluator(should_cancel))
-        return holds, computed, claimed_text, cost
-
-    def _twin_evaluator(self, should_cancel: Callable[[], bool] | None) -> Callable[[str, str], Any]:
-        def value(ruleset: str, position: str) -> Any:
-            return evaluate(ruleset, position, self.memo, should_cancel=should_cancel, max_positions=self.max_positions)
-
-        return value
 
     # -- seeding -----------------------------------------------------------------------------------
     def seed(self, added_by: str = "seed") -> dict[str, int]:

@@ -1,9 +1,11 @@
 """The ``ruma.v1.Catalog`` gRPC service: ``CatalogOps`` over the wire.
 
-``add_catalog_servicer(server, catalog=None, store=None, data_dir=None)`` registers it; the catalog
-defaults to ``$RUMA_CATALOG_URL`` or SQLite in ``data_dir`` (migrated on open) and values come from
-``store`` (the server's LMDB store). Writes (``WRITE_METHODS``) are declared to
-``ruma.server.auth`` so that a ``read`` token cannot call them.
+``add_catalog_servicer(server, catalog=None, store=None, data_dir=None, ruma=None)`` registers it;
+the catalog defaults to ``$RUMA_CATALOG_URL`` or SQLite in ``data_dir`` (migrated on open). Values
+come through the Ruma servicer ``ruma`` (``ruma.server.service.ServiceValuer``): the same position
+limits, time and memory budgets, single store and evaluation workers as ``Evaluate``; without it,
+from ``store`` in this process. Writes (``WRITE_METHODS``) are declared to ``ruma.server.auth`` so
+that a ``read`` token cannot call them.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from typing import Any
 
 import grpc
 
-from ruma.engine.errors import CancelledError
 from ruma.server.auth import register_write_methods
+from ruma.server.budget import Budget
 from ruma.server.catalog import Catalog
 from ruma.server.catalog_ops import CatalogOps
 from ruma.server.errors import rpc_method
@@ -85,16 +87,6 @@ def theorem_message(d: dict[str, Any]) -> pb.Theorem:
     return msg
 
 
-def _cancelled(context: grpc.ServicerContext) -> Any:
-    """A ``should_cancel`` for the engine: the client went away or its deadline passed."""
-
-    def cancelled() -> bool:
-        remaining = context.time_remaining()
-        return not context.is_active() or (remaining is not None and remaining <= 0)
-
-    return cancelled
-
-
 def _caller(context: grpc.ServicerContext) -> str | None:
     """Who added an entry: the peer address (tokens are secrets and never recorded)."""
     try:
@@ -106,10 +98,27 @@ def _caller(context: grpc.ServicerContext) -> str | None:
 class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     """Serves ``CatalogOps``; verification runs are serialised (one at a time)."""
 
-    def __init__(self, ops: CatalogOps, own_catalog: bool = False) -> None:
+    def __init__(self, ops: CatalogOps, own_catalog: bool = False, ruma: Any = None, limits: Any = None) -> None:
         self.ops = ops
         self._own_catalog = own_catalog
         self._verify_lock = threading.Lock()
+        self.ruma = ruma
+        self.limits = limits
+
+    def _budget(self, context: grpc.ServicerContext) -> Budget:
+        if self.ruma is not None:
+            return self.ruma.budget(context)  # type: ignore[no-any-return]
+        return Budget.for_call(context, getattr(self.limits, "max_seconds", None))
+
+    def _valuer(self, budget: Budget) -> Any:
+        """How this call values positions: through the Ruma servicer, else in this process."""
+        if self.ruma is not None:
+            from ruma.server.service import ServiceValuer
+
+            return ServiceValuer(self.ruma, budget)
+        from ruma.server.catalog_valuing import LocalValuer
+
+        return LocalValuer(self.ops.memo, self.ops.store, self.ops.max_positions, budget.should_cancel)
 
     def close(self) -> None:
         """Release the catalog's connections if this servicer opened it (the server calls this at stop)."""
@@ -123,7 +132,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             request.name, request.ruleset, request.position, tags=list(request.tags), notes=_opt(request.notes),
             source_paper=_opt(s.paper), source_table=_opt(s.table),
             source_page=s.page if s.HasField("page") else None, source_value=_opt(s.value),
-            added_by=_caller(context), replace=request.replace)
+            added_by=_caller(context), replace=request.replace, valuer=self._valuer(self._budget(context)))
         return position_message(d)
 
     @rpc_method
@@ -138,18 +147,19 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     @rpc_method
     def ShowPosition(self, request: pb.ShowPositionRequest, context: grpc.ServicerContext) -> pb.NamedPosition:
-        return position_message(self.ops.show(request.name, should_cancel=_cancelled(context)))
+        return position_message(self.ops.show(request.name, valuer=self._valuer(self._budget(context))))
 
     @rpc_method
     def SearchPositions(self, request: pb.SearchPositionsRequest, context: grpc.ServicerContext) -> pb.NamedPositions:
         found = self.ops.search(name=_opt(request.name), tag=_opt(request.tag), ruleset=_opt(request.ruleset),
                                 value=_opt(request.value), limit=request.limit or None,
-                                should_cancel=_cancelled(context))
+                                valuer=self._valuer(self._budget(context)))
         return pb.NamedPositions(positions=[position_message(d) for d in found])
 
     @rpc_method
     def SearchStored(self, request: pb.SearchStoredRequest, context: grpc.ServicerContext) -> pb.StoredPositions:
-        found = self.ops.search_stored(request.ruleset, request.value, min(request.limit or 20, 1000))
+        found = self.ops.search_stored(request.ruleset, request.value, min(request.limit or 20, 1000),
+                                       valuer=self._valuer(self._budget(context)))
         return pb.StoredPositions(positions=[
             pb.StoredPosition(ruleset=d["ruleset"], position=d["position"] or "", key=d["key"], value=d["value"])
             for d in found])
@@ -173,11 +183,14 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     @rpc_method
     def VerifyTheorem(self, request: pb.VerifyTheoremRequest, context: grpc.ServicerContext) -> pb.VerificationRun:
-        cancelled = _cancelled(context)
-        with self._verify_lock:
-            if cancelled():
-                raise CancelledError(f"verification of {request.name!r} cancelled before it started")
-            return run_message(self.ops.verify(request.name, request.up_to, should_cancel=cancelled))
+        budget = self._budget(context)
+        while not self._verify_lock.acquire(timeout=0.05):  # one verification at a time, within the budget
+            if budget.should_cancel():
+                raise budget.error(f"verification of {request.name!r} (waiting for another one to finish)")
+        try:
+            return run_message(self.ops.verify(request.name, request.up_to, valuer=self._valuer(budget)))
+        finally:
+            self._verify_lock.release()
 
     @rpc_method
     def ListRuns(self, request: pb.ListRunsRequest, context: grpc.ServicerContext) -> pb.VerificationRuns:
@@ -190,11 +203,11 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
 
 def add_catalog_servicer(server: grpc.Server, catalog: Catalog | None = None, store: Any = None, *,
-                         data_dir: str | Path | None = None, limits: Any = None) -> CatalogServicer:
+                         data_dir: str | Path | None = None, limits: Any = None, ruma: Any = None) -> CatalogServicer:
     """Register the catalog service on ``server``; opens (and migrates) the catalog if not given.
 
-    Each evaluation is bounded by ``limits.max_positions`` (the service's ``Limits``; default
-    ``Limits()``), as the ``Ruma`` service's evaluations are."""
+    Evaluations go through ``ruma`` (the server's ``RumaServicer``) when given; otherwise they run
+    here, bounded by ``limits`` (the service's ``Limits``; default ``Limits()``)."""
     own = catalog is None
     if catalog is None:
         catalog = Catalog.open(data_dir, url=os.environ.get("RUMA_CATALOG_URL") or None)
@@ -203,6 +216,6 @@ def add_catalog_servicer(server: grpc.Server, catalog: Catalog | None = None, st
 
         limits = Limits()
     ops = CatalogOps(catalog, store=store, max_positions=getattr(limits, "max_positions", None))
-    servicer = CatalogServicer(ops, own_catalog=own)
+    servicer = CatalogServicer(ops, own_catalog=own, ruma=ruma, limits=limits)
     catalog_pb2_grpc.add_CatalogServicer_to_server(servicer, server)
     return servicer

@@ -3,13 +3,16 @@
 The data directory is created if missing (said once on stderr). Without ``--token-file`` only
 loopback addresses are accepted. Each call is logged as one line on stderr (method, peer, status,
 milliseconds; ``--log-level warning`` silences them). SIGTERM or SIGINT shuts down gracefully:
-calls in flight get ``--grace`` seconds, then the store is flushed and closed.
+calls in flight get ``--grace`` seconds, then the store is flushed and closed. A damaged store is
+refused (exit 3); heavy work runs in evaluation worker processes within ``--max-seconds`` and
+``--max-memory`` (docs/service.md, "Limits and guarantees").
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import re
 import signal
 import sys
 import threading
@@ -18,10 +21,31 @@ from types import FrameType
 from ruma.client.cli_errors import Unreachable, UsageError
 from ruma.client.cli_options import add_data_option, add_format_option, count, data_directory, port, positive, seconds
 from ruma.client.cli_output import Output
-from ruma.server.limits import Limits
+from ruma.server.limits import Limits, default_eval_workers, default_memory
 
 DEFAULTS = Limits()
 LOG_LEVELS = ("debug", "info", "warning", "error")
+_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmg]?)(?:i?b)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def memory_size(text: str) -> int:
+    """A size in bytes: ``2G``, ``512M``, ``1048576``; 0 means no budget."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"need a size such as 2G, 512M or 0 (no budget), got {text!r}")
+    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+
+
+def seconds_or_zero(text: str) -> float:
+    """Seconds (0: no limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"need a number of seconds (0: no limit), got {text!r}")
+    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -45,6 +69,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help=f"positions one evaluation may compute (default {DEFAULTS.max_positions})")
     limits.add_argument("--max-batch-size", type=positive, default=DEFAULTS.max_batch_size, metavar="N",
                         help=f"positions in one batch (default {DEFAULTS.max_batch_size})")
+    limits.add_argument("--max-seconds", type=seconds_or_zero, default=DEFAULTS.max_seconds, metavar="S",
+                        help=f"time of one request from its arrival (default {DEFAULTS.max_seconds:g})")
+    limits.add_argument("--max-memory", type=memory_size, default=None, metavar="SIZE",
+                        help=f"memory the evaluation workers may use together, e.g. 2G (default half the machine's "
+                             f"memory, at most 4G: here {default_memory() >> 20}M)")
+    limits.add_argument("--max-queue", type=count, default=DEFAULTS.max_queue, metavar="N",
+                        help=f"heavy requests that may wait for an evaluation worker (default {DEFAULTS.max_queue})")
+    parser.add_argument("--eval-workers", type=count, default=None, metavar="N",
+                        help=f"worker processes for heavy work (default {default_eval_workers()}; "
+                             f"0: evaluate in the server process)")
     parser.add_argument("--workers", type=positive, default=None, metavar="N", help="threads serving calls")
     parser.add_argument("--verify-fraction", type=float, default=0.01, metavar="F",
                         help="share of every uploaded batch of precomputed values (ruma sweep --server) the server "
@@ -58,7 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _start(args: argparse.Namespace, limits: Limits) -> tuple[object, int]:
     from ruma.engine.errors import RumaInputError
     from ruma.server.app import create_server, is_loopback
-    from ruma.server.store_codec import StoreError
+    from ruma.server.store_codec import StoreDamagedError, StoreError
 
     if not args.token_file and not is_loopback(args.host):
         raise UsageError(f"refusing to listen on {args.host!r} without a token file: only loopback addresses are "
@@ -68,8 +102,10 @@ def _start(args: argparse.Namespace, limits: Limits) -> tuple[object, int]:
         return create_server(data, args.host, args.port, token_file=args.token_file, tls_cert=args.tls_cert,
                              tls_key=args.tls_key, limits=limits, max_workers=args.workers,
                              verify_fraction=args.verify_fraction)
-    except StoreError as error:
-        raise Unreachable(f"cannot open the store in {args.data!r}: {error}") from None
+    except StoreError as error:  # a damaged store, a data directory that cannot be used
+        hint = "check it with 'ruma store verify --full', mend it with 'ruma store repair'" if isinstance(
+            error, StoreDamagedError) else None
+        raise Unreachable(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
     except RumaInputError as error:
         if "cannot listen" in str(error):
             raise UsageError(str(error), "is another server on that port? choose another --port") from None
@@ -82,8 +118,12 @@ def serve(args: argparse.Namespace) -> int:
                         stream=sys.stderr)
     logging.getLogger("alembic").setLevel(logging.WARNING)  # the catalog's migrations at start-up
     limits = Limits(max_pots=args.max_pots or None, max_seeds=args.max_seeds or None,
-                    max_positions=args.max_positions or None, max_batch_size=args.max_batch_size)
+                    max_positions=args.max_positions or None, max_batch_size=args.max_batch_size,
+                    max_seconds=args.max_seconds or None, max_memory=args.max_memory, eval_workers=args.eval_workers,
+                    max_queue=args.max_queue)
     server, bound = _start(args, limits)
+    for warning in getattr(server, "warnings", ()):
+        print(f"{args.command_prog}: warning: {warning}", file=sys.stderr, flush=True)
     stopping = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

@@ -1,81 +1,61 @@
-"""``ruma store stats|backup|verify``: inspect, copy and check an LMDB store (``ruma.server.store``).
+"""``ruma store stats|backup|verify|repair``: inspect, copy, check and mend an LMDB store.
 
 * ``ruma store stats`` — entries per ruleset, games, bytes used, bytes per entry.
 * ``ruma store backup DEST`` — a consistent, compacted copy taken while the store is in use.
-* ``ruma store verify --sample N`` — re-evaluates N random stored positions from scratch (a fresh
-  in-memory memo) and compares; any mismatch exits with status 1 and lists it.
+* ``ruma store verify [--full] [--sample N]`` — checks the records of every table (all of them
+  with ``--full``, else N per table) and re-evaluates N random stored positions from scratch
+  (``ruma.server.store_verify``); any problem or mismatch exits with status 1 and is listed.
+* ``ruma store repair [--sample N]`` — rebuilds the store from the records that pass every check,
+  dropping the rest (and positions whose re-evaluated value differs) so that they are recomputed
+  (``ruma.server.store_repair``); the old file is kept beside it.
 
 The store is the one in ``--data DIR`` (default ``$RUMA_DATA`` or ``./ruma-data``); a directory
-without a store is an error (exit 3), never a new empty store.
+without a store, or a store that cannot be opened or read (damaged), is an error (exit 3), never
+a new empty store.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from ruma.client.cli_errors import Unreachable, UsageError, WorkFailed
 from ruma.client.cli_options import add_data_option, add_format_option, add_progress_option, count, data_directory
 from ruma.client.cli_output import Output, progress
-from ruma.engine.errors import RumaError
-from ruma.engine.evaluator import Value, evaluate, format_value
-from ruma.engine.memo import InMemoryMemo
+from ruma.engine.errors import RumaInputError
 
 if TYPE_CHECKING:  # lmdb is imported when a store command runs, not for ruma --help
     from ruma.server.store import LmdbStore
+    from ruma.server.store_verify import VerifyReport
+
+#: the hint for a damaged store
+MEND = "check it with 'ruma store verify --full', mend it with 'ruma store repair'"
 
 
-@dataclass
-class VerifyReport:
-    """What ``verify_store`` found: how many entries were checked or skipped, and the mismatches."""
+def verify_store(store: "LmdbStore", sample: int = 100, seed: int | None = None, **options: Any) -> "VerifyReport":
+    """``ruma.server.store_verify.verify_store`` (kept here for callers of this module)."""
+    from ruma.server.store_verify import verify_store as verify
 
-    checked: int = 0
-    skipped: list[dict[str, Any]] = field(default_factory=list)
-    mismatches: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return {"checked": self.checked, "skipped": self.skipped, "mismatches": self.mismatches,
-                "ok": not self.mismatches}
+    return verify(store, sample, seed, **options)
 
 
-def _show(value: Value) -> str:
-    return format_value(value)
+def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A store that cannot be read (a damaged record or page) is ``Unreachable`` (exit status 3)."""
 
+    @functools.wraps(run)
+    def wrapper(args: argparse.Namespace) -> int:
+        import lmdb
 
-def verify_store(store: "LmdbStore", sample: int, seed: int | None = None,
-                 advance: Callable[[], None] | None = None) -> VerifyReport:
-    """Re-evaluate up to ``sample`` random stored positions from scratch and compare values
-    (``advance`` is called after each entry)."""
-    from ruma.server import store_codec as codec
-    from ruma.server.store_keys import state_of_key
+        from ruma.server.store_codec import CorruptRecordError
 
-    report = VerifyReport()
-    memo = InMemoryMemo()
-    for key, stored in store.sample(sample, seed):
-        if advance is not None:
-            advance()
         try:
-            ruleset, state = state_of_key(key)
-        except codec.CodecError as error:
-            report.skipped.append({"key": key.hex(), "reason": str(error)})
-            continue
-        position = ruleset.format(state)
-        try:
-            expected = evaluate(ruleset, state, memo).value
-        except RumaError as error:
-            report.mismatches.append({"key": key.hex(), "ruleset": ruleset.name, "position": position,
-                                      "stored": _show(stored), "expected": f"error: {error}"})
-            continue
-        report.checked += 1
-        same = (stored is expected) if not isinstance(stored, int) else (
-            isinstance(expected, int) and stored == expected)
-        if not same:
-            report.mismatches.append({"key": key.hex(), "ruleset": ruleset.name, "position": position,
-                                      "stored": _show(stored), "expected": _show(expected)})
-    return report
+            return run(args)
+        except (CorruptRecordError, lmdb.Error) as error:
+            raise Unreachable(f"the store in {args.data!r} is damaged: {str(error).splitlines()[0]}", MEND) from None
+
+    return wrapper
 
 
 @contextmanager
@@ -86,15 +66,19 @@ def opened(args: argparse.Namespace) -> Iterator["LmdbStore"]:
     if getattr(args, "legacy_dir", None):
         raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
                          f"{args.command_prog} --data {args.legacy_dir}")
+    from ruma.server.store_codec import StoreDamagedError
+
     directory = data_directory(args, create=False)
     try:
         store = LmdbStore(directory, create=False)
     except StoreError as error:
-        raise Unreachable(f"cannot open the store in {args.data!r}: {error}") from None
+        hint = MEND if isinstance(error, StoreDamagedError) else None
+        raise Unreachable(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
     with store:
         yield store
 
 
+@_store_errors
 def run_stats(args: argparse.Namespace) -> int:
     """Print the store's statistics."""
     with opened(args) as store:
@@ -112,17 +96,18 @@ def run_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+@_store_errors
 def run_backup(args: argparse.Namespace) -> int:
     """Write a consistent, compacted copy of the store."""
     if len(args.paths) > 1:
         args.legacy_dir = args.paths[0]
     dest = args.paths[-1]
-    from ruma.server.store import LmdbStore, StoreError
+    from ruma.server.store import LmdbStore
 
     with opened(args) as store:
         try:
             target = store.backup(dest)
-        except StoreError as error:
+        except RumaInputError as error:
             raise UsageError(str(error), "give a new or empty directory") from None
     with LmdbStore(target, create=False) as copy:
         stats = copy.stats()
@@ -132,19 +117,55 @@ def run_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+@_store_errors
 def run_verify(args: argparse.Namespace) -> int:
-    """Re-evaluate a random sample; exit status 1 on any mismatch."""
-    with opened(args) as store, progress("verifying", total=args.sample, enabled=args.progress) as bar:
-        report = verify_store(store, args.sample, args.seed, bar.advance)
-    lines = [f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}"]
+    """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch."""
+    with opened(args) as store, progress("checking the store", unit="records", enabled=args.progress) as bar:
+        report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
+    records = ", ".join(f"{table} {n}" for table, n in report.records.items())
+    lines = [f"records checked ({'all' if report.full else 'a sample'}): {records}",
+             f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}, "
+             f"problems {len(report.problems)}"]
+    for bad in report.problems:
+        lines.append(f"  PROBLEM {bad['table']} {bad['key']}: {bad['problem']}")
     for bad in report.mismatches:
         lines.append(f"  MISMATCH {bad['ruleset']} {bad['position']}: stored {bad['stored']}, "
                      f"expected {bad['expected']} (key {bad['key']})")
     with Output(args.format) as out:
         out.emit(report.to_dict(), "\n".join(lines))
-    if report.mismatches:
-        raise WorkFailed(f"{len(report.mismatches)} of {report.checked} stored values differ from a fresh evaluation",
-                         "ruma store backup first; the listing names the keys")
+    if not report.ok:
+        raise WorkFailed(f"{len(report.problems)} damaged records and {len(report.mismatches)} of {report.checked} "
+                         f"stored values differ from a fresh evaluation",
+                         "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
+                         + " drops them so that they are recomputed (ruma store backup first)")
+    return 0
+
+
+@_store_errors
+def run_repair(args: argparse.Namespace) -> int:
+    """Rebuild the store from its sound records."""
+    from ruma.server.store_codec import StoreDamagedError, StoreError
+    from ruma.server.store_repair import repair_store
+
+    if getattr(args, "legacy_dir", None):
+        raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
+                         f"{args.command_prog} --data {args.legacy_dir}")
+    directory = data_directory(args, create=False)
+    try:
+        report = repair_store(directory, args.sample, args.seed)
+    except StoreDamagedError as error:
+        raise Unreachable(str(error).splitlines()[0]) from None
+    except StoreError as error:
+        raise Unreachable(str(error).splitlines()[0], "stop every process using the store first"
+                          if "another process" in str(error) else None) from None
+    lines = [f"kept {report.kept.get('games', 0)} games and {report.kept.get('positions', 0)} positions; dropped "
+             f"{len(report.problems)} damaged records and {len(report.mismatches)} wrong values (they are recomputed "
+             f"when next asked for); the old file is {report.damaged_copy}"]
+    lines += [f"  DROPPED {bad['table']} {bad['key']}: {bad['problem']}" for bad in report.problems]
+    lines += [f"  DROPPED {bad['ruleset']} {bad['position']}: stored {bad['stored']}, expected {bad['expected']}"
+              for bad in report.mismatches]
+    with Output(args.format) as out:
+        out.emit(report.to_dict(), "\n".join(lines))
     return 0
 
 
@@ -154,7 +175,7 @@ def _legacy_dir(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any) -> None:
     """Register ``ruma store`` and its subcommands."""
-    store = subparsers.add_parser("store", help="inspect, back up and verify an LMDB store", description=__doc__,
+    store = subparsers.add_parser("store", help="inspect, back up, verify and repair an LMDB store", description=__doc__,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = store.add_subparsers(dest="store_command", metavar="SUBCOMMAND", required=True)
 
@@ -170,11 +191,22 @@ def register(subparsers: Any) -> None:
     add_format_option(backup, lists=False)
     backup.set_defaults(handler=run_backup)
 
-    verify = commands.add_parser("verify", help="re-evaluate a random sample and compare")
+    verify = commands.add_parser("verify", help="check every table's records and re-evaluate a sample")
     _legacy_dir(verify)
     add_data_option(verify)
-    verify.add_argument("--sample", type=count, default=100, metavar="N", help="positions to check (100)")
+    verify.add_argument("--full", action="store_true", help="check every record of every table (else N per table)")
+    verify.add_argument("--sample", type=count, default=100, metavar="N",
+                        help="records per table to check without --full, and positions to re-evaluate (100)")
     verify.add_argument("--seed", type=int, default=None, help="random seed for the sample")
     add_format_option(verify, lists=False)
     add_progress_option(verify)
     verify.set_defaults(handler=run_verify)
+
+    repair = commands.add_parser("repair", help="rebuild the store from its sound records (stop the server first)")
+    _legacy_dir(repair)
+    add_data_option(repair)
+    repair.add_argument("--sample", type=count, default=0, metavar="N",
+                        help="also re-evaluate N positions and drop those with a wrong value (0)")
+    repair.add_argument("--seed", type=int, default=None, help="random seed for the sample")
+    add_format_option(repair, lists=False)
+    repair.set_defaults(handler=run_repair)

@@ -2,7 +2,9 @@
 
 Formatting a value and analysing it (outcome, temperature, atomic weight) cost far more than a
 store lookup, and the same few values come back again and again, so both are cached by the
-game's interned id.
+game's interned id. A nim value ``k`` is written and analysed without building ``∗k`` (which
+builds ``∗0 … ∗(k-1)`` first): ``∗k`` for ``k ≥ 2`` has the analysis of ``∗2`` but for its nim
+value and birthday (both ``k``).
 """
 
 from __future__ import annotations
@@ -41,11 +43,18 @@ def as_game(value: Value) -> Game:
     return nimber(value) if isinstance(value, int) else value
 
 
+def _nim_text(k: int, style: str) -> str:
+    star = "∗" if style == "unicode" else "*"
+    return "0" if k == 0 else star if k == 1 else f"{star}{k}"
+
+
 def format_value(value: Value, style: str) -> str:
     """``value`` in ``style`` (cached by the game's id)."""
     from ruma.engine.cgt.notation import format_game
 
-    game = as_game(value)
+    if isinstance(value, int):
+        return _nim_text(value, style)
+    game = value
     key = (game.id, style)
     text = _formatted.get(key)
     if text is None:
@@ -71,6 +80,11 @@ def outcome_of(value: Value) -> int:
 
 def analysis_message(value: Value) -> pb.Analysis:
     """Outcome, nim value, atomic weight, temperature, mean, stops, birthday (cached by id)."""
+    if isinstance(value, int) and value > 2:  # *k: *2's analysis, with its own nim value and birthday
+        message = pb.Analysis()
+        message.CopyFrom(analysis_message(2))
+        message.nim_value = message.birthday = value
+        return message
     game = as_game(value)
     cached = _analysed.get(game.id)
     if cached is not None:

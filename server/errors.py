@@ -11,9 +11,18 @@ to explore, batch size)
 ``CancelledError`` (the evaluation stopped)     ``DEADLINE_EXCEEDED`` when the client's deadline
                                                 passed, otherwise ``CANCELLED``
 ``Unauthenticated`` / ``PermissionDenied``      ``UNAUTHENTICATED`` / ``PERMISSION_DENIED``
+an error with a ``status_name`` (the catalog's  that status: ``ALREADY_EXISTS`` (a name taken,
+``NameTakenError``, ``UnknownNameError``)       also by a concurrent call), ``NOT_FOUND``
+``CorruptRecordError``, LMDB's corruption        ``DATA_LOSS``, logged; the damaged value is never
+errors (a damaged store)                        served
+``WorkerLost`` (an evaluation worker died)      ``UNAVAILABLE`` (retry)
 any other ``RumaError``                         ``FAILED_PRECONDITION``
 anything else (a bug)                           ``INTERNAL``, logged with its traceback
 =============================================  ==================================================
+
+Errors raised in an evaluation worker process travel as ``(kind, message)`` (``to_wire``) and are
+raised again in the server as an exception of the same kind (``from_wire``), so they get the same
+status; the worker logs bugs with their traceback.
 """
 
 from __future__ import annotations
@@ -25,6 +34,11 @@ from typing import Any, Callable, TypeVar
 import grpc
 
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
+from ruma.server.store_codec import CorruptRecordError
+from ruma.server.wire import DataLossError, WorkerLost, _InternalFromWorker, from_wire, lmdb_corruption, to_wire
+
+__all__ = ["DataLossError", "PermissionDenied", "Unauthenticated", "WorkerLost", "from_wire", "rpc_method",
+           "status_of", "to_wire"]
 
 log = logging.getLogger("ruma.server")
 
@@ -55,6 +69,14 @@ def _clip(message: str) -> str:
 
 def status_of(error: BaseException, context: grpc.ServicerContext | None = None) -> tuple[grpc.StatusCode, str]:
     """The gRPC status code and message that ``error`` is reported with."""
+    named = getattr(error, "status_name", None)
+    if isinstance(named, str) and named in grpc.StatusCode.__members__:
+        return grpc.StatusCode[named], _clip(str(error))
+    if isinstance(error, (CorruptRecordError, DataLossError)) or lmdb_corruption(error):
+        log.error("damaged store: %s", error)
+        return grpc.StatusCode.DATA_LOSS, _clip(f"damaged store: {error}" if not isinstance(error, RumaError) else str(error))
+    if isinstance(error, WorkerLost):
+        return grpc.StatusCode.UNAVAILABLE, _clip(str(error))
     if isinstance(error, RumaInputError):
         return grpc.StatusCode.INVALID_ARGUMENT, _clip(str(error))
     if isinstance(error, LimitExceededError):
@@ -69,6 +91,8 @@ def status_of(error: BaseException, context: grpc.ServicerContext | None = None)
         return grpc.StatusCode.PERMISSION_DENIED, _clip(str(error))
     if isinstance(error, RumaError):
         return grpc.StatusCode.FAILED_PRECONDITION, _clip(str(error))
+    if isinstance(error, _InternalFromWorker):
+        return grpc.StatusCode.INTERNAL, _clip(str(error))
     log.error("internal error: %r", error, exc_info=error)
     return grpc.StatusCode.INTERNAL, _clip(f"internal error: {type(error).__name__}: {error}")
 

@@ -1,7 +1,15 @@
 """The ``ruma.v1.Ruma`` servicer: protobuf in → engine call → protobuf out.
 
+Two paths. **Cheap** work runs in the server's own threads: a position whose value is stored
+(whole, or as a sum of stored components), ``Lookup``, capabilities and statistics. **Heavy** work —
+anything that may compute: an unstored position, ``Options``, ``Sum``, ``Compare`` and the
+catalog's evaluations — goes through the runner (``ruma.server.workers``: evaluation worker
+processes with admission, time and memory budgets) as a task of ``ruma.server.tasks``, within the
+call's ``Budget`` (``ruma.server.budget``). Identical evaluations in flight are computed once
+(single-flight keyed by the canonical key and the position limit).
+
 Errors are not handled here: every method is wrapped by ``ruma.server.errors.rpc_method`` (and
-batch items use ``status_of``), which maps engine errors to status codes in one place.
+batch items use ``status_of``), which maps errors to status codes in one place.
 """
 
 from __future__ import annotations
@@ -9,40 +17,30 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import grpc
 
 from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import ZERO, Game
-from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
-from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation, evaluate
+from ruma.engine.cgt.expression import DEFAULT_LIMITS as EXPRESSION_LIMITS
+from ruma.engine.errors import LimitExceededError
+from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation
 from ruma.engine.memo import Memo
 from ruma.engine.rulesets import get_ruleset, ruleset_description, ruleset_names
 from ruma.engine.rulesets.base import Position, Ruleset, State
-from ruma.server import convert
-from ruma.server.errors import rpc_method, status_of
+from ruma.server import convert, tasks
+from ruma.server.budget import Budget
 from ruma.server.cache import CachedMemo
+from ruma.server.errors import from_wire, rpc_method, status_of
 from ruma.server.inflight import SingleFlight
 from ruma.server.limits import Limits
+from ruma.server.workers import InlineRunner
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
 
 SERVER_VERSION = "0.1.0"
-ShouldCancel = Callable[[], bool]
-
-
-def cancel_check(context: grpc.ServicerContext) -> ShouldCancel:
-    """A cheap ``should_cancel`` for the evaluator: the client's deadline passed or it went away."""
-    remaining = context.time_remaining()
-    deadline = None if remaining is None or remaining > 1e9 else time.monotonic() + remaining
-
-    def should_cancel() -> bool:
-        if deadline is not None and time.monotonic() >= deadline:
-            return True
-        return not context.is_active()
-
-    return should_cancel
+__all__ = ["Limits", "RumaServicer", "SERVER_VERSION"]
 
 
 class Counters:
@@ -53,30 +51,29 @@ class Counters:
         self.started = time.monotonic()
         self.hits = self.misses = self.total = self.positions_valued = self.shared = 0
 
-    def record(self, evaluation: Evaluation | None, shared: bool = False) -> None:
-        """Count one answered evaluation (``None``: a store hit answered without an ``Evaluation``)."""
+    def record(self, message: pb.Evaluation, shared: bool = False) -> None:
+        """Count one answered evaluation."""
         with self.lock:
             self.total += 1
-            if evaluation is None:
-                self.hits += 1
-            elif shared:
+            if shared:
                 self.shared += 1
-            elif evaluation.from_memo:
+            elif message.from_store:
                 self.hits += 1
             else:
                 self.misses += 1
-                self.positions_valued += evaluation.stats.positions_valued
+                self.positions_valued += message.stats.positions_valued
 
 
 class RumaServicer(ruma_pb2_grpc.RumaServicer):
-    """Thin servicer over ``ruma.engine.evaluator`` and a store implementing ``Memo``."""
+    """The servicer over a store implementing ``Memo`` and a runner for heavy work."""
 
     def __init__(self, store: Memo, limits: Limits | None = None, services: Sequence[str] = (), auth_required: bool = False,
-                 cache_size: int = 500_000) -> None:
+                 cache_size: int = 500_000, runner: Any = None) -> None:
         self.store = store
         self.memo = CachedMemo(store, cache_size)
         self.limits = limits or Limits()
-        self.flight: SingleFlight[Evaluation] = SingleFlight()
+        self.runner = runner if runner is not None else InlineRunner(self.memo, store, self.limits)
+        self.flight: SingleFlight[bytes] = SingleFlight()
         self.counters = Counters()
         self.services = list(services)
         self.auth_required = auth_required
@@ -101,49 +98,24 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         with self._idle:
             return self._idle.wait_for(lambda: self._active == 0, timeout)
 
-    # -- the engine calls ---------------------------------------------------------------------
+    def budget(self, context: grpc.ServicerContext | None) -> Budget:
+        """The budget of a call: its deadline, the server's time limit, its liveness."""
+        return Budget.for_call(context, self.limits.max_seconds, self.limits.memory_budget)
+
+    def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
+        """Run a heavy task (``ruma.server.tasks``) through the runner; later reads see its commit."""
+        with self.busy():
+            try:
+                return self.runner.run(name, args, budget)
+            finally:
+                refresh = getattr(self.store, "refresh", None)
+                if callable(refresh):
+                    refresh()
+
+    # -- cheap paths ---------------------------------------------------------------------------
     def parse(self, ruleset: str, text: str) -> tuple[Ruleset, State]:
         """Parse and check a position against the limits."""
-        rules = get_ruleset(ruleset)
-        if not isinstance(text, str) or not text.strip():
-            raise RumaInputError(f"empty position {text!r} for {rules.name}")
-        state = rules.parse(text)
-        pots, seeds = rules.size(state)
-        limits = self.limits
-        if limits.max_pots is not None and pots > limits.max_pots:
-            raise LimitExceededError(f"position {text!r} has {pots} pots/heaps; this server's limit is {limits.max_pots}")
-        if limits.max_seeds is not None and seeds > limits.max_seeds:
-            raise LimitExceededError(f"position {text!r} has {seeds} seeds/tokens; this server's limit is {limits.max_seeds}")
-        return rules, state
-
-    def position_limit(self, requested: int) -> int | None:
-        """The positions one evaluation may compute: the request's, capped by the server's."""
-        server = self.limits.max_positions
-        if requested and (server is None or requested < server):
-            return requested
-        return server
-
-    def evaluate(self, ruleset: str, text: str, should_cancel: ShouldCancel, max_positions: int = 0) -> tuple[Evaluation, bool]:
-        """Value one position through the store, coalescing identical requests in flight."""
-        started = time.perf_counter()
-        rules, state = self.parse(ruleset, text)
-        limit = self.position_limit(max_positions)
-        memo = self.memo
-        with self.busy():
-            stored = self._lookup(rules, state, started)  # stored already: no search, no flight
-            if stored is not None:
-                self.counters.record(stored, False)
-                return stored, False
-            canonical, _ = rules.normalise(state)
-            evaluation, shared = self.flight.run(
-                (rules.key(canonical), limit),
-                lambda: evaluate(rules, state, memo, should_cancel=should_cancel, max_positions=limit),
-                should_cancel,
-            )
-            if evaluation.position.state != state:  # shared with another spelling or orientation:
-                evaluation = evaluate(rules, state, memo, should_cancel=should_cancel, max_positions=limit)
-        self.counters.record(evaluation, shared)
-        return evaluation, shared
+        return tasks.parse_position(self.limits, ruleset, text)
 
     def stored_brief(self, ruleset: str, text: str) -> pb.Evaluation | None:
         """The brief reply for a position whose whole canonical key is stored, else ``None``."""
@@ -154,16 +126,13 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         if stored is None:
             return None
         value = -stored if mirrored and isinstance(stored, Game) else stored
-        self.counters.record(None)
         return pb.Evaluation(ruleset=rules.name, ruleset_version=rules.version, position=text, key=key,
                              mirrored=mirrored, value=convert.value_message(value, ("ascii",)), from_store=True)
 
     def lookup(self, ruleset: str, text: str) -> Evaluation | None:
         """The stored value of a position (whole, or as a sum of stored components), never computing."""
-        started = time.perf_counter()
         rules, state = self.parse(ruleset, text)
-        with self.busy():
-            return self._lookup(rules, state, started)
+        return self._lookup(rules, state, time.perf_counter())
 
     def _lookup(self, rules: Ruleset, state: State, started: float) -> Evaluation | None:
         canonical, mirrored = rules.normalise(state)
@@ -188,49 +157,72 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             return Evaluation(rules, Position(rules, state), total, key, Position(rules, canonical), mirrored, components, stats)
         return None
 
-    def operand(self, operand: pb.Operand, should_cancel: ShouldCancel) -> Game:
-        """The value of a position or a value expression, as a game."""
-        from ruma.engine.cgt.notation import parse_game
+    def stored_message(self, ruleset: str, text: str, chosen: Sequence[str], brief: bool) -> pb.Evaluation | None:
+        """The reply for a stored position, built here, or ``None`` when something must be computed."""
+        if brief and tuple(chosen) == ("ascii",):
+            return self.stored_brief(ruleset, text)
+        rules, state = self.parse(ruleset, text)
+        stored = self._lookup(rules, state, time.perf_counter())
+        return None if stored is None else convert.evaluation_message(stored, chosen, brief=brief)
 
-        kind = operand.WhichOneof("kind")
-        if kind == "expression":
-            return parse_game(operand.expression)
-        if kind == "position":
-            evaluation, _ = self.evaluate(operand.position.ruleset, operand.position.position, should_cancel)
-            return evaluation.game
-        raise RumaInputError("an operand needs a position (ruleset and position) or a value expression")
+    # -- heavy paths -------------------------------------------------------------------------------
+    def evaluate(self, ruleset: str, text: str, chosen: Sequence[str], brief: bool, max_positions: int,
+                 budget: Budget) -> tuple[pb.Evaluation, bool]:
+        """One position's reply: from the store, else computed once for all identical calls in flight."""
+        message = self.stored_message(ruleset, text, chosen, brief)
+        if message is not None:
+            self.counters.record(message)
+            return message, False
+        rules, state = self.parse(ruleset, text)
+        key = (rules.key(rules.normalise(state)[0]), tasks.position_limit(self.limits, max_positions))
+        args = (rules.name, text, tuple(chosen), brief, max_positions)
+        data, shared = self.flight.run(key, lambda: self.run("evaluate_one", args, budget), budget.should_cancel)
+        message = pb.Evaluation.FromString(data)
+        if shared and not _fits(message, text, chosen, brief):
+            again = self.stored_message(ruleset, text, chosen, brief)  # another spelling: stored by now
+            message = again if again is not None else pb.Evaluation.FromString(self.run("evaluate_one", args, budget))
+        message.shared = shared
+        self.counters.record(message, shared)
+        return message, shared
 
     # -- the RPCs -------------------------------------------------------------------------------
     @rpc_method
     def Evaluate(self, request: pb.EvaluateRequest, context: grpc.ServicerContext) -> pb.Evaluation:
-        evaluation, shared = self.evaluate(request.ruleset, request.position, cancel_check(context), request.max_positions)
-        return convert.evaluation_message(evaluation, convert.styles(request.notations), shared=shared)
+        message, _ = self.evaluate(request.ruleset, request.position, convert.styles(request.notations), False,
+                                   request.max_positions, self.budget(context))
+        return message
 
     @rpc_method
     def EvaluateBatch(self, request: pb.EvaluateBatchRequest, context: grpc.ServicerContext) -> pb.EvaluateBatchResponse:
         self.check_batch(request.positions)
-        get_ruleset(request.ruleset)  # an unknown ruleset fails the whole call
+        rules = get_ruleset(request.ruleset)  # an unknown ruleset fails the whole call
         chosen = convert.styles(request.notations)
-        brief_ascii = request.brief and chosen == ("ascii",)
-        should_cancel = cancel_check(context)
+        budget = self.budget(context)
         reply = pb.EvaluateBatchResponse()
-        for text in request.positions:
+        todo: list[tuple[int, str]] = []
+        for index, text in enumerate(request.positions):
             item = reply.items.add(position=text)
             try:
-                if brief_ascii:
-                    fast = self.stored_brief(request.ruleset, text)
-                    if fast is not None:
-                        item.evaluation.CopyFrom(fast)
-                        continue
-                evaluation, shared = self.evaluate(request.ruleset, text, should_cancel, request.max_positions)
-                item.evaluation.CopyFrom(convert.evaluation_message(evaluation, chosen, shared=shared, brief=request.brief))
-            except CancelledError:
-                if should_cancel():
-                    raise  # the whole call is over
-                item.status.code, item.status.message = _status(CancelledError("cancelled"), context)
+                message = self.stored_message(request.ruleset, text, chosen, request.brief)
             except Exception as error:  # noqa: BLE001 - one bad item must not fail the others
-                item.ClearField("evaluation")
                 item.status.code, item.status.message = _status(error, context)
+                continue
+            if message is None:
+                todo.append((index, text))
+            else:
+                self.counters.record(message)
+                item.evaluation.CopyFrom(message)
+        if todo:
+            done = self.run("evaluate_batch", (rules.name, todo, tuple(chosen), request.brief, request.max_positions),
+                            budget)
+            for index, result in done:
+                item = reply.items[index]
+                if isinstance(result, bytes):
+                    message = pb.Evaluation.FromString(result)
+                    self.counters.record(message)
+                    item.evaluation.CopyFrom(message)
+                else:
+                    item.status.code, item.status.message = _status(from_wire(*result), context)
         return reply
 
     @rpc_method
@@ -243,79 +235,45 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             item = reply.items.add(position=text)
             try:
                 evaluation = self.lookup(request.ruleset, text)
-            except Exception as error:  # noqa: BLE001
-                item.status.code, item.status.message = _status(error, context)
-                continue
-            if evaluation is not None:
-                try:
+                if evaluation is not None:
                     item.evaluation.CopyFrom(convert.evaluation_message(evaluation, chosen))
                     item.found = True
-                except Exception as error:  # noqa: BLE001
-                    item.ClearField("evaluation")
-                    item.status.code, item.status.message = _status(error, context)
+            except Exception as error:  # noqa: BLE001
+                item.ClearField("evaluation")
+                item.found = False
+                item.status.code, item.status.message = _status(error, context)
         return reply
 
     @rpc_method
     def Compare(self, request: pb.CompareRequest, context: grpc.ServicerContext) -> pb.CompareResponse:
-        should_cancel = cancel_check(context)
-        a, b = self.operand(request.a, should_cancel), self.operand(request.b, should_cancel)
-        if a == b:
-            relation = pb.RELATION_EQUAL
-        elif a >= b:
-            relation = pb.RELATION_GREATER
-        elif a <= b:
-            relation = pb.RELATION_LESS
-        else:
-            relation = pb.RELATION_CONFUSED
-        chosen = convert.styles(request.notations)
-        return pb.CompareResponse(
-            relation=relation,
-            a=convert.value_message(a, chosen),
-            b=convert.value_message(b, chosen),
-            difference=convert.value_message(a - b, chosen),
-        )
+        reply: pb.CompareResponse = pb.CompareResponse.FromString(
+            self.run("compare", (request.SerializeToString(),), self.budget(context)))
+        return reply
 
     @rpc_method
     def Sum(self, request: pb.SumRequest, context: grpc.ServicerContext) -> pb.SumResponse:
-        if not request.terms:
-            raise RumaInputError("a sum needs at least one term")
-        should_cancel = cancel_check(context)
-        terms = [self.operand(term, should_cancel) for term in request.terms]
-        total = ZERO
-        for term in terms:
-            total = total + term
-        chosen = convert.styles(request.notations)
-        return pb.SumResponse(
-            value=convert.value_message(total, chosen),
-            analysis=convert.analysis_message(total),
-            terms=[convert.value_message(term, chosen) for term in terms],
-        )
+        reply: pb.SumResponse = pb.SumResponse.FromString(
+            self.run("sum_of", (request.SerializeToString(),), self.budget(context)))
+        return reply
 
     @rpc_method
     def Options(self, request: pb.OptionsRequest, context: grpc.ServicerContext) -> pb.OptionsResponse:
-        should_cancel = cancel_check(context)
-        chosen = convert.styles(request.notations)
-        evaluation, shared = self.evaluate(request.ruleset, request.position, should_cancel)
-        rules, state = evaluation.ruleset, evaluation.position.state
-
-        def valued(options: Any) -> list[pb.Option]:
-            out = []
-            for option in options:
-                with self.busy():
-                    value = evaluate(rules, option, self.memo, should_cancel=should_cancel,
-                                     max_positions=self.limits.max_positions).value
-                out.append(convert.option_message(rules.format(option), value, chosen))
-            return out
-
-        left = valued(rules.options(state) if rules.impartial else rules.left_options(state))
-        right = left if rules.impartial else valued(rules.right_options(state))
-        return pb.OptionsResponse(evaluation=convert.evaluation_message(evaluation, chosen, shared=shared), left=left, right=right)
+        self.parse(request.ruleset, request.position)  # bad input is refused before a worker is taken
+        data = self.run("options", (request.ruleset, request.position, convert.styles(request.notations)),
+                        self.budget(context))
+        reply: pb.OptionsResponse = pb.OptionsResponse.FromString(data)
+        return reply
 
     @rpc_method
     def GetCapabilities(self, request: pb.GetCapabilitiesRequest, context: grpc.ServicerContext) -> pb.Capabilities:
         limits = self.limits
         reply = pb.Capabilities(
-            limits=pb.Limits(max_pots=limits.max_pots or 0, max_seeds=limits.max_seeds or 0, max_positions=limits.max_positions or 0),
+            limits=pb.Limits(max_pots=limits.max_pots or 0, max_seeds=limits.max_seeds or 0,
+                             max_positions=limits.max_positions or 0, max_seconds=limits.max_seconds or 0,
+                             max_memory=limits.memory_budget or 0, eval_workers=_workers(self.runner),
+                             max_queue=limits.max_queue, max_text=limits.max_text,
+                             max_birthday=EXPRESSION_LIMITS.max_birthday, max_nimber=EXPRESSION_LIMITS.max_nimber,
+                             max_depth=EXPRESSION_LIMITS.max_depth),
             max_batch_size=limits.max_batch_size,
             notations=[pb.NOTATION_ASCII, pb.NOTATION_UNICODE, pb.NOTATION_BRACES],
             server_version=SERVER_VERSION,
@@ -336,22 +294,31 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
 
     @rpc_method
     def GetStats(self, request: pb.GetStatsRequest, context: grpc.ServicerContext) -> pb.Stats:
+        from ruma.server.workers import _rss
+
         counters = self.counters
         store_stats: dict[str, Any] = {}
         stats_method = getattr(self.store, "stats", None)
         if callable(stats_method):
             store_stats = dict(stats_method())
+        pool = self.runner.stats()
         with counters.lock:
             return pb.Stats(
                 store_entries=int(store_stats.get("entries") or 0) + int(store_stats.get("buffered") or 0),
                 store_bytes=int(store_stats.get("bytes", store_stats.get("size_bytes", 0)) or 0),
                 hits=counters.hits,
                 misses=counters.misses,
-                evaluations_in_flight=self.flight.in_flight(),
+                evaluations_in_flight=pool["busy"],
                 evaluations_total=counters.total,
                 positions_valued=counters.positions_valued,
                 shared=counters.shared,
                 uptime_seconds=time.monotonic() - counters.started,
+                workers_busy=pool["busy"],
+                queued=pool["queued"],
+                worker_memory=pool["memory"],
+                server_memory=_rss(),
+                refused=pool["refused"],
+                workers_recycled=pool["recycled"],
             )
 
     def check_batch(self, positions: Sequence[str]) -> None:
@@ -364,6 +331,44 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
 _EXAMPLE_PARAMETER = {"octal": "octal:0.07"}
 
 
+def _fits(message: pb.Evaluation, text: str, chosen: Sequence[str], brief: bool) -> bool:
+    """Whether another call's reply is exactly the one this call asked for."""
+    styles = {field.name for field, _ in message.value.ListFields()}
+    return message.position == text and styles == set(chosen) and message.HasField("analysis") != brief
+
+
+def _workers(runner: Any) -> int:
+    return int(getattr(runner, "size", 0))
+
+
 def _status(error: BaseException, context: grpc.ServicerContext) -> tuple[int, str]:
     code, message = status_of(error, context)
     return code.value[0], message
+
+
+class ServiceValuer:
+    """The catalog's valuer in the server (``ruma.server.catalog_valuing``): stored values are read
+    here, everything else is a task on the evaluation workers within the call's budget."""
+
+    def __init__(self, servicer: RumaServicer, budget: Budget) -> None:
+        self.servicer, self.budget = servicer, budget
+
+    def value_fields(self, ruleset: str, position: str, source_value: str | None) -> dict[str, Any]:
+        """Value fields of one position."""
+        from ruma.server.catalog_valuing import value_fields
+
+        servicer = self.servicer
+        rules, state = servicer.parse(ruleset, position)
+        stored = servicer._lookup(rules, state, time.perf_counter())
+        if stored is not None:
+            return value_fields(lambda r, p: stored, ruleset, position, source_value,
+                                lambda text: tasks.parse_value(servicer.limits, text))
+        return dict(servicer.run("catalog_value", (rules.name, position, source_value), self.budget))
+
+    def verify(self, ruleset: str, family: str, domain: str, claim: str, kind: str, up_to: int) -> dict[str, Any]:
+        """Check a theorem's instances on a worker."""
+        return dict(self.servicer.run("catalog_verify", (ruleset, family, domain, claim, kind, up_to), self.budget))
+
+    def search_stored(self, ruleset: str, value: str, limit: int) -> list[dict[str, Any]]:
+        """Stored positions with a value, searched on a worker."""
+        return list(self.servicer.run("catalog_search_stored", (ruleset, value, limit), self.budget))

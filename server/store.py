@@ -26,6 +26,7 @@ environment, buffer, flushes, lookups), ``store_games`` (store game ids), ``stor
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import random
 import threading
@@ -35,6 +36,7 @@ from typing import Any
 import lmdb
 
 from ruma.engine.cgt import Game
+from ruma.engine.errors import RumaInputError
 from ruma.server import store_codec as codec
 from ruma.server.store_core import (
     _COUNT,
@@ -43,14 +45,15 @@ from ruma.server.store_core import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_MAP_SIZE,
     SCHEMA_VERSION,
-    StoreError,
-    Value,
     _Core,
 )
+from ruma.server.store_codec import StoreError
+from ruma.server.store_games import Value
 
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
 
+log = logging.getLogger("ruma.server")
 _CORES: dict[tuple[int, str], _Core] = {}
 _CORES_LOCK = threading.Lock()
 
@@ -67,6 +70,14 @@ def _close_all() -> None:
 
 
 atexit.register(_close_all)
+
+
+def open_in_this_process(path: str | os.PathLike[str]) -> bool:
+    """Whether this process has the store in ``path`` open."""
+    ident = (os.getpid(), str(Path(path).resolve()))
+    with _CORES_LOCK:
+        core = _CORES.get(ident)
+        return core is not None and not core.closed
 
 
 class LmdbStore:
@@ -133,6 +144,14 @@ class LmdbStore:
         """Write every buffered entry now, in one atomic transaction."""
         self.core.flush()
 
+    def refresh(self) -> None:
+        """Make this process's next lookups read a fresh snapshot (after another process committed)."""
+        self.core.generation += 1
+
+    def reader_check(self) -> int:
+        """Free the reader slots of processes that died (LMDB's ``mdb_reader_check``); returns how many."""
+        return int(self.core.env.reader_check())
+
     def close(self) -> None:
         """Flush and release this handle; the environment closes with the last handle."""
         core = self._core
@@ -164,7 +183,7 @@ class LmdbStore:
 
         def read(txn: Any) -> tuple[Value, int] | None:
             raw = txn.get(key, db=positions)
-            return None if raw is None else core.decode(txn, raw)
+            return None if raw is None else core.decode(txn, key, raw)
 
         return core._read(read)
 
@@ -179,28 +198,31 @@ class LmdbStore:
         core = self.core
         return core._read(lambda txn: core.game(txn, store_id))
 
-    def sample(self, n: int, seed: int | None = None, prefix: bytes = b"") -> list[tuple[bytes, Value]]:
-        """Up to ``n`` stored entries chosen uniformly (reservoir sampling over one snapshot)."""
+    def sample(self, n: int, seed: int | None = None, prefix: bytes = b"", *, raw: bool = False) -> list[Any]:
+        """Up to ``n`` stored entries ``(key, value)`` chosen uniformly (reservoir sampling over one
+        snapshot); ``raw``: ``(key, record)`` undecoded (a damaged record does not raise)."""
         core = self.core
         core.flush()
         rng = random.Random(seed)
         positions = core.dbs["positions"]
 
-        def read(txn: Any) -> list[tuple[bytes, Value]]:
+        def read(txn: Any) -> list[Any]:
             chosen: list[tuple[bytes, bytes]] = []
             with txn.cursor(db=positions) as cursor:
                 if not cursor.set_range(prefix):
                     return []
-                for seen, (key, raw) in enumerate(cursor):
+                for seen, (key, record) in enumerate(cursor):
                     if not key.startswith(prefix):
                         break
                     if seen < n:
-                        chosen.append((key, raw))
+                        chosen.append((key, record))
                     else:
                         j = rng.randrange(seen + 1)
                         if j < n:
-                            chosen[j] = (key, raw)
-            return [(key, core.decode(txn, raw)[0]) for key, raw in chosen]
+                            chosen[j] = (key, record)
+            if raw:
+                return chosen
+            return [(key, core.decode(txn, key, record)[0]) for key, record in chosen]
 
         return core._read(read)
 
@@ -216,7 +238,7 @@ class LmdbStore:
         by_value, meta = core.dbs["by_value"], core.dbs["meta"]
 
         def read(txn: Any) -> list[bytes]:
-            if isinstance(value, int) and not isinstance(value, bool):
+            if isinstance(value, int):
                 encoded = codec.encode_value(False, value)
             else:
                 sid = core.find_game(txn, value)
@@ -240,9 +262,12 @@ class LmdbStore:
                 with txn.cursor(db=by_value) as cursor:
                     if not cursor.set_range(prefix):
                         continue
-                    for key in cursor.iternext(values=False):
+                    for key, record in cursor:
                         if not key.startswith(prefix) or len(found) >= limit * len(versions):
                             break
+                        if record != codec.checksum(key, b""):
+                            log.error("skipping a damaged by_value entry %s in %s", key.hex(), self.path)
+                            continue
                         found.append(key[len(prefix):])
             found.sort()
             return [entry[codec.COMPLEXITY_BYTES:] for entry in found[:limit]]
@@ -266,9 +291,11 @@ class LmdbStore:
                         if not key.startswith(_COUNT):
                             break
                         code, version = key[len(_COUNT)], key[len(_COUNT) + 1]
-                        name = txn.get(_RULESET + key[len(_COUNT):], db=meta) or b""
-                        rulesets.append({"code": code, "version": version, "name": name.decode(),
-                                         "entries": int.from_bytes(raw, "big")})
+                        name_key = _RULESET + key[len(_COUNT):]
+                        name = txn.get(name_key, db=meta)
+                        name = b"" if name is None else codec.unseal("meta", name_key, name)
+                        rulesets.append({"code": code, "version": version, "name": name.decode(errors="replace"),
+                                         "entries": int.from_bytes(codec.unseal("meta", key, raw), "big")})
             pages = 0
             for db in core.dbs.values():
                 st = txn.stat(db)
@@ -279,7 +306,7 @@ class LmdbStore:
                 "games": txn.stat(core.dbs["games"])["entries"],
                 "index_entries": txn.stat(core.dbs["by_value"])["entries"],
                 "schema_version": int(txn.get(b"schema_version", db=meta)),
-                "engine_version": (txn.get(b"engine_version", db=meta) or b"").decode(),
+                "engine_version": _meta_text(txn, meta, b"engine_version"),
             }
 
         result = core._read(read)
@@ -302,13 +329,45 @@ class LmdbStore:
         )
         return result
 
+    def delete_positions(self, keys: list[bytes]) -> int:
+        """Delete stored positions (with their ``by_value`` entries and counts); returns how many.
+
+        For repairs: a dropped position is simply recomputed when next asked for."""
+        core = self.core
+        core.flush()
+        positions, by_value, meta = core.dbs["positions"], core.dbs["by_value"], core.dbs["meta"]
+
+        def write(txn: Any) -> int:
+            removed: dict[bytes, int] = {}
+            for key in keys:
+                record = txn.get(key, db=positions)
+                if record is None:
+                    continue
+                try:
+                    is_game, number, _ = codec.decode_entry(codec.unseal("positions", key, record))
+                    txn.delete(codec.by_value_key(key, codec.encode_value(is_game, number)), db=by_value)
+                except (codec.CodecError, codec.CorruptRecordError):
+                    pass
+                txn.delete(key, db=positions)
+                removed[key[:2]] = removed.get(key[:2], 0) + 1
+            for prefix, n in removed.items():
+                count_key = _COUNT + prefix
+                old = txn.get(count_key, db=meta)
+                total = max(0, (int.from_bytes(codec.unseal("meta", count_key, old), "big") if old else 0) - n)
+                txn.put(count_key, codec.seal(count_key, total.to_bytes(8, "big")), db=meta)
+            return sum(removed.values())
+
+        done = core._write(write)
+        core.generation += 1
+        return done
+
     def backup(self, dest: str | os.PathLike[str]) -> Path:
         """A consistent, compacted copy of the store in ``dest`` (created; must be empty)."""
         core = self.core
         core.flush()
         target = Path(dest)
         if target.exists() and any(target.iterdir()):
-            raise StoreError(f"backup destination {str(target)!r} is not empty")
+            raise RumaInputError(f"backup destination {str(target)!r} is not empty")
         target.mkdir(parents=True, exist_ok=True)
         while True:
             try:
@@ -317,3 +376,9 @@ class LmdbStore:
                 return target
             except lmdb.MapResizedError:
                 core._adopt()
+
+
+def _meta_text(txn: Any, meta: Any, key: bytes) -> str:
+    """A sealed text record of ``meta`` ("" when absent)."""
+    raw = txn.get(key, db=meta)
+    return "" if raw is None else codec.unseal("meta", key, raw).decode(errors="replace")

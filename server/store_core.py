@@ -19,12 +19,12 @@ import lmdb
 from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import Game
 from ruma.server import store_codec as codec
-from ruma.server.store_codec import StoreError
+from ruma.server.store_codec import StoreDamagedError, StoreError
 from ruma.server.store_games import GameTable, Value
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: every record sealed with a CRC32C (store_codec); 1 is migrated on open
 DEFAULT_MAP_SIZE = 64 << 20
 DEFAULT_BATCH_SIZE = 16384
 DEFAULT_BATCH_SECONDS = 2.0
@@ -99,12 +99,17 @@ class _Core(GameTable):
         self.closed = False
         if not create and not (path / "data.mdb").is_file():
             raise StoreError(f"no LMDB store in {str(path)!r} (data.mdb missing)")
+        from ruma.server.store_check import check_files
+
+        check_files(path)  # a truncated or foreign data.mdb is refused before it is mapped (no SIGBUS)
         try:
             path.mkdir(parents=True, exist_ok=True)
             self.env = lmdb.open(
                 str(path), map_size=map_size, max_dbs=len(_DB_NAMES) + 2, lock=True,
                 subdir=True, create=create, readahead=False, max_readers=254,
             )
+        except lmdb.InvalidError as error:
+            raise StoreDamagedError(f"store {str(path)!r} is damaged: {error}") from error
         except (lmdb.Error, OSError) as error:
             raise StoreError(f"cannot open LMDB store {str(path)!r}: {error}") from error
         self.env.set_mapsize(0)  # adopt the size another process may have grown the map to
@@ -141,7 +146,12 @@ class _Core(GameTable):
         schema = txn.get(b"schema_version", db=meta)
         if schema is None:
             txn.put(b"schema_version", str(SCHEMA_VERSION).encode(), db=meta)
-            txn.put(b"created_engine_version", ENGINE_VERSION.encode(), db=meta)
+            txn.put(b"created_engine_version", codec.seal(b"created_engine_version", ENGINE_VERSION.encode()), db=meta)
+        elif schema == b"1":
+            from ruma.server.store_check import migrate_v1
+
+            migrate_v1(txn, self.dbs)
+            txn.put(b"schema_version", str(SCHEMA_VERSION).encode(), db=meta)
         elif schema != str(SCHEMA_VERSION).encode():
             raise StoreError(
                 f"store {str(self.path)!r} has schema version {schema.decode(errors='replace')!r}, "
@@ -226,6 +236,8 @@ class _Core(GameTable):
 
     # -- games ---------------------------------------------------------------------------------
     def lookup(self, key: bytes) -> Value | None:
+        if not 3 <= len(key) <= self.max_key:
+            return None  # never stored (``insert`` skips such keys), and LMDB refuses to look them up
         hit = self.buffer.get(key)
         if hit is None:
             hit = self.flushing.get(key)
@@ -239,9 +251,9 @@ class _Core(GameTable):
                 raw = txn.get(key)
                 if raw is None:
                     return None
-                if raw[0] & 1 == 0 and raw[0] < 0x80:  # a one-byte nim value
-                    return raw[0] >> 1  # type: ignore[no-any-return]
-                return self.decode(txn, raw)[0]
+                if len(raw) == 6 and raw[0] < 0x80 and raw[0] & 1 == 0 and raw[-4:] == codec.checksum(key, raw[:2]):
+                    return raw[0] >> 1  # type: ignore[no-any-return]  # a one-byte nim value, sealed
+                return self.decode(txn, key, raw)[0]
             except lmdb.MapResizedError:
                 pass
             finally:
@@ -299,6 +311,7 @@ class _Core(GameTable):
         positions, by_value, meta = self.dbs["positions"], self.dbs["by_value"], self.dbs["meta"]
         counts: dict[bytes, int] = {}
         known, intern, varint, max_key = self.to_store, self._intern, codec.encode_varint, self.max_key
+        seal, checksum = codec.seal, codec.checksum
         put_position = txn.cursor(db=positions).put
         put_index = txn.cursor(db=by_value).put
         for key, (value, explored) in items:
@@ -310,7 +323,7 @@ class _Core(GameTable):
                     sid = intern(txn, value, pending, made, next_id)
                 raw = sid << 1 | 1
             encoded = bytes((raw,)) if raw < 0x80 else varint(raw)
-            if put_position(key, encoded + (b"\x00" if not explored else varint(explored)), overwrite=False):
+            if put_position(key, seal(key, encoded + (b"\x00" if not explored else varint(explored))), overwrite=False):
                 prefix = key[:2]
                 counts[prefix] = counts.get(prefix, 0) + 1
                 if len(key) > 2 and key[2] == 0 and len(key) < 0xFFFF:  # the common case of codec.complexity, inline
@@ -318,15 +331,17 @@ class _Core(GameTable):
                 else:
                     index = codec.by_value_key(key, encoded)
                 if len(index) <= max_key:
-                    put_index(index, b"")
+                    put_index(index, checksum(index, b""))
         for prefix, added in counts.items():
-            old = txn.get(_COUNT + prefix, db=meta)
-            total = added + (int.from_bytes(old, "big") if old else 0)
-            txn.put(_COUNT + prefix, total.to_bytes(8, "big"), db=meta)
+            count_key = _COUNT + prefix
+            old = txn.get(count_key, db=meta)
+            total = added + (int.from_bytes(codec.unseal("meta", count_key, old), "big") if old else 0)
+            txn.put(count_key, seal(count_key, total.to_bytes(8, "big")), db=meta)
             if old is None:
-                txn.put(_RULESET + prefix, _ruleset_name(prefix[0], prefix[1]).encode(), db=meta)
+                name_key = _RULESET + prefix
+                txn.put(name_key, seal(name_key, _ruleset_name(prefix[0], prefix[1]).encode()), db=meta)
         if counts:
-            txn.put(b"engine_version", ENGINE_VERSION.encode(), db=meta)
+            txn.put(b"engine_version", seal(b"engine_version", ENGINE_VERSION.encode()), db=meta)
         return made
 
     def _tick(self) -> None:

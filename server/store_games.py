@@ -52,17 +52,21 @@ class GameTable:
             ikey = codec.index_key(options, self.max_key)
             existing = txn.get(ikey, db=index)
             if existing is not None:
-                sid = codec.decode_game_id(existing)
-                if ikey != options and txn.get(existing, db=games) != options:
-                    raise codec.StoreError(f"game index collision in {str(self.path)!r} for id {sid}")
+                gid = codec.unseal("game_index", ikey, existing)
+                sid = codec.decode_game_id(gid)
+                if ikey != options:
+                    stored = txn.get(gid, db=games)
+                    if stored is None or codec.unseal("games", gid, stored) != options:
+                        raise codec.StoreError(f"game index collision in {str(self.path)!r} for id {sid}")
             else:
                 if not next_id:
                     with txn.cursor(db=games) as cursor:
                         next_id.append(codec.decode_game_id(cursor.key()) + 1 if cursor.last() else 0)
                 sid = next_id[0]
                 next_id[0] += 1
-                txn.put(codec.encode_game_id(sid), options, db=games)
-                txn.put(ikey, codec.encode_game_id(sid), db=index)
+                gid = codec.encode_game_id(sid)
+                txn.put(gid, codec.seal(gid, options), db=games)
+                txn.put(ikey, codec.seal(ikey, gid), db=index)
             pending[g.id] = sid
             made[sid] = g
         return pending[game.id]
@@ -83,10 +87,14 @@ class GameTable:
                 continue
             opts = decoded.get(sid)
             if opts is None:
-                raw = txn.get(codec.encode_game_id(sid), db=games)
+                gid = codec.encode_game_id(sid)
+                raw = txn.get(gid, db=games)
                 if raw is None:
-                    raise codec.StoreError(f"store {str(self.path)!r} names game {sid}, which it does not hold")
-                opts = decoded[sid] = codec.decode_options(raw)
+                    raise codec.CorruptRecordError("games", gid, f"game {sid} is named but not held")
+                try:
+                    opts = decoded[sid] = codec.decode_options(codec.unseal("games", gid, raw))
+                except codec.CodecError as error:
+                    raise codec.CorruptRecordError("games", gid, str(error)) from error
             missing = [i for i in opts[0] + opts[1] if i not in cache]
             if missing:
                 stack.extend(missing)
@@ -112,12 +120,17 @@ class GameTable:
                 row.append(sid)
             ids.append(row)
         options = codec.encode_options(ids[0], ids[1])
-        raw = txn.get(codec.index_key(options, self.max_key), db=self.dbs["game_index"])
-        return None if raw is None else codec.decode_game_id(raw)
+        ikey = codec.index_key(options, self.max_key)
+        raw = txn.get(ikey, db=self.dbs["game_index"])
+        return None if raw is None else codec.decode_game_id(codec.unseal("game_index", ikey, raw))
 
-    def decode(self, txn: Any, raw: bytes) -> tuple[Value, int]:
-        """A ``positions`` value as ``(value, explored)``."""
-        is_game, number, explored = codec.decode_entry(raw)
+    def decode(self, txn: Any, key: bytes, raw: bytes) -> tuple[Value, int]:
+        """The sealed ``positions`` record of ``key`` as ``(value, explored)``; a record that fails
+        its checksum or does not decode raises ``CorruptRecordError`` (it is never served)."""
+        try:
+            is_game, number, explored = codec.decode_entry(codec.unseal("positions", key, raw))
+        except codec.CodecError as error:
+            raise codec.CorruptRecordError("positions", key, str(error)) from error
         return (self.game(txn, number) if is_game else number), explored
 
     # -- the memo ------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from ruma.engine.sweep_values import RecordingMemo, unpack
 from ruma.server import convert
 from ruma.server.auth import register_write_methods
 from ruma.server.errors import rpc_method
-from ruma.server.service import RumaServicer, cancel_check
+from ruma.server.service import RumaServicer
 from ruma.server.store_codec import CodecError
 from ruma.server.store_keys import state_of_key
 from ruma.v1 import sweep_pb2 as pb
@@ -100,27 +100,29 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         except ValueError as error:
             raise UploadRejected(f"upload rejected: {error}") from None
         states = [self._check_key(rules, key) for key, _ in entries]
-        should_cancel = cancel_check(context)
-        memo = self.ruma.memo
-        scratch = RecordingMemo(memo.lookup)  # verification reads the store but writes nothing to it
         verified = 0
+        if n and self.verify_fraction > 0:
+            count = min(n, max(1, math.ceil(self.verify_fraction * n)))
+            sample = sorted(self.rng.sample(range(n), count))
+            packet = self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
+                                   self.ruma.budget(context))
+            for i, (_, truth) in zip(sample, unpack(packet, rules.impartial)):
+                claimed = entries[i][1]
+                if truth != claimed:
+                    raise UploadRejected(
+                        f"upload rejected: {rules.name} position {rules.format(states[i])!r} was uploaded as "
+                        f"{format_value(claimed)} but is {format_value(truth)}; nothing of the upload was stored")
+                verified += 1
+        memo = self.ruma.memo
+        stored = 0
         with self.ruma.busy():
-            if n:
-                count = min(n, max(1, math.ceil(self.verify_fraction * n))) if self.verify_fraction > 0 else 0
-                for i in sorted(self.rng.sample(range(n), count)):
-                    key, claimed = entries[i]
-                    truth = evaluate(rules, states[i], scratch, should_cancel=should_cancel,
-                                     max_positions=self.ruma.limits.max_positions).value
-                    if truth != claimed:
-                        raise UploadRejected(
-                            f"upload rejected: {rules.name} position {rules.format(states[i])!r} was uploaded as "
-                            f"{format_value(claimed)} but is {format_value(truth)}; nothing of the upload was stored")
-                    verified += 1
-            stored = 0
             for key, value in entries:
                 if memo.lookup(key) is None:
                     memo.insert(key, value)
                     stored += 1
+            flush = getattr(self.ruma.store, "flush", None)
+            if callable(flush):
+                flush()  # an OK reply means the upload is on disk
         return pb.UploadResponse(stored=stored, already_stored=n - stored, verified=verified)
 
     @rpc_method
@@ -148,55 +150,14 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
 
     @rpc_method
     def Census(self, request: pb.CensusRequest, context: grpc.ServicerContext) -> Iterator[pb.CensusReply]:
-        started = time.perf_counter()
         by = _BY.get(request.by)
         if by is None or by not in BY:
             raise RumaInputError(f"unknown census grouping {request.by}")
         family = self.family(request)
-        rules = family.rules
-        should_cancel = cancel_check(context)
-        memo = self.ruma.memo
-        computed = 0
-        with self.ruma.busy():
-            classes = enumerate_family(family, should_cancel)
-            present = []
-            for entry in classes:
-                if memo.lookup(entry.key) is None:
-                    if not request.compute_missing:
-                        continue
-                    evaluate(rules, entry.state, memo, should_cancel=should_cancel,
-                             max_positions=self.ruma.limits.max_positions)
-                    computed += 1
-                present.append(entry)
-            rows = census(rules, present, memo.lookup, by, request.simplest)
-        chosen = convert.styles(request.notations)
-        replies = [pb.CensusReply(row=row_message(rules, by, row, chosen)) for row in rows]
-        replies.append(pb.CensusReply(summary=pb.CensusSummary(
-            ruleset=rules.name, seeds_min=family.seeds_min, seeds_max=family.seeds_max, pots_min=family.pots_min,
-            pots_max=family.pots_max, classes=len(classes), raw_positions=sum(c.raw_total for c in classes),
-            rows=len(rows), computed=computed, seconds=time.perf_counter() - started,
-            missing=len(classes) - len(present))))
-        return iter(replies)
-
-
-def row_message(rules: Any, by: str, row: Any, chosen: tuple[str, ...]) -> pb.CensusRow:
-    """A ``CensusRow`` message."""
-    group = row.group
-    if by == "value" or (by == "atomic-weight" and isinstance(group, Game)):
-        value = convert.value_message(group, chosen)
-    else:
-        text = row.label()
-        value = convert.pb.Value(**{style: text for style in chosen})
-    message = pb.CensusRow(by=by, group=value, classes=row.classes, raw_positions=row.raw_positions)
-    nim = group if isinstance(group, int) and not isinstance(group, bool) else (
-        group.nim_value if isinstance(group, Game) else None)
-    if nim is not None:
-        message.nim_value = nim
-    for position, canonical, mirrored in row.simplest:
-        pots, seeds = len(position), sum(position)
-        message.simplest.add(position=rules.format(position), canonical=rules.format(canonical), seeds=seeds,
-                             pots=pots, mirrored=mirrored)
-    return message
+        args = (family.ruleset, (family.seeds_min, family.seeds_max), (family.pots_min, family.pots_max))
+        replies = self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
+                                                   convert.styles(request.notations)), self.ruma.budget(context))
+        return iter([pb.CensusReply.FromString(reply) for reply in replies])
 
 
 def add_sweeps_servicer(server: grpc.Server, ruma: RumaServicer,

@@ -78,7 +78,7 @@ def test_bad_input_is_invalid_argument(address: str) -> None:
         assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT and "(10)^m 03 (01" in info.value.details
         with pytest.raises(RumaRpcError) as info:
             client.catalog.show("no-such-name")
-        assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert info.value.code == grpc.StatusCode.NOT_FOUND
 
 
 def test_cli_against_the_server(address: str, capsys: pytest.CaptureFixture[str]) -> None:

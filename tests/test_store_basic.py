@@ -195,8 +195,8 @@ def test_store_ids_agree_across_processes(tmp_path: Path) -> None:
                 assert store.game_by_store_id(sid) is g
         # every stored game is distinct, and the index maps each back to its id
         with store.env.begin() as txn:
-            games = dict(txn.cursor(db=store.db("games")))
-            index = dict(txn.cursor(db=store.db("game_index")))
+            games = {k: codec.unseal("games", k, v) for k, v in txn.cursor(db=store.db("games"))}
+            index = {k: codec.unseal("game_index", k, v) for k, v in txn.cursor(db=store.db("game_index"))}
         assert len(games) == len(index) == len(set(games.values()))
         for gid, options in games.items():
             assert index[codec.index_key(options, store.env.max_key_size())] == gid

@@ -71,13 +71,14 @@ def _corrupt(path: Path, ruleset: str, position: str) -> tuple[str, bytes]:
     with LmdbStore(path) as store:
         positions = store.db("positions")
         with store.env.begin(write=True) as txn:
-            is_game, number, explored = codec.decode_entry(txn.get(key, db=positions))
+            is_game, number, explored = codec.decode_entry(codec.unseal("positions", key, txn.get(key, db=positions)))
+            # a wrong value with a valid checksum (as a bug in the engine would write it)
             if is_game:  # point at another stored game
                 other = next(i for i in range(number + 1, number + 10**6)
                              if txn.get(codec.encode_game_id(i), db=store.db("games")) is not None)
-                txn.put(key, codec.encode_entry(True, other, explored), db=positions)
+                txn.put(key, codec.seal(key, codec.encode_entry(True, other, explored)), db=positions)
             else:
-                txn.put(key, codec.encode_entry(False, number + 1, explored), db=positions)
+                txn.put(key, codec.seal(key, codec.encode_entry(False, number + 1, explored)), db=positions)
     return rules.format(state), key
 
 

@@ -101,7 +101,7 @@ def test_unknown_ruleset_and_name_and_page(service: tuple[str, str]) -> None:
     assert reply.status_code == 404 and "unknown ruleset 'mancala'" in reply.json()["error"]["message"]
     assert get(url, "/api/v1/nothing").status_code == 404
     named = get(url, "/api/v1/catalog/positions/no-such-name")
-    assert named.status_code == 400 and "no-such-name" in named.json()["error"]["message"]
+    assert named.status_code == 404 and "no-such-name" in named.json()["error"]["message"]  # NOT_FOUND
 
 
 def test_catalog_theorems_tags_stats_search(service: tuple[str, str]) -> None:

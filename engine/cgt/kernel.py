@@ -127,8 +127,9 @@ def _nus_id(t: NUS) -> int:
         # x + up* = {x, x* | x}; mirror images for n <= -1 (the known canonical forms of n.up + *k,
         # checked against cgt-py in the tests). Build the chain upwards: no deep recursion.
         sign = 1 if n > 0 else -1
-        for m in range(1, abs(n)):
-            _nus_id((x, sign * m, k ^ ((abs(n) - m) & 1)))
+        if abs(n) > 1 and (x, n - sign, k ^ 1) not in _NUS_ID:  # (once the chain exists: O(1))
+            for m in range(1, abs(n)):
+                _nus_id((x, sign * m, k ^ ((abs(n) - m) & 1)))
         zero = _nus_id((x, 0, 0))
         if k == 1 and (n == 1 or n == -1):
             both = tuple(sorted((zero, _nus_id((x, 0, 1)))))

@@ -47,8 +47,10 @@ def _parse_numbers(text: str, count: int, what: str) -> State:
         body = body[1:-1]
     tokens = [t for t in _SEPARATORS.split(body) if t]
     for token in tokens:
-        if not token.isdigit():
+        if not (token.isascii() and token.isdigit()):
             raise NotationError(text, max(text.find(token), 0), f"{token!r} is not a count")
+        if len(token) > 9:
+            raise PositionError(f"{token[:20]}... in {text[:60]!r} is larger than {MAX_COORDINATE}")
     if len(tokens) != count:
         raise PositionError(f"{what} needs {count} numbers, got {len(tokens)} in {text!r}")
     state = tuple(int(t) for t in tokens)

@@ -37,7 +37,7 @@ __all__ = ["COINSTRIP1", "COINSTRIP2", "CoinStrip1Ruleset", "CoinStrip2Ruleset",
 MAX_SQUARES = 256
 SUBSTRIP = 5
 """Squares per sub-strip of coin strip 2."""
-_SQUARES = re.compile(r"^\s*(\d+)\s*:\s*(.*?)\s*$")
+_SQUARES = re.compile(r"^\s*([0-9]{1,9})\s*:\s*(.*?)\s*$")
 
 
 class _CoinStripRuleset(Ruleset):
@@ -62,8 +62,8 @@ class _CoinStripRuleset(Ruleset):
                 raise PositionError(f"a strip of {n} squares in {text!r}: at most {MAX_SQUARES}")
             cells_list = [0] * n
             for token in (t for t in re.split(r"[\s,]+", match.group(2).strip("{}()[] ")) if t):
-                if not token.isdigit():
-                    raise NotationError(text, max(text.find(token), 0), f"{token!r} is not a square number")
+                if not (token.isascii() and token.isdigit()) or len(token) > 9:
+                    raise NotationError(text, max(text.find(token), 0), f"{token[:20]!r} is not a square number")
                 square = int(token)
                 if not 1 <= square <= n:
                     raise PositionError(f"square {square} in {text!r} is not on a strip of {n}")

@@ -52,8 +52,10 @@ def parse_heaps(text: str, max_heap: int) -> State:
         raise PositionError(f"empty position {text!r}: write 0 for no heaps")
     heaps: list[int] = []
     for token in tokens:
-        if not token.isdigit():
+        if not (token.isascii() and token.isdigit()):
             raise NotationError(text, max(text.find(token), 0), f"{token!r} is not a heap size")
+        if len(token) > 18:
+            raise PositionError(f"heap {token[:20]}... in {text[:60]!r} is larger than {max_heap}")
         heaps.append(int(token))
     if len(heaps) > MAX_HEAPS:
         raise PositionError(f"{len(heaps)} heaps in {text[:40]!r}...: at most {MAX_HEAPS}")

@@ -18,8 +18,8 @@ pot and commas (or whitespace) separate items. Otherwise every digit is one pot.
 otherwise (a single pot of 10+ as ``10,``), with ``•`` for a full pot; it never compresses, so ``parse_pots(format_pots(s)) == s``.
 The empty row prints as ``()`` (an empty group), which parses back to ``()``.
 
-Sizes are bounded (``MAX_POTS`` pots, ``MAX_SEEDS`` seeds in all) and checked *before* a
-repetition is expanded, so ``(1^9999)^9999`` is refused without building it.
+Sizes are bounded (``MAX_POTS`` pots, ``MAX_SEEDS`` seeds in all, groups nested ``MAX_DEPTH``
+deep) and checked *before* a repetition is expanded, so ``(1^9999)^9999`` is refused without building it.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ MAX_POTS = 10_000
 """The most pots a parsed position may have."""
 MAX_SEEDS = 1_000_000
 """The most seeds (in all pots together) a parsed position may have."""
+MAX_DEPTH = 64
+"""The deepest nesting of groups ``( )`` a position may have."""
 FULL = 1_000_000_000
 """The state value of a full pot: more seeds than any board can sow, so the move generators
 need no special case (a full pot is nonempty and never sowable); values >= FULL are full."""
@@ -111,7 +113,7 @@ class BothDirections(PotRowRuleset):
 
 
 class _Parser:
-    __slots__ = ("text", "i", "comma_mode", "allow_full", "saw_group")
+    __slots__ = ("text", "i", "comma_mode", "allow_full", "saw_group", "depth")
 
     def __init__(self, text: str, allow_full: bool) -> None:
         self.text = text
@@ -119,6 +121,7 @@ class _Parser:
         self.comma_mode = "," in text
         self.allow_full = allow_full
         self.saw_group = False
+        self.depth = 0
 
     def _skip(self) -> None:
         text = self.text
@@ -149,9 +152,13 @@ class _Parser:
                 self.i += 1
                 return out
             if c == "(":
+                self.depth += 1
+                if self.depth > MAX_DEPTH:
+                    raise NotationError(text, self.i, f"groups nested more than {MAX_DEPTH} deep")
                 self.i += 1
                 self.saw_group = True
                 atom = self.sequence(top=False)
+                self.depth -= 1
             elif "0" <= c <= "9":
                 if self.comma_mode:
                     digits = self._digits()

@@ -309,14 +309,30 @@ class RulesetInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., code: _Optional[int] = ..., version: _Optional[int] = ..., impartial: _Optional[bool] = ..., description: _Optional[str] = ...) -> None: ...
 
 class Limits(_message.Message):
-    __slots__ = ("max_pots", "max_seeds", "max_positions")
+    __slots__ = ("max_pots", "max_seeds", "max_positions", "max_seconds", "max_memory", "eval_workers", "max_queue", "max_text", "max_birthday", "max_nimber", "max_depth")
     MAX_POTS_FIELD_NUMBER: _ClassVar[int]
     MAX_SEEDS_FIELD_NUMBER: _ClassVar[int]
     MAX_POSITIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    MAX_MEMORY_FIELD_NUMBER: _ClassVar[int]
+    EVAL_WORKERS_FIELD_NUMBER: _ClassVar[int]
+    MAX_QUEUE_FIELD_NUMBER: _ClassVar[int]
+    MAX_TEXT_FIELD_NUMBER: _ClassVar[int]
+    MAX_BIRTHDAY_FIELD_NUMBER: _ClassVar[int]
+    MAX_NIMBER_FIELD_NUMBER: _ClassVar[int]
+    MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
     max_pots: int
     max_seeds: int
     max_positions: int
-    def __init__(self, max_pots: _Optional[int] = ..., max_seeds: _Optional[int] = ..., max_positions: _Optional[int] = ...) -> None: ...
+    max_seconds: float
+    max_memory: int
+    eval_workers: int
+    max_queue: int
+    max_text: int
+    max_birthday: int
+    max_nimber: int
+    max_depth: int
+    def __init__(self, max_pots: _Optional[int] = ..., max_seeds: _Optional[int] = ..., max_positions: _Optional[int] = ..., max_seconds: _Optional[float] = ..., max_memory: _Optional[int] = ..., eval_workers: _Optional[int] = ..., max_queue: _Optional[int] = ..., max_text: _Optional[int] = ..., max_birthday: _Optional[int] = ..., max_nimber: _Optional[int] = ..., max_depth: _Optional[int] = ...) -> None: ...
 
 class Capabilities(_message.Message):
     __slots__ = ("rulesets", "limits", "max_batch_size", "notations", "server_version", "engine_version", "auth_required", "services")
@@ -343,7 +359,7 @@ class GetStatsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("store_entries", "store_bytes", "hits", "misses", "evaluations_in_flight", "evaluations_total", "positions_valued", "shared", "uptime_seconds")
+    __slots__ = ("store_entries", "store_bytes", "hits", "misses", "evaluations_in_flight", "evaluations_total", "positions_valued", "shared", "uptime_seconds", "workers_busy", "queued", "worker_memory", "server_memory", "refused", "workers_recycled")
     STORE_ENTRIES_FIELD_NUMBER: _ClassVar[int]
     STORE_BYTES_FIELD_NUMBER: _ClassVar[int]
     HITS_FIELD_NUMBER: _ClassVar[int]
@@ -353,6 +369,12 @@ class Stats(_message.Message):
     POSITIONS_VALUED_FIELD_NUMBER: _ClassVar[int]
     SHARED_FIELD_NUMBER: _ClassVar[int]
     UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_BUSY_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_FIELD_NUMBER: _ClassVar[int]
+    WORKER_MEMORY_FIELD_NUMBER: _ClassVar[int]
+    SERVER_MEMORY_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_RECYCLED_FIELD_NUMBER: _ClassVar[int]
     store_entries: int
     store_bytes: int
     hits: int
@@ -362,4 +384,10 @@ class Stats(_message.Message):
     positions_valued: int
     shared: int
     uptime_seconds: float
-    def __init__(self, store_entries: _Optional[int] = ..., store_bytes: _Optional[int] = ..., hits: _Optional[int] = ..., misses: _Optional[int] = ..., evaluations_in_flight: _Optional[int] = ..., evaluations_total: _Optional[int] = ..., positions_valued: _Optional[int] = ..., shared: _Optional[int] = ..., uptime_seconds: _Optional[float] = ...) -> None: ...
+    workers_busy: int
+    queued: int
+    worker_memory: int
+    server_memory: int
+    refused: int
+    workers_recycled: int
+    def __init__(self, store_entries: _Optional[int] = ..., store_bytes: _Optional[int] = ..., hits: _Optional[int] = ..., misses: _Optional[int] = ..., evaluations_in_flight: _Optional[int] = ..., evaluations_total: _Optional[int] = ..., positions_valued: _Optional[int] = ..., shared: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., workers_busy: _Optional[int] = ..., queued: _Optional[int] = ..., worker_memory: _Optional[int] = ..., server_memory: _Optional[int] = ..., refused: _Optional[int] = ..., workers_recycled: _Optional[int] = ...) -> None: ...
