@@ -71,11 +71,18 @@ class StoreSink:
         """Lookups, one per key (none for a ruleset the store holds no entry of)."""
         self.store.flush()
         held = {bytes((r["code"], r["version"])) for r in self.store.stats()["rulesets"] if r["entries"]}
-        lookup = self.store.lookup
-        return [key[:2] in held and lookup(key) is not None for key in keys]
+        asked = [key for key in keys if key[:2] in held]
+        lookup_many = getattr(self.store, "lookup_many", None)  # one read transaction (stores that have it)
+        found = lookup_many(asked) if callable(lookup_many) else [self.store.lookup(key) for key in asked]
+        known = {key for key, value in zip(asked, found) if value is not None}
+        return [key in known for key in keys]
 
     def put(self, entries: Sequence[Entry]) -> None:
-        """Buffered inserts (the store writes them in batches)."""
+        """Inserts: in bulk where the store can (one transaction per large batch), else buffered."""
+        insert_many = getattr(self.store, "insert_many", None)
+        if callable(insert_many):
+            insert_many(entries)
+            return
         insert = self.store.insert
         for key, value in entries:
             insert(key, value)
