@@ -107,6 +107,20 @@ class _Timed:
         finally:
             self.seconds += time.perf_counter() - started
 
+    def lookup_many(self, keys: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.store.lookup_many(keys)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def insert_many(self, items: Any) -> None:
+        started = time.perf_counter()
+        try:
+            self.store.insert_many(items)
+        finally:
+            self.seconds += time.perf_counter() - started
+
     def flush(self) -> None:
         started = time.perf_counter()
         try:

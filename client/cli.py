@@ -70,6 +70,7 @@ def build_parser() -> RumaArgumentParser:
         description="ruma: exact combinatorial-game values of sowing games, computed once and shared. "
         "Conventions of every subcommand (data, server, notation, output, exit status): docs/cli.md.",
     )
+    parser.add_argument("--version", action="version", version=_version(), help="print the version and the active engine")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for entry in sorted(entry_points(group="ruma.commands"), key=lambda e: e.name):
         module = entry.value.partition(":")[0]
@@ -81,6 +82,14 @@ def build_parser() -> RumaArgumentParser:
             continue
         register(subparsers)
     return parser
+
+
+def _version() -> str:
+    """``ruma 0.1.0 (engine: c ...)``: the package version and which engine this process runs."""
+    from ruma import __version__
+    from ruma.engine.native import describe
+
+    return f"ruma {__version__} ({describe()})"
 
 
 def _debugging(argv: Sequence[str]) -> bool:

@@ -32,12 +32,12 @@ OPTION_COLUMNS = [Column("player"), Column("option"), Column("value")]
 
 def _evaluator(args: argparse.Namespace, stack: ExitStack, report_progress: Any = None) -> Any:
     from ruma.client.local_eval import LocalEvaluator, LocalLimits, store_memo
-    from ruma.engine.memo import InMemoryMemo
+    from ruma.engine.native import new_memo
     from ruma.engine.rulesets import get_ruleset
 
     rules = get_ruleset(args.ruleset)  # an unknown ruleset fails before any position is read
     closers: list[Any] = []
-    memo = store_memo(args, closers) or InMemoryMemo()
+    memo = store_memo(args, closers) or new_memo()  # the compiled engine's compact memo when active
     for close in closers:
         stack.callback(close)
     return LocalEvaluator(rules, memo, LocalLimits.from_args(args), report_progress)

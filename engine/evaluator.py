@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import ZERO, Game, nimber
 from ruma.engine.errors import CancelledError, LimitExceededError, NotAtomicError, RumaInputError
-from ruma.engine.memo import InMemoryMemo, Memo
+from ruma.engine.memo import Memo
+from ruma.engine.native import new_memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Position, Ruleset, State
+
+if TYPE_CHECKING:
+    from ruma.engine.native.search import NativeSearch
 
 Value = Union[Game, int]
 Progress = Callable[[int], None]
@@ -35,12 +39,18 @@ PROGRESS_INTERVAL = 1024
 
 @dataclass
 class EvalStats:
-    """What one evaluation cost: positions valued (computed), memo hits and misses, seconds."""
+    """What one evaluation cost: positions valued (computed), memo hits and misses, seconds.
+
+    ``table_bytes``/``table_entries``: the compiled search's table (``ruma.engine.native``) at the
+    end of the evaluation (0 with the pure-Python engine); not part of ``to_dict``.
+    """
 
     positions_valued: int = 0
     memo_hits: int = 0
     memo_misses: int = 0
     seconds: float = 0.0
+    table_bytes: int = 0
+    table_entries: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -203,24 +213,6 @@ class _Search:
         self.values[component] = stored
         return True
 
-    def combine(self, pieces: Sequence[tuple[State, bool]]) -> Value:
-        """The value of a sum of known components, signs applied."""
-        values = self.values
-        if self.rules.impartial:
-            total = 0
-            for component, _ in pieces:
-                total ^= values[component]  # type: ignore[operator]
-            return total
-        if len(pieces) == 1:
-            component, mirrored = pieces[0]
-            single = values[component]
-            return -single if mirrored else single
-        game: Game = ZERO
-        for component, mirrored in pieces:
-            value = values[component]
-            game = game - value if mirrored else game + value
-        return game
-
     def value_of(self, root: State) -> Value:
         """The value of a normalised component, valuing every unknown follower first."""
         if self.known(root):
@@ -377,6 +369,35 @@ class _Search:
             self.progress(stats.positions_valued)
 
 
+def _combine(rules: Ruleset, values: Sequence[tuple[Value, bool]]) -> Value:
+    """The value of a sum of components from their values and mirrored flags (signs applied)."""
+    if rules.impartial:
+        total = 0
+        for value, _ in values:
+            total ^= value  # type: ignore[operator]
+        return total
+    if len(values) == 1:
+        single, mirrored = values[0]
+        return -single if mirrored else single
+    game: Game = ZERO
+    for value, mirrored in values:
+        game = game - value if mirrored else game + value
+    return game
+
+
+def _new_search(
+    rules: Ruleset, memo: Memo, progress: Progress | None, should_cancel: ShouldCancel | None, max_positions: int | None
+) -> "_Search | NativeSearch":
+    """The compiled search for a compiled ruleset (``ruma.engine.native``), else the Python one."""
+    if getattr(type(rules), "native", None) is not None:
+        from ruma.engine.native.search import make_search
+
+        found = make_search(rules, memo, EvalStats(), progress, should_cancel, max_positions)
+        if found is not None:
+            return found
+    return _Search(rules, memo, progress, should_cancel, max_positions)
+
+
 def _resolve(ruleset: str | Ruleset, position: str | Position | State) -> tuple[Ruleset, State]:
     rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     if isinstance(position, Position):
@@ -406,14 +427,16 @@ def evaluate(
     """
     started = time.perf_counter()
     rules, state = _resolve(ruleset, position)
-    search = _Search(rules, memo if memo is not None else InMemoryMemo(), progress, should_cancel, max_positions)
+    search = _new_search(rules, memo if memo is not None else new_memo(), progress, should_cancel, max_positions)
     canonical, mirrored = rules.normalise(state)
     raw_pieces = list(rules.components(state))
     pieces = [rules.normalise(piece) for piece in raw_pieces]
     components = []
+    values: list[tuple[Value, bool]] = []
     for piece, (component, component_mirrored) in zip(raw_pieces, pieces):
         hits_before = search.stats.positions_valued
         value = search.value_of(component)
+        values.append((value, component_mirrored))
         signed = -value if component_mirrored and isinstance(value, Game) else value
         components.append(
             ComponentValue(
@@ -424,7 +447,7 @@ def evaluate(
                 from_memo=search.stats.positions_valued == hits_before,
             )
         )
-    total = search.combine(pieces)
+    total = _combine(rules, values)
     key = rules.key(canonical)
     if len(pieces) != 1 or pieces[0][0] != canonical:
         # also store the whole position's own entry (in its canonical orientation)
@@ -450,7 +473,7 @@ def option_values(
 ) -> tuple[list[tuple[Position, Value]], list[tuple[Position, Value]]]:
     """Each player's options of ``position`` with their values (impartial: both lists equal)."""
     rules, state = _resolve(ruleset, position)
-    shared = memo if memo is not None else InMemoryMemo()
+    shared = memo if memo is not None else new_memo()
 
     def valued(options: Iterable[State]) -> list[tuple[Position, Value]]:
         return [(Position(rules, option), evaluate(rules, option, shared).value) for option in options]

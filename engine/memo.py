@@ -4,11 +4,16 @@ Keys are canonical normalised position keys (bytes) already prefixed with the ru
 version (see ``ruma.engine.rulesets.base.Ruleset.key``); values are a canonical ``Game`` for
 partizan rulesets or a nim value (``int``) for impartial ones. ``explored`` is the number of
 positions the evaluator valued to compute the entry (kept by persistent stores as provenance).
+
+Bulk insertion: the compiled search hands its values back in batches through ``insert_many(items)``
+(a list of ``(key, value)`` pairs). It is optional: ``bulk_inserter(memo)`` returns the memo's own
+``insert_many`` when it has one and otherwise a loop over ``insert``, so any object with
+``lookup``/``insert`` stays a memo. Stores implement ``insert_many`` to write a batch at once.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, Union, runtime_checkable
+from typing import Callable, Iterable, Protocol, Union, runtime_checkable
 
 from ruma.engine.cgt import Game
 
@@ -24,6 +29,24 @@ class Memo(Protocol):
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         """Store ``value`` under ``key``; inserting a key twice keeps one (equal) value."""
+
+
+Items = Iterable[tuple[bytes, Value]]
+
+
+def insert_each(memo: Memo, items: Items) -> None:
+    """The default ``insert_many``: ``memo.insert(key, value)`` for each pair."""
+    insert = memo.insert
+    for key, value in items:
+        insert(key, value)
+
+
+def bulk_inserter(memo: Memo) -> Callable[[Items], None]:
+    """``memo.insert_many`` when the memo has it, else a loop over ``memo.insert``."""
+    method = getattr(memo, "insert_many", None)
+    if callable(method):
+        return method  # type: ignore[no-any-return]
+    return lambda items: insert_each(memo, items)
 
 
 class InMemoryMemo:
@@ -45,6 +68,10 @@ class InMemoryMemo:
         if explored:
             self.explored[key] = explored
 
+    def insert_many(self, items: Items) -> None:
+        """Store every ``(key, value)`` pair (one ``dict.update``)."""
+        self.entries.update(items)
+
     def __len__(self) -> int:
         return len(self.entries)
 
@@ -58,3 +85,6 @@ class NullMemo:
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         """Discard the value."""
+
+    def insert_many(self, items: Items) -> None:
+        """Discard the values."""

@@ -1,6 +1,7 @@
 """The persistent shared memo: an LMDB environment that many processes and threads value into.
 
-``LmdbStore(path)`` implements the evaluator's ``Memo`` (``lookup``/``insert``) plus ``flush``,
+``LmdbStore(path)`` implements the evaluator's ``Memo`` (``lookup``/``insert``, and the bulk
+``lookup_many``/``insert_many`` of ``store_bulk``) plus ``flush``,
 ``close``, ``stats``, ``positions_with_value``, ``sample`` and ``backup``; use it as a context
 manager. Design (byte formats in ``ruma.server.store_codec``; narrative in ``docs/store.md``):
 
@@ -20,7 +21,8 @@ manager. Design (byte formats in ``ruma.server.store_codec``; narrative in ``doc
   went stale because another grew it adopts the new size (``MapResizedError`` → ``set_mapsize(0)``).
 
 Modules: this one (the public handle, queries, the per-process registry), ``store_core`` (the
-environment, buffer, flushes, lookups), ``store_games`` (store game ids), ``store_codec`` (bytes).
+environment, buffer, flushes, lookups), ``store_bulk`` (batched lookups and inserts),
+``store_games`` (store game ids), ``store_codec`` (bytes).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import os
 import random
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 import lmdb
 
@@ -108,6 +110,8 @@ class LmdbStore:
         # the evaluator's hot path: call the shared core directly (``close`` rebinds these)
         self.lookup = core.lookup  # type: ignore[method-assign]
         self.insert = core.insert  # type: ignore[method-assign]
+        self.lookup_many = core.lookup_many  # type: ignore[method-assign]
+        self.insert_many = core.insert_many  # type: ignore[method-assign]
 
     @property
     def core(self) -> _Core:
@@ -140,6 +144,21 @@ class LmdbStore:
             raise StoreError(f"store {str(self.path)!r} is closed")
         core.insert(key, value, explored)
 
+    def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
+        """``lookup`` of many keys through one read transaction (the compiled search's batches)."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        return core.lookup_many(keys)
+
+    def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
+        """Store many ``(key, value)`` pairs at once (what the evaluator's compiled search hands back):
+        a large batch is written in its own transaction, a small one buffered like ``insert``."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        core.insert_many(items)
+
     def flush(self) -> None:
         """Write every buffered entry now, in one atomic transaction."""
         self.core.flush()
@@ -158,7 +177,7 @@ class LmdbStore:
         if core is None:
             return
         self._core = None
-        del self.lookup, self.insert  # back to the methods, which now raise StoreError
+        del self.lookup, self.insert, self.lookup_many, self.insert_many  # the methods, which now raise StoreError
         with _CORES_LOCK:
             core.refs -= 1
             last = core.refs <= 0

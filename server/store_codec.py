@@ -80,10 +80,14 @@ def unseal(table: str, key: bytes, record: bytes) -> bytes:
 
 def encode_varint(n: int) -> bytes:
     """Unsigned LEB128 encoding of ``n`` (``n >= 0``)."""
-    if n < 0:
-        raise CodecError(f"cannot encode negative integer {n!r} as a varint")
     if n < 0x80:
+        if n < 0:
+            raise CodecError(f"cannot encode negative integer {n!r} as a varint")
         return bytes((n,))
+    if n < 0x4000:  # two and three bytes spelled out: store ids of games are mostly this size
+        return bytes((n & 0x7F | 0x80, n >> 7))
+    if n < 0x200000:
+        return bytes((n & 0x7F | 0x80, n >> 7 & 0x7F | 0x80, n >> 14))
     out = bytearray()
     while True:
         byte = n & 0x7F

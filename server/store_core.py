@@ -20,6 +20,7 @@ from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import Game
 from ruma.server import store_codec as codec
 from ruma.server.store_codec import StoreDamagedError, StoreError
+from ruma.server.store_bulk import BulkOps, add_counts
 from ruma.server.store_games import GameTable, Value
 
 T = TypeVar("T")
@@ -89,7 +90,7 @@ class _SharedExclusiveLock:
                     self._exclusive = False
 
 
-class _Core(GameTable):
+class _Core(GameTable, BulkOps):
     """One open environment of one process: the part every ``LmdbStore`` on a path shares."""
 
     def __init__(self, path: Path, create: bool, map_size: int, batch_size: int, batch_seconds: float) -> None:
@@ -332,16 +333,7 @@ class _Core(GameTable):
                     index = codec.by_value_key(key, encoded)
                 if len(index) <= max_key:
                     put_index(index, checksum(index, b""))
-        for prefix, added in counts.items():
-            count_key = _COUNT + prefix
-            old = txn.get(count_key, db=meta)
-            total = added + (int.from_bytes(codec.unseal("meta", count_key, old), "big") if old else 0)
-            txn.put(count_key, seal(count_key, total.to_bytes(8, "big")), db=meta)
-            if old is None:
-                name_key = _RULESET + prefix
-                txn.put(name_key, seal(name_key, _ruleset_name(prefix[0], prefix[1]).encode()), db=meta)
-        if counts:
-            txn.put(b"engine_version", seal(b"engine_version", ENGINE_VERSION.encode()), db=meta)
+        add_counts(txn, meta, counts)
         return made
 
     def _tick(self) -> None:

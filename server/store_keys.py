@@ -47,7 +47,7 @@ def state_of_key(key: bytes) -> tuple[Ruleset, State]:
     try:
         if decoder is not None:
             state = tuple(decoder(key))
-        elif type(ruleset).key is Ruleset.key:
+        elif type(getattr(ruleset, "reference", ruleset)).key is Ruleset.key:  # compiled: the reference's keys
             state = codec.decode_state_key(key)[2]
         else:
             raise codec.CodecError(f"{ruleset.name} overrides key(); its keys cannot be decoded")

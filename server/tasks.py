@@ -48,7 +48,11 @@ def task(fn: Callable[..., Any]) -> Callable[..., Any]:
 # -- shared with the servicer's cheap paths ---------------------------------------------------
 def parse_position(limits: Limits, ruleset: str, text: str) -> tuple[Ruleset, State]:
     """Parse ``text`` as a position of ``ruleset`` and check it against the limits."""
-    rules = get_ruleset(ruleset)
+    return rules_position(limits, get_ruleset(ruleset), text)
+
+
+def rules_position(limits: Limits, rules: Ruleset, text: str) -> tuple[Ruleset, State]:
+    """``parse_position`` with the ruleset already found (a batch finds it once)."""
     if not isinstance(text, str) or not text.strip():
         raise RumaInputError(f"empty position {text!r} for {rules.name}")
     if len(text) > limits.max_text:

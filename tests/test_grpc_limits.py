@@ -39,12 +39,13 @@ def wait_idle(client: Client, within: float) -> float:
     return time.monotonic() - started
 
 
-def test_deadline_stops_the_evaluation_and_keeps_its_work(served: tuple[object, str]) -> None:
+@pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing"])  # the partizan search and the compiled impartial one
+def test_deadline_stops_the_evaluation_and_keeps_its_work(served: tuple[object, str], ruleset: str) -> None:
     _, address = served
     with connect(address) as client:
         started = time.monotonic()
         with pytest.raises(RumaRpcError) as error:
-            client.evaluate("sowing", LARGE, timeout=0.5)
+            client.evaluate(ruleset, LARGE, timeout=0.5)
         assert error.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
         assert time.monotonic() - started < 1.5
         wait_idle(client, within=1.0)  # the evaluation stopped within a second of the deadline

@@ -457,6 +457,8 @@ def clear_caches() -> None:
     _SUM.clear()
     _LE.clear()
     _RAW.clear()
+    if _NATIVE is not None:
+        _NATIVE.kernel_clear()
 
 
 def cache_info() -> dict[str, int]:
@@ -464,3 +466,39 @@ def cache_info() -> dict[str, int]:
     return {"games": len(_OBJ), "sums": len(_SUM), "comparisons": len(_LE), "option_lists": len(_RAW)}
 
 
+
+
+# -- the compiled order and canonicalisation ----------------------------------------------------
+def bind_native(native: Any) -> None:
+    """Give the compiled core (``ruma.engine.native._core``) these tables and functions (idempotent)."""
+    native.kernel_bind(_LO, _RO, _LS, _RS, _NUSV, _NIM, _NUM, _NEG, _fast, _finish, _canon, _add, _neg)
+
+
+def _compiled_kernel() -> Any:
+    """The compiled core bound to these tables when the compiled engine is active, else None.
+
+    A misconfigured ``RUMA_ENGINE`` is reported where the engine is next asked for (``get_ruleset``
+    raises it as a ``RumaInputError``); this import just keeps the Python kernel.
+    """
+    from ruma.engine.errors import RumaError
+    from ruma.engine.native import active_engine, core
+
+    try:
+        if active_engine() != "c":
+            return None
+    except RumaError:
+        return None
+    native = core()
+    assert native is not None
+    bind_native(native)
+    return native
+
+
+_NATIVE = _compiled_kernel()
+if _NATIVE is not None:
+    # ``_le`` and ``_canonicalise`` become the compiled ones (engine/native/kernel.c): every
+    # caller looks them up as globals at call time (and ``game`` imports them after this line),
+    # so the sums, comparisons and the evaluator all use them; the Python definitions above stay
+    # the reference the compiled ones are tested against. ``globals()`` keeps mypy's view of the
+    # functions' types, which the compiled ones share.
+    globals().update(_le=_NATIVE.le, _canonicalise=_NATIVE.canonicalise)

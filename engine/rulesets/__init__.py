@@ -2,6 +2,8 @@
 
 Modules are imported lazily so that importing the engine stays cheap. A name may carry a
 parameter after a colon (``octal:0.37``); such entries name a factory taking the parameter text.
+With the compiled engine active (``ruma.engine.native``), the row-of-pots rulesets are returned as
+their compiled subclasses; the module-level instances (``sowing.SOWING``, ...) stay pure Python.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import importlib
 from typing import Callable, cast
 
 from ruma.engine.errors import UnknownRulesetError
+from ruma.engine.native import compiled
 from ruma.engine.rulesets.base import Position, Ruleset, State
 
 __all__ = ["Position", "Ruleset", "State", "get_ruleset", "ruleset_by_code", "ruleset_names", "ruleset_description",
@@ -53,7 +56,7 @@ def get_ruleset(name: str) -> Ruleset:
     if cached is not None:
         return cached
     if key in _RULESETS:
-        ruleset = cast(Ruleset, _load(_RULESETS[key]))
+        ruleset = compiled(cast(Ruleset, _load(_RULESETS[key])))  # the compiled core when active
     else:
         family, sep, parameter = key.partition(":")
         if not sep or family not in _FACTORIES:

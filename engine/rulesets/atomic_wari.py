@@ -56,6 +56,7 @@ __all__ = [
     "reach_right",
     "reach_left",
     "sparse_nim_value",
+    "octal_37",
 ]
 
 
@@ -169,6 +170,18 @@ def cuts(state: State) -> list[tuple[int, int, int, int]]:
 _OCTAL: list[Any] = []
 
 
+def octal_37() -> Any | None:
+    """The octal game ·37 of Theorem 3.1 (``ruma.engine.octal.OctalGame("0.37")``, made once), or
+    None if ``ruma.engine.octal`` is unavailable."""
+    if not _OCTAL:
+        try:
+            from ruma.engine.octal import OctalGame  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            return None
+        _OCTAL.append(OctalGame("0.37"))
+    return _OCTAL[0]
+
+
 def sparse_nim_value(state: State) -> int | None:
     """Theorem 3.1: the nim value of a sparse row (every pot <= 2), or None if not sparse or
     if ``ruma.engine.octal`` is unavailable."""
@@ -186,13 +199,9 @@ def sparse_nim_value(state: State) -> int | None:
             m = 0
     if m:
         runs.append(m)
-    if not _OCTAL:
-        try:
-            from ruma.engine.octal import OctalGame  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            return None
-        _OCTAL.append(OctalGame("0.37"))
-    game = _OCTAL[0]
+    game = octal_37()
+    if game is None:
+        return None
     total = 0
     for m in runs:
         total ^= int(game.value(m))

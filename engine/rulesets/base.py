@@ -109,6 +109,12 @@ class Ruleset(ABC):
         except ValueError:
             return prefix + b"\x01" + ",".join(map(str, state)).encode()
 
+    def canonical_key(self, state: State) -> tuple[bytes, bool]:
+        """``(key(canonical), mirrored)`` for ``canonical, mirrored = normalise(state)``: what a
+        stored lookup needs (compiled rulesets do it in one call)."""
+        canonical, mirrored = self.normalise(state)
+        return self.key(canonical), mirrored
+
     def direct_value(self, state: State) -> "object | None":
         """A value known by theorem without search (``Game``/nim value), or ``None``."""
         return None

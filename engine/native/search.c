@@ -1,0 +1,513 @@
+/* search.c — the compiled evaluator: an iterative depth-first search over a compact hash table.
+ *
+ * The Python reference is ruma.engine.evaluator._Search: value a normalised component by valuing
+ * every unknown component of every option first, then mex (impartial: nim values, xor within an
+ * option) or {Left sums | Right sums} canonicalised by the interned Python kernel (partizan: the
+ * values are Game ids, sums and negatives come from the kernel too, so Game interning is untouched).
+ *
+ * Python is called only
+ *   - to consult the persistent memo about a component the table has never seen (memo.lookup),
+ *   - to hand newly valued (key, value) pairs back in bulk (memo.insert_many, every FLUSH_EVERY
+ *     values and before returning or raising, so everything valued is in the memo; a plain
+ *     InMemoryMemo's dict or a CompactMemo's table is read and written directly),
+ *   - for partizan canonical forms, sums and negatives not in the compiled kernel's caches
+ *     (kernel.c: kernel._canon, _add, _neg on a miss) and Theorem 3.1's ·37 values,
+ *   - every POLL_EVERY expansions, for should_cancel and progress.
+ *
+ * Table values: >= 0 a known value (nim value or Game id); the negative markers of search.h.
+ * The memo traffic (batches of inserts and lookups, speculation) is in search_memo.c.
+ * The DFS keeps, for each frame on the path, its state and the components of its options (record,
+ * option index, mirrored flag, and the component's state while its value is unknown) in LIFO
+ * arrays, so memory beyond the table is proportional to the depth of the search.
+ */
+#include "search.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* values                                                                                    */
+
+static int raise_interrupted(SearchObject *s, const char *kind, const pot_t *state, size_t n) {
+    /* everything valued so far goes to the memo first, as in the reference */
+    if (flush_pending(s) < 0) return -1;
+    PyObject *tuple = state ? pots_to_tuple(state, n) : (Py_INCREF(Py_None), Py_None);
+    if (!tuple) return -1;
+    PyObject *args = Py_BuildValue("(sN)", kind, tuple);
+    if (!args) return -1;
+    PyErr_SetObject(Interrupted, args);
+    Py_DECREF(args);
+    return -1;
+}
+
+/* Theorem 3.1's nim value from the runs of deuces: xor of ·37 at each run length. Returns 0, 1
+ * when the values are unavailable (then no direct value applies), -1 on error. */
+static int octal_nim(SearchObject *s, const size_t *runs, size_t nruns, int64_t *out) {
+    int64_t total = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        size_t m = runs[k];
+        if (m >= s->n_octal) {
+            size_t cap = s->n_octal;
+            if (GROW(s->octal_values, cap, m + 1) < 0) return -1;
+            for (size_t j = s->n_octal; j <= m; j++) {
+                PyObject *v = PyObject_CallFunction(s->octal, "n", (Py_ssize_t)j);
+                if (!v) return -1;
+                s->octal_values[j] = PyLong_AsLongLong(v);
+                Py_DECREF(v);
+                if (s->octal_values[j] == -1 && PyErr_Occurred()) return -1;
+                if (s->octal_values[j] < 0) { /* the octal module is unavailable: no direct values */
+                    Py_CLEAR(s->octal);
+                    s->octal = Py_NewRef(Py_None);
+                    return 1;
+                }
+            }
+            s->n_octal = m + 1;
+        }
+        total ^= s->octal_values[m];
+    }
+    *out = total;
+    return 0;
+}
+
+static int nimber_game_id(SearchObject *s, int64_t k, int64_t *out) {
+    if ((size_t)k >= s->n_nimber) {
+        size_t cap = s->n_nimber;
+        if (GROW(s->nimber_ids, cap, (size_t)k + 1) < 0) return -1;
+        for (size_t j = s->n_nimber; j <= (size_t)k; j++) {
+            PyObject *v = PyObject_CallFunction(s->nimber_id, "n", (Py_ssize_t)j);
+            if (!v) return -1;
+            s->nimber_ids[j] = PyLong_AsLongLong(v);
+            Py_DECREF(v);
+            if (s->nimber_ids[j] == -1 && PyErr_Occurred()) return -1;
+        }
+        s->n_nimber = (size_t)k + 1;
+    }
+    *out = s->nimber_ids[k];
+    return 0;
+}
+
+/* The direct value (Theorem 3.1) of a state, if it applies: 1 and *value, 0 if not, -1 error. */
+static int direct_value(SearchObject *s, const pot_t *state, size_t n, int32_t *value) {
+    if (s->rules->family == FAM_SOWING || s->octal == Py_None) return 0;
+    size_t *runs = (size_t *)buf_reserve(&s->sc.d, n / 2 + 2); /* pot_t and size_t: 8 bytes */
+    if (!runs) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    size_t nruns;
+    if (!family_sparse_runs(s->rules->family, state, n, runs, &nruns)) return 0;
+    int64_t nim;
+    int rc = octal_nim(s, runs, nruns, &nim);
+    if (rc != 0) return rc < 0 ? -1 : 0;
+    if (!s->rules->impartial && nimber_game_id(s, nim, &nim) < 0) return -1;
+    *value = (int32_t)nim;
+    return 1;
+}
+
+/* The value of a finished frame from its components' values. */
+static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
+    size_t nopts = f->nopts;
+    if (GROW(s->acc, s->acc_cap, nopts + 1) < 0) return -1;
+    int64_t *acc = s->acc;
+    for (size_t k = 0; k < nopts; k++) acc[k] = 0; /* an option of no live component is 0 */
+    if (s->rules->impartial) {
+        for (size_t c = f->comps_begin; c < f->comps_end; c++)
+            acc[s->comps[c].opt] ^= table_value(&s->table, s->comps[c].rec);
+        /* mex: at most nopts values, so the mex is at most nopts */
+        if (GROW(s->seen, s->seen_cap, nopts + 1) < 0) return -1;
+        memset(s->seen, 0, nopts + 1);
+        for (size_t k = 0; k < nopts; k++)
+            if ((size_t)acc[k] <= nopts) s->seen[acc[k]] = 1;
+        int32_t mex = 0;
+        while (s->seen[mex]) mex++;
+        *value = mex;
+        return 0;
+    }
+    /* partizan: acc[k] = sum of the option's components (mirrored ones negated), as Game ids */
+    for (size_t c = f->comps_begin; c < f->comps_end; c++) {
+        Comp *comp = &s->comps[c];
+        int32_t part = table_value(&s->table, comp->rec), sum;
+        if (comp->mirrored && kernel_neg(part, &part) < 0) return -1;
+        if (kernel_add((int32_t)acc[comp->opt], part, &sum) < 0) return -1; /* 0 + G = G: ZERO is id 0 */
+        acc[comp->opt] = sum;
+    }
+    if (GROW(s->ids, s->ids_cap, nopts + 1) < 0) return -1;
+    for (size_t k = 0; k < nopts; k++) s->ids[k] = (int32_t)acc[k];
+    return kernel_canon(s->ids, f->split, s->ids + f->split, nopts - f->split, value);
+}
+
+/* Record a computed value: table, pending memo inserts, count, limit. */
+static int record(SearchObject *s, uint32_t rec, int32_t value, const pot_t *state, size_t n) {
+    table_set(&s->table, rec, value);
+    if (GROW(s->pending, s->pending_cap, s->npending + 1) < 0) return -1;
+    s->pending[s->npending++] = rec;
+    s->valued++;
+    if (s->max_positions >= 0 && s->valued > s->max_positions) return raise_interrupted(s, "limit", state, n);
+    if (s->npending >= FLUSH_EVERY) return flush_pending(s);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* the depth-first search                                                                    */
+
+/* Push a frame for record rec whose state is path[src_off .. + len): copied to the top of path
+ * (copy = 1; the source is a parent's component, which stays where it is until the parent pops),
+ * or used in place (copy = 0; the root, alone on the path). */
+static int push_frame(SearchObject *s, uint32_t rec, size_t src_off, size_t len, int copy) {
+    if (GROW(s->frames, s->frames_cap, s->nframes + 1) < 0) return -1;
+    Frame *f = &s->frames[s->nframes++];
+    memset(f, 0, sizeof *f);
+    f->rec = rec;
+    f->state_len = len;
+    if (copy) {
+        if (GROW(s->path, s->path_cap, s->path_len + len) < 0) return -1;
+        /* by offset, after growing: path may have moved */
+        memcpy(s->path + s->path_len, s->path + src_off, len * sizeof *s->path);
+        f->state_off = s->path_len;
+        s->path_len += len;
+    } else {
+        f->state_off = src_off;
+    }
+    table_set(&s->table, rec, table_value(&s->table, rec) == LOOKUP ? ACTIVE_LOOKUP : ACTIVE);
+    return 0;
+}
+
+static void pop_frame(SearchObject *s) {
+    Frame *f = &s->frames[--s->nframes];
+    s->path_len = f->state_off;
+    s->ncomps = f->comps_begin;
+}
+
+/* Find or add the record of a key body; new records go into the lookup batch. */
+static int key_record(SearchObject *s, const uint8_t *body, size_t len, uint32_t h, uint32_t *rec) {
+    uint32_t r = table_find(&s->table, body, len, h);
+    if (r == TABLE_NONE) {
+        r = table_add(&s->table, body, len, h, LOOKUP);
+        if (r == TABLE_NONE) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (GROW(s->batch, s->batch_cap, s->nbatch + 1) < 0) return -1;
+        s->batch[s->nbatch++] = r;
+    }
+    *rec = r;
+    return 0;
+}
+
+/* The record of a component (its key computed here). */
+static int component_record(SearchObject *s, const pot_t *row, size_t n, uint32_t *rec) {
+    long len = family_key_body(s->rules->family, row, n, &s->key, &s->key_cap);
+    if (len < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return key_record(s, s->key, (size_t)len, table_hash(s->key, (size_t)len), rec);
+}
+
+/* First visit of a frame: the direct value, or the options' components (memo consulted, or queued
+ * for a batch when speculating). Returns 1 when the frame was valued directly, 0 when expanded, 2
+ * when a batch of lookups settled frames on the path (look at the top again), -1 on error.
+ *
+ * Two passes over the components: the first decomposes every option and hashes every component's
+ * key, prefetching its index slot; the second probes the table. The probes are cache misses on a
+ * big table, and this way they overlap instead of waiting one after the other. */
+static int expand(SearchObject *s, Frame *f) {
+    f->expanded = 1;
+    f->comps_begin = f->comps_end = f->cursor = s->ncomps;
+    const pot_t *state = s->path + f->state_off;
+    size_t n = f->state_len;
+    int32_t direct;
+    int found = direct_value(s, state, n, &direct);
+    if (found < 0) return -1;
+    if (found) return record(s, f->rec, direct, state, n) < 0 ? -1 : 1;
+
+    RulesObject *rules = s->rules;
+    rows_clear(&s->opts);
+    if (rules_options(rules, state, n, +1, &s->opts) < 0) goto nomem;
+    f->split = (uint32_t)s->opts.count;
+    if (!rules->impartial && rules_options(rules, state, n, -1, &s->opts) < 0) goto nomem;
+    f->nopts = (uint32_t)s->opts.count;
+
+    /* pass 1: every option's components, their keys (back to back in s->key) and hashes */
+    rows_clear(&s->pieces);
+    size_t nkeys = 0, keys_len = 0;
+    for (size_t k = 0; k < s->opts.count; k++) {
+        size_t on, first = s->pieces.count;
+        const pot_t *option = rows_row(&s->opts, k, &on);
+        if (family_decompose(rules->family, option, on, &s->pieces, &s->sc) < 0) goto nomem;
+        for (size_t p = first; p < s->pieces.count; p++) {
+            size_t pn;
+            const pot_t *piece = rows_row(&s->pieces, p, &pn);
+            if (GROW(s->pieces_opt, s->pieces_opt_cap, p + 1) < 0) return -1;
+            if (GROW(s->key_at, s->key_at_cap, nkeys + 2) < 0) return -1;
+            if (GROW(s->key_hash, s->key_hash_cap, nkeys + 1) < 0) return -1;
+            s->pieces_opt[p] = (uint32_t)k;
+            long len = family_key_body(rules->family, piece, pn, &s->one_key, &s->one_key_cap);
+            if (len < 0) goto nomem;
+            if (GROW(s->keys, s->keys_cap, keys_len + (size_t)len) < 0) return -1;
+            memcpy(s->keys + keys_len, s->one_key, (size_t)len);
+            s->key_at[nkeys] = keys_len;
+            keys_len += (size_t)len;
+            s->key_at[nkeys + 1] = keys_len;
+            uint32_t h = table_hash(s->keys + s->key_at[nkeys], (size_t)len);
+            s->key_hash[nkeys++] = h;
+            table_prefetch(&s->table, h);
+        }
+    }
+    /* pass 2: the records, and the states of components whose value is not known yet */
+    for (size_t p = 0; p < nkeys; p++) {
+        uint32_t rec;
+        if (key_record(s, s->keys + s->key_at[p], s->key_at[p + 1] - s->key_at[p], s->key_hash[p], &rec) < 0)
+            return -1;
+        if (GROW(s->comps, s->comps_cap, s->ncomps + 1) < 0) return -1;
+        Comp *c = &s->comps[s->ncomps++];
+        c->rec = rec;
+        c->opt = s->pieces_opt[p];
+        c->mirrored = s->pieces.flag[p];
+        c->state_len = SIZE_MAX;
+        if (table_value(&s->table, rec) < 0) { /* keep the state: it may have to be searched */
+            size_t pn;
+            const pot_t *piece = rows_row(&s->pieces, p, &pn);
+            if (GROW(s->path, s->path_cap, s->path_len + pn) < 0) return -1;
+            memcpy(s->path + s->path_len, piece, pn * sizeof *piece);
+            c->state_off = s->path_len;
+            c->state_len = pn;
+            s->path_len += pn;
+        }
+    }
+    f->comps_end = s->ncomps;
+    if (!s->speculative || s->nbatch >= SPECULATIVE_BATCH) {
+        int rc = lookup_batch(s);
+        if (rc < 0) return -1;
+        if (rc > 0) return 2; /* frames on the path were settled by the memo */
+    }
+    return 0;
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+static int poll(SearchObject *s) {
+    if (s->should_cancel != Py_None) {
+        PyObject *r = PyObject_CallNoArgs(s->should_cancel);
+        if (!r) return -1;
+        int stop = PyObject_IsTrue(r);
+        Py_DECREF(r);
+        if (stop < 0) return -1;
+        if (stop) return raise_interrupted(s, "cancelled", NULL, 0);
+    }
+    if (s->progress != Py_None) {
+        PyObject *r = PyObject_CallFunction(s->progress, "L", s->valued);
+        if (!r) return -1;
+        Py_DECREF(r);
+    }
+    return 0;
+}
+
+/* Value the frame on top of the stack and everything it needs. */
+static int run(SearchObject *s) {
+    while (s->nframes) {
+        Frame *f = &s->frames[s->nframes - 1];
+        if (!f->expanded) {
+            if (++s->expansions % POLL_EVERY == 0 && poll(s) < 0) return -1;
+            int rc = expand(s, f);
+            if (rc < 0) return -1;
+            if (rc == 2) continue; /* the stack changed */
+            f = &s->frames[s->nframes - 1]; /* arrays may have moved */
+            if (rc == 1) {
+                pop_frame(s);
+                continue;
+            }
+        }
+        int pushed = 0;
+        while (f->cursor < f->comps_end) {
+            Comp *c = &s->comps[f->cursor];
+            int32_t v = table_value(&s->table, c->rec);
+            if (v >= 0) {
+                f->cursor++;
+                continue;
+            }
+            if (v == ACTIVE || v == ACTIVE_LOOKUP) /* an unfinished ancestor: play would loop */
+                return raise_interrupted(s, "loopy", s->path + c->state_off, c->state_len);
+            if (push_frame(s, c->rec, c->state_off, c->state_len, 1) < 0) return -1;
+            pushed = 1;
+            break;
+        }
+        if (pushed) continue;
+        int32_t value;
+        if (frame_value(s, f, &value) < 0) return -1;
+        if (record(s, f->rec, value, s->path + f->state_off, f->state_len) < 0) return -1;
+        pop_frame(s);
+    }
+    return 0;
+}
+
+/* Search.value(component) -> the nim value or Game id of a normalised component. */
+static PyObject *Search_value(SearchObject *s, PyObject *state) {
+    if (s->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Search.value re-entered from a callback");
+        return NULL;
+    }
+    size_t n;
+    int rc = state_to_pots(state, &s->sc.a, &n);
+    if (rc < 0) return NULL;
+    if (rc > 0) {
+        PyErr_Format(PyExc_TypeError, "the compiled search takes a tuple of seed counts, not %R", state);
+        return NULL;
+    }
+    if (s->broken) {
+        PyErr_SetString(PyExc_RuntimeError, "this search was interrupted; start a new one");
+        return NULL;
+    }
+    s->busy = 1;
+    s->nframes = s->ncomps = s->path_len = s->nbatch = 0;
+    PyObject *result = NULL;
+    uint32_t rec;
+    if (component_record(s, s->sc.a.v, n, &rec) < 0) goto done;
+    if (s->nbatch && lookup_batch(s) < 0) goto done; /* the root: always asked about first */
+    if (table_value(&s->table, rec) == UNKNOWN) {
+        if (GROW(s->path, s->path_cap, n) < 0) goto done;
+        memcpy(s->path, s->sc.a.v, n * sizeof *s->path); /* the root's state, at offset 0 */
+        s->path_len = n;
+        if (push_frame(s, rec, 0, n, 0) < 0) goto done;
+        if (run(s) < 0) goto done;
+    }
+    s->nbatch = 0; /* left: only records valued meanwhile (every pushed one has a value now) */
+    if (flush_pending(s) < 0) goto done;
+    result = PyLong_FromLong(table_value(&s->table, rec));
+done:
+    s->busy = 0;
+    if (!result) s->broken = 1; /* markers of the interrupted search are left in the table */
+    return result;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* the type                                                                                  */
+
+static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"rules", "lookup", "lookup_many", "insert_many", "entries", "progress",
+                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", NULL};
+    RulesObject *rules;
+    PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
+    PyObject *compact = Py_None;
+    long long max_positions;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|O", kwlist, &Rules_Type, &rules, &lookup,
+                                     &lookup_many, &insert_many, &entries, &progress, &should_cancel,
+                                     &max_positions, &games, &octal, &nimber_id, &compact))
+        return -1;
+    if (compact != Py_None && !PyObject_TypeCheck(compact, &CompactMemo_Type)) {
+        PyErr_SetString(PyExc_TypeError, "compact must be a CompactMemo or None");
+        return -1;
+    }
+    if (entries != Py_None && !PyDict_CheckExact(entries)) {
+        PyErr_SetString(PyExc_TypeError, "entries must be a dict or None");
+        return -1;
+    }
+    if (s->rules) {
+        PyErr_SetString(PyExc_RuntimeError, "Search is already initialised");
+        return -1;
+    }
+    if (!rules->impartial && (!PyList_Check(games) || !kernel_bound())) {
+        PyErr_SetString(PyExc_TypeError, "a partizan search needs the bound kernel and its list of games");
+        return -1;
+    }
+    Py_INCREF(rules);
+    s->rules = rules;
+#define KEEP(field)          \
+    Py_INCREF(field);        \
+    s->field = field;
+    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id)
+#undef KEEP
+    s->max_positions = max_positions;
+    if (compact != Py_None) s->compact = (CompactMemoObject *)Py_NewRef(compact);
+    if (table_init(&s->table) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    scratch_init(&s->sc);
+    rows_init(&s->opts);
+    rows_init(&s->pieces);
+    return 0;
+}
+
+static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
+    Py_VISIT(s->rules);
+    Py_VISIT(s->lookup);
+    Py_VISIT(s->lookup_many);
+    Py_VISIT(s->insert_many);
+    Py_VISIT(s->entries);
+    Py_VISIT(s->compact);
+    Py_VISIT(s->progress);
+    Py_VISIT(s->should_cancel);
+    Py_VISIT(s->games);
+    Py_VISIT(s->octal);
+    Py_VISIT(s->nimber_id);
+    return 0;
+}
+
+static int Search_clear(SearchObject *s) {
+    Py_CLEAR(s->rules);
+    Py_CLEAR(s->lookup);
+    Py_CLEAR(s->lookup_many);
+    Py_CLEAR(s->insert_many);
+    Py_CLEAR(s->entries);
+    Py_CLEAR(s->compact);
+    Py_CLEAR(s->progress);
+    Py_CLEAR(s->should_cancel);
+    Py_CLEAR(s->games);
+    Py_CLEAR(s->octal);
+    Py_CLEAR(s->nimber_id);
+    return 0;
+}
+
+static void Search_dealloc(SearchObject *s) {
+    PyObject_GC_UnTrack(s);
+    Search_clear(s);
+    table_free(&s->table);
+    scratch_free(&s->sc);
+    rows_free(&s->opts);
+    rows_free(&s->pieces);
+    free(s->key);
+    free(s->frames);
+    free(s->comps);
+    free(s->path);
+    free(s->pending);
+    free(s->full);
+    free(s->batch);
+    free(s->acc);
+    free(s->ids);
+    free(s->pieces_opt);
+    free(s->key_hash);
+    free(s->keys);
+    free(s->one_key);
+    free(s->key_at);
+    free(s->seen);
+    free(s->octal_values);
+    free(s->nimber_ids);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static PyObject *Search_stats(SearchObject *s, PyObject *unused) {
+    (void)unused;
+    return Py_BuildValue("{sLsLsLsLsnsn}", "positions_valued", s->valued, "memo_hits", s->hits, "memo_misses",
+                         s->misses, "expansions", s->expansions, "table_entries", (Py_ssize_t)s->table.count,
+                         "table_bytes", (Py_ssize_t)table_bytes(&s->table));
+}
+
+static PyMethodDef Search_methods[] = {
+    {"value", (PyCFunction)Search_value, METH_O,
+     "value(component) -> nim value (impartial) or Game id (partizan) of a normalised component."},
+    {"stats", (PyCFunction)Search_stats, METH_NOARGS,
+     "stats() -> counters: positions valued, memo hits and misses, expansions, table entries and bytes."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyTypeObject Search_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruma.engine.native._core.Search",
+    .tp_basicsize = sizeof(SearchObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "One evaluation's compiled search (see search.c); made by ruma.engine.native.search.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Search_init,
+    .tp_dealloc = (destructor)Search_dealloc,
+    .tp_traverse = (traverseproc)Search_traverse,
+    .tp_clear = (inquiry)Search_clear,
+    .tp_methods = Search_methods,
+};

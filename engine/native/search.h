@@ -1,0 +1,113 @@
+/* search.h — what the compiled search's two files share: the search object and its markers.
+ * search.c is the depth-first search; search_memo.c its traffic with the memo. */
+#ifndef RUMA_SEARCH_H
+#define RUMA_SEARCH_H
+
+#include "core.h"
+#include "kernel.h"
+#include "memo.h"
+#include "table.h"
+
+#define UNKNOWN (-1)       /* not in the memo, not yet valued */
+#define ACTIVE (-2)        /* on the search path: meeting it again means the game is loopy */
+#define LOOKUP (-3)        /* the memo not consulted yet (the key waits in the lookup batch) */
+#define ACTIVE_LOOKUP (-4) /* on the search path, the memo not consulted yet (speculative) */
+
+/* Batched lookups. A memo that offers lookup_many (the LMDB store, where one call costs about a
+ * microsecond whatever it holds) is consulted in batches: after SPECULATE_AFTER misses in a row
+ * the search stops waiting for the memo before descending — a component not consulted yet is
+ * searched as if it had missed ("speculative") — and consults it SPECULATIVE_BATCH keys at a time.
+ * A key found there then settles its frame on the path at once (the frames above it are dropped,
+ * the values they found so far stay valid: values are facts), and the search goes back to asking
+ * before each descent. Valuing a position the memo also holds wastes work, never correctness.
+ * Memos without lookup_many (a plain dict) are asked before each descent, as in the reference. */
+#define SPECULATE_AFTER 256
+#define SPECULATIVE_BATCH 512
+
+#define POLL_EVERY 4096  /* expansions between two calls of should_cancel / progress */
+#define FLUSH_EVERY 16384 /* values handed to memo.insert_many at once (the store's batch size) */
+
+typedef struct {
+    uint32_t rec;
+    uint32_t opt;
+    uint8_t mirrored;
+    size_t state_off, state_len; /* in path; state_len == SIZE_MAX when not kept (value known) */
+} Comp;
+
+typedef struct {
+    uint32_t rec;
+    size_t state_off, state_len; /* the frame's own state in path */
+    size_t comps_begin, comps_end, cursor;
+    uint32_t nopts, split; /* options; Left's are the first split (partizan) */
+    int expanded;
+} Frame;
+
+typedef struct {
+    PyObject_HEAD
+    RulesObject *rules;
+    PyObject *lookup, *lookup_many, *insert_many, *progress, *should_cancel;
+    PyObject *entries; /* the dict of a plain InMemoryMemo (read and written directly), or None */
+    CompactMemoObject *compact; /* a CompactMemo (its table read and written in C), or NULL */
+    uint8_t *full;              /* a whole key (prefix + body) for the CompactMemo */
+    size_t full_cap;
+    PyObject *games;                     /* partizan: kernel._OBJ, id -> Game (None if impartial) */
+    PyObject *octal, *nimber_id;         /* Theorem 3.1 (Atomic Wari families) */
+    long long max_positions;             /* -1: no limit */
+    long long valued, hits, misses, expansions;
+    long long misses_in_row; /* consecutive memo misses: SPECULATE_AFTER of them start speculating */
+    int speculative;          /* descend into components the memo has not been asked about yet */
+    int busy, broken;
+    Table table;
+    Scratch sc;
+    Rows opts, pieces;
+    uint8_t *key;
+    size_t key_cap;
+    Frame *frames;
+    size_t nframes, frames_cap;
+    Comp *comps;
+    size_t ncomps, comps_cap;
+    pot_t *path;
+    size_t path_len, path_cap;
+    uint32_t *pending, *batch;
+    size_t npending, pending_cap, nbatch, batch_cap;
+    int64_t *acc; /* per option: xor (impartial) or sum id (partizan) */
+    size_t acc_cap;
+    int32_t *ids; /* partizan: the options' values for kernel_canon */
+    size_t ids_cap;
+    /* expand's pass 1: per component its option, key (back to back in keys) and hash */
+    uint32_t *pieces_opt, *key_hash;
+    size_t pieces_opt_cap, key_hash_cap;
+    uint8_t *keys, *one_key;
+    size_t keys_cap, one_key_cap;
+    size_t *key_at;
+    size_t key_at_cap;
+    uint8_t *seen;
+    size_t seen_cap;
+    int64_t *octal_values, *nimber_ids;
+    size_t n_octal, n_nimber;
+} SearchObject;
+
+/* ---------------------------------------------------------------------------------------- */
+/* growable arrays                                                                           */
+
+static inline int grow(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* search_memo.c */
+int flush_pending(SearchObject *s);
+int lookup_batch(SearchObject *s);
+
+#endif

@@ -1,0 +1,125 @@
+"""The evaluator's compiled search: ``NativeSearch`` wraps ``_core.Search`` for ``evaluate``.
+
+It has the surface of ``ruma.engine.evaluator._Search`` that ``evaluate`` uses (``value_of``,
+``stats``, ``memo``): the search itself runs in C (``search.c``) over a compact table, consults
+the memo through ``memo.lookup`` for components it has never seen, and hands every newly valued
+``(key, value)`` back through ``insert_many`` in bulk. Partizan values are ``Game`` ids: sums,
+negatives and ``{L | R}`` go through the compiled kernel's caches and, on a miss, the Python
+kernel (``kernel._add``, ``_neg``, ``_canon``; ``kernel._OBJ`` maps ids back to ``Game`` objects),
+so interning and ids are exactly those of the pure-Python engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ruma.engine.cgt import Game, nimber
+from ruma.engine.cgt import kernel
+from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
+from ruma.engine.memo import InMemoryMemo, Memo, Value, bulk_inserter
+from ruma.engine.native import _core
+from ruma.engine.rulesets.atomic_wari import octal_37
+from ruma.engine.rulesets.base import Ruleset, State
+
+__all__ = ["NativeSearch", "make_search"]
+
+_MAX_COUNT = 10**12  # RUMA_MAX_COUNT of rows.h: the largest count the compiled code takes
+
+
+def _nimber_id(k: int) -> int:
+    return nimber(k).id
+
+
+def _octal_value(m: int) -> int:
+    """·37 at ``m`` for Theorem 3.1, or -1 when ``ruma.engine.octal`` is unavailable (imported on
+    the first sparse row, as the reference does: a search answered by the memo never needs it)."""
+    game = octal_37()
+    return -1 if game is None else int(game.value(m))
+
+
+class NativeSearch:
+    """One evaluation's compiled search (see the module docstring)."""
+
+    def __init__(self, rules: Ruleset, native: _core.Rules, memo: Memo, stats: Any,
+                 progress: Callable[[int], None] | None, should_cancel: Callable[[], bool] | None,
+                 max_positions: int | None) -> None:
+        self.rules = rules
+        self.memo = memo
+        self.stats = stats
+        impartial = native.impartial
+        if not impartial:
+            kernel.bind_native(_core)
+        self._search = _core.Search(
+            native,
+            memo.lookup,
+            getattr(memo, "lookup_many", None),
+            bulk_inserter(memo),
+            memo.entries if type(memo) is InMemoryMemo else None,  # its methods are dict.get/update
+            progress,
+            should_cancel,
+            -1 if max_positions is None else max(0, max_positions),
+            None if impartial else kernel._OBJ,
+            None if native.family == _core.FAMILY_SOWING else _octal_value,
+            None if impartial else _nimber_id,
+            memo if isinstance(memo, _core.CompactMemo) else None,  # read and written in C
+        )
+        self.max_positions = max_positions
+        self._progress, self._should_cancel = progress, should_cancel
+        self._python: Any = None  # the reference search, made when a component needs it
+
+    def value_of(self, component: State) -> Value:
+        """The value of a normalised component (a nim value, or a ``Game`` for partizan rulesets)."""
+        if not all(type(v) is int and 0 <= v <= _MAX_COUNT for v in component):
+            return self._python_value(component)  # what the compiled code does not take
+        try:
+            found = self._search.value(component)
+        except _core.Interrupted as stop:
+            kind, state = stop.args
+            raise self._error(kind, component, state) from None
+        finally:
+            self._count()
+        return found if self.rules.impartial else Game.by_id(found)
+
+    def _count(self) -> None:
+        counters = self._search.stats()
+        extra = self._python.stats if self._python is not None else None
+        stats = self.stats
+        stats.positions_valued = counters["positions_valued"] + (extra.positions_valued if extra else 0)
+        stats.memo_hits = counters["memo_hits"] + (extra.memo_hits if extra else 0)
+        stats.memo_misses = counters["memo_misses"] + (extra.memo_misses if extra else 0)
+        stats.table_bytes = counters["table_bytes"]
+        stats.table_entries = counters["table_entries"]
+
+    def _python_value(self, component: State) -> Value:
+        """The reference search, for a component the compiled search does not take (negative or
+        enormous counts): such inputs then behave exactly as with the pure-Python engine."""
+        if self._python is None:
+            from ruma.engine.evaluator import _Search
+
+            self._python = _Search(self.rules.reference, self.memo, self._progress,  # type: ignore[attr-defined]
+                                   self._should_cancel, self.max_positions)
+        try:
+            value: Value = self._python.value_of(component)
+            return value
+        finally:
+            self._count()
+
+    def _error(self, kind: str, root: State, state: State | None) -> Exception:
+        rules = self.rules
+        if kind == "cancelled":
+            return CancelledError(f"evaluation of {rules.format(root)!r} ({rules.name}) was cancelled")
+        if kind == "limit":
+            return LimitExceededError(
+                f"evaluation needs more than {self.max_positions} positions (limit) in {rules.name}"
+            )
+        shown = rules.format(state if state is not None else root)
+        return RumaInputError(f"position {shown!r} of {rules.name} repeats: the game is loopy")
+
+
+def make_search(rules: Ruleset, memo: Memo, stats: Any, progress: Callable[[int], None] | None,
+                should_cancel: Callable[[], bool] | None, max_positions: int | None) -> NativeSearch | None:
+    """A compiled search for ``rules`` when it is a compiled ruleset, else ``None``."""
+    native = getattr(type(rules), "native", None)
+    if not isinstance(native, _core.Rules):
+        return None
+    return NativeSearch(rules, native, memo, stats, progress, should_cancel, max_positions)

@@ -1,0 +1,286 @@
+/* search_memo.c — the compiled search's traffic with the memo (see search.c for the search).
+ *
+ * Newly valued positions go back in sorted batches (flush_pending): straight into a CompactMemo's
+ * table or a plain InMemoryMemo's dict, else through memo.insert_many. Positions the table has
+ * never seen are asked about in batches (lookup_batch): a CompactMemo in C, a dict directly,
+ * memo.lookup per key, or memo.lookup_many for a whole batch (where the search may speculate:
+ * see SPECULATE_AFTER in search.h).
+ */
+#include "search.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* memo traffic                                                                              */
+
+/* The memo's value object of a table value (a nim value, or the one Game object of an id). */
+static PyObject *value_object(SearchObject *s, int32_t v) {
+    if (s->rules->impartial) return PyLong_FromLong(v);
+    PyObject *game = PyList_GetItem(s->games, v); /* borrowed */
+    Py_XINCREF(game);
+    return game;
+}
+
+typedef struct {
+    const uint8_t *body;
+    size_t len;
+    uint32_t rec;
+} Sortable;
+
+static int by_body(const void *a, const void *b) {
+    const Sortable *x = a, *y = b;
+    int c = memcmp(x->body, y->body, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Order the pending records by key (all keys share the ruleset prefix, so by body): a store then
+ * writes its B-tree pages in order, and sorting an already sorted list is one pass in Python. */
+static int sort_pending(SearchObject *s) {
+    Sortable *v = malloc(s->npending * sizeof *v);
+    if (!v) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < s->npending; k++) {
+        v[k].rec = s->pending[k];
+        v[k].body = table_body(&s->table, v[k].rec, &v[k].len);
+    }
+    qsort(v, s->npending, sizeof *v, by_body);
+    for (size_t k = 0; k < s->npending; k++) s->pending[k] = v[k].rec;
+    free(v);
+    return 0;
+}
+
+/* Hand every pending (key, value) to the memo: straight into a plain InMemoryMemo's dict (what its
+ * insert_many does), else memo.insert_many(list of pairs, sorted by key) in one call. */
+/* The whole key of a record (ruleset prefix + body) in s->full; its length, or -1. */
+static long full_key(SearchObject *s, uint32_t rec) {
+    size_t len;
+    const uint8_t *body = table_body(&s->table, rec, &len);
+    if (GROW(s->full, s->full_cap, len + 2) < 0) return -1;
+    s->full[0] = (uint8_t)s->rules->code;
+    s->full[1] = (uint8_t)s->rules->version;
+    memcpy(s->full + 2, body, len);
+    return (long)(len + 2);
+}
+
+int flush_pending(SearchObject *s) {
+    if (!s->npending) return 0;
+    if (s->compact) { /* CompactMemo: nim values as they are, Game ids as -(id + 1) */
+        for (size_t k = 0; k < s->npending; k++) {
+            uint32_t rec = s->pending[k];
+            long len = full_key(s, rec);
+            int32_t v = table_value(&s->table, rec);
+            if (len < 0 || compact_add(s->compact, s->full, (size_t)len, s->rules->impartial ? v : -(v + 1)) < 0)
+                return -1;
+        }
+        s->npending = 0;
+        return 0;
+    }
+    if (s->entries != Py_None) {
+        for (size_t k = 0; k < s->npending; k++) {
+            uint32_t rec = s->pending[k];
+            size_t len;
+            const uint8_t *body = table_body(&s->table, rec, &len);
+            PyObject *key = make_key(s->rules, body, len);
+            PyObject *value = key ? value_object(s, table_value(&s->table, rec)) : NULL;
+            int rc = value ? PyDict_SetItem(s->entries, key, value) : -1;
+            Py_XDECREF(key);
+            Py_XDECREF(value);
+            if (rc < 0) return -1;
+        }
+        s->npending = 0;
+        return 0;
+    }
+    if (sort_pending(s) < 0) return -1;
+    PyObject *items = PyList_New((Py_ssize_t)s->npending);
+    if (!items) return -1;
+    for (size_t k = 0; k < s->npending; k++) {
+        uint32_t rec = s->pending[k];
+        size_t len;
+        const uint8_t *body = table_body(&s->table, rec, &len);
+        PyObject *key = make_key(s->rules, body, len);
+        PyObject *value = key ? value_object(s, table_value(&s->table, rec)) : NULL;
+        if (!key || !value) {
+            Py_XDECREF(key);
+            Py_XDECREF(value);
+            Py_DECREF(items);
+            return -1;
+        }
+        PyObject *pair = PyTuple_Pack(2, key, value);
+        Py_DECREF(key);
+        Py_DECREF(value);
+        if (!pair) {
+            Py_DECREF(items);
+            return -1;
+        }
+        PyList_SET_ITEM(items, (Py_ssize_t)k, pair);
+    }
+    s->npending = 0;
+    PyObject *r = PyObject_CallOneArg(s->insert_many, items);
+    Py_DECREF(items);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* A value read from the memo as the table stores it (nim value, or the Game's id). */
+static int memo_value(SearchObject *s, PyObject *value, int32_t *out) {
+    PyObject *number = value;
+    if (!s->rules->impartial) {
+        number = PyObject_GetAttrString(value, "id");
+        if (!number) return -1;
+    } else {
+        Py_INCREF(number);
+    }
+    long v = PyLong_AsLong(number);
+    Py_DECREF(number);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < 0 || v > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "memo value %ld out of the compiled engine's range", v);
+        return -1;
+    }
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* The memo's answer for one key (a new reference; Py_None when absent), NULL on error. */
+static PyObject *memo_get(SearchObject *s, PyObject *key) {
+    if (s->entries != Py_None) { /* InMemoryMemo.lookup is entries.get(key) */
+        PyObject *found = PyDict_GetItemWithError(s->entries, key);
+        if (found) return Py_NewRef(found);
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    }
+    return PyObject_CallOneArg(s->lookup, key);
+}
+
+/* Settle one record by the memo's answer. Returns 1 when a frame on the path (ACTIVE_LOOKUP) was
+ * found in the memo, else 0; -1 on error. */
+static int settle_value(SearchObject *s, uint32_t rec, int hit, int32_t v) {
+    int32_t status = table_value(&s->table, rec);
+    if (status >= 0) return 0; /* valued meanwhile (speculatively): the memo holds the same fact */
+    if (!hit) {
+        s->misses++;
+        s->misses_in_row++;
+        table_set(&s->table, rec, status == ACTIVE_LOOKUP ? ACTIVE : UNKNOWN);
+        return 0;
+    }
+    s->hits++;
+    s->misses_in_row = 0;
+    s->speculative = 0; /* the memo knows this region: ask it before descending again */
+    table_set(&s->table, rec, v);
+    return status == ACTIVE_LOOKUP;
+}
+
+static int settle(SearchObject *s, uint32_t rec, PyObject *found) {
+    if (table_value(&s->table, rec) >= 0) return 0;
+    int32_t v = 0;
+    if (found != Py_None && memo_value(s, found, &v) < 0) return -1;
+    return settle_value(s, rec, found != Py_None, v);
+}
+
+/* The CompactMemo's answer for a record: 0/1 found (value as the search holds it), -1 error. */
+static int compact_get(SearchObject *s, uint32_t rec, int32_t *v) {
+    long len = full_key(s, rec);
+    if (len < 0) return -1;
+    int32_t stored;
+    if (!compact_find(s->compact, s->full, (size_t)len, &stored)) return 0;
+    if ((stored >= 0) != (s->rules->impartial != 0)) {
+        PyErr_SetString(PyExc_TypeError, s->rules->impartial ? "the memo holds a Game for an impartial position"
+                                                             : "the memo holds a nim value for a partizan position");
+        return -1;
+    }
+    *v = stored >= 0 ? stored : -(stored + 1);
+    return 1;
+}
+
+/* Drop the frames from the lowest one the memo settled (its record now has a value) upwards:
+ * the records of the frames above it go back to "not valued" (their memo status kept). */
+static void unwind_settled(SearchObject *s) {
+    size_t lowest = s->nframes;
+    for (size_t j = 0; j < s->nframes; j++)
+        if (table_value(&s->table, s->frames[j].rec) >= 0) {
+            lowest = j;
+            break;
+        }
+    while (s->nframes > lowest) {
+        uint32_t rec = s->frames[s->nframes - 1].rec;
+        int32_t status = table_value(&s->table, rec);
+        if (status == ACTIVE) table_set(&s->table, rec, UNKNOWN);
+        if (status == ACTIVE_LOOKUP) table_set(&s->table, rec, LOOKUP);
+        s->nframes--;
+        s->path_len = s->frames[s->nframes].state_off;
+        s->ncomps = s->frames[s->nframes].comps_begin;
+    }
+}
+
+/* Consult the memo about every record waiting in the batch (LOOKUP or ACTIVE_LOOKUP; records
+ * valued meanwhile are skipped). Returns 1 when frames on the path were settled and dropped
+ * (the caller must look at the top of the stack again), 0, or -1 on error. */
+int lookup_batch(SearchObject *s) {
+    size_t n = 0;
+    for (size_t k = 0; k < s->nbatch; k++) /* keep the records still to be asked about */
+        if (table_value(&s->table, s->batch[k]) < 0) s->batch[n++] = s->batch[k];
+    s->nbatch = 0;
+    if (!n) return 0;
+    int settled = 0;
+    if (s->compact) {
+        for (size_t k = 0; k < n; k++) {
+            int32_t v = 0;
+            int hit = compact_get(s, s->batch[k], &v);
+            if (hit < 0) return -1;
+            int rc = settle_value(s, s->batch[k], hit, v);
+            if (rc < 0) return -1;
+            settled |= rc;
+        }
+    } else if (s->lookup_many == Py_None || s->entries != Py_None) {
+        for (size_t k = 0; k < n; k++) {
+            uint32_t rec = s->batch[k];
+            size_t len;
+            const uint8_t *body = table_body(&s->table, rec, &len);
+            PyObject *key = make_key(s->rules, body, len);
+            PyObject *found = key ? memo_get(s, key) : NULL;
+            Py_XDECREF(key);
+            if (!found) return -1;
+            int rc = settle(s, rec, found);
+            Py_DECREF(found);
+            if (rc < 0) return -1;
+            settled |= rc;
+        }
+    } else {
+        PyObject *keys = PyList_New((Py_ssize_t)n);
+        if (!keys) return -1;
+        for (size_t k = 0; k < n; k++) {
+            size_t len;
+            const uint8_t *body = table_body(&s->table, s->batch[k], &len);
+            PyObject *key = make_key(s->rules, body, len);
+            if (!key) {
+                Py_DECREF(keys);
+                return -1;
+            }
+            PyList_SET_ITEM(keys, (Py_ssize_t)k, key);
+        }
+        PyObject *found = PyObject_CallOneArg(s->lookup_many, keys);
+        Py_DECREF(keys);
+        if (!found) return -1;
+        PyObject *seq = PySequence_Fast(found, "lookup_many must return a sequence");
+        Py_DECREF(found);
+        if (!seq) return -1;
+        if ((size_t)PySequence_Fast_GET_SIZE(seq) != n) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "lookup_many returned a different number of values than keys");
+            return -1;
+        }
+        for (size_t k = 0; k < n; k++) {
+            int rc = settle(s, s->batch[k], PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)k));
+            if (rc < 0) {
+                Py_DECREF(seq);
+                return -1;
+            }
+            settled |= rc;
+        }
+        Py_DECREF(seq);
+        if (s->misses_in_row >= SPECULATE_AFTER) s->speculative = 1;
+    }
+    if (settled) unwind_settled(s);
+    return settled;
+}
+

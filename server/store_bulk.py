@@ -1,0 +1,227 @@
+"""Bulk lookups and inserts of the LMDB store: the evaluator's compiled search asks about keys in
+batches (``lookup_many``, when it has stopped expecting hits) and hands its values back in batches
+of thousands (``insert_many``); the store serves each batch with one transaction.
+
+``lookup_many(keys)`` answers like ``lookup`` for each key (buffered entries first), through one
+read transaction and one pass of the resize gate.
+
+A batch of at least ``BULK_DIRECT`` entries skips the insert buffer: it is sorted (so the B-tree
+puts land next to each other) and written with ``Cursor.putmulti`` — the per-entry loop runs in
+py-lmdb's C code — to ``positions`` and ``by_value``, with ``overwrite=False`` as in a flush, so
+the first value stored under a key is kept and a key already present changes nothing (its
+``by_value`` entry is the same key, so re-putting it is a no-op). Values are encoded by
+``store_codec``; games are interned by ``GameTable`` exactly as in a flush. Smaller batches go
+through the buffer like ``insert``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import importlib
+import struct
+from operator import itemgetter
+from typing import Any, Callable, Iterable, Sequence, TypeVar
+
+import lmdb
+
+from ruma.engine.cgt import Game
+from ruma.server import store_codec as codec
+from ruma.server.store_games import Value
+
+T = TypeVar("T")
+
+BULK_DIRECT = 1024
+"""Batches at least this large are written directly, in their own transaction."""
+
+
+class BulkOps:
+    """``lookup_many`` and ``insert_many`` of the store's ``_Core`` (a mixin; the host provides the
+    attributes below)."""
+
+    dbs: dict[str, Any]
+    max_key: int
+    to_store: dict[int, int]
+    from_store: dict[int, Game]
+    generation: int
+    _write: Callable[..., Any]
+    _intern: Callable[..., int]
+    insert: Callable[..., None]
+    buffer: dict[bytes, tuple[Value, int]]
+    flushing: dict[bytes, tuple[Value, int]]
+    lock: Any
+    _reader: Callable[[], Any]
+    _adopt: Callable[[], None]
+    decode: Callable[[Any, bytes, bytes], tuple[Value, int]]
+
+    def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
+        """The stored (or buffered) value of each key, ``None`` where there is none; a record that
+        fails its checksum raises ``CorruptRecordError`` as in ``lookup`` (it is never served)."""
+        found: list[Value | None] = [None] * len(keys)
+        buffer, flushing, max_key = self.buffer, self.flushing, self.max_key
+        todo: list[int] | range
+        if buffer or flushing:
+            todo = []
+            for i, key in enumerate(keys):
+                hit = buffer.get(key) or flushing.get(key)
+                if hit is not None:
+                    found[i] = hit[0]
+                elif 3 <= len(key) <= max_key:  # (other keys are never stored, and LMDB refuses them)
+                    todo.append(i)
+        elif keys and min(map(len, keys)) >= 3 and max(map(len, keys)) <= max_key:
+            todo = range(len(keys))  # (the compiled search's batches: nothing buffered, every key valid)
+        else:
+            todo = [i for i, key in enumerate(keys) if 3 <= len(key) <= max_key]
+        if not todo:
+            return found
+        lock = self.lock
+        while True:
+            lock.enter()
+            try:
+                txn = self._reader()
+                get, decode = txn.get, self.decode
+                for i in todo:
+                    key = keys[i]
+                    raw = get(key)
+                    if raw is not None:
+                        found[i] = decode(txn, key, raw)[0]
+                return found
+            except lmdb.MapResizedError:
+                pass
+            finally:
+                lock.leave()
+            self._adopt()
+
+    def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
+        """Store many ``(key, value)`` pairs: directly when there are many, else through the buffer."""
+        batch = sorted(items, key=itemgetter(0))  # (the compiled search hands its batches over sorted)
+        if not batch:
+            return
+        keys = list(map(itemgetter(0), batch))
+        values = list(map(itemgetter(1), batch))
+        # the distinct value *objects*, in key order, by identity (hashing a Game is Python code;
+        # Games are interned, so one object per value, and 0 is never confused with ZERO; two int
+        # objects of one number merely share an encoding)
+        distinct = dict(zip(map(id, values), values))
+        for value in distinct.values():  # a batch holds a handful of distinct values: check each once
+            kind = type(value)
+            if kind is int:
+                if value < 0:
+                    raise TypeError(f"a nim value is never negative: {value!r}")
+            elif kind is not Game:
+                raise TypeError(f"a store value is a Game or a nim value (int), not {value!r}")
+        if min(map(len, keys)) < 3 or max(map(len, keys)) > self.max_key:
+            # a memo may forget: keys LMDB cannot hold are not stored
+            kept = [i for i, k in enumerate(keys) if 3 <= len(k) <= self.max_key]
+            keys, values = [keys[i] for i in kept], [values[i] for i in kept]
+        if len(keys) < BULK_DIRECT:
+            for key, value in zip(keys, values):
+                self.insert(key, value)
+            return
+        made: dict[int, Game] = self._write(lambda txn: self._write_bulk(txn, keys, values, distinct))
+        for sid, game in made.items():
+            self.from_store.setdefault(sid, game)
+            self.to_store.setdefault(game.id, sid)
+        self.generation += 1  # cached read transactions renew: lookups see the commit
+
+    def _write_bulk(self, txn: Any, keys: list[bytes], values: list[Value], distinct: dict[int, Value]) -> dict[int, Game]:
+        """Write sorted, checked keys with their values in ``txn`` (``distinct``: the values by
+        ``id``, in key order); returns the games interned (store id -> Game)."""
+        pending: dict[int, int] = {}
+        made: dict[int, Game] = {}
+        next_id: list[int] = []
+        known, intern, max_key = self.to_store, self._intern, self.max_key
+        value_bytes: dict[int, bytes] = {}  # id(value) -> encoded value
+        entry_bytes: dict[int, bytes] = {}  # id(value) -> positions payload (value, explored 0)
+        for ident, value in distinct.items():  # in key order: games get the store ids a flush gives
+            if type(value) is int:
+                number: int = value
+                value_bytes[ident], entry_bytes[ident] = codec.encode_value(False, number), codec.encode_entry(False, number, 0)
+            else:
+                game: Game = value  # type: ignore[assignment]
+                sid = known.get(game.id)
+                if sid is None:
+                    sid = intern(txn, game, pending, made, next_id)
+                value_bytes[ident], entry_bytes[ident] = codec.encode_value(True, sid), codec.encode_entry(True, sid, 0)
+        idents = list(map(id, values))
+        encoded = list(map(value_bytes.__getitem__, idents))
+        entries = list(map(entry_bytes.__getitem__, idents))
+        put_positions = txn.cursor(db=self.dbs["positions"]).putmulti
+        put_index = txn.cursor(db=self.dbs["by_value"]).putmulti
+        counts: dict[bytes, int] = {}
+        start = 0
+        while start < len(keys):  # one run of keys per ruleset prefix (the keys are sorted)
+            prefix = keys[start][:2]
+            following = (int.from_bytes(prefix, "big") + 1).to_bytes(3, "big")[-2:] if prefix != b"\xff\xff" else None
+            end = len(keys) if following is None or keys[-1][:2] == prefix else bisect.bisect_left(keys, following, start)
+            run_keys, run_encoded = keys[start:end], encoded[start:end]
+            _, added = put_positions(_sealed_positions(run_keys, entries[start:end]), overwrite=False)
+            counts[prefix] = counts.get(prefix, 0) + added
+            put_index(_index_records(run_keys, run_encoded, max_key), overwrite=False)
+            start = end
+        add_counts(txn, self.dbs["meta"], counts)
+        return made
+
+
+def _native() -> Any:
+    """``ruma.server._store_native`` (store_native.c) unless it is not built or ``RUMA_ENGINE=python``."""
+    from ruma.engine.native import active_engine
+
+    if active_engine() == "python":
+        return None
+    try:
+        return importlib.import_module("ruma.server._store_native")
+    except ImportError:
+        return None
+
+
+_NATIVE = _native()
+
+
+def _sealed_positions(keys: list[bytes], entries: list[bytes]) -> Iterable[tuple[bytes, bytes]]:
+    """``(key, sealed record)`` of each position (``store_codec.seal``; in C when built)."""
+    if _NATIVE is not None:
+        return _NATIVE.seal_positions(keys, entries)  # type: ignore[no-any-return]
+    return zip(keys, map(codec.seal, keys, entries))
+
+
+def _index_records(keys: list[bytes], encoded: list[bytes], max_key: int) -> list[tuple[bytes, bytes]]:
+    """The sorted ``(by_value key, seal)`` records of positions with these keys and encoded values
+    (``store_codec.by_value_key``; keys longer than LMDB's limit are left out, as a flush does)."""
+    records: list[tuple[bytes, bytes]]
+    if _NATIVE is not None:
+        records, left = _NATIVE.index_entries(keys, encoded, max_key)
+        if not left:
+            return records
+        index = [codec.by_value_key(keys[i], encoded[i]) for i in left]
+    else:  # its common case (tag 0: one byte a pot) inline as in a flush: seeds = sum(key) - code - version
+        pack = _COMPLEXITY.pack
+        records = []
+        index = [k[:2] + e + pack(sum(k) - k[0] - k[1], len(k)) + k for k, e in zip(keys, encoded) if k[2] == 0 and len(k) < 0xFFFF]
+        index += [codec.by_value_key(k, e) for k, e in zip(keys, encoded) if k[2] != 0 or len(k) >= 0xFFFF]
+    records += [(entry, codec.checksum(entry, b"")) for entry in index if len(entry) <= max_key]
+    records.sort()
+    return records
+
+
+_COMPLEXITY = struct.Struct(">IH")  # codec.complexity: total seeds (4 bytes), key length (2 bytes)
+
+
+def add_counts(txn: Any, meta: Any, counts: dict[bytes, int]) -> None:
+    """Add newly stored entries to the per-ruleset counts in ``meta`` (sealed records, see
+    ``store_core``); the same for a flush and a bulk write."""
+    from ruma.engine import ENGINE_VERSION
+    from ruma.server.store_core import _COUNT, _RULESET, _ruleset_name
+
+    seal = codec.seal
+    for prefix, added in counts.items():
+        if not added:
+            continue
+        count_key = _COUNT + prefix
+        old = txn.get(count_key, db=meta)
+        total = added + (int.from_bytes(codec.unseal("meta", count_key, old), "big") if old else 0)
+        txn.put(count_key, seal(count_key, total.to_bytes(8, "big")), db=meta)
+        if old is None:
+            name_key = _RULESET + prefix
+            txn.put(name_key, seal(name_key, _ruleset_name(prefix[0], prefix[1]).encode()), db=meta)
+    if any(counts.values()):
+        txn.put(b"engine_version", seal(b"engine_version", ENGINE_VERSION.encode()), db=meta)

@@ -1,0 +1,28 @@
+"""Build of ruma's compiled engine core; the package metadata is in pyproject.toml.
+
+The extension is ``optional``: without a C compiler (or Python headers) ``pip install`` still
+succeeds and ruma runs its pure-Python engine (``ruma.engine.native`` explains the choice).
+"""
+
+from setuptools import Extension, setup
+
+SOURCES = ["module.c", "search.c", "search_memo.c", "rows.c", "sowing.c", "wari.c", "table.c", "parse.c",
+           "order.c", "kernel.c", "memo.c"]
+HEADERS = ["core.h", "rows.h", "rows_internal.h", "table.h", "parse.h", "search.h", "kernel.h", "kernel_state.h",
+           "memo.h"]
+
+setup(
+    ext_modules=[
+        Extension(
+            "ruma.engine.native._core",
+            sources=[f"engine/native/{name}" for name in SOURCES],
+            depends=[f"engine/native/{name}" for name in HEADERS],
+            optional=True,
+        ),
+        Extension(  # the per-entry byte work of the store's bulk writes (store_bulk falls back to Python)
+            "ruma.server._store_native",
+            sources=["server/store_native.c"],
+            optional=True,
+        ),
+    ]
+)
