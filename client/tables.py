@@ -6,10 +6,11 @@ atomic-weight census of Atomic Wari.
 Re-runnable: everything goes through the store in ``--data`` (what is stored is not valued
 again), and the knobs say how far each table reaches — ``--seeds3`` (Table 3's exhaustive sweep:
 impartial Sowing, every row of at most that many seeds and pots), ``--budget`` (seconds one
-starting position of Tables 2 and 4 may take before its series stops; a re-run on the same store
-therefore extends each series by at most one position, the first not yet stored), ``--aw-seeds``
+starting position of Tables 2 and 4 may take: it is stopped then and its series ends; what it
+valued stays in the store, so a re-run goes on from there), ``--aw-seeds``
 (the atomic-weight census covers 1..N seeds; or ``--aw-seconds``: as many as fit in that time).
-Each section says how long it took. Entries that differ from the paper are marked ``≠``.
+Each section says how long it took, and is written out as soon as it is done (a stopped run keeps
+the sections it finished). Entries that differ from the paper are marked ``≠``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ruma.client.sweep import StoreSink, run_sweep
 from ruma.engine.census import census
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.cgt.notation import format_game
-from ruma.engine.errors import LimitExceededError
+from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.engine.evaluator import evaluate
 from ruma.engine.family_enum import Family, enumerate_family, simplicity
 
@@ -139,10 +140,12 @@ def starting_positions(store: Any, ruleset: str, paper: dict[str, dict[int, Any]
         cells = []
         for n in range(1, max_n + 1):
             position = series_position(name, n)
-            t = time.perf_counter()
+            deadline = time.monotonic() + budget
             try:
-                value = evaluate(ruleset, position, memo, max_positions=50_000_000).value
-            except LimitExceededError:
+                value = evaluate(ruleset, position, memo, max_positions=50_000_000,
+                                 should_cancel=lambda: time.monotonic() > deadline).value
+            except (LimitExceededError, CancelledError):  # stopped: what it valued stays in the store
+                n -= 1
                 break
             text = fmt(value)
             if len(text) > LONG:
@@ -152,13 +155,11 @@ def starting_positions(store: Any, ruleset: str, paper: dict[str, dict[int, Any]
             printed = paper[name].get(n)
             mark = "" if printed is None or _same(value, printed) else f" ≠ paper {printed}"
             cells.append(f"{n}: {text}{mark}")
-            if time.perf_counter() - t > budget:
-                break
         reach.append(f"{name} to n = {n}")
         _say(out, f"| `{name}` | " + "; ".join(cells) + " |")
     _say(out)
-    _say(out, f"Reached: {', '.join(reach)} ({time.perf_counter() - started:,.0f} s; a series stops after the first "
-              f"position that took more than {budget:g} s).")
+    _say(out, f"Reached: {', '.join(reach)} ({time.perf_counter() - started:,.0f} s; a series ends at the first "
+              f"position not valued within {budget:g} s).")
     _say(out)
 
 
@@ -234,17 +235,23 @@ def main(argv: list[str] | None = None) -> int:
                       + 
                       "(see `python -m ruma.client.tables --help`); every value is exact and in the store. "
                       "Disagreements with the paper are discussed in docs/discrepancies.md.", ""]
+    ascii_of: Callable[[Any], str] = lambda v: format_game(nimber(v) if isinstance(v, int) else v, "ascii")
+    sections: list[Callable[[], None]] = [
+        lambda: table_3(store, args.seeds3, args.workers, out),
+        lambda: starting_positions(store, "impartial-sowing", PAPER_TABLE_4, args.budget, args.max_n, lambda v: str(v),
+                                   "## Table 4 — impartial Sowing starting positions (nim values)", out),
+        lambda: starting_positions(store, "sowing", PAPER_TABLE_2, args.budget, args.max_n, ascii_of,
+                                   "## Table 2 — Sowing starting positions (CGSuite plain text)", out),
+        lambda: atomic_weights(store, args.aw_seconds, args.workers, out, args.aw_seeds),
+    ]
     try:
-        table_3(store, args.seeds3, args.workers, out)
-        ascii_of: Callable[[Any], str] = lambda v: format_game(nimber(v) if isinstance(v, int) else v, "ascii")
-        starting_positions(store, "impartial-sowing", PAPER_TABLE_4, args.budget, args.max_n,
-                           lambda v: str(v), "## Table 4 — impartial Sowing starting positions (nim values)", out)
-        starting_positions(store, "sowing", PAPER_TABLE_2, args.budget, args.max_n, ascii_of,
-                           "## Table 2 — Sowing starting positions (CGSuite plain text)", out)
-        atomic_weights(store, args.aw_seconds, args.workers, out, args.aw_seeds)
+        for section in sections:
+            section()
+            sys.stdout.write("\n".join(out) + "\n")  # each section as soon as it is done
+            sys.stdout.flush()
+            out.clear()
     finally:
         store.close()
-    sys.stdout.write("\n".join(out) + "\n")
     return 0
 
 
