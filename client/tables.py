@@ -145,7 +145,6 @@ def starting_positions(store: Any, ruleset: str, paper: dict[str, dict[int, Any]
                 value = evaluate(ruleset, position, memo, max_positions=50_000_000,
                                  should_cancel=lambda: time.monotonic() > deadline).value
             except (LimitExceededError, CancelledError):  # stopped: what it valued stays in the store
-                n -= 1
                 break
             text = fmt(value)
             if len(text) > LONG:
@@ -155,7 +154,7 @@ def starting_positions(store: Any, ruleset: str, paper: dict[str, dict[int, Any]
             printed = paper[name].get(n)
             mark = "" if printed is None or _same(value, printed) else f" ≠ paper {printed}"
             cells.append(f"{n}: {text}{mark}")
-        reach.append(f"{name} to n = {n}")
+        reach.append(f"{name} to n = {len(cells)}")  # cells hold n = 1, 2, ... without a gap
         _say(out, f"| `{name}` | " + "; ".join(cells) + " |")
     _say(out)
     _say(out, f"Reached: {', '.join(reach)} ({time.perf_counter() - started:,.0f} s; a series ends at the first "
