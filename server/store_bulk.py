@@ -164,7 +164,7 @@ class BulkOps:
                 made: dict[int, Game] = {}
                 next_id: list[int] = []
                 for game in new:
-                    self._intern(txn, game, pending, made, next_id)  # type: ignore[arg-type]
+                    self._intern(txn, game, pending, made, next_id)
                 return made
 
             made = self._write(intern_all)
@@ -172,7 +172,7 @@ class BulkOps:
                 self.from_store.setdefault(sid, game)
                 self.to_store.setdefault(game.id, sid)
             self.generation += 1
-        return {ident: known[v.id] << 1 | 1 for ident, v in distinct.items() if type(v) is Game}  # type: ignore[union-attr]
+        return {ident: known[v.id] << 1 | 1 for ident, v in distinct.items() if type(v) is Game}
 
     def write_batch(self, keys: list[bytes], values: list[Value], distinct: dict[int, Value]) -> None:
         """Write a checked batch in one transaction (keys sorted; ``distinct``: the values by ``id``,

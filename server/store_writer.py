@@ -85,7 +85,8 @@ def unpack_reference(payload: bytes) -> tuple[list[bytes], list[int]]:
     if sys.byteorder != "little":
         lengths.byteswap()
         values.byteswap()
-    at, keys = 4 + 10 * n, []
+    at = 4 + 10 * n
+    keys: list[bytes] = []
     append = keys.append
     for length in lengths:
         append(payload[at:at + length])
@@ -229,12 +230,12 @@ class BulkWriter:
                     self._error = StoreError(f"a bulk write failed: {message}")
 
 
-def _widen(pipe: BinaryIO | None) -> None:
+def _widen(pipe: Any) -> None:
     """A 1 MiB pipe (Linux), so sending a batch rarely waits for the child to read."""
     try:
         import fcntl
 
-        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)  # type: ignore[union-attr, attr-defined]
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
     except (ImportError, AttributeError, OSError):
         pass
 

@@ -155,12 +155,12 @@ class Game:
     @property
     def left_ids(self) -> tuple[int, ...]:
         """The ids of Left's options in the canonical form (sorted; no ``Game`` objects made)."""
-        return _LO[self.id]  # type: ignore[no-any-return]
+        return _LO[self.id]
 
     @property
     def right_ids(self) -> tuple[int, ...]:
         """The ids of Right's options in the canonical form (sorted; no ``Game`` objects made)."""
-        return _RO[self.id]  # type: ignore[no-any-return]
+        return _RO[self.id]
 
     @property
     def nus(self) -> tuple[Fraction, int, int] | None:
