@@ -28,6 +28,7 @@ import lmdb
 from ruma.engine.cgt import Game
 from ruma.server import store_codec as codec
 from ruma.server.store_games import Value
+from ruma.server.store_writer import find_in
 
 T = TypeVar("T")
 
@@ -66,38 +67,42 @@ class BulkOps:
     def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
         """The stored (or buffered) value of each key, ``None`` where there is none; a record that
         fails its checksum raises ``CorruptRecordError`` as in ``lookup`` (it is never served)."""
-        found: list[Value | None] = [None] * len(keys)
         buffer, flushing, max_key = self.buffer, self.flushing, self.max_key
         writer = self.writer
         jobs = writer.snapshot() if writer is not None and writer.pending else None  # (before the reads)
-        todo: list[int] | range
-        if buffer or flushing:
-            todo = []
-            for i, key in enumerate(keys):
-                hit = buffer.get(key) or flushing.get(key)
-                if hit is not None:
-                    found[i] = hit[0]
-                elif 3 <= len(key) <= max_key:  # (other keys are never stored, and LMDB refuses them)
-                    todo.append(i)
-        elif keys and min(map(len, keys)) >= 3 and max(map(len, keys)) <= max_key:
-            todo = range(len(keys))  # (the compiled search's batches: nothing buffered, every key valid)
-        else:
-            todo = [i for i, key in enumerate(keys) if 3 <= len(key) <= max_key]
-        if not todo:
-            return found
+        if not buffer and not flushing and keys and min(map(len, keys)) >= 3 and max(map(len, keys)) <= max_key:
+            return self._read_many(keys, jobs)  # (the compiled search's batches: nothing buffered, every key valid)
+        found: list[Value | None] = [None] * len(keys)
+        todo = []
+        for i, key in enumerate(keys):
+            hit = buffer.get(key) or flushing.get(key)
+            if hit is not None:
+                found[i] = hit[0]
+            elif 3 <= len(key) <= max_key:  # (other keys are never stored, and LMDB refuses them)
+                todo.append(i)
+        if todo:
+            for i, value in zip(todo, self._read_many([keys[i] for i in todo], jobs)):
+                found[i] = value
+        return found
+
+    def _read_many(self, keys: Sequence[bytes], jobs: Any) -> list[Value | None]:
+        """The stored values of valid keys through one read transaction, else their values in the
+        writer's batches ``jobs`` (a snapshot taken before the read), else ``None``."""
         lock = self.lock
         while True:
             lock.enter()
             try:
                 txn = self._reader()
-                get, decode = txn.get, self.decode
-                for i in todo:
-                    key = keys[i]
-                    raw = get(key)
+                found: list[Any] = list(map(txn.get, keys))  # (one C loop: most are misses)
+                misses = found.count(None)
+                if misses == len(found) and not jobs:
+                    return found
+                decode = self.decode
+                for i, raw in enumerate(found):
                     if raw is not None:
-                        found[i] = decode(txn, key, raw)[0]
+                        found[i] = decode(txn, keys[i], raw)[0]
                     elif jobs:  # a batch the writer has not committed yet (store_writer.snapshot)
-                        found[i] = writer.find(jobs, key)[1]
+                        found[i] = find_in(jobs, keys[i])
                 return found
             except lmdb.MapResizedError:
                 pass

@@ -23,7 +23,7 @@ from ruma.server import store_codec as codec
 from ruma.server.store_codec import StoreDamagedError, StoreError
 from ruma.server.store_bulk import BulkOps, add_counts
 from ruma.server.store_games import GameTable, Value
-from ruma.server.store_writer import BulkWriter
+from ruma.server.store_writer import BulkWriter, find_in
 
 T = TypeVar("T")
 log = logging.getLogger("ruma.server")
@@ -260,7 +260,7 @@ class _Core(GameTable, BulkOps):
                 txn = self._reader()
                 raw = txn.get(key)
                 if raw is None:
-                    return writer.find(jobs, key)[1] if jobs else None  # type: ignore[union-attr]
+                    return find_in(jobs, key) if jobs else None  # type: ignore[no-any-return]
                 if len(raw) == 6 and raw[0] < 0x80 and raw[0] & 1 == 0 and raw[-4:] == codec.checksum(key, raw[:2]):
                     return raw[0] >> 1  # type: ignore[no-any-return]  # a one-byte nim value, sealed
                 return self.decode(txn, key, raw)[0]

@@ -18,7 +18,7 @@ records with the same code as an in-line bulk write (``BulkOps._put_records``: t
 transaction — and answers one line a batch, in order. Guarantees, as for the insert buffer (``docs/store.md``, "Inserts and durability"):
 
 * **Visible at once**: a sent batch answers this process's ``lookup``/``lookup_many`` until its
-  commit is visible to them (``snapshot``/``find``; a batch leaves ``pending`` only after its
+  commit is visible to them (``snapshot``/``find_in``; a batch leaves ``pending`` only after its
   commit and the renewal of this process's read transactions), where the database does not hold
   the key.
 * **Committed by ``flush``**: ``flush()`` (and ``close()``; every evaluation worker flushes before
@@ -36,7 +36,6 @@ The child is ``python -m ruma.server.store_writer PATH`` (``main``).
 
 from __future__ import annotations
 
-import bisect
 import logging
 import struct
 import subprocess
@@ -51,7 +50,16 @@ DEPTH = 4
 
 _HEADER = struct.Struct("<I")
 log = logging.getLogger("ruma.server")
-Job = tuple[list[bytes], list[Any]]  # sorted keys, their values
+Job = tuple[list[bytes], list[Any], dict[bytes, Any]]  # sorted keys, their values, key -> value
+
+
+def find_in(batches: list[dict[bytes, Any]], key: bytes) -> Any:
+    """The value of ``key`` in one of ``batches`` (``BulkWriter.snapshot``), else ``None``."""
+    for batch in batches:
+        value = batch.get(key)
+        if value is not None:
+            return value
+    return None
 
 
 def pack(keys: list[bytes], codes: list[int]) -> bytes:
@@ -127,7 +135,7 @@ class BulkWriter:
                 if self.dead:
                     self._slots.release()
                     return False
-                self.pending.append((keys, values))
+                self.pending.append((keys, values, dict(zip(keys, values))))
             try:
                 stdin: Any = self._process.stdin
                 stdin.write(_HEADER.pack(len(frame)))
@@ -137,20 +145,12 @@ class BulkWriter:
                 pass  # the child is gone: the answer reader gives the batch back and reports it
         return True
 
-    def snapshot(self) -> list[Job]:
-        """The batches not yet committed, now. A lookup takes it *before* it reads the database and
-        consults it only on a miss there: a batch leaves ``pending`` only once its commit is
-        visible to reads begun afterwards, and a committed value (the first stored) wins."""
-        return self.pending[:]
-
-    @staticmethod
-    def find(jobs: list[Job], key: bytes) -> tuple[bool, Any]:
-        """``(True, value)`` when one of ``jobs`` holds ``key``, else ``(False, None)``."""
-        for keys, values in jobs:
-            i = bisect.bisect_left(keys, key)
-            if i < len(keys) and keys[i] == key:
-                return True, values[i]
-        return False, None
+    def snapshot(self) -> list[dict[bytes, Any]]:
+        """The batches not yet committed (each as a dict key -> value), now. A lookup takes it
+        *before* it reads the database and consults it only on a miss there (``find_in``): a
+        batch leaves ``pending`` only once its commit is visible to reads begun afterwards, and a
+        committed value (the first stored) wins."""
+        return [job[2] for job in self.pending]
 
     def drain(self) -> None:
         """Wait until every batch sent so far is committed; raise a write's error, if any."""
@@ -189,7 +189,7 @@ class BulkWriter:
             if not line:
                 break
             with self._lock:
-                keys, values = self.pending[0]
+                keys, values, _ = self.pending[0]
             if line == b"ok\n":
                 self._committed()  # (before the batch leaves ``pending``: lookups must see the commit)
             else:
@@ -210,7 +210,7 @@ class BulkWriter:
         reason = f"the store's writer process ended (exit code {code})" + (f": {detail.splitlines()[-1]}" if detail else "")
         if not ready:  # it never came up: nothing was written by it, the store writes in line
             log.warning("%s; writing bulk batches in line", reason)
-        for keys, values in lost:
+        for keys, values, _ in lost:
             if ready:
                 self._fail(keys, values, reason)
             else:
