@@ -37,10 +37,12 @@ The child is ``python -m ruma.server.store_writer PATH`` (``main``).
 from __future__ import annotations
 
 import logging
+import os
 import struct
 import subprocess
 import sys
 import threading
+import weakref
 from array import array
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
@@ -122,6 +124,7 @@ class BulkWriter:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True,
         )
         _widen(self._process.stdin)
+        _WRITERS.add(self)
         self._reader = threading.Thread(target=self._read_answers, name=f"ruma-store-writer:{path.name}", daemon=True)
         self._reader.start()
 
@@ -136,13 +139,22 @@ class BulkWriter:
                     self._slots.release()
                     return False
                 self.pending.append((keys, values, dict(zip(keys, values))))
+            stdin: Any = self._process.stdin
             try:
-                stdin: Any = self._process.stdin
                 stdin.write(_HEADER.pack(len(frame)))
                 stdin.write(frame)
                 stdin.flush()
             except (OSError, ValueError):
                 pass  # the child is gone: the answer reader gives the batch back and reports it
+            except BaseException:
+                # interrupted mid-frame (KeyboardInterrupt, say): the stream is broken, so end it —
+                # the child drops the partial frame and exits, the answer reader gives back what
+                # it had not committed (this batch too) and reports it
+                try:
+                    stdin.close()
+                except BaseException:  # noqa: BLE001 - closing a broken pipe
+                    pass
+                raise
         return True
 
     def snapshot(self) -> list[dict[bytes, Any]]:
@@ -228,6 +240,28 @@ class BulkWriter:
             with self._lock:
                 if self._error is None:
                     self._error = StoreError(f"a bulk write failed: {message}")
+
+
+_WRITERS: "weakref.WeakSet[BulkWriter]" = weakref.WeakSet()
+
+
+def _forget_in_forked_child() -> None:
+    """In a process forked (without exec) from one with writers: close the inherited write ends of
+    their pipes (else the child process would never see its input end when the parent closes it)
+    and mark them dead (a forked process opens its own store: ``store._CORES`` is per pid)."""
+    for writer in list(_WRITERS):
+        writer.dead = True
+        stdin = writer._process.stdin
+        if stdin is not None:
+            try:
+                os.close(stdin.fileno())  # (not stdin.close(): that would flush the parent's buffer)
+            except (OSError, ValueError):
+                pass
+    _WRITERS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_forked_child)
 
 
 def _widen(pipe: Any) -> None:

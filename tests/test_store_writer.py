@@ -203,3 +203,24 @@ def test_a_cancelled_search_leaves_correct_committed_values(tmp_path: Path) -> N
         assert len(stored) == entries and all(memory.entries[k] == v for k, v in stored)
         assert verify_store(store, sample=0, full=True).problems == []
         assert evaluate(rules, "1^11", store).value == evaluate(rules, "1^11", InMemoryMemo()).value
+
+
+def test_a_forked_process_does_not_hold_the_writers_pipe(tmp_path: Path) -> None:
+    """A process forked without exec (not how ruma starts workers, but a user may) closes its copy
+    of the writer's pipe: closing the store in the parent still ends the child writer."""
+    items = nim_items(2 * WRITER_MIN)
+    store = LmdbStore(tmp_path)
+    store.insert_many(items)
+    process = writer_of(store)._process
+    pid = os.fork()
+    if pid == 0:  # the forked process: sleep past the parent's close, holding whatever it inherited
+        time.sleep(3)
+        os._exit(0)
+    try:
+        started = time.monotonic()
+        store.close()
+        assert process.poll() is not None and time.monotonic() - started < 2.5
+    finally:
+        os.waitpid(pid, 0)
+    with LmdbStore(tmp_path) as again:
+        assert again.stats()["entries"] == len(items)
