@@ -39,7 +39,7 @@ class GameTable:
         native = codec.NATIVE  # (store_native.c: encode_options and seal in C, byte for byte)
         encode_options = codec.encode_options if native is None else native.encode_options
         seal = codec.seal if native is None else native.seal
-        get, put, max_key = txn.get, txn.put, self.max_key
+        get, put, max_key, by_id = txn.get, txn.put, self.max_key, Game.by_id
         # Depth first over option ids (Game.left_ids/right_ids: no Game objects or tuples made,
         # which would also set off the cyclic collector over every Game of the process); a game
         # is pushed as its id, then again as ~id once its options are on the stack above it.
@@ -51,16 +51,16 @@ class GameTable:
                 gid = ~gid
             if gid in known or gid in pending:
                 continue
-            g = Game.by_id(gid)
+            g = by_id(gid)
             if not ready:
                 stack.append(~gid)
-                stack.extend(i for i in g.left_ids if i not in known and i not in pending)
-                stack.extend(i for i in g.right_ids if i not in known and i not in pending)
+                stack += [i for i in g.left_ids if i not in known and i not in pending]
+                stack += [i for i in g.right_ids if i not in known and i not in pending]
                 continue
             left = [known.get(i, pending.get(i)) for i in g.left_ids]
             right = [known.get(i, pending.get(i)) for i in g.right_ids]
             options = encode_options(left, right)
-            ikey = codec.index_key(options, max_key)
+            ikey = options if len(options) < max_key and options[0] != 0xFF else codec.index_key(options, max_key)
             existing = get(ikey, db=index)
             if existing is not None:
                 record_id = codec.unseal("game_index", ikey, existing)
@@ -75,7 +75,7 @@ class GameTable:
                         next_id.append(codec.decode_game_id(cursor.key()) + 1 if cursor.last() else 0)
                 sid = next_id[0]
                 next_id[0] += 1
-                record_id = codec.encode_game_id(sid)
+                record_id = sid.to_bytes(codec.GAME_ID_BYTES, "big")  # (codec.encode_game_id)
                 put(record_id, seal(record_id, options), db=games)
                 put(ikey, seal(ikey, record_id), db=index)
             pending[gid] = sid
