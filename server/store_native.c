@@ -15,7 +15,12 @@
  *
  * CRC32C (Castagnoli, reflected, init and final xor 0xFFFFFFFF: what google_crc32c.value returns)
  * uses the SSE4.2 crc32 instruction when the CPU has it, else a byte-wise table.
- * Tested byte for byte against the Python path in tests/test_store_bulk.py.
+ *
+ * Also here: a batch split into keys and values in one pass (split_batch), the frames of the
+ * store's writer process (pack_batch / unpack_batch: store_writer.pack), and the two per-game
+ * helpers of game interning (seal, encode_options).
+ * Tested byte for byte against the Python path in tests/test_store_bulk.py and
+ * tests/test_store_writer.py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -15,7 +15,8 @@ positions that name them: ``BulkOps._game_codes``) and sends the keys with the v
 the store (``pack``) down the child's stdin; the child writes the ``positions`` and ``by_value``
 records with the same code as an in-line bulk write (``BulkOps._put_records``: the same bytes,
 ``overwrite=False``, the counts in ``meta``) — batches that queued up together in one
-transaction — and answers one line a batch, in order. Guarantees, as for the insert buffer (``docs/store.md``, "Inserts and durability"):
+transaction — and answers one line a batch, in order. Guarantees, as for the insert buffer
+(``docs/store.md``, "Inserts and durability"):
 
 * **Visible at once**: a sent batch answers this process's ``lookup``/``lookup_many`` until its
   commit is visible to them (``snapshot``/``find_in``; a batch leaves ``pending`` only after its
@@ -24,9 +25,11 @@ transaction — and answers one line a batch, in order. Guarantees, as for the i
 * **Committed by ``flush``**: ``flush()`` (and ``close()``; every evaluation worker flushes before
   it answers) waits until every batch sent before it is committed (``drain``).
 * **Never lost silently**: a batch the child fails to write, or that is in flight when the child
-  dies, goes back into the insert buffer (a later flush writes it in line) and the error is raised
-  by the next ``insert_many``, ``flush`` or ``close`` — so an evaluation or a worker's answer
-  fails instead of reporting values that were not stored. After a failure the store writes in line.
+  dies, goes back into the insert buffer and its error is raised by the next ``flush`` or
+  ``close`` (or ``insert_many`` handing the writer a batch) — so an evaluation or a worker's
+  answer fails instead of reporting values that were not stored; that flush also writes the
+  given-back entries in line if it can (else they stay buffered for the next). Once the child is
+  gone the store writes in line.
 * **Bounded**: at most ``DEPTH`` batches are in flight; sending blocks (without the GIL) beyond.
 * **Orphans end**: a child whose parent dies sees its stdin close, finishes the batch it has
   read whole (a batch read in part is dropped: nothing half-written) and exits.
