@@ -224,3 +224,24 @@ def test_a_forked_process_does_not_hold_the_writers_pipe(tmp_path: Path) -> None
         os.waitpid(pid, 0)
     with LmdbStore(tmp_path) as again:
         assert again.stats()["entries"] == len(items)
+
+
+def test_interning_helpers_match_store_codec() -> None:
+    """``seal`` and ``encode_options`` in C (used by game interning) against ``store_codec``, and
+    the option ids interning walks against the options themselves."""
+    from ruma.engine.cgt import Game, nimber
+    from ruma.server import store_codec as codec
+
+    rng = random.Random(8)
+    for _ in range(2000):
+        left = [rng.randrange(1 << rng.choice([3, 7, 14, 21, 40])) for _ in range(rng.randrange(6))]
+        right = [rng.randrange(1 << rng.choice([3, 7, 14, 21, 40])) for _ in range(rng.randrange(6))]
+        options = native.encode_options(left, right)
+        assert options == codec.encode_options(left, right)
+        key = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 20)))
+        assert native.seal(key, options) == codec.seal(key, options)
+    with pytest.raises(OverflowError):
+        native.encode_options([-1], [])
+    for game in (Game.from_options([Game(1)], [nimber(1)]), Game("1/2") + nimber(2), Game(0)):
+        assert game.left_ids == tuple(o.id for o in game.left_options)
+        assert game.right_ids == tuple(o.id for o in game.right_options)
