@@ -28,19 +28,11 @@ from ruma.server.store import LmdbStore
 from ruma.server.store_bulk import WRITER_MIN
 from ruma.server.store_codec import StoreError
 from ruma.server.store_verify import verify_store
+from test_store_bulk import dump
 
 native = pytest.importorskip("ruma.server._store_native")
 if os.environ.get("RUMA_ENGINE") == "python":
     pytest.skip("the writer process needs the compiled record builder", allow_module_level=True)
-
-
-def dump(store: LmdbStore) -> dict[str, list[tuple[bytes, bytes]]]:
-    """Every sub-database's items."""
-    out = {}
-    with store.env.begin() as txn:
-        for name in ("games", "game_index", "positions", "meta", "by_value"):
-            out[name] = [(bytes(k), bytes(v)) for k, v in txn.cursor(db=store.db(name))]
-    return out
 
 
 def writer_of(store: LmdbStore) -> Any:
