@@ -60,7 +60,8 @@ def _memo(task: Task) -> RecordingMemo:
                 old_store.close()
         _MEMOS.clear()
         store = open_store(task.store_path, create=False) if task.store_path else None
-        held = _MEMOS[task.sweep_id] = (RecordingMemo(store.lookup if store is not None else None), store)
+        memo = RecordingMemo(store.lookup, getattr(store, "lookup_many", None)) if store is not None else RecordingMemo()
+        held = _MEMOS[task.sweep_id] = (memo, store)
     return held[0]
 
 

@@ -468,6 +468,47 @@ def evaluate(
     )
 
 
+def value_many(
+    ruleset: str | Ruleset,
+    states: Iterable[State],
+    memo: Memo,
+    *,
+    should_cancel: ShouldCancel | None = None,
+    progress: Progress | None = None,
+) -> int:
+    """Value every state through ``memo`` as ``evaluate`` would, one after another, but with one
+    search for them all; returns how many positions were computed.
+
+    What reaches the memo is what a loop of ``evaluate`` calls would insert (every component
+    valued, and a state of several components under its own key too). One search means one
+    table: a follower shared by many states is looked up in the memo once, not once per state,
+    and no per-call objects (``Evaluation``, ``Position``) are built — what a sweep needs.
+    ``should_cancel`` and ``progress`` behave as in ``evaluate`` (progress counts positions
+    computed over all the states).
+    """
+    rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    search = _new_search(rules, memo, progress, should_cancel, None)
+    sync: Callable[[], None] | None = getattr(search, "sync_stats", None)
+
+    def value_of(component: State) -> Value:
+        if sync is not None:  # the compiled search: its counters are read once, at the end
+            return search.value_of(component, False)  # type: ignore[call-arg]
+        return search.value_of(component)
+    try:
+        for state in states:
+            state = tuple(state)
+            pieces = rules.decompose(state)
+            values = [(value_of(component), mirrored) for component, mirrored in pieces]
+            canonical, mirrored = rules.normalise(state)
+            if len(pieces) != 1 or pieces[0][0] != canonical:  # as evaluate: the state's own entry too
+                total = _combine(rules, values)
+                search.memo.insert(rules.key(canonical), -total if mirrored and isinstance(total, Game) else total)
+    finally:
+        if sync is not None:
+            sync()
+    return search.stats.positions_valued
+
+
 def option_values(
     ruleset: str | Ruleset, position: str | Position | State, memo: Memo | None = None
 ) -> tuple[list[tuple[Position, Value]], list[tuple[Position, Value]]]:

@@ -28,7 +28,7 @@ The fixed board keeps its empty pots, so its raw rows are walked one by one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
+from functools import lru_cache
 from math import comb
 from typing import Callable, Iterator
 
@@ -140,22 +140,47 @@ def walk_count(family: Family) -> int:
     return total
 
 
+#: rows are built as a head (generated) plus a tail of at most this many counts (cached lists)
+_TAIL = 6
+
+
+@lru_cache(maxsize=4096)
+def _tails(total: int, parts: int, lo_last: int) -> tuple[State, ...]:
+    """Every row of ``parts`` counts summing to ``total`` with the last ``>= lo_last``, in
+    lexicographic order (cached: the same short tails end very many rows)."""
+    if parts == 1:
+        return ((total,),) if total >= lo_last else ()
+    return tuple((first,) + rest for first in range(total - lo_last + 1)
+                 for rest in _tails(total - first, parts - 1, lo_last))
+
+
+def _heads(total: int, parts: int, lo_first: int, reserve: int) -> Iterator[tuple[State, int]]:
+    """``(head, total - sum(head))`` for every head of ``parts`` counts (the first ``>= lo_first``)
+    leaving at least ``reserve``, in lexicographic order of the heads."""
+    if parts == 1:
+        for first in range(lo_first, total - reserve + 1):
+            yield (first,), total - first
+        return
+    for first in range(lo_first, total - reserve + 1):
+        for head, left in _heads(total - first, parts - 1, 0, reserve):
+            yield (first,) + head, left
+
+
 def _compositions(total: int, parts: int, lo_first: int, lo_last: int) -> Iterator[State]:
     """Rows of ``parts`` counts summing to ``total`` (first >= lo_first, last >= lo_last), in
-    lexicographic order (stars and bars: the bars' positions in lexicographic order)."""
+    lexicographic order: a generated head and a cached tail (``_tails``), one concatenation
+    per row — the enumeration's inner loop (stars and bars with ``itertools.combinations`` cost
+    four times as much, converting bars to counts in Python)."""
     if parts == 1:
         if total >= max(lo_first, lo_last):
             yield (total,)
         return
-    free = total - lo_first - lo_last
-    if free < 0:
+    if total < lo_first + lo_last:
         return
-    n = free + parts - 1
-    for bars in combinations(range(n), parts - 1):
-        row = [b - a - 1 for a, b in zip((-1, *bars), (*bars, n))]
-        row[0] += lo_first
-        row[-1] += lo_last
-        yield tuple(row)
+    tail_parts = min(parts - 1, _TAIL)
+    for head, left in _heads(total, parts - tail_parts, lo_first, lo_last):
+        for tail in _tails(left, tail_parts, lo_last):
+            yield head + tail
 
 
 def raw_rows(family: Family) -> Iterator[State]:
@@ -201,12 +226,12 @@ def _count(entry: FamilyClass, row: State, weight: int, mirrored: bool) -> None:
     if mirrored:
         entry.raw_mirrored += weight
         held = entry.representative_mirrored
-        if held is None or simplicity(row) < simplicity(held):
+        if held is None or (len(held) == len(row) and row < held and sum(held) == sum(row)):
             entry.representative_mirrored = row
     else:
         entry.raw += weight
         held = entry.representative
-        if held is None or simplicity(row) < simplicity(held):
+        if held is None or (len(held) == len(row) and row < held and sum(held) == sum(row)):
             entry.representative = row
 
 
@@ -222,6 +247,7 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
     normalise, key = rules.normalise, rules.key
     partizan = not rules.impartial
     classes: dict[State, FamilyClass] = {}
+    get = classes.get
     for walked, (row, weight) in enumerate(_weighted_rows(family)):
         if should_cancel is not None and walked & 4095 == 0 and should_cancel():
             raise CancelledError(f"enumeration of {family.describe()} was cancelled")
@@ -229,13 +255,15 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
         if mirror < row:
             continue  # counted with its mirror image, which comes first (same seeds and pots)
         canonical, mirrored = normalise(row)
-        entry = classes.get(canonical)
+        entry = get(canonical)
         if entry is None:
             entry = classes[canonical] = FamilyClass(canonical, key(canonical))
+        # the rows come simplest first except for the mirror images counted here out of turn,
+        # so _count compares with the held representative only when there is a tie to break
         _count(entry, row, weight, mirrored and partizan)
         if mirror != row:
             # normalise(mirror) is the same class; its orientation is the other one, unless the
             # class is its own mirror image (then both rows are in the canonical orientation)
-            _count(entry, mirror, weight, partizan and (canonical != canonical[::-1]) and not mirrored)
+            _count(entry, mirror, weight, partizan and not mirrored and canonical != canonical[::-1])
     seeds = seeds_of(rules)
     return sorted(classes.values(), key=lambda c: (seeds(c.state), len(c.state), c.state))

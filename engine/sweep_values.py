@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import Game
-from ruma.engine.evaluator import evaluate
+from ruma.engine.evaluator import value_many
 from ruma.engine.rulesets.base import Ruleset, State
 
 __all__ = ["Value", "Entry", "Packet", "RecordingMemo", "pack", "unpack", "value_states"]
@@ -30,6 +30,7 @@ Entry = tuple[bytes, Value]
 Node = tuple[tuple[int, ...], tuple[int, ...]]
 Packet = tuple[list[bytes], list[int], list[Node]]
 Lookup = Callable[[bytes], Union[Value, None]]
+LookupMany = Callable[[Sequence[bytes]], Sequence[Union[Value, None]]]
 
 
 class RecordingMemo:
@@ -39,10 +40,11 @@ class RecordingMemo:
     on a miss (its hits are cached, not recorded).
     """
 
-    def __init__(self, fallback: Lookup | None = None) -> None:
+    def __init__(self, fallback: Lookup | None = None, fallback_many: LookupMany | None = None) -> None:
         self.entries: dict[bytes, Value] = {}
         self.new: list[Entry] = []
         self.fallback = fallback
+        self.fallback_many = fallback_many
 
     def lookup(self, key: bytes) -> Value | None:
         """The known value of ``key``: learned, computed here, or from the fallback."""
@@ -53,11 +55,35 @@ class RecordingMemo:
                 self.entries[key] = value
         return value
 
+    def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
+        """``lookup`` of every key, asking the fallback once for all the keys not known here."""
+        entries = self.entries
+        found = [entries.get(key) for key in keys]
+        if self.fallback is None:
+            return found
+        missing = [i for i, value in enumerate(found) if value is None]
+        if missing:
+            asked = [keys[i] for i in missing]
+            many = self.fallback_many
+            got = many(asked) if many is not None else [self.fallback(key) for key in asked]
+            for i, key, value in zip(missing, asked, got):
+                if value is not None:
+                    found[i] = entries[key] = value
+        return found
+
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         """Record a value computed here (a key already known is not recorded again)."""
         if key not in self.entries:
             self.entries[key] = value
             self.new.append((key, value))
+
+    def insert_many(self, items: Iterable[Entry]) -> None:
+        """``insert`` of every ``(key, value)`` pair."""
+        entries, new = self.entries, self.new
+        for key, value in items:
+            if key not in entries:
+                entries[key] = value
+                new.append((key, value))
 
     def learn(self, entries: Iterable[Entry]) -> None:
         """Know values computed elsewhere (not recorded)."""
@@ -139,8 +165,6 @@ def unpack(packet: Packet, impartial: bool) -> list[Entry]:
 
 def value_states(rules: Ruleset, states: Iterable[State], memo: RecordingMemo,
                  should_cancel: Callable[[], bool] | None = None) -> int:
-    """Value every state through ``memo``; returns how many positions were computed."""
-    computed = 0
-    for state in states:
-        computed += evaluate(rules, state, memo, should_cancel=should_cancel).stats.positions_valued
-    return computed
+    """Value every state through ``memo`` (one search for them all: ``evaluator.value_many``);
+    returns how many positions were computed."""
+    return value_many(rules, states, memo, should_cancel=should_cancel)

@@ -5,6 +5,7 @@ row, normalised one by one, and add up to the closed-form count of raw positions
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 
 import pytest
@@ -87,3 +88,18 @@ def test_full_pots_merge_raw_rows() -> None:
 def test_bad_families_are_refused(bad: tuple[str, tuple[int, int], tuple[int, int] | None]) -> None:
     with pytest.raises(RumaInputError):
         Family.of(*bad)
+
+
+def test_compositions_are_every_row_in_lexicographic_order() -> None:
+    """The head-and-cached-tail generator against a brute force over all rows of counts."""
+    from itertools import product
+
+    from ruma.engine.family_enum import _compositions
+
+    for parts in range(1, 6):
+        for total in range(0, 8):
+            for lo_first, lo_last in [(0, 0), (1, 1), (2, 0), (0, 3)]:
+                brute = [row for row in product(range(total + 1), repeat=parts)
+                         if sum(row) == total and row[0] >= lo_first and row[-1] >= lo_last]
+                assert list(_compositions(total, parts, lo_first, lo_last)) == brute, (total, parts, lo_first, lo_last)
+    assert len(list(_compositions(14, 11, 1, 1))) == math.comb(12 + 10, 10)  # long rows: head + tail

@@ -50,3 +50,45 @@ def test_scheduler_respects_the_order_and_hands_out_everything() -> None:
         scheduler.finish(finished)
         done += finished
     assert sorted(done) == sorted(cells)
+
+
+@pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing", "atomic-wari"])
+def test_grouping_uses_the_same_cells_as_cell(ruleset: str) -> None:
+    """``group``'s per-ruleset fast path (Sowing's unrolled potential) agrees with ``cell``."""
+    family = Family.of(ruleset, (0, 8), (1, 8))
+    rules = family.rules
+    states = [c.state for c in enumerate_family(family)]
+    cells = group(rules, states)
+    assert sum(len(v) for v in cells.values()) == len(states)
+    for c, members in cells.items():
+        for state in members:
+            assert cell(rules, state) == c
+
+
+def test_speculative_batches_and_ready_batches_hand_out_every_cell_once() -> None:
+    """``take_blocked`` (an idle worker's speculative batch) and ``take`` together hand out each
+    cell exactly once, and a speculatively taken cell still blocks its successors until done."""
+    family = Family.of("impartial-sowing", (0, 8), (1, 8))
+    cells = group(family.rules, [c.state for c in enumerate_family(family)])
+    scheduler = CellScheduler(cells)
+    handed: list = []
+    done: set = set()
+    running: list = []
+    rng = random.Random(5)
+    while scheduler or running:
+        batch = scheduler.take(rng.randint(1, 60))
+        if not batch:
+            batch = scheduler.take_blocked(rng.randint(1, 60))
+            for c in batch:  # nothing of a speculative batch is released before it is finished
+                assert c not in [item[1] for item in scheduler.ready]
+        else:  # a ready batch never holds a cell whose predecessors are unfinished elsewhere
+            for i, c in enumerate(batch):
+                assert not any(precedes(o, c) for o in cells if o not in done and o not in batch[:i])
+        handed += batch
+        if batch:
+            running.append(batch)
+        if running and (rng.random() < 0.5 or not batch):
+            finished = running.pop(0)
+            scheduler.finish(finished)
+            done.update(finished)
+    assert sorted(handed) == sorted(cells) and len(handed) == len(set(handed))

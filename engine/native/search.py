@@ -24,6 +24,7 @@ from ruma.engine.rulesets.base import Ruleset, State
 __all__ = ["NativeSearch", "make_search"]
 
 _MAX_COUNT = 10**12  # RUMA_MAX_COUNT of rows.h: the largest count the compiled code takes
+_INT_ONLY = {int}  # the types of a component the compiled code takes (not bool, not float)
 
 
 def _nimber_id(k: int) -> int:
@@ -67,9 +68,13 @@ class NativeSearch:
         self._progress, self._should_cancel = progress, should_cancel
         self._python: Any = None  # the reference search, made when a component needs it
 
-    def value_of(self, component: State) -> Value:
-        """The value of a normalised component (a nim value, or a ``Game`` for partizan rulesets)."""
-        if not all(type(v) is int and 0 <= v <= _MAX_COUNT for v in component):
+    def value_of(self, component: State, count: bool = True) -> Value:
+        """The value of a normalised component (a nim value, or a ``Game`` for partizan rulesets).
+
+        ``count=False`` leaves ``stats`` to a later ``sync_stats()`` (``evaluator.value_many``
+        values many components and reads the counters once)."""
+        if component and not (set(map(type, component)) == _INT_ONLY
+                              and min(component) >= 0 and max(component) <= _MAX_COUNT):
             return self._python_value(component)  # what the compiled code does not take
         try:
             found = self._search.value(component)
@@ -77,8 +82,13 @@ class NativeSearch:
             kind, state = stop.args
             raise self._error(kind, component, state) from None
         finally:
-            self._count()
+            if count:
+                self._count()
         return found if self.rules.impartial else Game.by_id(found)
+
+    def sync_stats(self) -> None:
+        """Bring ``stats`` up to date with the compiled search's counters."""
+        self._count()
 
     def _count(self) -> None:
         counters = self._search.stats()

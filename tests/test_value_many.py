@@ -1,0 +1,69 @@
+"""``evaluator.value_many`` (one search for many states, as sweeps value shards) against a loop of
+``evaluate`` calls, and the bulk paths of the sweep's ``RecordingMemo``."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ruma.engine.evaluator import evaluate, value_many
+from ruma.engine.memo import InMemoryMemo
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.sweep_values import RecordingMemo
+
+RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
+
+
+def _rows(rng: random.Random, count: int) -> list[tuple[int, ...]]:
+    """Short random rows, some with empty pots inside (several components in Atomic Wari)."""
+    return [tuple(rng.choice((0, 0, 1, 1, 2, 3, 4)) for _ in range(rng.randint(1, 7))) for _ in range(count)]
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_value_many_stores_what_a_loop_of_evaluate_stores(ruleset: str) -> None:
+    rules = get_ruleset(ruleset)
+    rows = _rows(random.Random(ruleset), 120)
+    one_by_one, together = InMemoryMemo(), InMemoryMemo()
+    computed = sum(evaluate(rules, row, one_by_one).stats.positions_valued for row in rows)
+    assert value_many(rules, rows, together) == computed
+    assert together.entries == one_by_one.entries
+    for row in rows:  # and every state's own entry holds its value
+        canonical, mirrored = rules.normalise(row)
+        stored = together.entries[rules.key(canonical)]
+        value = evaluate(rules, row, InMemoryMemo()).value
+        assert (-stored if mirrored and not rules.impartial else stored) == value
+
+
+def test_value_many_on_the_pure_python_engine_matches_the_compiled_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference search takes the same path (``_Search`` has no compiled fast path)."""
+    from ruma.engine import evaluator
+
+    rules = get_ruleset("sowing")
+    rows = _rows(random.Random(7), 60)
+    compiled = InMemoryMemo()
+    value_many(rules, rows, compiled)
+    reference = InMemoryMemo()
+    monkeypatch.setattr(evaluator, "_new_search",
+                        lambda r, memo, p, c, m: evaluator._Search(getattr(r, "reference", r), memo, p, c, m))
+    value_many(rules, rows, reference)
+    assert reference.entries == compiled.entries
+
+
+def test_recording_memo_bulk_paths_record_only_what_is_new_and_read_through() -> None:
+    backing = {b"a": 1, b"b": 2}
+    asked: list[list[bytes]] = []
+
+    def many(keys: list[bytes]) -> list[int | None]:
+        asked.append(list(keys))
+        return [backing.get(k) for k in keys]
+
+    memo = RecordingMemo(backing.get, many)
+    memo.learn([(b"c", 3)])
+    assert memo.lookup_many([b"a", b"c", b"z", b"b"]) == [1, 3, None, 2]
+    assert asked == [[b"a", b"z", b"b"]]  # one call for every key not known here
+    assert memo.lookup_many([b"a"]) == [1] and len(asked) == 1  # read-through hits are cached
+    memo.insert_many([(b"c", 9), (b"d", 4), (b"e", 5)])  # c is known: not recorded, not changed
+    assert memo.take() == [(b"d", 4), (b"e", 5)] and memo.lookup(b"c") == 3
+    alone = RecordingMemo()
+    assert alone.lookup_many([b"a"]) == [None]
