@@ -258,8 +258,9 @@ def _split(items: Iterable[tuple[bytes, Value]]) -> tuple[list[bytes], list[Valu
     (in C when built: one pass, no sorting when the batch comes sorted, as the search's do)."""
     if _NATIVE is not None:
         batch = items if type(items) is list else list(items)
-        keys, values, in_order, shortest, longest = _NATIVE.split_batch(batch)
-        if in_order:
+        split = _NATIVE.split_batch(batch)
+        if split is not None and split[2]:
+            keys, values, _, shortest, longest = split
             return keys, values, shortest, longest
         items = batch
     batch = sorted(items, key=itemgetter(0))

@@ -325,11 +325,12 @@ fail:
 /* ---------------------------------------------------------------------------------------- */
 /* batches                                                                                   */
 
-/* split_batch(items) -> (keys, values, sorted, shortest, longest): the keys and values of a list
- * of (bytes, value) pairs in one pass (insert_many's first step; in Python, sorted() plus two
- * maps plus min/max of the lengths cost more than writing the batch to a pipe), whether the keys
- * are in strictly increasing order (the compiled search hands them over sorted), and the
- * shortest and longest key's length. Anything else raises TypeError. */
+/* split_batch(items) -> (keys, values, sorted, shortest, longest), or None: the keys and values of
+ * a list of (bytes, value) tuples in one pass (insert_many's first step; in Python, sorted() plus
+ * two maps plus min/max of the lengths cost more than writing the batch to a pipe), whether the
+ * keys are in strictly increasing order (the compiled search hands them over sorted), and the
+ * shortest and longest key's length. None when an item is not a (bytes, value) tuple (the
+ * caller's general path then takes the batch). */
 static PyObject *py_split_batch(PyObject *self, PyObject *items) {
     if (!PyList_CheckExact(items)) {
         PyErr_SetString(PyExc_TypeError, "split_batch takes a list of (bytes, value) pairs");
@@ -343,8 +344,9 @@ static PyObject *py_split_batch(PyObject *self, PyObject *items) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *pair = PyList_GET_ITEM(items, i);
         if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyBytes_CheckExact(PyTuple_GET_ITEM(pair, 0))) {
-            PyErr_Format(PyExc_TypeError, "insert_many takes (bytes key, value) pairs, not %R", pair);
-            goto fail;
+            Py_DECREF(keys); /* not all (bytes, value) tuples: the caller's general path takes it */
+            Py_DECREF(values);
+            Py_RETURN_NONE;
         }
         PyObject *key = PyTuple_GET_ITEM(pair, 0), *value = PyTuple_GET_ITEM(pair, 1);
         Py_ssize_t len = PyBytes_GET_SIZE(key);
@@ -564,7 +566,7 @@ static PyMethodDef methods[] = {
     {"encode_options", py_encode_options, METH_VARARGS,
      "encode_options(left ids, right ids) -> bytes (store_codec.encode_options)."},
     {"split_batch", py_split_batch, METH_O,
-     "split_batch(items) -> (keys, values, in strictly increasing key order, shortest key, longest key)."},
+     "split_batch(items) -> (keys, values, in strictly increasing key order, shortest key, longest key), or None."},
     {"pack_batch", py_pack_batch, METH_VARARGS, "pack_batch(keys, values, codes) -> bytes (store_writer.pack), or None (see store_native.c)."},
     {"unpack_batch", py_unpack_batch, METH_O, "unpack_batch(bytes) -> (keys, value codes) (store_writer.unpack)."},
     {"crc32c", py_crc32c, METH_O, "crc32c(data) -> int: CRC32C of a bytes-like object (as google_crc32c.value)."},

@@ -69,15 +69,18 @@ def test_pack_batch_matches_the_reference_and_unpacks() -> None:
             native.unpack_batch(broken)
 
 
-def test_split_batch() -> None:
+def test_split_batch(tmp_path: Path) -> None:
     items = nim_items(500)
     keys, values, in_order, shortest, longest = native.split_batch(items)
     assert (keys, values, in_order) == ([k for k, _ in items], [v for _, v in items], True)
     assert (shortest, longest) == (min(map(len, keys)), max(map(len, keys)))
     assert native.split_batch(items[::-1])[2] is False
     assert native.split_batch(items[:3] + items[2:3])[2] is False  # (a repeated key is not "increasing")
-    with pytest.raises(TypeError):
-        native.split_batch([("3", 1)])
+    for odd in ([("3", 1)], [[b"abc", 1]], [(b"abc", 1, 2)]):  # (the general path takes these)
+        assert native.split_batch(odd) is None
+    with LmdbStore(tmp_path) as store:  # pairs as lists, from a generator: as before
+        store.insert_many([k, v] for k, v in items[::-1])
+        assert store.lookup_many([k for k, _ in items]) == [v for _, v in items]
 
 
 @pytest.mark.parametrize("ruleset, text", [("impartial-sowing", "1^10"), ("sowing", "1^10")])
