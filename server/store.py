@@ -85,8 +85,10 @@ def open_in_this_process(path: str | os.PathLike[str]) -> bool:
 class LmdbStore:
     """The persistent, shared ``Memo``: see the module docstring.
 
-    ``batch_size``/``batch_seconds``/``map_size`` are taken from the first store opened on a path
-    in a process; later ones share its environment and buffer.
+    ``batch_size``/``batch_seconds``/``map_size``/``writer_process`` are taken from the first store
+    opened on a path in a process; later ones share its environment and buffer.
+    ``writer_process``: large batches of nim values handed to ``insert_many`` are written by a child
+    process while the caller goes on (``store_writer``); ``False`` writes them in line.
     """
 
     def __init__(
@@ -97,13 +99,14 @@ class LmdbStore:
         batch_size: int = DEFAULT_BATCH_SIZE,
         batch_seconds: float = DEFAULT_BATCH_SECONDS,
         map_size: int = DEFAULT_MAP_SIZE,
+        writer_process: bool = True,
     ) -> None:
         self.path = Path(path).resolve()
         ident = (os.getpid(), str(self.path))
         with _CORES_LOCK:
             core = _CORES.get(ident)
             if core is None or core.closed:
-                core = _Core(self.path, create, map_size, batch_size, batch_seconds)
+                core = _Core(self.path, create, map_size, batch_size, batch_seconds, writer_process)
                 _CORES[ident] = core
             core.refs += 1
         self._core: _Core | None = core

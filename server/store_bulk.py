@@ -2,8 +2,8 @@
 batches (``lookup_many``, when it has stopped expecting hits) and hands its values back in batches
 of thousands (``insert_many``); the store serves each batch with one transaction.
 
-``lookup_many(keys)`` answers like ``lookup`` for each key (buffered entries first), through one
-read transaction and one pass of the resize gate.
+``lookup_many(keys)`` answers like ``lookup`` for each key (buffered entries and batches still with
+the writer first), through one read transaction and one pass of the resize gate.
 
 A batch of at least ``BULK_DIRECT`` entries skips the insert buffer: it is sorted (so the B-tree
 puts land next to each other) and written with ``Cursor.putmulti`` — the per-entry loop runs in
@@ -11,13 +11,14 @@ py-lmdb's C code — to ``positions`` and ``by_value``, with ``overwrite=False``
 the first value stored under a key is kept and a key already present changes nothing (its
 ``by_value`` entry is the same key, so re-putting it is a no-op). Values are encoded by
 ``store_codec``; games are interned by ``GameTable`` exactly as in a flush. Smaller batches go
-through the buffer like ``insert``.
+through the buffer like ``insert``. With the compiled record builder (``store_native.c``), a
+large batch is checked here (its new games interned) and written by the store's writer process
+(``store_writer``) while the caller goes on; ``flush`` waits for it.
 """
 
 from __future__ import annotations
 
 import bisect
-import importlib
 import struct
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Sequence, TypeVar
@@ -27,11 +28,17 @@ import lmdb
 from ruma.engine.cgt import Game
 from ruma.server import store_codec as codec
 from ruma.server.store_games import Value
+from ruma.server.store_writer import find_in
 
 T = TypeVar("T")
 
 BULK_DIRECT = 1024
 """Batches at least this large are written directly, in their own transaction."""
+
+WRITER_MIN = 8192
+"""A batch at least this large starts the store's writer process (``store_writer``;
+the compiled search hands its batches over 16,384 at a time mid-search): it costs a Python start-up
+on the other core, worth it for an evaluation that writes tens of thousands of entries."""
 
 
 class BulkOps:
@@ -49,6 +56,10 @@ class BulkOps:
     buffer: dict[bytes, tuple[Value, int]]
     flushing: dict[bytes, tuple[Value, int]]
     lock: Any
+    buffer_lock: Any
+    use_writer: bool
+    writer: Any
+    _bulk_writer: Callable[[], Any]
     _reader: Callable[[], Any]
     _adopt: Callable[[], None]
     decode: Callable[[Any, bytes, bytes], tuple[Value, int]]
@@ -56,34 +67,42 @@ class BulkOps:
     def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
         """The stored (or buffered) value of each key, ``None`` where there is none; a record that
         fails its checksum raises ``CorruptRecordError`` as in ``lookup`` (it is never served)."""
-        found: list[Value | None] = [None] * len(keys)
         buffer, flushing, max_key = self.buffer, self.flushing, self.max_key
-        todo: list[int] | range
-        if buffer or flushing:
-            todo = []
-            for i, key in enumerate(keys):
-                hit = buffer.get(key) or flushing.get(key)
-                if hit is not None:
-                    found[i] = hit[0]
-                elif 3 <= len(key) <= max_key:  # (other keys are never stored, and LMDB refuses them)
-                    todo.append(i)
-        elif keys and min(map(len, keys)) >= 3 and max(map(len, keys)) <= max_key:
-            todo = range(len(keys))  # (the compiled search's batches: nothing buffered, every key valid)
-        else:
-            todo = [i for i, key in enumerate(keys) if 3 <= len(key) <= max_key]
-        if not todo:
-            return found
+        writer = self.writer
+        jobs = writer.snapshot() if writer is not None and writer.pending else None  # (before the reads)
+        if not buffer and not flushing and keys and min(map(len, keys)) >= 3 and max(map(len, keys)) <= max_key:
+            return self._read_many(keys, jobs)  # (the compiled search's batches: nothing buffered, every key valid)
+        found: list[Value | None] = [None] * len(keys)
+        todo = []
+        for i, key in enumerate(keys):
+            hit = buffer.get(key) or flushing.get(key)
+            if hit is not None:
+                found[i] = hit[0]
+            elif 3 <= len(key) <= max_key:  # (other keys are never stored, and LMDB refuses them)
+                todo.append(i)
+        if todo:
+            for i, value in zip(todo, self._read_many([keys[i] for i in todo], jobs)):
+                found[i] = value
+        return found
+
+    def _read_many(self, keys: Sequence[bytes], jobs: Any) -> list[Value | None]:
+        """The stored values of valid keys through one read transaction, else their values in the
+        writer's batches ``jobs`` (a snapshot taken before the read), else ``None``."""
         lock = self.lock
         while True:
             lock.enter()
             try:
                 txn = self._reader()
-                get, decode = txn.get, self.decode
-                for i in todo:
-                    key = keys[i]
-                    raw = get(key)
+                found: list[Any] = list(map(txn.get, keys))  # (one C loop: most are misses)
+                misses = found.count(None)
+                if misses == len(found) and not jobs:
+                    return found
+                decode = self.decode
+                for i, raw in enumerate(found):
                     if raw is not None:
-                        found[i] = decode(txn, key, raw)[0]
+                        found[i] = decode(txn, keys[i], raw)[0]
+                    elif jobs:  # a batch the writer has not committed yet (store_writer.snapshot)
+                        found[i] = find_in(jobs, keys[i])
                 return found
             except lmdb.MapResizedError:
                 pass
@@ -93,11 +112,11 @@ class BulkOps:
 
     def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
         """Store many ``(key, value)`` pairs: directly when there are many, else through the buffer."""
-        batch = sorted(items, key=itemgetter(0))  # (the compiled search hands its batches over sorted)
-        if not batch:
+        keys, values, shortest, longest = _split(items)
+        if not keys:
             return
-        keys = list(map(itemgetter(0), batch))
-        values = list(map(itemgetter(1), batch))
+        if len(keys) >= BULK_DIRECT and 3 <= shortest and longest <= self.max_key and self._send(keys, values):
+            return
         # the distinct value *objects*, in key order, by identity (hashing a Game is Python code;
         # Games are interned, so one object per value, and 0 is never confused with ZERO; two int
         # objects of one number merely share an encoding)
@@ -109,7 +128,7 @@ class BulkOps:
                     raise TypeError(f"a nim value is never negative: {value!r}")
             elif kind is not Game:
                 raise TypeError(f"a store value is a Game or a nim value (int), not {value!r}")
-        if min(map(len, keys)) < 3 or max(map(len, keys)) > self.max_key:
+        if shortest < 3 or longest > self.max_key:
             # a memo may forget: keys LMDB cannot hold are not stored
             kept = [i for i, k in enumerate(keys) if 3 <= len(k) <= self.max_key]
             keys, values = [keys[i] for i in kept], [values[i] for i in kept]
@@ -117,11 +136,64 @@ class BulkOps:
             for key, value in zip(keys, values):
                 self.insert(key, value)
             return
+        self.write_batch(keys, values, distinct)
+
+    def _send(self, keys: list[bytes], values: list[Value]) -> bool:
+        """Hand a sorted batch with valid keys to the store's writer process (``store_writer``),
+        starting it for a batch of at least ``WRITER_MIN``: values go as their codes in the store,
+        so the batch's new games are interned here first, in their own transaction (committed
+        before the positions that name them). ``False`` when the batch is to be written here: no
+        compiled record builder (``RUMA_ENGINE=python`` keeps the reference path), the writer
+        off, failed or gone, or a value that is not a store value (the caller's checks raise)."""
+        if _NATIVE is None or not self.use_writer or (self.writer is None and len(keys) < WRITER_MIN):
+            return False
+        frame = _NATIVE.pack_batch(keys, values, None)
+        if frame is None:  # games (or values the checks refuse)
+            distinct = dict(zip(map(id, values), values))
+            if not all(type(v) is Game or (type(v) is int and 0 <= v < 1 << 63) for v in distinct.values()):
+                return False
+            frame = _NATIVE.pack_batch(keys, values, self._game_codes(distinct))
+            if frame is None:
+                return False
+        writer = self._bulk_writer()
+        return writer is not None and bool(writer.submit(keys, values, frame))
+
+    def _game_codes(self, distinct: dict[int, Value]) -> dict[int, int]:
+        """``id(game) -> 2 * store id + 1`` of the games among ``distinct`` (in key order), interning
+        the new ones in one transaction, as a bulk write would."""
+        known = self.to_store
+        new = [v for v in distinct.values() if type(v) is Game and v.id not in known]
+        if new:
+            def intern_all(txn: Any) -> dict[int, Game]:
+                pending: dict[int, int] = {}
+                made: dict[int, Game] = {}
+                next_id: list[int] = []
+                for game in new:
+                    self._intern(txn, game, pending, made, next_id)
+                return made
+
+            made = self._write(intern_all)
+            for sid, game in made.items():
+                self.from_store.setdefault(sid, game)
+                self.to_store.setdefault(game.id, sid)
+            self.generation += 1
+        return {ident: known[v.id] << 1 | 1 for ident, v in distinct.items() if type(v) is Game}
+
+    def write_batch(self, keys: list[bytes], values: list[Value], distinct: dict[int, Value]) -> None:
+        """Write a checked batch in one transaction (keys sorted; ``distinct``: the values by ``id``,
+        in key order) and make the commit visible to this process's lookups."""
         made: dict[int, Game] = self._write(lambda txn: self._write_bulk(txn, keys, values, distinct))
         for sid, game in made.items():
             self.from_store.setdefault(sid, game)
             self.to_store.setdefault(game.id, sid)
         self.generation += 1  # cached read transactions renew: lookups see the commit
+
+    def give_back(self, keys: list[bytes], values: list[Value]) -> None:
+        """Put a batch the writer failed to write into the insert buffer (a later flush writes it)."""
+        with self.buffer_lock:
+            buffer = self.buffer
+            for key, value in zip(keys, values):
+                buffer.setdefault(key, (value, 0))
 
     def _write_bulk(self, txn: Any, keys: list[bytes], values: list[Value], distinct: dict[int, Value]) -> dict[int, Game]:
         """Write sorted, checked keys with their values in ``txn`` (``distinct``: the values by
@@ -129,22 +201,38 @@ class BulkOps:
         pending: dict[int, int] = {}
         made: dict[int, Game] = {}
         next_id: list[int] = []
-        known, intern, max_key = self.to_store, self._intern, self.max_key
+        known, intern = self.to_store, self._intern
         value_bytes: dict[int, bytes] = {}  # id(value) -> encoded value
         entry_bytes: dict[int, bytes] = {}  # id(value) -> positions payload (value, explored 0)
+        varint = codec.encode_varint
         for ident, value in distinct.items():  # in key order: games get the store ids a flush gives
             if type(value) is int:
-                number: int = value
-                value_bytes[ident], entry_bytes[ident] = codec.encode_value(False, number), codec.encode_entry(False, number, 0)
+                raw: int = value << 1  # (codec.encode_value(False, value), inline)
             else:
                 game: Game = value  # type: ignore[assignment]
                 sid = known.get(game.id)
                 if sid is None:
                     sid = intern(txn, game, pending, made, next_id)
-                value_bytes[ident], entry_bytes[ident] = codec.encode_value(True, sid), codec.encode_entry(True, sid, 0)
+                raw = sid << 1 | 1  # (codec.encode_value(True, sid))
+            encoded_value = bytes((raw,)) if raw < 0x80 else varint(raw)
+            value_bytes[ident], entry_bytes[ident] = encoded_value, encoded_value + b"\x00"  # (explored 0)
         idents = list(map(id, values))
-        encoded = list(map(value_bytes.__getitem__, idents))
-        entries = list(map(entry_bytes.__getitem__, idents))
+        self._put_records(txn, keys, list(map(value_bytes.__getitem__, idents)), list(map(entry_bytes.__getitem__, idents)))
+        return made
+
+    def write_codes(self, txn: Any, keys: list[bytes], codes: list[int]) -> None:
+        """Write sorted, checked keys with their values given as codes in the store (``2n`` for the
+        nim value ``n``, ``2s + 1`` for the game with store id ``s``, already stored) in ``txn``:
+        the store's writer process (``store_writer``) writes the batches it is sent so."""
+        varint = codec.encode_varint
+        value_bytes = {code: bytes((code,)) if code < 0x80 else varint(code) for code in set(codes)}
+        entry_bytes = {code: encoded + b"\x00" for code, encoded in value_bytes.items()}  # (explored 0)
+        self._put_records(txn, keys, list(map(value_bytes.__getitem__, codes)), list(map(entry_bytes.__getitem__, codes)))
+
+    def _put_records(self, txn: Any, keys: list[bytes], encoded: list[bytes], entries: list[bytes]) -> None:
+        """Put the ``positions`` and ``by_value`` records of sorted keys with their encoded values
+        and ``positions`` payloads (``overwrite=False``), and add the new entries to the counts."""
+        max_key = self.max_key
         put_positions = txn.cursor(db=self.dbs["positions"]).putmulti
         put_index = txn.cursor(db=self.dbs["by_value"]).putmulti
         counts: dict[bytes, int] = {}
@@ -159,22 +247,25 @@ class BulkOps:
             put_index(_index_records(run_keys, run_encoded, max_key), overwrite=False)
             start = end
         add_counts(txn, self.dbs["meta"], counts)
-        return made
 
 
-def _native() -> Any:
-    """``ruma.server._store_native`` (store_native.c) unless it is not built or ``RUMA_ENGINE=python``."""
-    from ruma.engine.native import active_engine
-
-    if active_engine() == "python":
-        return None
-    try:
-        return importlib.import_module("ruma.server._store_native")
-    except ImportError:
-        return None
+_NATIVE = codec.NATIVE  # the compiled record builder (store_native.c), or None
 
 
-_NATIVE = _native()
+
+def _split(items: Iterable[tuple[bytes, Value]]) -> tuple[list[bytes], list[Value], int, int]:
+    """The keys and values of a batch, sorted by key, with the shortest and longest key's length
+    (in C when built: one pass, no sorting when the batch comes sorted, as the search's do)."""
+    if _NATIVE is not None:
+        batch = items if type(items) is list else list(items)
+        split = _NATIVE.split_batch(batch)
+        if split is not None and split[2]:
+            keys, values, _, shortest, longest = split
+            return keys, values, shortest, longest
+        items = batch
+    batch = sorted(items, key=itemgetter(0))
+    keys = list(map(itemgetter(0), batch))
+    return keys, list(map(itemgetter(1), batch)), min(map(len, keys), default=0), max(map(len, keys), default=0)
 
 
 def _sealed_positions(keys: list[bytes], entries: list[bytes]) -> Iterable[tuple[bytes, bytes]]:
@@ -184,14 +275,16 @@ def _sealed_positions(keys: list[bytes], entries: list[bytes]) -> Iterable[tuple
     return zip(keys, map(codec.seal, keys, entries))
 
 
-def _index_records(keys: list[bytes], encoded: list[bytes], max_key: int) -> list[tuple[bytes, bytes]]:
+def _index_records(keys: list[bytes], encoded: list[bytes], max_key: int) -> Iterable[tuple[bytes, bytes]]:
     """The sorted ``(by_value key, seal)`` records of positions with these keys and encoded values
-    (``store_codec.by_value_key``; keys longer than LMDB's limit are left out, as a flush does)."""
+    (``store_codec.by_value_key``; keys longer than LMDB's limit are left out, as a flush does);
+    in C when built (an iterator: see store_native.c on why not a list)."""
     records: list[tuple[bytes, bytes]]
     if _NATIVE is not None:
-        records, left = _NATIVE.index_entries(keys, encoded, max_key)
+        made, left = _NATIVE.index_entries(keys, encoded, max_key)
         if not left:
-            return records
+            return made  # type: ignore[no-any-return]
+        records = list(made)
         index = [codec.by_value_key(keys[i], encoded[i]) for i in left]
     else:  # its common case (tag 0: one byte a pot) inline as in a flush: seeds = sum(key) - code - version
         pack = _COMPLEXITY.pack

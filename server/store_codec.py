@@ -26,7 +26,8 @@ on every byte but the last), so small ids and nim values take one byte.
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+import importlib
+from typing import Any, Sequence
 
 import google_crc32c
 
@@ -58,6 +59,23 @@ class CorruptRecordError(RumaError):
 
 
 CRC_BYTES = 4
+
+
+def _native() -> Any:
+    """``ruma.server._store_native`` (store_native.c: the per-record byte work of bulk writes and
+    game interning, tested byte for byte against this module) unless it is not built or
+    ``RUMA_ENGINE=python``."""
+    from ruma.engine.native import active_engine
+
+    if active_engine() == "python":
+        return None
+    try:
+        return importlib.import_module("ruma.server._store_native")
+    except ImportError:
+        return None
+
+
+NATIVE = _native()
 
 
 def checksum(key: bytes, payload: bytes) -> bytes:

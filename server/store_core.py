@@ -7,6 +7,7 @@ Game interning lives in ``ruma.server.store_games``; the public handle is ``Lmdb
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -22,8 +23,10 @@ from ruma.server import store_codec as codec
 from ruma.server.store_codec import StoreDamagedError, StoreError
 from ruma.server.store_bulk import BulkOps, add_counts
 from ruma.server.store_games import GameTable, Value
+from ruma.server.store_writer import BulkWriter, find_in
 
 T = TypeVar("T")
+log = logging.getLogger("ruma.server")
 
 SCHEMA_VERSION = 2  # 2: every record sealed with a CRC32C (store_codec); 1 is migrated on open
 DEFAULT_MAP_SIZE = 64 << 20
@@ -57,7 +60,7 @@ class _SharedExclusiveLock:
                 if not self._exclusive:
                     self._shared += 1
                     return
-            with self._resizing:  # wait for the resize to end
+            with self._resizing:  # wait for the resize to end (maybe for the writer's commit)
                 pass
 
     def leave(self) -> None:
@@ -93,7 +96,8 @@ class _SharedExclusiveLock:
 class _Core(GameTable, BulkOps):
     """One open environment of one process: the part every ``LmdbStore`` on a path shares."""
 
-    def __init__(self, path: Path, create: bool, map_size: int, batch_size: int, batch_seconds: float) -> None:
+    def __init__(self, path: Path, create: bool, map_size: int, batch_size: int, batch_seconds: float,
+                 use_writer: bool = False) -> None:
         self.path = path
         self.pid = os.getpid()
         self.refs = 0
@@ -133,6 +137,9 @@ class _Core(GameTable, BulkOps):
         self.read_txns: dict[int, Any] = {}  # thread ident -> that transaction (to abort on resize)
         self.txns_lock = threading.Lock()
         self.generation = 0  # bumped to make every thread begin a fresh read transaction
+        self.use_writer = use_writer
+        self.writer: BulkWriter | None = None  # started by the first large insert_many of nim values
+        self.writer_lock = threading.Lock()
         self.stop = threading.Event()
         self.ticker: threading.Thread | None = None
         if batch_seconds > 0:
@@ -244,6 +251,8 @@ class _Core(GameTable, BulkOps):
             hit = self.flushing.get(key)
         if hit is not None:
             return hit[0]
+        writer = self.writer
+        jobs = writer.snapshot() if writer is not None and writer.pending else None  # (before the read)
         lock = self.lock
         while True:
             lock.enter()
@@ -251,7 +260,7 @@ class _Core(GameTable, BulkOps):
                 txn = self._reader()
                 raw = txn.get(key)
                 if raw is None:
-                    return None
+                    return find_in(jobs, key) if jobs else None  # type: ignore[no-any-return]
                 if len(raw) == 6 and raw[0] < 0x80 and raw[0] & 1 == 0 and raw[-4:] == codec.checksum(key, raw[:2]):
                     return raw[0] >> 1  # type: ignore[no-any-return]  # a one-byte nim value, sealed
                 return self.decode(txn, key, raw)[0]
@@ -278,8 +287,42 @@ class _Core(GameTable, BulkOps):
         ):
             self.flush(wait=False)
 
+    def _bulk_writer(self) -> BulkWriter | None:
+        """The writer process of large ``insert_many`` batches (``store_writer``), started once;
+        ``None`` once it has failed or is gone (the store then writes in line)."""
+        with self.writer_lock:
+            if self.closed:
+                raise StoreError(f"store {str(self.path)!r} is closed")
+            if self.writer is None and self.use_writer:
+                try:
+                    self.writer = BulkWriter(self.path, self.give_back, self._committed)
+                except OSError as error:
+                    log.warning("cannot start the store's writer process (%s); writing in line", error)
+                    self.use_writer = False
+            writer = self.writer
+        return None if writer is None or writer.dead else writer
+
+    def _committed(self) -> None:
+        self.generation += 1  # cached read transactions renew: lookups see the writer's commit
+
     def flush(self, wait: bool = True) -> None:
-        """Write the buffer in one transaction (``wait=False``: skip if a flush is under way)."""
+        """Write the buffer in one transaction (``wait=False``: skip if a flush is under way).
+
+        Waiting, it first waits for the batches handed to the writer thread and raises the error
+        of one that failed (its entries are back in the buffer, which this flush then writes)."""
+        writer = self.writer
+        if wait and writer is not None:
+            try:
+                writer.drain()
+            except BaseException:
+                try:
+                    self._flush_buffer(wait)  # the failed batch's entries, if the failure has passed
+                except Exception:  # noqa: BLE001 - the same failure, most likely: they stay buffered
+                    pass
+                raise
+        self._flush_buffer(wait)
+
+    def _flush_buffer(self, wait: bool) -> None:
         if not self.flush_lock.acquire(blocking=wait):
             return
         try:
@@ -354,7 +397,13 @@ class _Core(GameTable, BulkOps):
         if self.ticker is not None and self.ticker is not threading.current_thread():
             self.ticker.join()
         try:
-            self.flush()
+            with self.writer_lock:
+                writer, self.writer = self.writer, None
+            try:
+                if writer is not None:
+                    writer.close()  # commits what waits; raises a failed write's error
+            finally:
+                self.flush()  # (with a failed batch's entries, given back to the buffer)
         finally:
             self.closed = True
             with self.lock.exclusive():

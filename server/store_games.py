@@ -36,27 +36,38 @@ class GameTable:
         if found is not None:
             return found
         games, index = self.dbs["games"], self.dbs["game_index"]
-        stack: list[tuple[Game, bool]] = [(game, False)]
+        native = codec.NATIVE  # (store_native.c: encode_options and seal in C, byte for byte)
+        encode_options = codec.encode_options if native is None else native.encode_options
+        seal = codec.seal if native is None else native.seal
+        get, put, max_key, by_id = txn.get, txn.put, self.max_key, Game.by_id
+        # Depth first over option ids (Game.left_ids/right_ids: no Game objects or tuples made,
+        # which would also set off the cyclic collector over every Game of the process); a game
+        # is pushed as its id, then again as ~id once its options are on the stack above it.
+        stack = [game.id]
         while stack:
-            g, ready = stack.pop()
-            if g.id in known or g.id in pending:
+            gid = stack.pop()
+            ready = gid < 0
+            if ready:
+                gid = ~gid
+            if gid in known or gid in pending:
                 continue
+            g = by_id(gid)
             if not ready:
-                stack.append((g, True))
-                stack.extend((o, False) for o in g.left_options + g.right_options
-                             if o.id not in known and o.id not in pending)
+                stack.append(~gid)
+                stack += [i for i in g.left_ids if i not in known and i not in pending]
+                stack += [i for i in g.right_ids if i not in known and i not in pending]
                 continue
-            left = [known.get(o.id, pending.get(o.id)) for o in g.left_options]
-            right = [known.get(o.id, pending.get(o.id)) for o in g.right_options]
-            options = codec.encode_options(left, right)  # type: ignore[arg-type]
-            ikey = codec.index_key(options, self.max_key)
-            existing = txn.get(ikey, db=index)
+            left = [known.get(i, pending.get(i)) for i in g.left_ids]
+            right = [known.get(i, pending.get(i)) for i in g.right_ids]
+            options = encode_options(left, right)
+            ikey = options if len(options) < max_key and options[0] != 0xFF else codec.index_key(options, max_key)
+            existing = get(ikey, db=index)
             if existing is not None:
-                gid = codec.unseal("game_index", ikey, existing)
-                sid = codec.decode_game_id(gid)
+                record_id = codec.unseal("game_index", ikey, existing)
+                sid = codec.decode_game_id(record_id)
                 if ikey != options:
-                    stored = txn.get(gid, db=games)
-                    if stored is None or codec.unseal("games", gid, stored) != options:
+                    stored = get(record_id, db=games)
+                    if stored is None or codec.unseal("games", record_id, stored) != options:
                         raise codec.StoreError(f"game index collision in {str(self.path)!r} for id {sid}")
             else:
                 if not next_id:
@@ -64,10 +75,10 @@ class GameTable:
                         next_id.append(codec.decode_game_id(cursor.key()) + 1 if cursor.last() else 0)
                 sid = next_id[0]
                 next_id[0] += 1
-                gid = codec.encode_game_id(sid)
-                txn.put(gid, codec.seal(gid, options), db=games)
-                txn.put(ikey, codec.seal(ikey, gid), db=index)
-            pending[g.id] = sid
+                record_id = sid.to_bytes(codec.GAME_ID_BYTES, "big")  # (codec.encode_game_id)
+                put(record_id, seal(record_id, options), db=games)
+                put(ikey, seal(ikey, record_id), db=index)
+            pending[gid] = sid
             made[sid] = g
         return pending[game.id]
 

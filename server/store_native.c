@@ -15,7 +15,12 @@
  *
  * CRC32C (Castagnoli, reflected, init and final xor 0xFFFFFFFF: what google_crc32c.value returns)
  * uses the SSE4.2 crc32 instruction when the CPU has it, else a byte-wise table.
- * Tested byte for byte against the Python path in tests/test_store_bulk.py.
+ *
+ * Also here: a batch split into keys and values in one pass (split_batch), the frames of the
+ * store's writer process (pack_batch / unpack_batch: store_writer.pack), and the two per-game
+ * helpers of game interning (seal, encode_options).
+ * Tested byte for byte against the Python path in tests/test_store_bulk.py and
+ * tests/test_store_writer.py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -106,62 +111,173 @@ static int check_lists(PyObject *a, PyObject *b) {
     return 0;
 }
 
-/* seal_positions(keys, entries) -> [(key, entry + crc32c(key + entry))] */
+/* ---------------------------------------------------------------------------------------- */
+/* lazy record iterators                                                                     */
+/*
+ * Both builders return iterators for Cursor.putmulti rather than lists: putmulti takes one
+ * (key, record) pair, puts it and drops it before asking for the next, so each pair is made just
+ * in time and freed at once. A list of N pairs kept alive instead would be N GC-tracked tuples
+ * (the cyclic collector runs every 700 net allocations and, once they survive, walks them again
+ * and again — together with every Game of a partizan process; measured at a quarter of the
+ * store's CPU time on a 16,384-entry batch) and N records cold in the cache by the time LMDB
+ * copies them. Freed tuples go back to CPython's tuple free list, so a batch allocates a handful.
+ */
+
+/* A pair (a, b), both new references stolen; NULL (and both released) on error. */
+static PyObject *pair_of(PyObject *a, PyObject *b) {
+    PyObject *pair = (a && b) ? PyTuple_New(2) : NULL;
+    if (!pair) {
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, a);
+    PyTuple_SET_ITEM(pair, 1, b);
+    return pair;
+}
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *keys, *entries; /* lists of bytes, of one length (checked when made) */
+    Py_ssize_t next;
+} SealIter;
+
+static void SealIter_dealloc(SealIter *it) {
+    Py_XDECREF(it->keys);
+    Py_XDECREF(it->entries);
+    PyObject_Free(it);
+}
+
+/* The next (key, entry + crc32c(key + entry)). */
+static PyObject *SealIter_next(SealIter *it) {
+    Py_ssize_t i = it->next;
+    /* (the lists are the caller's: re-checked at every step, in case they changed meanwhile) */
+    if (i >= PyList_GET_SIZE(it->keys) || i >= PyList_GET_SIZE(it->entries)) return NULL;
+    PyObject *key = PyList_GET_ITEM(it->keys, i), *entry = PyList_GET_ITEM(it->entries, i);
+    if (!PyBytes_CheckExact(key) || !PyBytes_CheckExact(entry)) {
+        PyErr_SetString(PyExc_TypeError, "expected two lists of bytes of the same length");
+        return NULL;
+    }
+    it->next = i + 1;
+    const uint8_t *k = (const uint8_t *)PyBytes_AS_STRING(key), *e = (const uint8_t *)PyBytes_AS_STRING(entry);
+    Py_ssize_t nk = PyBytes_GET_SIZE(key), ne = PyBytes_GET_SIZE(entry);
+    PyObject *record = PyBytes_FromStringAndSize(NULL, ne + 4);
+    if (!record) return NULL;
+    uint8_t *r = (uint8_t *)PyBytes_AS_STRING(record);
+    memcpy(r, e, (size_t)ne);
+    put_le32(r + ne, crc32c_two(k, (size_t)nk, e, (size_t)ne));
+    return pair_of(Py_NewRef(key), record);
+}
+
+static PyTypeObject SealIterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruma.server._store_native.SealIter",
+    .tp_basicsize = sizeof(SealIter),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Iterator of (key, sealed positions record) pairs (seal_positions).",
+    .tp_dealloc = (destructor)SealIter_dealloc,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)SealIter_next,
+};
+
+/* seal_positions(keys, entries) -> iterator of (key, entry + crc32c(key + entry)) */
 static PyObject *py_seal_positions(PyObject *self, PyObject *args) {
     PyObject *keys, *entries;
     if (!PyArg_ParseTuple(args, "OO", &keys, &entries) || check_lists(keys, entries) < 0) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(keys);
-    PyObject *out = PyList_New(n);
-    if (!out) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *key = PyList_GET_ITEM(keys, i), *entry = PyList_GET_ITEM(entries, i);
-        const uint8_t *k = (const uint8_t *)PyBytes_AS_STRING(key), *e = (const uint8_t *)PyBytes_AS_STRING(entry);
-        Py_ssize_t nk = PyBytes_GET_SIZE(key), ne = PyBytes_GET_SIZE(entry);
-        PyObject *record = PyBytes_FromStringAndSize(NULL, ne + 4);
-        if (!record) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        uint8_t *r = (uint8_t *)PyBytes_AS_STRING(record);
-        memcpy(r, e, (size_t)ne);
-        put_le32(r + ne, crc32c_two(k, (size_t)nk, e, (size_t)ne));
-        PyObject *pair = PyTuple_New(2);
-        if (!pair) {
-            Py_DECREF(record);
-            Py_DECREF(out);
-            return NULL;
-        }
-        Py_INCREF(key);
-        PyTuple_SET_ITEM(pair, 0, key);
-        PyTuple_SET_ITEM(pair, 1, record);
-        PyList_SET_ITEM(out, i, pair);
-    }
-    return out;
+    SealIter *it = PyObject_New(SealIter, &SealIterType);
+    if (!it) return NULL;
+    it->keys = Py_NewRef(keys);
+    it->entries = Py_NewRef(entries);
+    it->next = 0;
+    return (PyObject *)it;
 }
 
-static int by_bytes(const void *a, const void *b) {
-    PyObject *x = *(PyObject *const *)a, *y = *(PyObject *const *)b;
-    Py_ssize_t nx = PyBytes_GET_SIZE(x), ny = PyBytes_GET_SIZE(y);
-    int c = memcmp(PyBytes_AS_STRING(x), PyBytes_AS_STRING(y), (size_t)(nx < ny ? nx : ny));
-    return c ? c : (nx > ny) - (nx < ny);
+/* The by_value index keys of a batch, built into one buffer (no Python object per key until the
+ * iterator hands it out) and ordered by an array of offsets. */
+typedef struct {
+    uint64_t head; /* the key's first 8 bytes, big-endian, zero-padded (most comparisons end here) */
+    const uint8_t *at;
+    size_t len;
+} Span;
+
+typedef struct {
+    PyObject_HEAD
+    uint8_t *bytes; /* every index key, back to back */
+    Span *order;    /* the keys, sorted */
+    size_t count, next;
+} IndexIter;
+
+static void IndexIter_dealloc(IndexIter *it) {
+    PyMem_Free(it->bytes);
+    PyMem_Free(it->order);
+    PyObject_Free(it);
 }
 
-/* index_entries(keys, values, max_key) -> ([(index key, crc32c(index key))] sorted, [i: left over])
- * for keys of tag 0 (key[2] == 0); the indices of the other keys (longer than 2 bytes or not) are
+/* The next (index key, crc32c(index key)). */
+static PyObject *IndexIter_next(IndexIter *it) {
+    if (it->next >= it->count) return NULL;
+    Span span = it->order[it->next++];
+    PyObject *entry = PyBytes_FromStringAndSize((const char *)span.at, (Py_ssize_t)span.len);
+    PyObject *record = PyBytes_FromStringAndSize(NULL, 4);
+    if (record) put_le32((uint8_t *)PyBytes_AS_STRING(record), crc32c_two(span.at, span.len, NULL, 0));
+    return pair_of(entry, record);
+}
+
+static PyObject *IndexIter_length_hint(IndexIter *it, PyObject *unused) {
+    return PyLong_FromSize_t(it->count - it->next);
+}
+
+static PyMethodDef IndexIter_methods[] = {
+    {"__length_hint__", (PyCFunction)IndexIter_length_hint, METH_NOARGS, "How many records are left."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject IndexIterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruma.server._store_native.IndexIter",
+    .tp_basicsize = sizeof(IndexIter),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Iterator of (by_value key, its seal) pairs in key order (index_entries).",
+    .tp_dealloc = (destructor)IndexIter_dealloc,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)IndexIter_next,
+    .tp_methods = IndexIter_methods,
+};
+
+/* Byte order of keys; heads first give the same order (they differ at a byte both keys have, or
+ * where the shorter key, a prefix so far, has padding no greater than the longer one's byte). */
+static int by_span(const void *a, const void *b) {
+    const Span *x = a, *y = b;
+    if (x->head != y->head) return x->head < y->head ? -1 : 1;
+    int c = memcmp(x->at, y->at, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* index_entries(keys, values, max_key) -> (iterator of (index key, crc32c(index key)) in key
+ * order, [i: left over]) for keys of tag 0 (key[2] == 0); the indices of the other keys are
  * returned for store_codec.by_value_key. Index keys longer than max_key are dropped (as a flush
  * drops them). */
 static PyObject *py_index_entries(PyObject *self, PyObject *args) {
     PyObject *keys, *values;
     Py_ssize_t max_key;
     if (!PyArg_ParseTuple(args, "OOn", &keys, &values, &max_key) || check_lists(keys, values) < 0) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(keys), made = 0;
-    PyObject **index = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *index);
+    Py_ssize_t n = PyList_GET_SIZE(keys);
+    size_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        total += 2 + (size_t)PyBytes_GET_SIZE(PyList_GET_ITEM(values, i)) + 6 + (size_t)PyBytes_GET_SIZE(PyList_GET_ITEM(keys, i));
+    IndexIter *it = PyObject_New(IndexIter, &IndexIterType);
     PyObject *left = PyList_New(0);
-    if (!index || !left) {
-        PyMem_Free(index);
+    if (!it || !left) {
         Py_XDECREF(left);
-        return PyErr_NoMemory();
+        if (it) PyObject_Free(it);
+        return NULL;
     }
+    it->count = it->next = 0;
+    it->bytes = PyMem_Malloc(total ? total : 1);
+    it->order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *it->order);
+    if (!it->bytes || !it->order) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    uint8_t *e = it->bytes;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *key = PyList_GET_ITEM(keys, i), *value = PyList_GET_ITEM(values, i);
         const uint8_t *k = (const uint8_t *)PyBytes_AS_STRING(key);
@@ -173,13 +289,10 @@ static PyObject *py_index_entries(PyObject *self, PyObject *args) {
             if (rc < 0) goto fail;
             continue;
         }
-        Py_ssize_t total = 2 + nv + 6 + nk;
-        if (total > max_key) continue;
+        Py_ssize_t len = 2 + nv + 6 + nk;
+        if (len > max_key) continue;
         uint32_t seeds = 0;
         for (Py_ssize_t j = 3; j < nk; j++) seeds += k[j];
-        PyObject *entry = PyBytes_FromStringAndSize(NULL, total);
-        if (!entry) goto fail;
-        uint8_t *e = (uint8_t *)PyBytes_AS_STRING(entry);
         e[0] = k[0];
         e[1] = k[1];
         memcpy(e + 2, PyBytes_AS_STRING(value), (size_t)nv);
@@ -191,46 +304,276 @@ static PyObject *py_index_entries(PyObject *self, PyObject *args) {
         c[4] = (uint8_t)(nk >> 8);
         c[5] = (uint8_t)nk;
         memcpy(c + 6, k, (size_t)nk);
-        index[made++] = entry;
+        uint64_t head = 0;
+        for (Py_ssize_t j = 0; j < 8; j++) head = head << 8 | (j < len ? e[j] : 0);
+        it->order[it->count].head = head;
+        it->order[it->count].at = e;
+        it->order[it->count++].len = (size_t)len;
+        e += len;
     }
-    qsort(index, (size_t)made, sizeof *index, by_bytes);
-    PyObject *pairs = PyList_New(made);
-    if (!pairs) goto fail;
-    for (Py_ssize_t i = 0; i < made; i++) {
-        PyObject *entry = index[i];
-        PyObject *record = PyBytes_FromStringAndSize(NULL, 4);
-        PyObject *pair = record ? PyTuple_New(2) : NULL;
-        if (!pair) {
-            Py_XDECREF(record);
-            for (Py_ssize_t j = i; j < made; j++) Py_DECREF(index[j]);
-            made = 0;
-            Py_DECREF(pairs);
-            goto fail;
-        }
-        put_le32((uint8_t *)PyBytes_AS_STRING(record),
-                 crc32c_two((const uint8_t *)PyBytes_AS_STRING(entry), (size_t)PyBytes_GET_SIZE(entry), NULL, 0));
-        PyTuple_SET_ITEM(pair, 0, entry); /* (the reference moves from index to the pair) */
-        PyTuple_SET_ITEM(pair, 1, record);
-        PyList_SET_ITEM(pairs, i, pair);
-    }
-    PyMem_Free(index);
-    PyObject *result = PyTuple_Pack(2, pairs, left);
-    Py_DECREF(pairs);
+    qsort(it->order, it->count, sizeof *it->order, by_span);
+    PyObject *result = PyTuple_Pack(2, (PyObject *)it, left);
+    Py_DECREF(it);
     Py_DECREF(left);
     return result;
 fail:
-    for (Py_ssize_t j = 0; j < made; j++) Py_DECREF(index[j]);
-    PyMem_Free(index);
+    Py_DECREF(it);
     Py_DECREF(left);
     return NULL;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* batches                                                                                   */
+
+/* split_batch(items) -> (keys, values, sorted, shortest, longest), or None: the keys and values of
+ * a list of (bytes, value) tuples in one pass (insert_many's first step; in Python, sorted() plus
+ * two maps plus min/max of the lengths cost more than writing the batch to a pipe), whether the
+ * keys are in strictly increasing order (the compiled search hands them over sorted), and the
+ * shortest and longest key's length. None when an item is not a (bytes, value) tuple (the
+ * caller's general path then takes the batch). */
+static PyObject *py_split_batch(PyObject *self, PyObject *items) {
+    if (!PyList_CheckExact(items)) {
+        PyErr_SetString(PyExc_TypeError, "split_batch takes a list of (bytes, value) pairs");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(items), shortest = PY_SSIZE_T_MAX, longest = 0;
+    PyObject *keys = PyList_New(n), *values = PyList_New(n);
+    if (!keys || !values) goto fail;
+    int in_order = 1;
+    PyObject *last = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PyList_GET_ITEM(items, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyBytes_CheckExact(PyTuple_GET_ITEM(pair, 0))) {
+            Py_DECREF(keys); /* not all (bytes, value) tuples: the caller's general path takes it */
+            Py_DECREF(values);
+            Py_RETURN_NONE;
+        }
+        PyObject *key = PyTuple_GET_ITEM(pair, 0), *value = PyTuple_GET_ITEM(pair, 1);
+        Py_ssize_t len = PyBytes_GET_SIZE(key);
+        if (len < shortest) shortest = len;
+        if (len > longest) longest = len;
+        if (last && in_order) {
+            Py_ssize_t nl = PyBytes_GET_SIZE(last);
+            int c = memcmp(PyBytes_AS_STRING(last), PyBytes_AS_STRING(key), (size_t)(nl < len ? nl : len));
+            if (c > 0 || (c == 0 && nl >= len)) in_order = 0;
+        }
+        last = key;
+        PyList_SET_ITEM(keys, i, Py_NewRef(key));
+        PyList_SET_ITEM(values, i, Py_NewRef(value));
+    }
+    return Py_BuildValue("(NNNnn)", keys, values, PyBool_FromLong(in_order), n ? shortest : 0, longest);
+fail:
+    Py_XDECREF(keys);
+    Py_XDECREF(values);
+    return NULL;
+}
+
+/* pack_batch(keys, values, codes) -> bytes, or None: a batch for the store's writer process
+ * (store_writer.pack: count u32, key lengths u16 each, values u64 each, all little-endian, then
+ * the keys). Each value goes as its code in the store (store_codec.encode_value before the
+ * varint): a nim value n as 2n, any other object as codes[id(value)] (the parent's store id s of
+ * a Game, as 2s + 1). None when a value is neither a nim value below 2**63 nor in codes (a bool, a
+ * negative number, an unknown object: the caller's checks then raise). Keys must be bytes
+ * shorter than 65,536. */
+static PyObject *py_pack_batch(PyObject *self, PyObject *args) {
+    PyObject *keys, *values, *codes;
+    if (!PyArg_ParseTuple(args, "O!O!O", &PyList_Type, &keys, &PyList_Type, &values, &codes)) return NULL;
+    if (codes != Py_None && !PyDict_Check(codes)) {
+        PyErr_SetString(PyExc_TypeError, "pack_batch: codes must be a dict or None");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(keys);
+    if (PyList_GET_SIZE(values) != n || n > 0xFFFFFFFFLL) {
+        PyErr_SetString(PyExc_ValueError, "pack_batch takes as many values as keys");
+        return NULL;
+    }
+    size_t total = 4 + 10 * (size_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key = PyList_GET_ITEM(keys, i);
+        if (!PyBytes_CheckExact(key) || PyBytes_GET_SIZE(key) > 0xFFFF) {
+            PyErr_SetString(PyExc_ValueError, "pack_batch takes keys of bytes shorter than 65,536");
+            return NULL;
+        }
+        total += (size_t)PyBytes_GET_SIZE(key);
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+    if (!out) return NULL;
+    uint8_t *p = (uint8_t *)PyBytes_AS_STRING(out), *lens = p + 4, *vals = p + 4 + 2 * n, *body = p + 4 + 10 * n;
+    put_le32(p, (uint32_t)n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key = PyList_GET_ITEM(keys, i), *value = PyList_GET_ITEM(values, i);
+        size_t len = (size_t)PyBytes_GET_SIZE(key);
+        unsigned long long v;
+        if (PyLong_CheckExact(value)) {
+            v = PyLong_AsUnsignedLongLong(value);
+            if (v >= (1ULL << 63)) { /* (also (unsigned long long)-1: negative or too big, error set) */
+                PyErr_Clear();
+                Py_DECREF(out);
+                Py_RETURN_NONE;
+            }
+            v <<= 1;
+        } else {
+            PyObject *ident = codes == Py_None ? NULL : PyLong_FromVoidPtr(value);
+            PyObject *code = ident ? PyDict_GetItemWithError(codes, ident) : NULL; /* borrowed */
+            Py_XDECREF(ident);
+            v = code && PyLong_CheckExact(code) ? PyLong_AsUnsignedLongLong(code) : (unsigned long long)-1;
+            if (v == (unsigned long long)-1) {
+                PyErr_Clear();
+                Py_DECREF(out);
+                Py_RETURN_NONE;
+            }
+        }
+        lens[2 * i] = (uint8_t)len;
+        lens[2 * i + 1] = (uint8_t)(len >> 8);
+        for (int b = 0; b < 8; b++) vals[8 * i + b] = (uint8_t)(v >> (8 * b));
+        memcpy(body, PyBytes_AS_STRING(key), len);
+        body += len;
+    }
+    return out;
+}
+
+/* unpack_batch(payload) -> (keys, values): pack_batch's lists again (ValueError if malformed). */
+static PyObject *py_unpack_batch(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const uint8_t *p = view.buf;
+    size_t size = (size_t)view.len;
+    PyObject *keys = NULL, *values = NULL;
+    if (size < 4) goto bad;
+    size_t n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+    if (size < 4 + 10 * n) goto bad;
+    keys = PyList_New((Py_ssize_t)n);
+    values = PyList_New((Py_ssize_t)n);
+    if (!keys || !values) goto fail;
+    const uint8_t *lens = p + 4, *vals = p + 4 + 2 * n;
+    size_t at = 4 + 10 * n;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = (size_t)lens[2 * i] | (size_t)lens[2 * i + 1] << 8;
+        if (at + len > size) goto bad;
+        unsigned long long v = 0;
+        for (int b = 0; b < 8; b++) v |= (unsigned long long)vals[8 * i + b] << (8 * b);
+        PyObject *key = PyBytes_FromStringAndSize((const char *)p + at, (Py_ssize_t)len);
+        PyObject *value = key ? PyLong_FromUnsignedLongLong(v) : NULL;
+        if (!value) {
+            Py_XDECREF(key);
+            goto fail;
+        }
+        PyList_SET_ITEM(keys, (Py_ssize_t)i, key);
+        PyList_SET_ITEM(values, (Py_ssize_t)i, value);
+        at += len;
+    }
+    if (at != size) goto bad;
+    PyBuffer_Release(&view);
+    return Py_BuildValue("(NN)", keys, values);
+bad:
+    PyErr_SetString(PyExc_ValueError, "a malformed batch");
+fail:
+    PyBuffer_Release(&view);
+    Py_XDECREF(keys);
+    Py_XDECREF(values);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* store_codec's per-record helpers (the games a partizan batch interns: two sealed records each) */
+
+/* seal(key, payload) -> payload + crc32c(key + payload) (store_codec.seal). */
+static PyObject *py_seal(PyObject *self, PyObject *args) {
+    Py_buffer key, payload;
+    if (!PyArg_ParseTuple(args, "y*y*", &key, &payload)) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, payload.len + 4);
+    if (out) {
+        uint8_t *r = (uint8_t *)PyBytes_AS_STRING(out);
+        memcpy(r, payload.buf, (size_t)payload.len);
+        put_le32(r + payload.len, crc32c_two(key.buf, (size_t)key.len, payload.buf, (size_t)payload.len));
+    }
+    PyBuffer_Release(&key);
+    PyBuffer_Release(&payload);
+    return out;
+}
+
+static int by_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t put_varint(uint8_t *out, uint64_t n) {
+    size_t k = 0;
+    while (n >= 0x80) {
+        out[k++] = (uint8_t)(n & 0x7F) | 0x80;
+        n >>= 7;
+    }
+    out[k++] = (uint8_t)n;
+    return k;
+}
+
+/* Read a sequence of non-negative ints (< 2**64) into a new sorted array; NULL on error. */
+static uint64_t *sorted_ids(PyObject *seq, Py_ssize_t *n) {
+    PyObject *fast = PySequence_Fast(seq, "encode_options takes sequences of store ids");
+    if (!fast) return NULL;
+    *n = PySequence_Fast_GET_SIZE(fast);
+    uint64_t *ids = PyMem_Malloc((size_t)(*n ? *n : 1) * sizeof *ids);
+    if (!ids) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        ids[i] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (ids[i] == (uint64_t)-1 && PyErr_Occurred()) {
+            PyMem_Free(ids);
+            Py_DECREF(fast);
+            return NULL;
+        }
+    }
+    Py_DECREF(fast);
+    qsort(ids, (size_t)*n, sizeof *ids, by_u64);
+    return ids;
+}
+
+/* encode_options(left, right) -> bytes (store_codec.encode_options: varints of both counts, then
+ * of each side's ids in increasing order). */
+static PyObject *py_encode_options(PyObject *self, PyObject *args) {
+    PyObject *left, *right;
+    if (!PyArg_ParseTuple(args, "OO", &left, &right)) return NULL;
+    Py_ssize_t nl, nr;
+    uint64_t *l = sorted_ids(left, &nl);
+    if (!l) return NULL;
+    uint64_t *r = sorted_ids(right, &nr);
+    if (!r) {
+        PyMem_Free(l);
+        return NULL;
+    }
+    uint8_t *buf = PyMem_Malloc(10 * (size_t)(nl + nr + 2));
+    PyObject *out = NULL;
+    if (buf) {
+        size_t at = put_varint(buf, (uint64_t)nl);
+        at += put_varint(buf + at, (uint64_t)nr);
+        for (Py_ssize_t i = 0; i < nl; i++) at += put_varint(buf + at, l[i]);
+        for (Py_ssize_t i = 0; i < nr; i++) at += put_varint(buf + at, r[i]);
+        out = PyBytes_FromStringAndSize((const char *)buf, (Py_ssize_t)at);
+        PyMem_Free(buf);
+    } else {
+        PyErr_NoMemory();
+    }
+    PyMem_Free(l);
+    PyMem_Free(r);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"seal", py_seal, METH_VARARGS, "seal(key, payload) -> payload + its CRC32C seal (store_codec.seal)."},
+    {"encode_options", py_encode_options, METH_VARARGS,
+     "encode_options(left ids, right ids) -> bytes (store_codec.encode_options)."},
+    {"split_batch", py_split_batch, METH_O,
+     "split_batch(items) -> (keys, values, in strictly increasing key order, shortest key, longest key), or None."},
+    {"pack_batch", py_pack_batch, METH_VARARGS, "pack_batch(keys, values, codes) -> bytes (store_writer.pack), or None (see store_native.c)."},
+    {"unpack_batch", py_unpack_batch, METH_O, "unpack_batch(bytes) -> (keys, value codes) (store_writer.unpack)."},
     {"crc32c", py_crc32c, METH_O, "crc32c(data) -> int: CRC32C of a bytes-like object (as google_crc32c.value)."},
     {"seal_positions", py_seal_positions, METH_VARARGS,
-     "seal_positions(keys, entries) -> list of (key, sealed positions record)."},
+     "seal_positions(keys, entries) -> iterator of (key, sealed positions record)."},
     {"index_entries", py_index_entries, METH_VARARGS,
-     "index_entries(keys, encoded values, max_key) -> (sorted list of (by_value key, its seal), indices left over)."},
+     "index_entries(keys, encoded values, max_key) -> (iterator of (by_value key, its seal) in key order, indices left over)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -245,5 +588,6 @@ PyMODINIT_FUNC PyInit__store_native(void) {
     __builtin_cpu_init();
     use_hw = __builtin_cpu_supports("sse4.2");
 #endif
+    if (PyType_Ready(&SealIterType) < 0 || PyType_Ready(&IndexIterType) < 0) return NULL;
     return PyModule_Create(&module);
 }

@@ -200,9 +200,10 @@ def test_the_compiled_record_builder_matches_store_codec() -> None:
     keys.append(b"\x01\x01")  # (shorter than any stored key: left to Python, as the reference does)
     encoded.append(b"\x02")
     entries.append(b"\x02\x00")
-    assert native.seal_positions(keys, entries) == [(k, codec.seal(k, e)) for k, e in zip(keys, entries)]
+    assert list(native.seal_positions(keys, entries)) == [(k, codec.seal(k, e)) for k, e in zip(keys, entries)]
     max_key = 200
-    records, left = native.index_entries(keys, encoded, max_key)
+    made, left = native.index_entries(keys, encoded, max_key)
+    records = list(made)
     tag0 = [i for i, k in enumerate(keys) if len(k) >= 3 and k[2] == 0]
     assert left == [i for i in range(len(keys)) if i not in set(tag0)]
     expected = sorted((x, codec.checksum(x, b"")) for x in (codec.by_value_key(keys[i], encoded[i]) for i in tag0)

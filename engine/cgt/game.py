@@ -153,6 +153,16 @@ class Game:
         return tuple([_G[i] for i in _RO[self.id]])
 
     @property
+    def left_ids(self) -> tuple[int, ...]:
+        """The ids of Left's options in the canonical form (sorted; no ``Game`` objects made)."""
+        return _LO[self.id]
+
+    @property
+    def right_ids(self) -> tuple[int, ...]:
+        """The ids of Right's options in the canonical form (sorted; no ``Game`` objects made)."""
+        return _RO[self.id]
+
+    @property
     def nus(self) -> tuple[Fraction, int, int] | None:
         """``(x, n, k)`` when the game equals ``x + n·↑ + ∗k``, else ``None``."""
         t = _NUSV[self.id]

@@ -1,0 +1,345 @@
+"""The store's bulk writer: a child process that writes ``insert_many``'s large batches while the
+evaluation goes on (``ruma.server.store``; narrative in ``docs/store.md``, "Bulk methods").
+
+Why a process: a cold evaluation into the store spends about as long in LMDB (two B-tree puts an
+entry, a commit with ``fsync`` every batch) as the compiled search spends valuing the positions,
+so writing each batch before valuing on caps it near twice the in-memory time. A thread cannot
+take that work off the search: py-lmdb releases the GIL around each put and takes it back half a
+microsecond later, and the search, which needs the GIL for every memo lookup, then loses the race
+for it and sleeps out CPython's 5 ms switch interval again and again (measured: slower than
+writing in line). A child process has its own GIL; LMDB already serialises writers across
+processes, and the store already adopts a map another process has grown.
+
+The parent interns the batch's new games itself (in their own transaction, committed before the
+positions that name them: ``BulkOps._game_codes``) and sends the keys with the values' codes in
+the store (``pack``) down the child's stdin; the child writes the ``positions`` and ``by_value``
+records with the same code as an in-line bulk write (``BulkOps._put_records``: the same bytes,
+``overwrite=False``, the counts in ``meta``) — batches that queued up together in one
+transaction — and answers one line a batch, in order. Guarantees, as for the insert buffer
+(``docs/store.md``, "Inserts and durability"):
+
+* **Visible at once**: a sent batch answers this process's ``lookup``/``lookup_many`` until its
+  commit is visible to them (``snapshot``/``find_in``; a batch leaves ``pending`` only after its
+  commit and the renewal of this process's read transactions), where the database does not hold
+  the key.
+* **Committed by ``flush``**: ``flush()`` (and ``close()``; every evaluation worker flushes before
+  it answers) waits until every batch sent before it is committed (``drain``).
+* **Never lost silently**: a batch the child fails to write, or that is in flight when the child
+  dies, goes back into the insert buffer and its error is raised by the next ``flush`` or
+  ``close`` (or ``insert_many`` handing the writer a batch) — so an evaluation or a worker's
+  answer fails instead of reporting values that were not stored; that flush also writes the
+  given-back entries in line if it can (else they stay buffered for the next). Once the child is
+  gone the store writes in line.
+* **Bounded**: at most ``DEPTH`` batches are in flight; sending blocks (without the GIL) beyond.
+* **Orphans end**: a child whose parent dies sees its stdin close, finishes the batch it has
+  read whole (a batch read in part is dropped: nothing half-written) and exits.
+
+The child is ``python -m ruma.server.store_writer PATH`` (``main``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+import subprocess
+import sys
+import threading
+import weakref
+from array import array
+from pathlib import Path
+from typing import Any, BinaryIO, Callable
+
+DEPTH = 4
+"""Batches that may be in flight to the child before ``submit`` blocks."""
+
+_HEADER = struct.Struct("<I")
+log = logging.getLogger("ruma.server")
+Job = tuple[list[bytes], list[Any], dict[bytes, Any]]  # sorted keys, their values, key -> value
+
+
+def find_in(batches: list[dict[bytes, Any]], key: bytes) -> Any:
+    """The value of ``key`` in one of ``batches`` (``BulkWriter.snapshot``), else ``None``."""
+    for batch in batches:
+        value = batch.get(key)
+        if value is not None:
+            return value
+    return None
+
+
+def pack(keys: list[bytes], codes: list[int]) -> bytes:
+    """A batch as bytes: count (u32), key lengths (u16 each), the values' codes in the store (u64
+    each: ``2n`` for the nim value ``n``, ``2s + 1`` for the game with store id ``s``),
+    little-endian, then the keys. ``store_native.pack_batch(keys, values, codes by id)`` makes the
+    same bytes from the values themselves."""
+    lengths, numbers = array("H", map(len, keys)), array("Q", codes)
+    if sys.byteorder != "little":
+        lengths.byteswap()
+        numbers.byteswap()
+    return b"".join((_HEADER.pack(len(keys)), lengths.tobytes(), numbers.tobytes(), *keys))
+
+
+def unpack(payload: bytes) -> tuple[list[bytes], list[int]]:
+    """``pack``'s keys and codes (``store_native.unpack_batch`` in C)."""
+    from ruma.server.store_bulk import _NATIVE
+
+    if _NATIVE is not None:
+        return _NATIVE.unpack_batch(payload)  # type: ignore[no-any-return]
+    return unpack_reference(payload)
+
+
+def unpack_reference(payload: bytes) -> tuple[list[bytes], list[int]]:
+    """``unpack`` in Python."""
+    (n,) = _HEADER.unpack_from(payload)
+    lengths = array("H")
+    lengths.frombytes(payload[4:4 + 2 * n])
+    values = array("Q")
+    values.frombytes(payload[4 + 2 * n:4 + 10 * n])
+    if sys.byteorder != "little":
+        lengths.byteswap()
+        values.byteswap()
+    at = 4 + 10 * n
+    keys: list[bytes] = []
+    append = keys.append
+    for length in lengths:
+        append(payload[at:at + length])
+        at += length
+    if at != len(payload):
+        raise ValueError(f"a batch of {n} keys should be {at} bytes, not {len(payload)}")
+    return keys, values.tolist()
+
+
+class BulkWriter:
+    """One store's writer process, seen from the parent: ``submit`` a batch, ``drain`` to wait."""
+
+    def __init__(self, path: Path, give_back: Callable[[list[bytes], list[Any]], None],
+                 committed: Callable[[], None]) -> None:
+        self._give_back, self._committed = give_back, committed
+        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()  # frames go out in the order of ``pending``
+        self._idle = threading.Condition(self._lock)
+        self._slots = threading.BoundedSemaphore(DEPTH)
+        self.pending: list[Job] = []  # sent, not yet committed (oldest first)
+        self._error: BaseException | None = None
+        self.dead = False  # the child is gone (or never came up): the store writes in line
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "ruma.server.store_writer", str(path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True,
+        )
+        _widen(self._process.stdin)
+        _WRITERS.add(self)
+        self._reader = threading.Thread(target=self._read_answers, name=f"ruma-store-writer:{path.name}", daemon=True)
+        self._reader.start()
+
+    def submit(self, keys: list[bytes], values: list[Any], frame: bytes) -> bool:
+        """Send a batch (keys sorted; ``frame``: ``pack(keys, values)``); raises an earlier batch's
+        error first. ``False`` when the child is gone (the caller writes the batch in line)."""
+        self.raise_error()
+        self._slots.acquire()
+        with self._send_lock:
+            with self._lock:
+                if self.dead:
+                    self._slots.release()
+                    return False
+                self.pending.append((keys, values, dict(zip(keys, values))))
+            stdin: Any = self._process.stdin
+            try:
+                stdin.write(_HEADER.pack(len(frame)))
+                stdin.write(frame)
+                stdin.flush()
+            except (OSError, ValueError):
+                pass  # the child is gone: the answer reader gives the batch back and reports it
+            except BaseException:
+                # interrupted mid-frame (KeyboardInterrupt, say): the stream is broken, so end it —
+                # the child drops the partial frame and exits, the answer reader gives back what
+                # it had not committed (this batch too) and reports it
+                try:
+                    stdin.close()
+                except BaseException:  # noqa: BLE001 - closing a broken pipe
+                    pass
+                raise
+        return True
+
+    def snapshot(self) -> list[dict[bytes, Any]]:
+        """The batches not yet committed (each as a dict key -> value), now. A lookup takes it
+        *before* it reads the database and consults it only on a miss there (``find_in``): a
+        batch leaves ``pending`` only once its commit is visible to reads begun afterwards, and a
+        committed value (the first stored) wins."""
+        return [job[2] for job in self.pending]
+
+    def drain(self) -> None:
+        """Wait until every batch sent so far is committed; raise a write's error, if any."""
+        with self._lock:
+            while self.pending:
+                self._idle.wait()
+        self.raise_error()
+
+    def raise_error(self) -> None:
+        """Raise (once) the error of a batch that was not written."""
+        with self._lock:
+            error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def close(self) -> None:
+        """Let the child write what it has and exit; raise a write's error, if any."""
+        with self._send_lock:
+            try:
+                self._process.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+        if self._reader is not threading.current_thread():
+            self._reader.join()
+        self._process.wait()
+        for stream in (self._process.stdout, self._process.stderr):
+            if stream is not None:
+                stream.close()
+        self.raise_error()
+
+    def _read_answers(self) -> None:
+        out: Any = self._process.stdout
+        ready = out.readline() == b"ready\n"
+        while ready:
+            line = out.readline()
+            if not line:
+                break
+            with self._lock:
+                keys, values, _ = self.pending[0]
+            if line == b"ok\n":
+                self._committed()  # (before the batch leaves ``pending``: lookups must see the commit)
+            else:
+                self._fail(keys, values, line.decode(errors="replace").strip().removeprefix("error "))
+            with self._lock:
+                self.pending.pop(0)
+                self._idle.notify_all()
+            self._slots.release()
+        # the child is gone (or never came up): give back what it had not written
+        try:
+            detail = self._process.stderr.read().decode(errors="replace").strip()  # type: ignore[union-attr]
+        except (OSError, ValueError):
+            detail = ""
+        code = self._process.wait()
+        with self._lock:
+            self.dead = True
+            lost, self.pending = self.pending, []
+        reason = f"the store's writer process ended (exit code {code})" + (f": {detail.splitlines()[-1]}" if detail else "")
+        if not ready:  # it never came up: nothing was written by it, the store writes in line
+            log.warning("%s; writing bulk batches in line", reason)
+        for keys, values, _ in lost:
+            if ready:
+                self._fail(keys, values, reason)
+            else:
+                self._give_back(keys, values)
+            self._slots.release()
+        with self._lock:
+            self._idle.notify_all()
+
+    def _fail(self, keys: list[bytes], values: list[Any], message: str) -> None:
+        from ruma.server.store_codec import StoreError
+
+        try:
+            self._give_back(keys, values)  # into the insert buffer: the next flush writes them
+        finally:
+            with self._lock:
+                if self._error is None:
+                    self._error = StoreError(f"a bulk write failed: {message}")
+
+
+_WRITERS: "weakref.WeakSet[BulkWriter]" = weakref.WeakSet()
+
+
+def _forget_in_forked_child() -> None:
+    """In a process forked (without exec) from one with writers: close the inherited write ends of
+    their pipes (else the child process would never see its input end when the parent closes it)
+    and mark them dead (a forked process opens its own store: ``store._CORES`` is per pid)."""
+    for writer in list(_WRITERS):
+        writer.dead = True
+        stdin = writer._process.stdin
+        if stdin is not None:
+            try:
+                os.close(stdin.fileno())  # (not stdin.close(): that would flush the parent's buffer)
+            except (OSError, ValueError):
+                pass
+    _WRITERS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_forked_child)
+
+
+def _widen(pipe: Any) -> None:
+    """A 1 MiB pipe (Linux), so sending a batch rarely waits for the child to read."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+GROUP = 8
+"""Batches the child writes in one transaction when they have queued up (one commit and one
+``fsync`` for all: each B-tree page they share is copied and written once)."""
+
+
+def main(argv: list[str]) -> int:
+    """The child: write the batches read from stdin (those that have queued up together, in one
+    transaction), answer ``ok`` or ``error ...`` a line each, in order."""
+    import queue
+
+    from ruma.server.store_core import DEFAULT_BATCH_SIZE, DEFAULT_MAP_SIZE, _Core
+
+    out = sys.stdout.buffer
+    core = _Core(Path(argv[0]), False, DEFAULT_MAP_SIZE, DEFAULT_BATCH_SIZE, 0)
+    frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    threading.Thread(target=_read_frames, args=(sys.stdin.buffer, frames), daemon=True).start()
+    try:
+        out.write(b"ready\n")
+        out.flush()
+        while True:
+            group = [frames.get()]
+            while group[-1] is not None and len(group) < GROUP:
+                try:
+                    group.append(frames.get_nowait())
+                except queue.Empty:
+                    break
+            batches = [payload for payload in group if payload is not None]
+            if batches:
+                answer = _write_group(core, batches)
+                out.write(answer * len(batches))
+                out.flush()
+            if group[-1] is None:
+                return 0
+    finally:
+        core.close()
+
+
+def _read_frames(inp: BinaryIO, frames: Any) -> None:
+    """Put each whole frame read from ``inp`` on ``frames``, then ``None`` (end of input; a frame
+    read in part — the parent died while sending — is dropped: nothing of it is written)."""
+    try:
+        while True:
+            header = inp.read(_HEADER.size)
+            if len(header) < _HEADER.size:
+                return
+            (size,) = _HEADER.unpack(header)
+            payload = inp.read(size)
+            if len(payload) < size:
+                return
+            frames.put(payload)
+    finally:
+        frames.put(None)
+
+
+def _write_group(core: Any, batches: list[bytes]) -> bytes:
+    """Write the batches in one transaction; the answer line for each of them."""
+    try:
+        jobs = [unpack(payload) for payload in batches]
+        core._write(lambda txn: [core.write_codes(txn, keys, codes) for keys, codes in jobs])
+        return b"ok\n"
+    except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
+        return f"error {type(error).__name__}: {error}".replace("\n", " ").encode() + b"\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

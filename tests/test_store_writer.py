@@ -1,0 +1,242 @@
+"""The store's writer process (``server/store_writer.py``): large bulk batches written by a child
+process while the evaluation goes on, on real LMDB files.
+
+What must hold: the store ends byte for byte as an in-line bulk write leaves it (games interned by
+the parent, positions written by the child); lookups see batches in flight; ``flush`` and
+``close`` commit them; a batch the child fails to write, or that is lost with the child, is never
+lost silently — its error is raised by the next ``flush`` and its entries are written by the one
+after; a cancelled search leaves only correct, committed values; the child ends with the store.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ruma.engine.errors import CancelledError
+from ruma.engine.evaluator import evaluate
+from ruma.engine.memo import InMemoryMemo
+from ruma.engine.rulesets import get_ruleset
+from ruma.server import store_writer
+from ruma.server.store import LmdbStore
+from ruma.server.store_bulk import WRITER_MIN
+from ruma.server.store_codec import StoreError
+from ruma.server.store_verify import verify_store
+from test_store_bulk import dump
+
+native = pytest.importorskip("ruma.server._store_native")
+if os.environ.get("RUMA_ENGINE") == "python":
+    pytest.skip("the writer process needs the compiled record builder", allow_module_level=True)
+
+
+def writer_of(store: LmdbStore) -> Any:
+    writer = store.core.writer
+    assert writer is not None and not writer.dead, "the batch should have gone to the writer process"
+    return writer
+
+
+def nim_items(n: int, seed: int = 3, code: int = 2) -> list[tuple[bytes, int]]:
+    """Made-up nim values of made-up keys of ruleset ``code`` (a value is a fact: other calls use
+    another code, never another value for the same key)."""
+    rng = random.Random(seed)
+    keys = {bytes((code, 1, 0)) + bytes(rng.randrange(1, 40) for _ in range(rng.randrange(2, 12))) for _ in range(n)}
+    return sorted((key, rng.randrange(300)) for key in keys)  # (some values beyond CPython's small ints)
+
+
+def test_pack_batch_matches_the_reference_and_unpacks() -> None:
+    from ruma.engine.cgt import Game, nimber
+
+    rng = random.Random(5)
+    games = [nimber(1) + Game(2), Game(0), Game("1/2")]
+    codes = {id(g): 2 * (10 + i) + 1 for i, g in enumerate(games)}
+    keys = sorted({bytes(rng.randrange(256) for _ in range(rng.choice([3, 9, 300]))) for _ in range(2000)})
+    values: list[Any] = [rng.choice(games) if rng.random() < 0.3 else rng.randrange(1 << rng.choice([3, 20, 62])) for _ in keys]
+    frame = native.pack_batch(keys, values, codes)
+    expected = [codes[id(v)] if isinstance(v, Game) else 2 * v for v in values]
+    assert frame == store_writer.pack(keys, expected)
+    assert native.unpack_batch(frame) == store_writer.unpack_reference(frame) == (keys, expected)
+    assert native.pack_batch(keys, values, None) is None  # games without codes: not for the writer
+    for bad in (-1, True, 1 << 63, "3"):
+        assert native.pack_batch(keys[:2], [1, bad], {}) is None
+    for broken in (frame[:-1], frame + b"x", frame[:3]):
+        with pytest.raises(ValueError):
+            native.unpack_batch(broken)
+
+
+def test_split_batch(tmp_path: Path) -> None:
+    items = nim_items(500)
+    keys, values, in_order, shortest, longest = native.split_batch(items)
+    assert (keys, values, in_order) == ([k for k, _ in items], [v for _, v in items], True)
+    assert (shortest, longest) == (min(map(len, keys)), max(map(len, keys)))
+    assert native.split_batch(items[::-1])[2] is False
+    assert native.split_batch(items[:3] + items[2:3])[2] is False  # (a repeated key is not "increasing")
+    for odd in ([("3", 1)], [[b"abc", 1]], [(b"abc", 1, 2)]):  # (the general path takes these)
+        assert native.split_batch(odd) is None
+    with LmdbStore(tmp_path) as store:  # pairs as lists, from a generator: as before
+        store.insert_many([k, v] for k, v in items[::-1])
+        assert store.lookup_many([k for k, _ in items]) == [v for _, v in items]
+
+
+@pytest.mark.parametrize("ruleset, text", [("impartial-sowing", "1^10"), ("sowing", "1^10")])
+def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: str, text: str) -> None:
+    rules = get_ruleset(ruleset)
+    memory = InMemoryMemo()
+    expected_value = evaluate(rules, text, memory).value
+    assert len(memory) > WRITER_MIN
+    dumps = []
+    for use_writer in (True, False):
+        with LmdbStore(tmp_path / str(use_writer), writer_process=use_writer) as store:
+            assert evaluate(rules, text, store).value == expected_value
+            if use_writer:
+                writer_of(store)
+            store.flush()
+            assert store.stats()["entries"] == len(memory)
+            for key in random.Random(1).sample(sorted(memory.entries), 200):
+                assert store.lookup(key) == memory.entries[key]
+            dumps.append(dump(store))
+    for name in dumps[0]:
+        assert dumps[0][name] == dumps[1][name], name
+
+
+def test_lookups_see_batches_in_flight_and_the_first_value_stays(tmp_path: Path) -> None:
+    items = nim_items(3 * WRITER_MIN)
+    first_key = items[0][0]
+    with LmdbStore(tmp_path) as store:
+        store.insert(first_key, 999)
+        store.flush()
+        for start in range(0, len(items), WRITER_MIN):
+            batch = items[start:start + WRITER_MIN]
+            store.insert_many(batch)
+            probe = [k for k, _ in batch[::97]]
+            assert store.lookup_many(probe) == [999 if k == first_key else v for k, v in batch[::97]]
+            assert store.lookup(batch[-1][0]) == batch[-1][1]
+        writer_of(store)
+        store.flush()
+        assert not store.core.writer.pending
+        assert store.lookup(first_key) == 999  # the first value stored under a key is kept
+        assert store.stats()["entries"] == len(items)
+    with LmdbStore(tmp_path) as again:  # committed: another open sees everything
+        assert again.lookup_many([k for k, _ in items]) == [999 if k == first_key else v for k, v in items]
+
+
+def test_close_commits_what_is_in_flight_and_ends_the_child(tmp_path: Path) -> None:
+    items = nim_items(2 * WRITER_MIN)
+    store = LmdbStore(tmp_path)
+    store.insert_many(items)
+    process = writer_of(store)._process
+    store.close()  # no flush first
+    assert process.poll() is not None
+    with LmdbStore(tmp_path) as again:
+        assert again.stats()["entries"] == len(items)
+        assert verify_store(again, sample=0, full=True).problems == []
+
+
+def test_a_killed_writer_is_an_error_and_loses_nothing(tmp_path: Path) -> None:
+    items = nim_items(3 * WRITER_MIN)
+    with LmdbStore(tmp_path) as store:
+        store.insert_many(items[:WRITER_MIN])
+        writer = writer_of(store)
+        store.flush()
+        os.kill(writer._process.pid, signal.SIGKILL)
+        writer._process.wait()
+        store.insert_many(items[WRITER_MIN:])  # sent to a dead child, or written in line once it is known dead
+        with pytest.raises(StoreError, match="writer process ended"):
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # (the loss shows once the answer reader sees the child gone)
+                store.flush()
+                time.sleep(0.05)
+        store.flush()  # the given-back entries, written in line
+        assert store.core.writer.dead
+        assert store.lookup_many([k for k, _ in items]) == [v for _, v in items]
+        assert store.stats()["entries"] == len(items)
+        store.insert_many(nim_items(WRITER_MIN, seed=4, code=3))  # later batches: in line
+        store.flush()
+        assert verify_store(store, sample=0, full=True).problems == []
+
+
+def test_a_failed_batch_is_raised_by_flush_and_written_by_the_next(tmp_path: Path) -> None:
+    items = nim_items(2 * WRITER_MIN)
+    with LmdbStore(tmp_path) as store:
+        store.insert_many(items[:WRITER_MIN])
+        writer = writer_of(store)
+        keys, values = [k for k, _ in items[WRITER_MIN:]], [v for _, v in items[WRITER_MIN:]]
+        assert writer.submit(keys, values, b"not a batch")  # the child cannot unpack it: it answers an error
+        with pytest.raises(StoreError, match="bulk write failed: ValueError"):
+            store.flush()
+        store.flush()
+        assert store.lookup_many(keys) == values
+        assert store.stats()["entries"] == len(items)
+        store.insert_many(nim_items(WRITER_MIN, seed=9, code=3))  # the child lives on
+        assert store.core.writer is writer and not writer.dead
+        store.flush()
+
+
+def test_a_cancelled_search_leaves_correct_committed_values(tmp_path: Path) -> None:
+    rules = get_ruleset("impartial-sowing")
+    memory = InMemoryMemo()
+    evaluate(rules, "1^11", memory)
+    polls = []
+
+    def cancel() -> bool:
+        polls.append(1)
+        return len(polls) > 12  # well after the first batches went to the writer
+
+    with LmdbStore(tmp_path) as store:
+        with pytest.raises(CancelledError):
+            evaluate(rules, "1^11", store, should_cancel=cancel)
+        writer_of(store)
+        store.flush()
+        entries = store.stats()["entries"]
+        assert WRITER_MIN < entries < len(memory)
+        stored = store.sample(entries, raw=False)
+        assert len(stored) == entries and all(memory.entries[k] == v for k, v in stored)
+        assert verify_store(store, sample=0, full=True).problems == []
+        assert evaluate(rules, "1^11", store).value == evaluate(rules, "1^11", InMemoryMemo()).value
+
+
+def test_a_forked_process_does_not_hold_the_writers_pipe(tmp_path: Path) -> None:
+    """A process forked without exec (not how ruma starts workers, but a user may) closes its copy
+    of the writer's pipe: closing the store in the parent still ends the child writer."""
+    items = nim_items(2 * WRITER_MIN)
+    store = LmdbStore(tmp_path)
+    store.insert_many(items)
+    process = writer_of(store)._process
+    pid = os.fork()
+    if pid == 0:  # the forked process: sleep past the parent's close, holding whatever it inherited
+        time.sleep(3)
+        os._exit(0)
+    try:
+        started = time.monotonic()
+        store.close()
+        assert process.poll() is not None and time.monotonic() - started < 2.5
+    finally:
+        os.waitpid(pid, 0)
+    with LmdbStore(tmp_path) as again:
+        assert again.stats()["entries"] == len(items)
+
+
+def test_interning_helpers_match_store_codec() -> None:
+    """``seal`` and ``encode_options`` in C (used by game interning) against ``store_codec``, and
+    the option ids interning walks against the options themselves."""
+    from ruma.engine.cgt import Game, nimber
+    from ruma.server import store_codec as codec
+
+    rng = random.Random(8)
+    for _ in range(2000):
+        left = [rng.randrange(1 << rng.choice([3, 7, 14, 21, 40])) for _ in range(rng.randrange(6))]
+        right = [rng.randrange(1 << rng.choice([3, 7, 14, 21, 40])) for _ in range(rng.randrange(6))]
+        options = native.encode_options(left, right)
+        assert options == codec.encode_options(left, right)
+        key = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 20)))
+        assert native.seal(key, options) == codec.seal(key, options)
+    with pytest.raises(OverflowError):
+        native.encode_options([-1], [])
+    for game in (Game.from_options([Game(1)], [nimber(1)]), Game("1/2") + nimber(2), Game(0)):
+        assert game.left_ids == tuple(o.id for o in game.left_options)
+        assert game.right_ids == tuple(o.id for o in game.right_options)
