@@ -15,7 +15,8 @@ from typing import Any
 
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
-from ruma.engine.sweep_values import Packet, RecordingMemo, pack, unpack, value_states
+from ruma.engine.evaluator import value_many
+from ruma.engine.sweep_values import Packet, RecordingMemo, pack, unpack
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def work(task: Task) -> Result:
     memo = _memo(task)
     for packet in task.incoming:
         memo.learn(unpack(packet, rules.impartial))
-    computed = value_states(rules, task.states, memo)
+    computed = value_many(rules, task.states, memo)
     packet = pack(memo.take())
     return Result(packet, computed, time.perf_counter() - started, time.process_time() - cpu)
 

@@ -213,8 +213,9 @@ class _Search:
         self.values[component] = stored
         return True
 
-    def value_of(self, root: State) -> Value:
-        """The value of a normalised component, valuing every unknown follower first."""
+    def value_of(self, root: State, count: bool = True) -> Value:
+        """The value of a normalised component, valuing every unknown follower first (``count``:
+        for the compiled search's interface; this search's ``stats`` are always current)."""
         if self.known(root):
             return self.values[root]
         if self.rules.impartial:
@@ -222,6 +223,10 @@ class _Search:
         else:
             self._search_partizan(root)
         return self.values[root]
+
+    def sync_stats(self) -> None:
+        """Nothing to do: ``stats`` are kept as the search goes (``NativeSearch`` reads its
+        counters here)."""
 
     def _loopy(self, component: State) -> RumaInputError:
         rules = self.rules
@@ -488,24 +493,18 @@ def value_many(
     """
     rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     search = _new_search(rules, memo, progress, should_cancel, None)
-    sync: Callable[[], None] | None = getattr(search, "sync_stats", None)
-
-    def value_of(component: State) -> Value:
-        if sync is not None:  # the compiled search: its counters are read once, at the end
-            return search.value_of(component, False)  # type: ignore[call-arg]
-        return search.value_of(component)
     try:
         for state in states:
             state = tuple(state)
             pieces = rules.decompose(state)
-            values = [(value_of(component), mirrored) for component, mirrored in pieces]
+            # count=False: the compiled search's counters are read once, at the end
+            values = [(search.value_of(component, False), mirrored) for component, mirrored in pieces]
             canonical, mirrored = rules.normalise(state)
             if len(pieces) != 1 or pieces[0][0] != canonical:  # as evaluate: the state's own entry too
                 total = _combine(rules, values)
                 search.memo.insert(rules.key(canonical), -total if mirrored and isinstance(total, Game) else total)
     finally:
-        if sync is not None:
-            sync()
+        search.sync_stats()
     return search.stats.positions_valued
 
 

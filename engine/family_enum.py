@@ -221,17 +221,23 @@ def seeds_of(rules: Ruleset) -> Callable[[State], int]:
     return lambda state: size(state)[1]
 
 
+def _simpler(row: State, held: State | None) -> bool:
+    """Whether ``row`` replaces ``held`` as a class's representative. Rows come simplest first
+    except the mirror images counted out of turn, which have the seeds and pots of the row
+    walked with them; so ``held`` is never less simple in (seeds, pots), and the rows need
+    comparing only on a tie there."""
+    return held is None or (len(held) == len(row) and row < held and sum(held) == sum(row))
+
+
 def _count(entry: FamilyClass, row: State, weight: int, mirrored: bool) -> None:
     """Add ``weight`` raw rows to one orientation of a class, keeping the simplest row."""
     if mirrored:
         entry.raw_mirrored += weight
-        held = entry.representative_mirrored
-        if held is None or (len(held) == len(row) and row < held and sum(held) == sum(row)):
+        if _simpler(row, entry.representative_mirrored):
             entry.representative_mirrored = row
     else:
         entry.raw += weight
-        held = entry.representative
-        if held is None or (len(held) == len(row) and row < held and sum(held) == sum(row)):
+        if _simpler(row, entry.representative):
             entry.representative = row
 
 
@@ -258,8 +264,6 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
         entry = get(canonical)
         if entry is None:
             entry = classes[canonical] = FamilyClass(canonical, key(canonical))
-        # the rows come simplest first except for the mirror images counted here out of turn,
-        # so _count compares with the held representative only when there is a tie to break
         _count(entry, row, weight, mirrored and partizan)
         if mirror != row:
             # normalise(mirror) is the same class; its orientation is the other one, unless the

@@ -1,11 +1,11 @@
 """What a sweep worker does, and how values travel between processes.
 
-A worker values a *shard* (a list of canonical states of one ruleset) with ``evaluate`` through
+A worker values a *shard* (a list of canonical states of one ruleset) with ``evaluator.value_many`` through
 its own ``RecordingMemo``: a dict that remembers which entries the worker computed itself, so that
 only those go back to the driver, and that can learn entries computed elsewhere (other workers'
 results, forwarded by the driver) and consult a read-only ``fallback`` (a store the worker may
-read but never writes). Nothing here depends on how ``evaluate`` computes: a compiled engine
-behind the same ``evaluate``/``Memo`` interface is used as is.
+read but never writes). Nothing here depends on how the evaluator computes: a compiled engine
+behind the same ``Memo`` interface is used as is.
 
 Values cross process (and machine) boundaries as a ``Packet``: ``(keys, values, nodes)``. For an
 impartial ruleset ``values`` holds the nim values; for a partizan one, indices into ``nodes``, a
@@ -20,10 +20,8 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import Game
-from ruma.engine.evaluator import value_many
-from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["Value", "Entry", "Packet", "RecordingMemo", "pack", "unpack", "value_states"]
+__all__ = ["Value", "Entry", "Packet", "RecordingMemo", "pack", "unpack"]
 
 Value = Union[Game, int]
 Entry = tuple[bytes, Value]
@@ -162,9 +160,3 @@ def unpack(packet: Packet, impartial: bool) -> list[Entry]:
         out.append((key, games[v]))
     return out
 
-
-def value_states(rules: Ruleset, states: Iterable[State], memo: RecordingMemo,
-                 should_cancel: Callable[[], bool] | None = None) -> int:
-    """Value every state through ``memo`` (one search for them all: ``evaluator.value_many``);
-    returns how many positions were computed."""
-    return value_many(rules, states, memo, should_cancel=should_cancel)
