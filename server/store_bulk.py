@@ -35,10 +35,12 @@ T = TypeVar("T")
 BULK_DIRECT = 1024
 """Batches at least this large are written directly, in their own transaction."""
 
-WRITER_MIN = 8192
-"""A batch at least this large starts the store's writer process (``store_writer``;
-the compiled search hands its batches over 16,384 at a time mid-search): it costs a Python start-up
-on the other core, worth it for an evaluation that writes tens of thousands of entries."""
+WRITER_MIN = BULK_DIRECT
+"""A batch at least this large starts the store's writer process (``store_writer``; the compiled
+search hands its batches over 16,384 at a time mid-search, and the rest at the end of each
+evaluation). Its start-up (a Python process importing the store: about 0.1 s) runs on the other
+core while the batches go on being written in line until the child is up, and a child that never
+came up is ended at once when the store closes: starting it early costs this process nothing."""
 
 
 class BulkOps:
@@ -97,12 +99,15 @@ class BulkOps:
                 misses = found.count(None)
                 if misses == len(found) and not jobs:
                     return found
+                if _NATIVE is not None and misses < len(found):  # nim values decoded (and checked) in C
+                    found = _NATIVE.decode_nim_records(keys if type(keys) is list else list(keys), found)
                 decode = self.decode
                 for i, raw in enumerate(found):
-                    if raw is not None:
+                    if raw is None:
+                        if jobs:  # a batch the writer has not committed yet (store_writer.snapshot)
+                            found[i] = find_in(jobs, keys[i])
+                    elif type(raw) is bytes:
                         found[i] = decode(txn, keys[i], raw)[0]
-                    elif jobs:  # a batch the writer has not committed yet (store_writer.snapshot)
-                        found[i] = find_in(jobs, keys[i])
                 return found
             except lmdb.MapResizedError:
                 pass
@@ -144,8 +149,12 @@ class BulkOps:
         so the batch's new games are interned here first, in their own transaction (committed
         before the positions that name them). ``False`` when the batch is to be written here: no
         compiled record builder (``RUMA_ENGINE=python`` keeps the reference path), the writer
-        off, failed or gone, or a value that is not a store value (the caller's checks raise)."""
+        off, not up yet, failed or gone, or a value that is not a store value (the caller's
+        checks raise)."""
         if _NATIVE is None or not self.use_writer or (self.writer is None and len(keys) < WRITER_MIN):
+            return False
+        writer = self._bulk_writer()  # (started by the first large batch; in line until it is up)
+        if writer is None or not writer.ready:
             return False
         frame = _NATIVE.pack_batch(keys, values, None)
         if frame is None:  # games (or values the checks refuse)
@@ -155,8 +164,7 @@ class BulkOps:
             frame = _NATIVE.pack_batch(keys, values, self._game_codes(distinct))
             if frame is None:
                 return False
-        writer = self._bulk_writer()
-        return writer is not None and bool(writer.submit(keys, values, frame))
+        return bool(writer.submit(keys, values, frame))
 
     def _game_codes(self, distinct: dict[int, Value]) -> dict[int, int]:
         """``id(game) -> 2 * store id + 1`` of the games among ``distinct`` (in key order), interning

@@ -561,7 +561,61 @@ static PyObject *py_encode_options(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* One varint of p[*at..end) into *out (at most 9 bytes: < 2**63); 0 when truncated or too long. */
+static int get_varint(const uint8_t *p, size_t end, size_t *at, uint64_t *out) {
+    uint64_t n = 0;
+    for (unsigned shift = 0; *at < end && shift < 63; shift += 7) {
+        uint8_t byte = p[(*at)++];
+        n |= (uint64_t)(byte & 0x7F) << shift;
+        if (!(byte & 0x80)) {
+            *out = n;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* decode_nim_records(keys, records) -> list: for each key and its positions record as read from
+ * the database (bytes or None), None for None, the nim value (an int) for a sealed record whose
+ * checksum holds and whose payload is a nim value and an explored count (store_games.decode's
+ * common case), else the record itself — a game, or anything odd (a bad checksum, a record that
+ * does not decode), for the Python path to decode or to raise CorruptRecordError on. */
+static PyObject *py_decode_nim_records(PyObject *self, PyObject *args) {
+    PyObject *keys, *records;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &keys, &PyList_Type, &records)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(records);
+    if (PyList_GET_SIZE(keys) != n) {
+        PyErr_SetString(PyExc_ValueError, "decode_nim_records takes as many keys as records");
+        return NULL;
+    }
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key = PyList_GET_ITEM(keys, i), *record = PyList_GET_ITEM(records, i), *item = record;
+        if (record != Py_None && PyBytes_Check(record) && PyBytes_Check(key) && PyBytes_GET_SIZE(record) > 4) {
+            const uint8_t *r = (const uint8_t *)PyBytes_AS_STRING(record);
+            size_t len = (size_t)PyBytes_GET_SIZE(record) - 4, at = 0;
+            uint64_t code, explored;
+            uint32_t crc = crc32c_two((const uint8_t *)PyBytes_AS_STRING(key), (size_t)PyBytes_GET_SIZE(key), r, len);
+            uint32_t sealed = (uint32_t)r[len] | (uint32_t)r[len + 1] << 8 | (uint32_t)r[len + 2] << 16 | (uint32_t)r[len + 3] << 24;
+            if (crc == sealed && get_varint(r, len, &at, &code) && !(code & 1) && get_varint(r, len, &at, &explored) && at == len) {
+                item = PyLong_FromUnsignedLongLong(code >> 1);
+                if (!item) {
+                    Py_DECREF(out);
+                    return NULL;
+                }
+                PyList_SET_ITEM(out, i, item);
+                continue;
+            }
+        }
+        PyList_SET_ITEM(out, i, Py_NewRef(item));
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"decode_nim_records", py_decode_nim_records, METH_VARARGS,
+     "decode_nim_records(keys, records) -> [None, nim value, or the record left to Python, ...]."},
     {"seal", py_seal, METH_VARARGS, "seal(key, payload) -> payload + its CRC32C seal (store_codec.seal)."},
     {"encode_options", py_encode_options, METH_VARARGS,
      "encode_options(left ids, right ids) -> bytes (store_codec.encode_options)."},

@@ -34,7 +34,8 @@ transaction — and answers one line a batch, in order. Guarantees, as for the i
 * **Orphans end**: a child whose parent dies sees its stdin close, finishes the batch it has
   read whole (a batch read in part is dropped: nothing half-written) and exits.
 
-The child is ``python -m ruma.server.store_writer PATH`` (``main``).
+The child runs ``main`` (``python -c "...store_writer import main..." PATH``; ``python -m
+ruma.server.store_writer PATH`` does the same).
 """
 
 from __future__ import annotations
@@ -122,8 +123,14 @@ class BulkWriter:
         self.pending: list[Job] = []  # sent, not yet committed (oldest first)
         self._error: BaseException | None = None
         self.dead = False  # the child is gone (or never came up): the store writes in line
+        self.ready = False  # the child is up: until then the store writes its batches in line
+        self._settled = threading.Event()  # set once the child is up or gone
+        self._closing = False
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "ruma.server.store_writer", str(path)],
+            # (``-c``, not ``-m``: a module run as ``__main__`` is compiled on every start, an
+            # imported one comes from its cached bytecode)
+            [sys.executable, "-c", "import sys; from ruma.server.store_writer import main; sys.exit(main(sys.argv[1:]))",
+             str(path)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True,
         )
         _widen(self._process.stdin)
@@ -167,6 +174,11 @@ class BulkWriter:
         committed value (the first stored) wins."""
         return [job[2] for job in self.pending]
 
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the child is up or gone (at most ``timeout`` seconds); whether it is up."""
+        self._settled.wait(timeout)
+        return self.ready and not self.dead
+
     def drain(self) -> None:
         """Wait until every batch sent so far is committed; raise a write's error, if any."""
         with self._lock:
@@ -182,8 +194,13 @@ class BulkWriter:
             raise error
 
     def close(self) -> None:
-        """Let the child write what it has and exit; raise a write's error, if any."""
+        """Let the child write what it has and exit; raise a write's error, if any. A child not up
+        yet has been sent nothing (``submit`` waits for it to be up): it is ended at once, so a
+        short evaluation never waits for the start-up of a writer it did not need."""
         with self._send_lock:
+            self._closing = True
+            if not self.ready and not self.pending:
+                self._process.kill()
             try:
                 self._process.stdin.close()  # type: ignore[union-attr]
             except OSError:
@@ -199,6 +216,8 @@ class BulkWriter:
     def _read_answers(self) -> None:
         out: Any = self._process.stdout
         ready = out.readline() == b"ready\n"
+        self.ready = ready
+        self._settled.set()
         while ready:
             line = out.readline()
             if not line:
@@ -222,8 +241,9 @@ class BulkWriter:
         with self._lock:
             self.dead = True
             lost, self.pending = self.pending, []
+        self._settled.set()
         reason = f"the store's writer process ended (exit code {code})" + (f": {detail.splitlines()[-1]}" if detail else "")
-        if not ready:  # it never came up: nothing was written by it, the store writes in line
+        if not ready and not self._closing:  # it never came up: nothing was written by it, the store writes in line
             log.warning("%s; writing bulk batches in line", reason)
         for keys, values, _ in lost:
             if ready:

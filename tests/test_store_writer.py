@@ -35,6 +35,14 @@ if os.environ.get("RUMA_ENGINE") == "python":
     pytest.skip("the writer process needs the compiled record builder", allow_module_level=True)
 
 
+def up(store: LmdbStore) -> LmdbStore:
+    """The store with its writer process started and up (batches go to it from now on; until it is
+    up they are written in line)."""
+    writer = store.core._bulk_writer()
+    assert writer is not None and writer.wait_ready(60), "the writer process did not come up"
+    return store
+
+
 def writer_of(store: LmdbStore) -> Any:
     writer = store.core.writer
     assert writer is not None and not writer.dead, "the batch should have gone to the writer process"
@@ -92,6 +100,8 @@ def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: 
     dumps = []
     for use_writer in (True, False):
         with LmdbStore(tmp_path / str(use_writer), writer_process=use_writer) as store:
+            if use_writer:
+                up(store)
             assert evaluate(rules, text, store).value == expected_value
             if use_writer:
                 writer_of(store)
@@ -104,10 +114,36 @@ def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: 
         assert dumps[0][name] == dumps[1][name], name
 
 
+def test_batches_before_the_child_is_up_are_written_in_line_and_close_ends_it(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The first large batch starts the child but does not wait for it: until the child is up,
+    batches are written in line; a child that is not up yet when the store closes is ended then
+    (it was sent nothing), without the warning of a writer that failed."""
+    items = nim_items(3 * WRITER_MIN)
+    store = LmdbStore(tmp_path)
+    store.insert_many(items[:WRITER_MIN])
+    writer = store.core.writer
+    assert writer is not None and not writer.dead
+    if not writer.ready:  # (the child needs a Python start-up: this is the usual case)
+        assert not writer.pending, "a batch went to a child that was not up"
+        assert store.stats()["entries"] == WRITER_MIN  # committed in line already
+    process = writer._process
+    started = time.monotonic()
+    store.close()
+    assert process.poll() is not None and time.monotonic() - started < 5
+    assert "writing bulk batches in line" not in caplog.text
+    with up(LmdbStore(tmp_path)) as again:  # a child that is up takes the next batches
+        assert again.lookup_many([k for k, _ in items[:WRITER_MIN]]) == [v for _, v in items[:WRITER_MIN]]
+        again.insert_many(items[WRITER_MIN:])
+        again.flush()
+        assert again.stats()["entries"] == len(items)
+        assert verify_store(again, sample=0, full=True).problems == []
+
+
 def test_lookups_see_batches_in_flight_and_the_first_value_stays(tmp_path: Path) -> None:
     items = nim_items(3 * WRITER_MIN)
     first_key = items[0][0]
-    with LmdbStore(tmp_path) as store:
+    with up(LmdbStore(tmp_path)) as store:
         store.insert(first_key, 999)
         store.flush()
         for start in range(0, len(items), WRITER_MIN):
@@ -127,7 +163,7 @@ def test_lookups_see_batches_in_flight_and_the_first_value_stays(tmp_path: Path)
 
 def test_close_commits_what_is_in_flight_and_ends_the_child(tmp_path: Path) -> None:
     items = nim_items(2 * WRITER_MIN)
-    store = LmdbStore(tmp_path)
+    store = up(LmdbStore(tmp_path))
     store.insert_many(items)
     process = writer_of(store)._process
     store.close()  # no flush first
@@ -139,7 +175,7 @@ def test_close_commits_what_is_in_flight_and_ends_the_child(tmp_path: Path) -> N
 
 def test_a_killed_writer_is_an_error_and_loses_nothing(tmp_path: Path) -> None:
     items = nim_items(3 * WRITER_MIN)
-    with LmdbStore(tmp_path) as store:
+    with up(LmdbStore(tmp_path)) as store:
         store.insert_many(items[:WRITER_MIN])
         writer = writer_of(store)
         store.flush()
@@ -162,7 +198,7 @@ def test_a_killed_writer_is_an_error_and_loses_nothing(tmp_path: Path) -> None:
 
 def test_a_failed_batch_is_raised_by_flush_and_written_by_the_next(tmp_path: Path) -> None:
     items = nim_items(2 * WRITER_MIN)
-    with LmdbStore(tmp_path) as store:
+    with up(LmdbStore(tmp_path)) as store:
         store.insert_many(items[:WRITER_MIN])
         writer = writer_of(store)
         keys, values = [k for k, _ in items[WRITER_MIN:]], [v for _, v in items[WRITER_MIN:]]
@@ -187,7 +223,7 @@ def test_a_cancelled_search_leaves_correct_committed_values(tmp_path: Path) -> N
         polls.append(1)
         return len(polls) > 12  # well after the first batches went to the writer
 
-    with LmdbStore(tmp_path) as store:
+    with up(LmdbStore(tmp_path)) as store:
         with pytest.raises(CancelledError):
             evaluate(rules, "1^11", store, should_cancel=cancel)
         writer_of(store)
@@ -204,7 +240,7 @@ def test_a_forked_process_does_not_hold_the_writers_pipe(tmp_path: Path) -> None
     """A process forked without exec (not how ruma starts workers, but a user may) closes its copy
     of the writer's pipe: closing the store in the parent still ends the child writer."""
     items = nim_items(2 * WRITER_MIN)
-    store = LmdbStore(tmp_path)
+    store = up(LmdbStore(tmp_path))
     store.insert_many(items)
     process = writer_of(store)._process
     pid = os.fork()
@@ -240,3 +276,44 @@ def test_interning_helpers_match_store_codec() -> None:
     for game in (Game.from_options([Game(1)], [nimber(1)]), Game("1/2") + nimber(2), Game(0)):
         assert game.left_ids == tuple(o.id for o in game.left_options)
         assert game.right_ids == tuple(o.id for o in game.right_options)
+
+
+def test_decode_nim_records_matches_store_codec() -> None:
+    """The C decoding of ``lookup_many``'s hits against ``store_codec``: a sealed nim value decodes
+    to it; a game, a bad checksum, a truncated or padded record is left to the Python path
+    (which decodes the game or raises ``CorruptRecordError``); a miss stays ``None``."""
+    from ruma.server import store_codec as codec
+
+    rng = random.Random(12)
+    keys: list[bytes] = []
+    records: list[Any] = []
+    expected: list[Any] = []
+    for _ in range(5000):
+        key = bytes(rng.randrange(256) for _ in range(rng.randrange(3, 30)))
+        is_game = rng.random() < 0.2
+        number = rng.randrange(1 << rng.choice([2, 7, 20, 62]))
+        record = codec.seal(key, codec.encode_entry(is_game, number, rng.choice([0, 5, 1 << 30])))
+        kind = rng.random()
+        if kind < 0.1:
+            record = record[:-1] + bytes((record[-1] ^ 1,))  # a broken seal
+        elif kind < 0.15:
+            record = codec.seal(key, codec.encode_entry(False, number, 0)[:-1])  # no explored count
+        elif kind < 0.2:
+            record = codec.seal(key, codec.encode_entry(False, number, 0) + b"\x00")  # trailing byte
+        elif kind < 0.3:
+            record = None
+        keys.append(key)
+        records.append(record)
+        try:
+            if record is None:
+                expected.append(None)
+            else:
+                game, value, _ = codec.decode_entry(codec.unseal("positions", key, record))
+                expected.append(record if game else value)
+        except (codec.CorruptRecordError, codec.CodecError):
+            expected.append(record)  # the Python path raises on it
+    decoded = native.decode_nim_records(keys, records)
+    assert decoded == expected
+    assert all(type(d) is int for d, e in zip(decoded, expected) if type(e) is int)
+    with pytest.raises(ValueError):
+        native.decode_nim_records(keys[:2], records[:3])

@@ -21,8 +21,9 @@
  * the values they found so far stay valid: values are facts), and the search goes back to asking
  * before each descent. Valuing a position the memo also holds wastes work, never correctness.
  * Memos without lookup_many (a plain dict) are asked before each descent, as in the reference. */
-#define SPECULATE_AFTER 256
+#define SPECULATE_AFTER 64
 #define SPECULATIVE_BATCH 512
+#define HIT_WEIGHT 4
 
 #define POLL_EVERY 4096  /* expansions between two calls of should_cancel / progress */
 #define FLUSH_EVERY 16384 /* values handed to memo.insert_many at once (the store's batch size) */

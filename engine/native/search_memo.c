@@ -200,8 +200,9 @@ static int settle_value(SearchObject *s, uint32_t rec, int hit, int32_t v) {
         return 0;
     }
     s->hits++;
-    s->misses_in_row = 0;
-    s->speculative = 0; /* the memo knows this region: ask it before descending again */
+    /* a hit outweighs HIT_WEIGHT misses: the search speculates while hits are rarer than about one
+     * key in HIT_WEIGHT + 1, and goes back to asking before each descent when they are not */
+    s->misses_in_row = s->misses_in_row > HIT_WEIGHT ? s->misses_in_row - HIT_WEIGHT : 0;
     table_set(&s->table, rec, v);
     return status == ACTIVE_LOOKUP;
 }
@@ -315,6 +316,7 @@ int lookup_batch(SearchObject *s) {
         }
         Py_DECREF(seq);
         if (s->misses_in_row >= SPECULATE_AFTER) s->speculative = 1;
+        else if (s->misses_in_row < SPECULATE_AFTER / 2) s->speculative = 0;
     }
     if (settled) unwind_settled(s);
     return settled;
