@@ -195,7 +195,7 @@ static int settle_value(SearchObject *s, uint32_t rec, int hit, int32_t v) {
     if (status >= 0) return 0; /* valued meanwhile (speculatively): the memo holds the same fact */
     if (!hit) {
         s->misses++;
-        s->misses_in_row++;
+        if (s->misses_in_row < 2 * SPECULATE_AFTER) s->misses_in_row++; /* (capped: a warm region ends it soon) */
         table_set(&s->table, rec, status == ACTIVE_LOOKUP ? ACTIVE : UNKNOWN);
         return 0;
     }
