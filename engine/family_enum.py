@@ -250,6 +250,10 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
     rows; a true answer raises ``CancelledError``.
     """
     rules = family.rules
+    seeds = seeds_of(rules)
+    native = _native_classes(family, should_cancel)
+    if native is not None:
+        return native  # (in this order already)
     normalise, key = rules.normalise, rules.key
     partizan = not rules.impartial
     classes: dict[State, FamilyClass] = {}
@@ -269,5 +273,21 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
             # normalise(mirror) is the same class; its orientation is the other one, unless the
             # class is its own mirror image (then both rows are in the canonical orientation)
             _count(entry, mirror, weight, partizan and not mirrored and canonical != canonical[::-1])
-    seeds = seeds_of(rules)
     return sorted(classes.values(), key=lambda c: (seeds(c.state), len(c.state), c.state))
+
+
+def _native_classes(family: Family, should_cancel: Callable[[], bool] | None) -> list[FamilyClass] | None:
+    """The classes from the compiled walk (``Rules.classes``, ``engine/native/enum.c``: the same
+    rows, order and books as the loop of ``enumerate_family``, which stays the reference and
+    runs under ``RUMA_ENGINE=python``), or ``None`` where it does not apply: a fixed board, a
+    ruleset without compiled core, or counts that could pass 64 bits."""
+    native = getattr(type(family.rules), "native", None)
+    if family.ruleset not in UNBOUNDED_ROWS or native is None or not hasattr(native, "classes"):
+        return None
+    if raw_count(family) >= 1 << 62:
+        return None
+    found = native.classes(family.seeds_min, family.seeds_max, family.pots_min, family.pots_max, should_cancel)
+    if found is None:
+        raise CancelledError(f"enumeration of {family.describe()} was cancelled")
+    return [FamilyClass(state, key, raw, raw_mirrored, rep, rep_mirrored)
+            for state, key, raw, raw_mirrored, rep, rep_mirrored in found]

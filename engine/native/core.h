@@ -30,5 +30,7 @@ PyObject *pots_to_tuple(const pot_t *row, size_t n);
 PyObject *make_key(const RulesObject *rules, const uint8_t *body, size_t len);
 /* Impartial rulesets: both players' options (Left's then Right's); partizan: one side. */
 int rules_options(const RulesObject *rules, const pot_t *s, size_t n, int side, Rows *out);
+/* Rules.classes (enum.c): the normalisation classes of a family of unbounded rows. */
+PyObject *Rules_classes(RulesObject *self, PyObject *args);
 
 #endif

@@ -293,6 +293,9 @@ static PyMethodDef Rules_methods[] = {
     {"right_options", (PyCFunction)Rules_right_options, METH_O, "right_options(state) -> list of states."},
     {"options", (PyCFunction)Rules_options, METH_O, "options(state) -> list of states."},
     {"normalise", (PyCFunction)Rules_normalise, METH_O, "normalise(state) -> (canonical state, mirrored)."},
+    {"classes", (PyCFunction)Rules_classes, METH_VARARGS,
+     "classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel) -> [(state, key, raw, raw_mirrored, "
+     "representative, representative_mirrored), ...] or None if cancelled (family_enum.enumerate_family's classes)."},
     {"components", (PyCFunction)Rules_components, METH_O, "components(state) -> list of states."},
     {"decompose", (PyCFunction)Rules_decompose, METH_O, "decompose(state) -> list of (state, mirrored)."},
     {"key", (PyCFunction)Rules_key, METH_O, "key(state) -> memo key bytes of a normalised state."},

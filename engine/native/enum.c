@@ -1,0 +1,271 @@
+/* enum.c — Rules.classes: the normalisation classes of a family of unbounded rows, in C.
+ *
+ * The reference is ruma.engine.family_enum.enumerate_family (its docstring defines raw
+ * positions, classes, the two orientations' counts and the representatives); this walks the same
+ * stripped rows in the same order and keeps the same books, so the two agree class for class
+ * (tests/test_family_enum_native.py compares them on every unbounded ruleset). The Python walk
+ * costs ~3.5 µs a row (a generator step, a tuple, a dict probe and a call per row); here a row is
+ * normalised and keyed in place and looked up in the search's compact table (table.c), and Python
+ * objects are made once per class at the end.
+ *
+ * Rows: for each seed count s (ascending) and each length m (ascending), every row of m counts
+ * summing to s with nonzero first and last pots, in lexicographic order, standing for `weight`
+ * raw rows (its paddings with empty pots to a length in pots_min..pots_max); the empty row once,
+ * as pots_min zeros. A row whose mirror image is smaller is skipped: it is counted with its
+ * mirror, which comes first.
+ */
+#include "core.h"
+#include "table.h"
+
+typedef struct {
+    long long raw, raw_mirrored;
+    int64_t seeds;               /* Ruleset.size's seeds of the canonical state (the sort's first key) */
+    size_t state_off, state_len; /* the canonical state in the arena */
+    size_t rep_off, rep_m_off;   /* representatives in the arena (SIZE_MAX: none); length = m of its slice */
+    size_t rep_len, rep_m_len;
+} Class;
+
+typedef struct {
+    const RulesObject *rules;
+    int partizan;
+    Table table;     /* key body -> class index */
+    Class *classes;
+    size_t nclasses, classes_cap;
+    Buf arena;       /* canonical states and representatives, back to back */
+    size_t arena_len;
+    uint8_t *key;
+    size_t key_cap;
+    Scratch sc;
+    Rows out;
+    pot_t *mirror;
+    long long walked;
+    PyObject *should_cancel;
+    int cancelled;
+} Walk;
+
+static int arena_put(Walk *w, const pot_t *row, size_t n, size_t *off) {
+    pot_t *at = buf_reserve(&w->arena, w->arena_len + n + 1);
+    if (!at) return -1;
+    memcpy(w->arena.v + w->arena_len, row, n * sizeof *row);
+    *off = w->arena_len;
+    w->arena_len += n;
+    return 0;
+}
+
+static pot_t row_sum(const pot_t *row, size_t n) {
+    pot_t total = 0;
+    for (size_t k = 0; k < n; k++) total += row[k];
+    return total;
+}
+
+/* Lexicographic comparison of two rows of equal length. */
+static int row_cmp(const pot_t *a, const pot_t *b, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+/* family_enum._count: add weight raw rows to one orientation, keeping the simplest row (rows come
+ * simplest first but for mirrors counted out of turn, of the same seeds and length: a held row is
+ * replaced only by a smaller one of its own length; the seed count is the slice's, equal too). */
+static int count_row(Walk *w, size_t c, const pot_t *row, size_t n, long long weight, int mirrored) {
+    Class *k = &w->classes[c];
+    long long *raw = mirrored ? &k->raw_mirrored : &k->raw;
+    size_t *off = mirrored ? &k->rep_m_off : &k->rep_off, *len = mirrored ? &k->rep_m_len : &k->rep_len;
+    if (__builtin_add_overflow(*raw, weight, raw)) {
+        PyErr_SetString(PyExc_OverflowError, "raw position count beyond 64 bits");
+        return -1;
+    }
+    if (*off == SIZE_MAX ||
+        (*len == n && row_cmp(row, w->arena.v + *off, n) < 0 && row_sum(w->arena.v + *off, n) == row_sum(row, n))) {
+        if (*off != SIZE_MAX && *len == n) {
+            memcpy(w->arena.v + *off, row, n * sizeof *row); /* same length: overwrite in place */
+        } else {
+            size_t at;
+            if (arena_put(w, row, n, &at) < 0) return -1;
+            *off = at;
+            *len = n;
+        }
+    }
+    return 0;
+}
+
+/* One stripped row of the walk (weight raw rows). */
+static int visit(Walk *w, const pot_t *row, size_t n, long long weight) {
+    if (w->should_cancel != Py_None && (++w->walked & 65535) == 0) {
+        PyObject *r = PyObject_CallNoArgs(w->should_cancel);
+        if (!r) return -1;
+        int stop = PyObject_IsTrue(r);
+        Py_DECREF(r);
+        if (stop < 0) return -1;
+        if (stop) {
+            w->cancelled = 1;
+            return 1;
+        }
+    }
+    for (size_t k = 0; k < n; k++) w->mirror[k] = row[n - 1 - k];
+    int versus = row_cmp(w->mirror, row, n);
+    if (versus < 0) return 0; /* counted with its mirror image, which came first */
+    rows_clear(&w->out);
+    if (family_normalise(w->rules->family, row, n, &w->out, &w->sc) < 0) goto nomem;
+    size_t cn;
+    const pot_t *canon = rows_row(&w->out, 0, &cn);
+    int mirrored = w->out.flag[0];
+    long len = family_key_body(w->rules->family, canon, cn, &w->key, &w->key_cap);
+    if (len < 0) goto nomem;
+    uint32_t h = table_hash(w->key, (size_t)len);
+    uint32_t rec = table_find(&w->table, w->key, (size_t)len, h);
+    size_t c;
+    if (rec == TABLE_NONE) {
+        c = w->nclasses;
+        if (c == w->classes_cap) {
+            size_t cap = w->classes_cap ? 2 * w->classes_cap : 1024;
+            Class *more = realloc(w->classes, cap * sizeof *more);
+            if (!more) goto nomem;
+            w->classes = more;
+            w->classes_cap = cap;
+        }
+        if (table_add(&w->table, w->key, (size_t)len, h, (int32_t)c) == TABLE_NONE) goto nomem;
+        Class *k = &w->classes[c];
+        memset(k, 0, sizeof *k);
+        k->rep_off = k->rep_m_off = SIZE_MAX;
+        k->state_len = cn;
+        int64_t pots;
+        family_size(w->rules->family, canon, cn, &pots, &k->seeds);
+        if (arena_put(w, canon, cn, &k->state_off) < 0) goto nomem;
+        w->nclasses++;
+    } else {
+        c = (size_t)table_value(&w->table, rec);
+    }
+    if (count_row(w, c, row, n, weight, mirrored && w->partizan) < 0) return -1;
+    if (versus != 0) {
+        /* the mirror image is the same class, in the other orientation unless the class is its
+         * own mirror image (then both rows are in the canonical orientation) */
+        const Class *k = &w->classes[c];
+        int symmetric = 1;
+        for (size_t i = 0; i < cn && symmetric; i++)
+            symmetric = w->arena.v[k->state_off + i] == w->arena.v[k->state_off + cn - 1 - i];
+        if (count_row(w, c, w->mirror, n, weight, w->partizan && !mirrored && !symmetric) < 0) return -1;
+    }
+    return 0;
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* Rows of m counts summing to `left` from position `pos` on (first >= 1, last >= 1), in
+ * lexicographic order. Returns 0, 1 (cancelled) or -1. */
+static int compositions(Walk *w, pot_t *row, size_t m, size_t pos, pot_t left, long long weight) {
+    if (pos == m - 1) {
+        if (left < 1) return 0;
+        row[pos] = left;
+        return visit(w, row, m, weight);
+    }
+    for (pot_t v = pos == 0 ? 1 : 0; v <= left - 1; v++) {
+        row[pos] = v;
+        int rc = compositions(w, row, m, pos + 1, left - v, weight);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* enumerate_family's order: sowable seeds, then length, then the state (lexicographic). */
+static const Walk *sorting;
+static int by_size(const void *x, const void *y) {
+    const Class *a = &sorting->classes[*(const size_t *)x], *b = &sorting->classes[*(const size_t *)y];
+    if (a->seeds != b->seeds) return a->seeds < b->seeds ? -1 : 1;
+    if (a->state_len != b->state_len) return a->state_len < b->state_len ? -1 : 1;
+    return row_cmp(sorting->arena.v + a->state_off, sorting->arena.v + b->state_off, a->state_len);
+}
+
+static PyObject *class_tuple(Walk *w, const Class *k) {
+    PyObject *state = pots_to_tuple(w->arena.v + k->state_off, k->state_len);
+    if (!state) return NULL;
+    long kl = family_key_body(w->rules->family, w->arena.v + k->state_off, k->state_len, &w->key, &w->key_cap);
+    PyObject *key = kl < 0 ? PyErr_NoMemory() : make_key(w->rules, w->key, (size_t)kl);
+    PyObject *rep = k->rep_off == SIZE_MAX ? Py_NewRef(Py_None) : pots_to_tuple(w->arena.v + k->rep_off, k->rep_len);
+    PyObject *rep_m = k->rep_m_off == SIZE_MAX ? Py_NewRef(Py_None)
+                                               : pots_to_tuple(w->arena.v + k->rep_m_off, k->rep_m_len);
+    if (!key || !rep || !rep_m) {
+        Py_DECREF(state);
+        Py_XDECREF(key);
+        Py_XDECREF(rep);
+        Py_XDECREF(rep_m);
+        return NULL;
+    }
+    return Py_BuildValue("(NNLLNN)", state, key, k->raw, k->raw_mirrored, rep, rep_m);
+}
+
+/* Rules.classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel) -> list of
+ * (state, key, raw, raw_mirrored, representative, representative_mirrored) in enumerate_family's
+ * order (seeds, pots, state), or None when should_cancel answered true. */
+PyObject *Rules_classes(RulesObject *self, PyObject *args) {
+    long long a, b, c, d;
+    PyObject *should_cancel;
+    if (!PyArg_ParseTuple(args, "LLLLO:classes", &a, &b, &c, &d, &should_cancel)) return NULL;
+    if (a < 0 || b < a || c < 1 || d < c || b > RUMA_MAX_COUNT || d > 1 << 20) {
+        PyErr_Format(PyExc_ValueError, "classes: bad family ranges seeds %lld..%lld pots %lld..%lld", a, b, c, d);
+        return NULL;
+    }
+    Walk w;
+    memset(&w, 0, sizeof w);
+    w.rules = self;
+    w.partizan = !self->impartial;
+    w.should_cancel = should_cancel;
+    scratch_init(&w.sc);
+    rows_init(&w.out);
+    PyObject *result = NULL;
+    size_t *order = NULL;
+    pot_t *row = malloc((size_t)(d + 1) * sizeof *row);
+    w.mirror = malloc((size_t)(d + 1) * sizeof *row);
+    if (!row || !w.mirror || table_init(&w.table) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (long long s = a; s <= b && !w.cancelled; s++) {
+        if (s == 0) { /* the empty row, once per length: the shortest stands for all */
+            memset(row, 0, (size_t)c * sizeof *row);
+            if (visit(&w, row, (size_t)c, d - c + 1) < 0) goto done;
+            continue;
+        }
+        for (long long m = 1; m <= d && !w.cancelled; m++) {
+            long long weight = 0;
+            for (long long n = m > c ? m : c; n <= d; n++) weight += n - m + 1;
+            if (weight == 0 || (m >= 2 && s < 2)) continue; /* (two nonempty ends need two seeds) */
+            if (compositions(&w, row, (size_t)m, 0, (pot_t)s, weight) < 0) goto done;
+        }
+    }
+    if (w.cancelled) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    order = malloc((w.nclasses ? w.nclasses : 1) * sizeof *order);
+    if (!order) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t k = 0; k < w.nclasses; k++) order[k] = k;
+    sorting = &w; /* (qsort has no context argument; the GIL serialises calls) */
+    qsort(order, w.nclasses, sizeof *order, by_size);
+    result = PyList_New((Py_ssize_t)w.nclasses);
+    if (!result) goto done;
+    for (size_t k = 0; k < w.nclasses; k++) {
+        PyObject *t = class_tuple(&w, &w.classes[order[k]]);
+        if (!t) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, (Py_ssize_t)k, t);
+    }
+done:
+    free(order);
+    free(row);
+    free(w.mirror);
+    free(w.classes);
+    free(w.arena.v);
+    free(w.key);
+    table_free(&w.table);
+    rows_free(&w.out);
+    scratch_free(&w.sc);
+    return result;
+}

@@ -1,0 +1,68 @@
+"""The compiled walk of a family's classes (``Rules.classes``, ``engine/native/enum.c``) against
+the reference loop of ``family_enum.enumerate_family``: the same classes, keys, raw counts in
+both orientations and representatives, in the same order, for every unbounded row ruleset —
+including Sowing families with full pots and the empty row — and the same cancellation."""
+
+from __future__ import annotations
+
+import pytest
+
+from ruma.engine import family_enum
+from ruma.engine.errors import CancelledError
+from ruma.engine.family_enum import Family, enumerate_family
+from ruma.engine.rulesets import get_ruleset
+
+FAMILIES = [(0, 7, 1, 7), (2, 8, 3, 9), (0, 0, 1, 3), (5, 5, 2, 4), (1, 9, 4, 4), (0, 12, 1, 3), (3, 10, 2, 10)]
+
+
+def _compiled(ruleset: str) -> bool:
+    native = getattr(type(get_ruleset(ruleset)), "native", None)
+    return native is not None and hasattr(native, "classes")
+
+
+def _reference(family: Family, monkeypatch: pytest.MonkeyPatch) -> list[family_enum.FamilyClass]:
+    with monkeypatch.context() as patch:
+        patch.setattr(family_enum, "_native_classes", lambda family, should_cancel: None)
+        return enumerate_family(family)
+
+
+@pytest.mark.parametrize("ruleset", sorted(family_enum.UNBOUNDED_ROWS))
+@pytest.mark.parametrize("seeds_min, seeds_max, pots_min, pots_max", FAMILIES)
+def test_compiled_classes_equal_the_reference(ruleset: str, seeds_min: int, seeds_max: int, pots_min: int,
+                                              pots_max: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _compiled(ruleset):
+        pytest.skip("no compiled core (RUMA_ENGINE=python or not built): only the reference runs")
+    family = Family.of(ruleset, (seeds_min, seeds_max), (pots_min, pots_max))
+    compiled = family_enum._native_classes(family, None)
+    assert compiled is not None
+    reference = _reference(family, monkeypatch)
+    assert len(compiled) == len(reference)
+    for mine, theirs in zip(compiled, reference):
+        assert mine == theirs  # state, key, raw, raw_mirrored and both representatives
+    assert sum(c.raw_total for c in compiled) == family_enum.raw_count(family)
+
+
+def test_sowing_full_pots_are_classes_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A family whose rows hold full pots (counts normalised to FULL) still matches, and has them."""
+    if not _compiled("sowing"):
+        pytest.skip("no compiled core")
+    from ruma.engine.rulesets.notation import FULL
+
+    family = Family.of("sowing", (0, 12), (1, 3))
+    compiled = enumerate_family(family)
+    assert any(FULL in c.state for c in compiled)
+    assert compiled == _reference(family, monkeypatch)
+
+
+def test_the_compiled_walk_can_be_cancelled() -> None:
+    if not _compiled("impartial-sowing"):
+        pytest.skip("no compiled core")
+    polls: list[int] = []
+
+    def cancel() -> bool:
+        polls.append(1)
+        return len(polls) >= 2
+
+    with pytest.raises(CancelledError, match="cancelled"):
+        enumerate_family(Family.of("impartial-sowing", (0, 11), (1, 11)), should_cancel=cancel)
+    assert len(polls) == 2
