@@ -90,8 +90,10 @@ class RecordingMemo:
             known.setdefault(key, value)
 
     def take(self) -> list[Entry]:
-        """The entries computed here since the last ``take``."""
-        new, self.new = self.new, []
+        """The entries computed here since the last ``take``. (``new`` stays the same list
+        object, emptied: the compiled search appends to it directly — ``native.search``.)"""
+        new = self.new[:]
+        self.new.clear()
         return new
 
     def __len__(self) -> int:

@@ -67,3 +67,39 @@ def test_recording_memo_bulk_paths_record_only_what_is_new_and_read_through() ->
     assert memo.take() == [(b"d", 4), (b"e", 5)] and memo.lookup(b"c") == 3
     alone = RecordingMemo()
     assert alone.lookup_many([b"a"]) == [None]
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_recording_memo_read_and_written_by_the_compiled_search_records_what_the_methods_would(
+        ruleset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no fallback, the compiled search reads a ``RecordingMemo``'s dict and records its new
+    entries itself (``native.search._direct_dict``): the memo must end as its Python methods would
+    leave it — every value computed, the learned ones kept and not recorded, ``take`` handing over
+    the new ones once (and ``new`` staying the list the search appends to)."""
+    from ruma.engine.native import search as native_search
+
+    probe = RecordingMemo()
+    assert native_search._direct_dict(probe) == (probe.entries, probe.new)
+    assert native_search._direct_dict(RecordingMemo(probe.lookup)) == (None, None)  # a fallback: called
+    rules = get_ruleset(ruleset)
+    rows = _rows(random.Random(ruleset + "record"), 80)
+    learned = InMemoryMemo()
+    value_many(rules, rows[:20], learned)  # values "from elsewhere", learned before the search
+    results = []
+    for direct in (True, False):
+        memo = RecordingMemo()
+        memo.learn(learned.entries.items())
+        if not direct:  # the reference: the search calls the memo's methods
+            monkeypatch.setattr(native_search, "_direct_dict", lambda memo: (None, None))
+        new_list = memo.new
+        value_many(rules, rows, memo)
+        taken = memo.take()
+        assert memo.new is new_list and memo.take() == []
+        assert not set(dict(taken)) & set(learned.entries)  # learned entries are never recorded
+        assert all(memo.entries[k] == v for k, v in learned.entries.items())
+        results.append((dict(memo.entries), sorted(taken)))
+        monkeypatch.undo()
+    assert results[0] == results[1]
+    reference = InMemoryMemo()
+    value_many(rules, rows, reference)
+    assert results[0][0] == reference.entries

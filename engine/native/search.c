@@ -348,10 +348,7 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
     size_t n;
     int rc = state_to_pots(state, &s->sc.a, &n);
     if (rc < 0) return NULL;
-    if (rc > 0) {
-        PyErr_Format(PyExc_TypeError, "the compiled search takes a tuple of seed counts, not %R", state);
-        return NULL;
-    }
+    if (rc > 0) return Py_NewRef(Py_NotImplemented); /* not a tuple of counts it takes: the caller's reference search */
     if (s->broken) {
         PyErr_SetString(PyExc_RuntimeError, "this search was interrupted; start a new one");
         return NULL;
@@ -383,15 +380,19 @@ done:
 
 static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"rules", "lookup", "lookup_many", "insert_many", "entries", "progress",
-                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", NULL};
+                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", "record", NULL};
     RulesObject *rules;
     PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
-    PyObject *compact = Py_None;
+    PyObject *compact = Py_None, *record = Py_None;
     long long max_positions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|O", kwlist, &Rules_Type, &rules, &lookup,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|OO", kwlist, &Rules_Type, &rules, &lookup,
                                      &lookup_many, &insert_many, &entries, &progress, &should_cancel,
-                                     &max_positions, &games, &octal, &nimber_id, &compact))
+                                     &max_positions, &games, &octal, &nimber_id, &compact, &record))
         return -1;
+    if (record != Py_None && (!PyList_CheckExact(record) || entries == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "record must be a list (and entries a dict) or None");
+        return -1;
+    }
     if (compact != Py_None && !PyObject_TypeCheck(compact, &CompactMemo_Type)) {
         PyErr_SetString(PyExc_TypeError, "compact must be a CompactMemo or None");
         return -1;
@@ -413,7 +414,7 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
 #define KEEP(field)          \
     Py_INCREF(field);        \
     s->field = field;
-    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id)
+    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id)
 #undef KEEP
     s->max_positions = max_positions;
     if (compact != Py_None) s->compact = (CompactMemoObject *)Py_NewRef(compact);
@@ -433,6 +434,7 @@ static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
     Py_VISIT(s->lookup_many);
     Py_VISIT(s->insert_many);
     Py_VISIT(s->entries);
+    Py_VISIT(s->record);
     Py_VISIT(s->compact);
     Py_VISIT(s->progress);
     Py_VISIT(s->should_cancel);
@@ -448,6 +450,7 @@ static int Search_clear(SearchObject *s) {
     Py_CLEAR(s->lookup_many);
     Py_CLEAR(s->insert_many);
     Py_CLEAR(s->entries);
+    Py_CLEAR(s->record);
     Py_CLEAR(s->compact);
     Py_CLEAR(s->progress);
     Py_CLEAR(s->should_cancel);

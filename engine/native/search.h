@@ -54,6 +54,8 @@ typedef struct {
     RulesObject *rules;
     PyObject *lookup, *lookup_many, *insert_many, *progress, *should_cancel;
     PyObject *entries; /* the dict of a plain InMemoryMemo (read and written directly), or None */
+    PyObject *record;  /* with entries: a list that new (key, value) pairs are appended to, as
+                        * RecordingMemo.insert_many does (a key already in entries is not), or None */
     CompactMemoObject *compact; /* a CompactMemo (its table read and written in C), or NULL */
     uint8_t *full;              /* a whole key (prefix + body) for the CompactMemo */
     size_t full_cap;

@@ -23,8 +23,6 @@ from ruma.engine.rulesets.base import Ruleset, State
 
 __all__ = ["NativeSearch", "make_search"]
 
-_MAX_COUNT = 10**12  # RUMA_MAX_COUNT of rows.h: the largest count the compiled code takes
-_INT_ONLY = {int}  # the types of a component the compiled code takes (not bool, not float)
 
 
 def _nimber_id(k: int) -> int:
@@ -50,12 +48,13 @@ class NativeSearch:
         impartial = native.impartial
         if not impartial:
             kernel.bind_native(_core)
+        direct, record = _direct_dict(memo)
         self._search = _core.Search(
             native,
             memo.lookup,
             getattr(memo, "lookup_many", None),
             bulk_inserter(memo),
-            memo.entries if type(memo) is InMemoryMemo else None,  # its methods are dict.get/update
+            direct,
             progress,
             should_cancel,
             -1 if max_positions is None else max(0, max_positions),
@@ -63,6 +62,7 @@ class NativeSearch:
             None if native.family == _core.FAMILY_SOWING else _octal_value,
             None if impartial else _nimber_id,
             memo if isinstance(memo, _core.CompactMemo) else None,  # read and written in C
+            record,
         )
         self.max_positions = max_positions
         self._progress, self._should_cancel = progress, should_cancel
@@ -73,10 +73,9 @@ class NativeSearch:
 
         ``count=False`` leaves ``stats`` to a later ``sync_stats()`` (``evaluator.value_many``
         values many components and reads the counters once)."""
-        if component and not (set(map(type, component)) == _INT_ONLY
-                              and min(component) >= 0 and max(component) <= _MAX_COUNT):
-            return self._python_value(component)  # what the compiled code does not take
         try:
+            # (``NotImplemented`` for what the compiled code does not take — not a tuple of exact
+            # ints in 0..RUMA_MAX_COUNT, checked in C as it reads the state: the reference search)
             found = self._search.value(component)
         except _core.Interrupted as stop:
             kind, state = stop.args
@@ -84,6 +83,8 @@ class NativeSearch:
         finally:
             if count:
                 self._count()
+        if found is NotImplemented:
+            return self._python_value(component)
         return found if self.rules.impartial else Game.by_id(found)
 
     def sync_stats(self) -> None:
@@ -124,6 +125,21 @@ class NativeSearch:
             )
         shown = rules.format(state if state is not None else root)
         return RumaInputError(f"position {shown!r} of {rules.name} repeats: the game is loopy")
+
+
+def _direct_dict(memo: Memo) -> tuple[dict[bytes, Value] | None, list[Any] | None]:
+    """The dict the compiled search may read and write itself instead of calling the memo's
+    methods, and the list it appends new ``(key, value)`` pairs to: a plain ``InMemoryMemo``
+    (whose methods are ``dict.get``/``update``), or a sweep's ``RecordingMemo`` with no fallback
+    (``get``, and ``insert_many``'s "new keys go into ``entries`` and ``new``"); ``(None, None)``
+    for every other memo, which is called."""
+    if type(memo) is InMemoryMemo:
+        return memo.entries, None
+    from ruma.engine.sweep_values import RecordingMemo
+
+    if type(memo) is RecordingMemo and memo.fallback is None and memo.fallback_many is None:
+        return memo.entries, memo.new
+    return None, None
 
 
 def make_search(rules: Ruleset, memo: Memo, stats: Any, progress: Callable[[int], None] | None,

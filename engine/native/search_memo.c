@@ -113,7 +113,21 @@ int flush_pending(SearchObject *s) {
             const uint8_t *body = table_body(&s->table, rec, &len);
             PyObject *key = make_key(s->rules, body, len);
             PyObject *value = key ? value_object(s, table_value(&s->table, rec)) : NULL;
-            int rc = value ? PyDict_SetItem(s->entries, key, value) : -1;
+            int rc = value ? 0 : -1;
+            if (value && s->record != Py_None) { /* RecordingMemo.insert_many: record what is new */
+                rc = PyDict_Contains(s->entries, key);
+                if (rc == 0) {
+                    PyObject *pair = PyTuple_Pack(2, key, value);
+                    rc = pair ? PyList_Append(s->record, pair) : -1;
+                    if (pair) PyObject_GC_UnTrack(pair); /* (as below: a pair of a key and a value is no cycle) */
+                    Py_XDECREF(pair);
+                    if (rc == 0) rc = PyDict_SetItem(s->entries, key, value);
+                } else if (rc > 0) {
+                    rc = 0; /* known already (learned from elsewhere): kept, not recorded */
+                }
+            } else if (value) {
+                rc = PyDict_SetItem(s->entries, key, value);
+            }
             Py_XDECREF(key);
             Py_XDECREF(value);
             if (rc < 0) return -1;
