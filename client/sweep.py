@@ -186,18 +186,26 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
     measuring what speculation gains)."""
     started = time.perf_counter()
     rules = family.rules
-    classes = enumerate_family(family) if classes is None else classes
-    keys = [c.key for c in classes]
-    stored: list[bool] = []
-    for i in range(0, len(keys), 8192):
-        stored += sink.stored(keys[i:i + 8192])
-    todo = [c.state for c, known in zip(classes, stored) if not known]
     count = workers if workers is not None else (backend.slots if backend is not None else default_workers())
-    if backend is None and count > 1 and todo:
+    owned = backend is None and count > 1
+    if owned:
+        # started first: their interpreters start up (about half a second) while this process
+        # enumerates; a sweep that finds everything stored ends them unused
         backend = LocalProcesses(count)
-        owned = True
-    else:
-        owned = False
+    try:
+        classes = enumerate_family(family) if classes is None else classes
+        keys = [c.key for c in classes]
+        stored: list[bool] = []
+        for i in range(0, len(keys), 8192):
+            stored += sink.stored(keys[i:i + 8192])
+        todo = [c.state for c, known in zip(classes, stored) if not known]
+    except BaseException:
+        if owned and backend is not None:
+            backend.close()
+        raise
+    if owned and not todo and backend is not None:
+        backend.close()
+        backend, owned = None, False
     try:
         worker_cpu = 0.0
         if backend is None:

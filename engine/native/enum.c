@@ -269,3 +269,128 @@ done:
     scratch_free(&w.sc);
     return result;
 }
+
+/* sweep_order's cell of a canonical Sowing state at DEPTH 1 (its _cell_of, unrolled there too):
+ * ((sowable seeds, pots),) and, for a nonempty row, the sorted end pots, and, when an interior
+ * pot is nonempty, the sorted gaps between the ends and the interior's nonempty span. Computed
+ * as numbers (levels = how many pairs); the tuple is built once per distinct cell. */
+typedef struct {
+    long long v[6];
+    int levels;
+} CellKey;
+
+static void sowing_cell_key(const pot_t *v, size_t n, CellKey *c) {
+    memset(c, 0, sizeof *c);
+    long long seeds = 0;
+    for (size_t k = 0; k < n; k++) seeds += v[k] == RUMA_FULL ? 0 : v[k];
+    c->v[0] = seeds;
+    c->v[1] = (long long)n;
+    c->levels = 1;
+    if (n == 0) return;
+    c->v[2] = v[0] <= v[n - 1] ? v[0] : v[n - 1];
+    c->v[3] = v[0] <= v[n - 1] ? v[n - 1] : v[0];
+    c->levels = 2;
+    if (n < 3) return;
+    size_t i = 1, j = n - 2;
+    while (i <= j && v[i] == 0) i++;
+    if (i > j) return;
+    while (v[j] == 0) j--;
+    long long a = (long long)(i - 1), b = (long long)(n - 2 - j);
+    c->v[4] = a <= b ? a : b;
+    c->v[5] = a <= b ? b : a;
+    c->levels = 3;
+}
+
+static PyObject *cell_tuple(const CellKey *c) {
+    if (c->levels == 1) return Py_BuildValue("((LL))", c->v[0], c->v[1]);
+    if (c->levels == 2) return Py_BuildValue("((LL)(LL))", c->v[0], c->v[1], c->v[2], c->v[3]);
+    return Py_BuildValue("((LL)(LL)(LL))", c->v[0], c->v[1], c->v[2], c->v[3], c->v[4], c->v[5]);
+}
+
+static uint64_t cell_hash(const CellKey *c) {
+    uint64_t h = (uint64_t)c->levels * 0x9E3779B97F4A7C15ULL;
+    for (int k = 0; k < 6; k++) h = (h ^ (uint64_t)c->v[k]) * 0x100000001B3ULL + (h >> 29);
+    return h;
+}
+
+/* Rules.sowing_cells(states) -> {cell: [state, ...]} (sweep_order.group for Sowing at DEPTH 1,
+ * each cell's states in the given order), or None when a state is not a tuple of counts the
+ * compiled code takes (the caller groups in Python then). Cells are found in a small open-
+ * addressing table of their numbers, so a state costs no tuple and no dict probe. */
+PyObject *Rules_sowing_cells(RulesObject *self, PyObject *states) {
+    if (self->family != FAM_SOWING) {
+        PyErr_SetString(PyExc_ValueError, "sowing_cells: not a Sowing ruleset");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(states, "sowing_cells takes a sequence of states");
+    if (!seq) return NULL;
+    PyObject *cells = PyDict_New(), *result = NULL;
+    Buf buf = {NULL, 0};
+    CellKey *keys = NULL;
+    PyObject **lists = NULL; /* borrowed: the dict holds them */
+    size_t cap = 1024, used = 0;
+    keys = calloc(cap, sizeof *keys);
+    lists = calloc(cap, sizeof *lists);
+    if (!cells || !keys || !lists) {
+        if (cells) PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *state = PySequence_Fast_GET_ITEM(seq, k);
+        size_t n;
+        int rc = state_to_pots(state, &buf, &n);
+        if (rc < 0) goto done;
+        if (rc > 0) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        CellKey c;
+        sowing_cell_key(buf.v, n, &c);
+        size_t at = (size_t)cell_hash(&c) & (cap - 1);
+        while (lists[at] && memcmp(&keys[at], &c, sizeof c)) at = (at + 1) & (cap - 1);
+        if (!lists[at]) {
+            PyObject *cell = cell_tuple(&c), *members = PyList_New(0);
+            int bad = !cell || !members || PyDict_SetItem(cells, cell, members) < 0;
+            Py_XDECREF(cell);
+            Py_XDECREF(members); /* (the dict holds it) */
+            if (bad) goto done;
+            keys[at] = c;
+            lists[at] = members;
+            if (2 * ++used > cap) { /* grow: rehash the cells found so far */
+                size_t big = 2 * cap;
+                CellKey *k2 = calloc(big, sizeof *k2);
+                PyObject **l2 = calloc(big, sizeof *l2);
+                if (!k2 || !l2) {
+                    free(k2);
+                    free(l2);
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                for (size_t q = 0; q < cap; q++) {
+                    if (!lists[q]) continue;
+                    size_t to = (size_t)cell_hash(&keys[q]) & (big - 1);
+                    while (l2[to]) to = (to + 1) & (big - 1);
+                    k2[to] = keys[q];
+                    l2[to] = lists[q];
+                }
+                free(keys);
+                free(lists);
+                keys = k2;
+                lists = l2;
+                cap = big;
+                at = (size_t)cell_hash(&c) & (cap - 1);
+                while (memcmp(&keys[at], &c, sizeof c)) at = (at + 1) & (cap - 1);
+            }
+        }
+        if (PyList_Append(lists[at], state) < 0) goto done;
+    }
+    result = Py_NewRef(cells);
+done:
+    Py_XDECREF(cells);
+    Py_DECREF(seq);
+    free(buf.v);
+    free(keys);
+    free(lists);
+    return result;
+}
