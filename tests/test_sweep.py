@@ -69,12 +69,14 @@ def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pyt
 
 def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    command = [sys.executable, "-m", "ruma.client.cli", "sweep", "impartial-sowing", "--seeds", "10",
+    # (11 seeds: 174,877 classes, a few seconds — a family small enough to finish between two
+    # looks at the store's size would not be killed; 10 seeds now takes about a second)
+    command = [sys.executable, "-m", "ruma.client.cli", "sweep", "impartial-sowing", "--seeds", "11",
                "--data", str(data), "--workers", "2", "--json", "--no-progress"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.2)
+        time.sleep(0.05)
         if (data / "data.mdb").exists() and (data / "data.mdb").stat().st_size > 1_500_000:
             break
     assert process.poll() is None, "the sweep ended before it could be killed"
@@ -89,7 +91,7 @@ def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     assert summary["already_stored"] > 0 and summary["classes_valued"] < summary["classes"]
     final = contents(data)
     assert all(final[key] == value for key, value in partial.items())  # nothing lost or changed
-    family = Family.of("impartial-sowing", (0, 10), (1, 10))
+    family = Family.of("impartial-sowing", (0, 11), (1, 11))
     sweep_store(family, str(tmp_path / "fresh"), workers=1)
     assert final == contents(tmp_path / "fresh")
 
