@@ -24,7 +24,6 @@ from ruma.engine.rulesets.base import Ruleset, State
 __all__ = ["NativeSearch", "make_search"]
 
 
-
 def _nimber_id(k: int) -> int:
     return nimber(k).id
 
