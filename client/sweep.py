@@ -199,14 +199,9 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         for i in range(0, len(keys), 8192):
             stored += sink.stored(keys[i:i + 8192])
         todo = [c.state for c, known in zip(classes, stored) if not known]
-    except BaseException:
-        if owned and backend is not None:
+        if owned and not todo and backend is not None:
             backend.close()
-        raise
-    if owned and not todo and backend is not None:
-        backend.close()
-        backend, owned = None, False
-    try:
+            backend, owned = None, False
         worker_cpu = 0.0
         if backend is None:
             computed, committed = _inline(rules, todo, sink, progress, len(todo) < len(classes))

@@ -251,7 +251,6 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
     rows; a true answer raises ``CancelledError``.
     """
     rules = family.rules
-    seeds = seeds_of(rules)
     native = _native_classes(family, should_cancel)
     if native is not None:
         return native  # (in this order already)
@@ -274,6 +273,7 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
             # normalise(mirror) is the same class; its orientation is the other one, unless the
             # class is its own mirror image (then both rows are in the canonical orientation)
             _count(entry, mirror, weight, partizan and not mirrored and canonical != canonical[::-1])
+    seeds = seeds_of(rules)
     return sorted(classes.values(), key=lambda c: (seeds(c.state), len(c.state), c.state))
 
 

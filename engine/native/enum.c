@@ -78,8 +78,8 @@ static int count_row(Walk *w, size_t c, const pot_t *row, size_t n, long long we
     }
     if (*off == SIZE_MAX ||
         (*len == n && row_cmp(row, w->arena.v + *off, n) < 0 && row_sum(w->arena.v + *off, n) == row_sum(row, n))) {
-        if (*off != SIZE_MAX && *len == n) {
-            memcpy(w->arena.v + *off, row, n * sizeof *row); /* same length: overwrite in place */
+        if (*off != SIZE_MAX) {
+            memcpy(w->arena.v + *off, row, n * sizeof *row); /* a smaller row of the same length: in place */
         } else {
             size_t at;
             if (arena_put(w, row, n, &at) < 0) return -1;
@@ -276,7 +276,7 @@ done:
  * as numbers (levels = how many pairs); the tuple is built once per distinct cell. */
 typedef struct {
     long long v[6];
-    int levels;
+    long long levels; /* (a long long: no padding, so the struct's bytes are exactly its numbers) */
 } CellKey;
 
 static void sowing_cell_key(const pot_t *v, size_t n, CellKey *c) {
@@ -307,16 +307,11 @@ static PyObject *cell_tuple(const CellKey *c) {
     return Py_BuildValue("((LL)(LL)(LL))", c->v[0], c->v[1], c->v[2], c->v[3], c->v[4], c->v[5]);
 }
 
-static uint64_t cell_hash(const CellKey *c) {
-    uint64_t h = (uint64_t)c->levels * 0x9E3779B97F4A7C15ULL;
-    for (int k = 0; k < 6; k++) h = (h ^ (uint64_t)c->v[k]) * 0x100000001B3ULL + (h >> 29);
-    return h;
-}
-
 /* Rules.sowing_cells(states) -> {cell: [state, ...]} (sweep_order.group for Sowing at DEPTH 1,
  * each cell's states in the given order), or None when a state is not a tuple of counts the
- * compiled code takes (the caller groups in Python then). Cells are found in a small open-
- * addressing table of their numbers, so a state costs no tuple and no dict probe. */
+ * compiled code takes (the caller groups in Python then). A cell is found by its numbers (the
+ * CellKey's bytes) in the search's compact table (table.c), whose value is the cell's index in
+ * `members`: a state costs no tuple and no dict probe. */
 PyObject *Rules_sowing_cells(RulesObject *self, PyObject *states) {
     if (self->family != FAM_SOWING) {
         PyErr_SetString(PyExc_ValueError, "sowing_cells: not a Sowing ruleset");
@@ -324,15 +319,12 @@ PyObject *Rules_sowing_cells(RulesObject *self, PyObject *states) {
     }
     PyObject *seq = PySequence_Fast(states, "sowing_cells takes a sequence of states");
     if (!seq) return NULL;
-    PyObject *cells = PyDict_New(), *result = NULL;
+    PyObject *cells = PyDict_New(), *members = PyList_New(0), *result = NULL;
     Buf buf = {NULL, 0};
-    CellKey *keys = NULL;
-    PyObject **lists = NULL; /* borrowed: the dict holds them */
-    size_t cap = 1024, used = 0;
-    keys = calloc(cap, sizeof *keys);
-    lists = calloc(cap, sizeof *lists);
-    if (!cells || !keys || !lists) {
-        if (cells) PyErr_NoMemory();
+    Table table;
+    int table_ok = table_init(&table) == 0;
+    if (!cells || !members || !table_ok) {
+        if (!table_ok) PyErr_NoMemory();
         goto done;
     }
     Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
@@ -345,52 +337,34 @@ PyObject *Rules_sowing_cells(RulesObject *self, PyObject *states) {
             result = Py_NewRef(Py_None);
             goto done;
         }
-        CellKey c;
+        CellKey c; /* (zeroed whole by sowing_cell_key: its bytes are the table's key) */
         sowing_cell_key(buf.v, n, &c);
-        size_t at = (size_t)cell_hash(&c) & (cap - 1);
-        while (lists[at] && memcmp(&keys[at], &c, sizeof c)) at = (at + 1) & (cap - 1);
-        if (!lists[at]) {
-            PyObject *cell = cell_tuple(&c), *members = PyList_New(0);
-            int bad = !cell || !members || PyDict_SetItem(cells, cell, members) < 0;
+        const uint8_t *body = (const uint8_t *)&c;
+        uint32_t h = table_hash(body, sizeof c);
+        uint32_t rec = table_find(&table, body, sizeof c, h);
+        PyObject *list;
+        if (rec == TABLE_NONE) {
+            PyObject *cell = cell_tuple(&c);
+            list = PyList_New(0);
+            int bad = !cell || !list || PyDict_SetItem(cells, cell, list) < 0 || PyList_Append(members, list) < 0 ||
+                      table_add(&table, body, sizeof c, h, (int32_t)(PyList_GET_SIZE(members) - 1)) == TABLE_NONE;
             Py_XDECREF(cell);
-            Py_XDECREF(members); /* (the dict holds it) */
-            if (bad) goto done;
-            keys[at] = c;
-            lists[at] = members;
-            if (2 * ++used > cap) { /* grow: rehash the cells found so far */
-                size_t big = 2 * cap;
-                CellKey *k2 = calloc(big, sizeof *k2);
-                PyObject **l2 = calloc(big, sizeof *l2);
-                if (!k2 || !l2) {
-                    free(k2);
-                    free(l2);
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                for (size_t q = 0; q < cap; q++) {
-                    if (!lists[q]) continue;
-                    size_t to = (size_t)cell_hash(&keys[q]) & (big - 1);
-                    while (l2[to]) to = (to + 1) & (big - 1);
-                    k2[to] = keys[q];
-                    l2[to] = lists[q];
-                }
-                free(keys);
-                free(lists);
-                keys = k2;
-                lists = l2;
-                cap = big;
-                at = (size_t)cell_hash(&c) & (cap - 1);
-                while (memcmp(&keys[at], &c, sizeof c)) at = (at + 1) & (cap - 1);
+            Py_XDECREF(list); /* (the dict and `members` hold it) */
+            if (bad) {
+                if (!PyErr_Occurred()) PyErr_NoMemory();
+                goto done;
             }
+        } else {
+            list = PyList_GET_ITEM(members, table_value(&table, rec));
         }
-        if (PyList_Append(lists[at], state) < 0) goto done;
+        if (PyList_Append(list, state) < 0) goto done;
     }
     result = Py_NewRef(cells);
 done:
     Py_XDECREF(cells);
+    Py_XDECREF(members);
     Py_DECREF(seq);
     free(buf.v);
-    free(keys);
-    free(lists);
+    if (table_ok) table_free(&table);
     return result;
 }

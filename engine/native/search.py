@@ -20,6 +20,7 @@ from ruma.engine.memo import InMemoryMemo, Memo, Value, bulk_inserter
 from ruma.engine.native import _core
 from ruma.engine.rulesets.atomic_wari import octal_37
 from ruma.engine.rulesets.base import Ruleset, State
+from ruma.engine.sweep_values import RecordingMemo
 
 __all__ = ["NativeSearch", "make_search"]
 
@@ -134,8 +135,6 @@ def _direct_dict(memo: Memo) -> tuple[dict[bytes, Value] | None, list[Any] | Non
     for every other memo, which is called."""
     if type(memo) is InMemoryMemo:
         return memo.entries, None
-    from ruma.engine.sweep_values import RecordingMemo
-
     if type(memo) is RecordingMemo and memo.fallback is None and memo.fallback_many is None:
         return memo.entries, memo.new
     return None, None
