@@ -60,6 +60,7 @@ class Search:
         nimber_id: Callable[[int], int] | None,
         compact: CompactMemo | None = None,
         record: list[Any] | None = None,
+        cache: dict[bytes, Any] | None = None,
     ) -> None: ...
     def value(self, component: tuple[int, ...], /) -> int:  # NotImplemented for a state the C code does not take
         ...

@@ -7,7 +7,7 @@
  *
  * Python is called only
  *   - to consult the persistent memo about a component the table has never seen (memo.lookup),
- *   - to hand newly valued (key, value) pairs back in bulk (memo.insert_many, every FLUSH_EVERY
+ *   - to hand newly valued (key, value) pairs back in bulk (memo.insert_many, every FLUSH_FIRST..FLUSH_MOST
  *     values and before returning or raising, so everything valued is in the memo; a plain
  *     InMemoryMemo's dict or a CompactMemo's table is read and written directly),
  *   - for partizan canonical forms, sums and negatives not in the compiled kernel's caches
@@ -140,7 +140,10 @@ static int record(SearchObject *s, uint32_t rec, int32_t value, const pot_t *sta
     s->pending[s->npending++] = rec;
     s->valued++;
     if (s->max_positions >= 0 && s->valued > s->max_positions) return raise_interrupted(s, "limit", state, n);
-    if (s->npending >= FLUSH_EVERY) return flush_pending(s);
+    if (s->npending >= s->flush_at) {
+        if (s->flush_at < FLUSH_MOST) s->flush_at *= 2;
+        return flush_pending(s);
+    }
     return 0;
 }
 
@@ -179,13 +182,21 @@ static void pop_frame(SearchObject *s) {
 static int key_record(SearchObject *s, const uint8_t *body, size_t len, uint32_t h, uint32_t *rec) {
     uint32_t r = table_find(&s->table, body, len, h);
     if (r == TABLE_NONE) {
-        r = table_add(&s->table, body, len, h, LOOKUP);
+        int32_t v = LOOKUP;
+        if (s->cache != Py_None) {
+            int hit = cache_get(s, body, len, &v);
+            if (hit < 0) return -1;
+            if (hit) s->hits++;
+        }
+        r = table_add(&s->table, body, len, h, v);
         if (r == TABLE_NONE) {
             PyErr_NoMemory();
             return -1;
         }
-        if (GROW(s->batch, s->batch_cap, s->nbatch + 1) < 0) return -1;
-        s->batch[s->nbatch++] = r;
+        if (v == LOOKUP) {
+            if (GROW(s->batch, s->batch_cap, s->nbatch + 1) < 0) return -1;
+            s->batch[s->nbatch++] = r;
+        }
     }
     *rec = r;
     return 0;
@@ -380,14 +391,14 @@ done:
 
 static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"rules", "lookup", "lookup_many", "insert_many", "entries", "progress",
-                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", "record", NULL};
+                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", "record", "cache", NULL};
     RulesObject *rules;
     PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
-    PyObject *compact = Py_None, *record = Py_None;
+    PyObject *compact = Py_None, *record = Py_None, *cache = Py_None;
     long long max_positions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|OO", kwlist, &Rules_Type, &rules, &lookup,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|OOO", kwlist, &Rules_Type, &rules, &lookup,
                                      &lookup_many, &insert_many, &entries, &progress, &should_cancel,
-                                     &max_positions, &games, &octal, &nimber_id, &compact, &record))
+                                     &max_positions, &games, &octal, &nimber_id, &compact, &record, &cache))
         return -1;
     if (record != Py_None && (!PyList_CheckExact(record) || entries == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "record must be a list (and entries a dict) or None");
@@ -395,6 +406,10 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     }
     if (compact != Py_None && !PyObject_TypeCheck(compact, &CompactMemo_Type)) {
         PyErr_SetString(PyExc_TypeError, "compact must be a CompactMemo or None");
+        return -1;
+    }
+    if (cache != Py_None && !PyDict_CheckExact(cache)) {
+        PyErr_SetString(PyExc_TypeError, "cache must be a dict or None");
         return -1;
     }
     if (entries != Py_None && !PyDict_CheckExact(entries)) {
@@ -414,9 +429,10 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
 #define KEEP(field)          \
     Py_INCREF(field);        \
     s->field = field;
-    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id)
+    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id) KEEP(cache)
 #undef KEEP
     s->max_positions = max_positions;
+    s->flush_at = FLUSH_FIRST;
     if (compact != Py_None) s->compact = (CompactMemoObject *)Py_NewRef(compact);
     if (table_init(&s->table) < 0) {
         PyErr_NoMemory();
@@ -441,6 +457,7 @@ static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
     Py_VISIT(s->games);
     Py_VISIT(s->octal);
     Py_VISIT(s->nimber_id);
+    Py_VISIT(s->cache);
     return 0;
 }
 
@@ -457,6 +474,7 @@ static int Search_clear(SearchObject *s) {
     Py_CLEAR(s->games);
     Py_CLEAR(s->octal);
     Py_CLEAR(s->nimber_id);
+    Py_CLEAR(s->cache);
     return 0;
 }
 

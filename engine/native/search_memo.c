@@ -192,6 +192,19 @@ static int memo_value(SearchObject *s, PyObject *value, int32_t *out) {
     return 0;
 }
 
+/* A key body's value in the search's cache (the store's dict of the values this process stored):
+ * 1 found (*v as the table holds it), 0 not there, -1 error. Read as a key is met, so a hit
+ * never waits in a lookup batch, never costs a call of the memo and never counts against
+ * speculation: a cold store then answers only misses, and the search speculates through them. */
+int cache_get(SearchObject *s, const uint8_t *body, size_t len, int32_t *v) {
+    PyObject *key = make_key(s->rules, body, len);
+    if (!key) return -1;
+    PyObject *found = PyDict_GetItemWithError(s->cache, key); /* (borrowed) */
+    Py_DECREF(key);
+    if (!found) return PyErr_Occurred() ? -1 : 0;
+    return memo_value(s, found, v) < 0 ? -1 : 1;
+}
+
 /* The memo's answer for one key (a new reference; Py_None when absent), NULL on error. */
 static PyObject *memo_get(SearchObject *s, PyObject *key) {
     if (s->entries != Py_None) { /* InMemoryMemo.lookup is entries.get(key) */
