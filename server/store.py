@@ -162,6 +162,14 @@ class LmdbStore:
             raise StoreError(f"store {str(self.path)!r} is closed")
         core.insert_many(items)
 
+    @property
+    def recent(self) -> dict[bytes, Value]:
+        """The values of the bulk batches this process stored lately (``store_bulk.RECENT_LIMIT``
+        entries at most; empty once closed): the compiled search reads it before it asks
+        ``lookup_many``. Never consulted by ``lookup``/``lookup_many``, which read the database."""
+        core = self._core
+        return core.recent if core is not None else {}
+
     def flush(self) -> None:
         """Write every buffered entry now, in one atomic transaction."""
         self.core.flush()

@@ -37,10 +37,19 @@ BULK_DIRECT = 1024
 
 WRITER_MIN = BULK_DIRECT
 """A batch at least this large starts the store's writer process (``store_writer``; the compiled
-search hands its batches over 16,384 at a time mid-search, and the rest at the end of each
-evaluation). Its start-up (a Python process importing the store: about 0.1 s) runs on the other
-core while the batches go on being written in line until the child is up, and a child that never
-came up is ended at once when the store closes: starting it early costs this process nothing."""
+search hands its batches over mid-search, 16,384 values first and up to 65,536, and the rest at
+the end of each evaluation). Its start-up (a Python process importing the store: about 0.1 s) runs
+on the other core while the batches wait in its pipe (or, when the pipe has no room for them, are
+written in line), and a child not up yet when the store closes is ended then and what waited for
+it written in line: starting it early costs this process nothing."""
+
+RECENT_LIMIT = 1 << 20
+"""Entries of the bulk batches this process stored that ``recent`` keeps (about 100 MB at most):
+the compiled search reads them in C before it asks ``lookup_many`` (``engine/native/search.py``,
+``_cache_of``), so a position valued by an earlier evaluation of this process costs a dict
+lookup, not a store call. (``lookup``/``lookup_many`` themselves never answer from it: they read
+the database, and a damaged record raises there.)"""
+
 
 
 class BulkOps:
@@ -61,6 +70,7 @@ class BulkOps:
     buffer_lock: Any
     use_writer: bool
     writer: Any
+    recent: dict[bytes, Value]
     _bulk_writer: Callable[[], Any]
     _reader: Callable[[], Any]
     _adopt: Callable[[], None]
@@ -121,6 +131,7 @@ class BulkOps:
         if not keys:
             return
         if len(keys) >= BULK_DIRECT and 3 <= shortest and longest <= self.max_key and self._send(keys, values):
+            self._remember(keys, values)
             return
         # the distinct value *objects*, in key order, by identity (hashing a Game is Python code;
         # Games are interned, so one object per value, and 0 is never confused with ZERO; two int
@@ -142,6 +153,15 @@ class BulkOps:
                 self.insert(key, value)
             return
         self.write_batch(keys, values, distinct)
+        self._remember(keys, values)
+
+    def _remember(self, keys: list[bytes], values: list[Value]) -> None:
+        """Keep a bulk batch's checked values in ``recent`` (emptied first when it would pass
+        ``RECENT_LIMIT``: a cache of what this process stored lately, never the store's truth)."""
+        recent = self.recent
+        if len(recent) + len(keys) > RECENT_LIMIT:
+            recent.clear()
+        recent.update(zip(keys, values))
 
     def _send(self, keys: list[bytes], values: list[Value]) -> bool:
         """Hand a sorted batch with valid keys to the store's writer process (``store_writer``),
@@ -149,12 +169,12 @@ class BulkOps:
         so the batch's new games are interned here first, in their own transaction (committed
         before the positions that name them). ``False`` when the batch is to be written here: no
         compiled record builder (``RUMA_ENGINE=python`` keeps the reference path), the writer
-        off, not up yet, failed or gone, or a value that is not a store value (the caller's
+        off, not up yet with no room in its pipe, failed or gone, or a value that is not a store value (the caller's
         checks raise)."""
         if _NATIVE is None or not self.use_writer or (self.writer is None and len(keys) < WRITER_MIN):
             return False
-        writer = self._bulk_writer()  # (started by the first large batch; in line until it is up)
-        if writer is None or not writer.ready:
+        writer = self._bulk_writer()  # (started by the first large batch)
+        if writer is None or not writer.accepts(4 + 10 * len(keys)):
             return False
         frame = _NATIVE.pack_batch(keys, values, None)
         if frame is None:  # games (or values the checks refuse)
@@ -164,6 +184,8 @@ class BulkOps:
             frame = _NATIVE.pack_batch(keys, values, self._game_codes(distinct))
             if frame is None:
                 return False
+        if not writer.accepts(len(frame)):  # (while it starts, only what the pipe holds)
+            return False
         return bool(writer.submit(keys, values, frame))
 
     def _game_codes(self, distinct: dict[int, Value]) -> dict[int, int]:

@@ -138,6 +138,7 @@ class _Core(GameTable, BulkOps):
         self.txns_lock = threading.Lock()
         self.generation = 0  # bumped to make every thread begin a fresh read transaction
         self.use_writer = use_writer
+        self.recent: dict[bytes, Value] = {}  # the values of bulk batches stored lately (``BulkOps._remember``)
         self.writer: BulkWriter | None = None  # started by the first large insert_many of nim values
         self.writer_lock = threading.Lock()
         self.stop = threading.Event()

@@ -51,8 +51,10 @@ from array import array
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
-DEPTH = 4
-"""Batches that may be in flight to the child before ``submit`` blocks."""
+DEPTH = 8
+"""Batches that may be in flight to the child before ``submit`` blocks (up to 8 × 65,536 entries,
+some 100 MB: room for the child to fall behind and then write what queued up in one transaction,
+which costs less an entry than a transaction each — 4 let a cold evaluation stall on it)."""
 
 _HEADER = struct.Struct("<I")
 log = logging.getLogger("ruma.server")
@@ -123,9 +125,11 @@ class BulkWriter:
         self.pending: list[Job] = []  # sent, not yet committed (oldest first)
         self._error: BaseException | None = None
         self.dead = False  # the child is gone (or never came up): the store writes in line
-        self.ready = False  # the child is up: until then the store writes its batches in line
+        self.ready = False  # the child is known to be up (until then batches go only where the pipe has room: ``accepts``)
         self._settled = threading.Event()  # set once the child is up or gone
         self._closing = False
+        self._killed = False  # ended by ``close`` before it was up: what it was sent is given back
+        self._early = 0  # bytes sent before the child was known to be up (where ``_in_pipe`` cannot tell)
         self._process = subprocess.Popen(
             # (``-c``, not ``-m``: a module run as ``__main__`` is compiled on every start, an
             # imported one comes from its cached bytecode)
@@ -133,10 +137,23 @@ class BulkWriter:
              str(path)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True,
         )
-        _widen(self._process.stdin)
+        self._pipe_bytes = _widen(self._process.stdin)
         _WRITERS.add(self)
         self._reader = threading.Thread(target=self._read_answers, name=f"ruma-store-writer:{path.name}", daemon=True)
         self._reader.start()
+
+    def accepts(self, size: int) -> bool:
+        """Whether a frame of ``size`` bytes goes to the child now: always once it is known to be
+        up; before, while the pipe has room for it (frames wait there for the child, and sending
+        never waits for its start-up: the caller writes in line instead). The pipe's fill level is
+        asked of the kernel: the thread that reads the child's ``ready`` needs the GIL, which the
+        compiled search holds between its calls back, so the flag itself comes late."""
+        if self.ready:
+            return True
+        if self.dead:
+            return False
+        held = _in_pipe(self._process.stdin)
+        return (self._early if held is None else held) + size + _HEADER.size <= self._pipe_bytes
 
     def submit(self, keys: list[bytes], values: list[Any], frame: bytes) -> bool:
         """Send a batch (keys sorted; ``frame``: ``pack(keys, values)``); raises an earlier batch's
@@ -149,6 +166,8 @@ class BulkWriter:
                     self._slots.release()
                     return False
                 self.pending.append((keys, values, dict(zip(keys, values))))
+                if not self.ready:
+                    self._early += len(frame) + _HEADER.size
             stdin: Any = self._process.stdin
             try:
                 stdin.write(_HEADER.pack(len(frame)))
@@ -195,11 +214,15 @@ class BulkWriter:
 
     def close(self) -> None:
         """Let the child write what it has and exit; raise a write's error, if any. A child not up
-        yet has been sent nothing (``submit`` waits for it to be up): it is ended at once, so a
-        short evaluation never waits for the start-up of a writer it did not need."""
+        yet is ended at once and the batches waiting for it in the pipe are given back (the
+        caller's flush writes them in line), so a short evaluation never waits for the start-up of
+        a writer it did not need."""
         with self._send_lock:
             self._closing = True
-            if not self.ready and not self.pending:
+            if not self.ready:
+                # not up yet: ended at once, and the batches waiting in the pipe for it go back to
+                # the insert buffer (the caller's flush writes them in line) — none was committed
+                self._killed = True
                 self._process.kill()
             try:
                 self._process.stdin.close()  # type: ignore[union-attr]
@@ -246,7 +269,7 @@ class BulkWriter:
         if not ready and not self._closing:  # it never came up: nothing was written by it, the store writes in line
             log.warning("%s; writing bulk batches in line", reason)
         for keys, values, _ in lost:
-            if ready:
+            if ready and not self._killed:
                 self._fail(keys, values, reason)
             else:
                 self._give_back(keys, values)
@@ -287,14 +310,28 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_in_forked_child)
 
 
-def _widen(pipe: Any) -> None:
-    """A 1 MiB pipe (Linux), so sending a batch rarely waits for the child to read."""
+def _in_pipe(pipe: Any) -> int | None:
+    """The bytes sent down ``pipe`` and not read yet (Linux's ``FIONREAD``), or ``None``."""
+    try:
+        import fcntl
+        import termios
+
+        held = array("i", [0])
+        fcntl.ioctl(pipe.fileno(), termios.FIONREAD, held)
+        return held[0]
+    except (ImportError, AttributeError, OSError, ValueError):
+        return None
+
+
+def _widen(pipe: Any) -> int:
+    """A 1 MiB pipe (Linux), so sending a batch rarely waits for the child to read; the bytes it
+    holds (the 4 KiB POSIX guarantees when it cannot be widened)."""
     try:
         import fcntl
 
-        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+        return int(fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20))
     except (ImportError, AttributeError, OSError):
-        pass
+        return 4096
 
 
 GROUP = 8

@@ -114,30 +114,84 @@ def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: 
         assert dumps[0][name] == dumps[1][name], name
 
 
-def test_batches_before_the_child_is_up_are_written_in_line_and_close_ends_it(
+def test_batches_before_the_child_is_up_wait_in_the_pipe_and_close_ends_it(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The first large batch starts the child but does not wait for it: until the child is up,
-    batches are written in line; a child that is not up yet when the store closes is ended then
-    (it was sent nothing), without the warning of a writer that failed."""
+    batches go down the pipe while it has room for them (the child writes them once up), and a
+    child that is not up yet when the store closes is ended then, its batches given back and
+    written by the close, without the warning of a writer that failed."""
     items = nim_items(3 * WRITER_MIN)
     store = LmdbStore(tmp_path)
     store.insert_many(items[:WRITER_MIN])
     writer = store.core.writer
     assert writer is not None and not writer.dead
     if not writer.ready:  # (the child needs a Python start-up: this is the usual case)
-        assert not writer.pending, "a batch went to a child that was not up"
-        assert store.stats()["entries"] == WRITER_MIN  # committed in line already
+        assert len(writer.pending) == 1, "a batch that fits in the pipe should wait there"
+    assert store.lookup_many([k for k, _ in items[:WRITER_MIN]]) == [v for _, v in items[:WRITER_MIN]]
     process = writer._process
     started = time.monotonic()
     store.close()
     assert process.poll() is not None and time.monotonic() - started < 5
     assert "writing bulk batches in line" not in caplog.text
-    with up(LmdbStore(tmp_path)) as again:  # a child that is up takes the next batches
+    with up(LmdbStore(tmp_path)) as again:  # nothing lost; a child that is up takes the next batches
         assert again.lookup_many([k for k, _ in items[:WRITER_MIN]]) == [v for _, v in items[:WRITER_MIN]]
         again.insert_many(items[WRITER_MIN:])
         again.flush()
         assert again.stats()["entries"] == len(items)
         assert verify_store(again, sample=0, full=True).problems == []
+
+
+def test_a_flush_while_the_child_starts_waits_for_it(tmp_path: Path) -> None:
+    """Batches sent before the child is up are committed by the child once it is: ``flush`` waits
+    for them; a batch too large for the pipe's room meanwhile is written in line."""
+    items = nim_items(2 * WRITER_MIN)
+    huge = nim_items(60_000, seed=5, code=3)  # (more than the 1 MiB pipe holds)
+    with LmdbStore(tmp_path) as store:
+        store.insert_many(items[:WRITER_MIN])
+        writer = store.core.writer
+        assert writer is not None
+        early = not writer.ready
+        store.insert_many(huge)
+        if early and not writer.ready:
+            assert len(writer.pending) == 1, "the large batch should have been written in line"
+        store.insert_many(items[WRITER_MIN:])
+        store.flush()
+        assert not writer.pending and writer.ready and not writer.dead
+        assert store.stats()["entries"] == len(items) + len(huge)
+        assert verify_store(store, sample=0, full=True).problems == []
+
+
+def test_recent_keeps_the_bulk_batches_and_lookups_never_read_it(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``recent`` (read by the compiled search) holds what bulk batches stored, up to
+    ``RECENT_LIMIT`` entries; ``lookup``/``lookup_many`` read the database (a damaged record
+    still raises), and a closed store's ``recent`` is empty."""
+    from ruma.server import store_bulk
+    from ruma.server.store_codec import CorruptRecordError
+
+    monkeypatch.setattr(store_bulk, "RECENT_LIMIT", 2 * WRITER_MIN + 10)
+    items = nim_items(4 * WRITER_MIN)
+    batches = [items[i:i + WRITER_MIN] for i in range(0, 3 * WRITER_MIN, WRITER_MIN)]
+    assert all(len(batch) == WRITER_MIN for batch in batches)
+    store = LmdbStore(tmp_path, writer_process=False)
+    store.insert_many(batches[0])
+    store.insert_many(batches[1])
+    assert store.recent == dict(batches[0] + batches[1])
+    store.insert_many(batches[2])  # past the limit: emptied first
+    assert store.recent == dict(batches[2])
+    small = nim_items(10, seed=9, code=4)
+    store.insert_many(small)  # (a small batch goes through the buffer, not kept)
+    assert not set(store.recent) & {k for k, _ in small}
+    store.flush()
+    victim, value = batches[2][5]
+    with store.env.begin(write=True) as txn:
+        txn.put(victim, b"\x00garbage", db=store.db("positions"))
+    store.refresh()
+    with pytest.raises(CorruptRecordError):
+        store.lookup(victim)
+    assert store.recent[victim] == value
+    store.close()
+    assert store.recent == {}
 
 
 def test_lookups_see_batches_in_flight_and_the_first_value_stays(tmp_path: Path) -> None:
