@@ -68,9 +68,10 @@ def test_the_compiled_walk_can_be_cancelled() -> None:
     assert len(polls) == 2
 
 
-@pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing"])
-def test_compiled_sowing_cells_equal_the_python_grouping(ruleset: str) -> None:
-    """``Rules.sowing_cells`` (C) against ``sweep_order._cell_of`` (Python): the same cells with
+@pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari",
+                                     "atomic-wari-board"])
+def test_compiled_cells_equal_the_python_grouping(ruleset: str) -> None:
+    """``Rules.cells`` (C) against ``sweep_order._cell_of`` (Python): the same cells with
     the same states in the same order, cells in order of first appearance; a state the C code
     does not take sends the whole grouping back to Python (``None``)."""
     from ruma.engine import sweep_order
@@ -80,13 +81,13 @@ def test_compiled_sowing_cells_equal_the_python_grouping(ruleset: str) -> None:
     native = type(get_ruleset(ruleset)).native
     rules = get_ruleset(ruleset)
     states = [c.state for c in enumerate_family(Family.of(ruleset, (0, 10), (1, 10)))]
-    states += [(), (0,), (7,), (3, 4), (2, 0, 0, 5), (1, 0, 0, 0, 1)]
-    grouped = native.sowing_cells(states)
+    states += [(), (0,), (7,), (3, 4), (2, 0, 0, 5), (1, 0, 0, 0, 1), (0, 0, 3, 0), (10**12, 1)]
+    grouped = native.cells(states)
     cell_of = sweep_order._cell_of(rules)
     expected: dict[object, list[tuple[int, ...]]] = {}
     for state in states:
         expected.setdefault(cell_of(state), []).append(state)
     assert grouped == expected and list(grouped) == list(expected)
     assert all(sweep_order.cell(rules, s) == c for c, members in grouped.items() for s in members[:2])
-    assert native.sowing_cells([(1, 2), (1, -1)]) is None
-    assert native.sowing_cells([(True, 2)]) is None
+    assert native.cells([(1, 2), (1, -1)]) is None
+    assert native.cells([(True, 2)]) is None

@@ -52,12 +52,17 @@ def test_scheduler_respects_the_order_and_hands_out_everything() -> None:
     assert sorted(done) == sorted(cells)
 
 
-@pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing", "atomic-wari"])
+@pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari"])
 def test_grouping_uses_the_same_cells_as_cell(ruleset: str) -> None:
-    """``group``'s per-ruleset fast path (Sowing's unrolled potential) agrees with ``cell``."""
+    """``group``'s per-ruleset fast paths (Sowing's unrolled potential, Atomic Wari's running
+    sums) agree with ``cell``, also on rows the fast path hands back to it (zeros at an end,
+    negative counts, the empty row)."""
     family = Family.of(ruleset, (0, 8), (1, 8))
     rules = family.rules
     states = [c.state for c in enumerate_family(family)]
+    rng = random.Random(ruleset)
+    states += [tuple(rng.choice((0, 0, 1, 2, 3, 5, 9)) for _ in range(rng.randint(0, 12))) for _ in range(2000)]
+    states += [(), (0,), (0, 3), (3, 0), (2, -1, 2)]
     cells = group(rules, states)
     assert sum(len(v) for v in cells.values()) == len(states)
     for c, members in cells.items():

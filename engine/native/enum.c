@@ -301,23 +301,45 @@ static void sowing_cell_key(const pot_t *v, size_t n, CellKey *c) {
     c->levels = 3;
 }
 
+/* sweep_order's cell of a canonical Atomic Wari state: ((seeds, Q - P),), Q and P the reach
+ * bounds of rulesets/atomic_wari.py (reach_right, reach_left; 0 for the empty row); on a board,
+ * ((seeds, pots),) (Ruleset.size). */
+static void wari_cell_key(const pot_t *v, size_t n, int board, CellKey *c) {
+    memset(c, 0, sizeof *c);
+    long long seeds = 0;
+    for (size_t k = 0; k < n; k++) seeds += v[k];
+    c->v[0] = seeds;
+    c->levels = 1;
+    if (board || n == 0) {
+        c->v[1] = board ? (long long)n : 0;
+        return;
+    }
+    long long q = -1, p = (long long)n, sum = 0;
+    for (size_t j = n; j-- > 0;) { /* Q: the furthest pot a rightward sowing of a suffix reaches */
+        sum += v[j];
+        if (sum && (long long)j + sum - 1 > q) q = (long long)j + sum - 1;
+    }
+    sum = 0;
+    for (size_t j = 0; j < n; j++) { /* P: the furthest pot a leftward sowing of a prefix reaches */
+        sum += v[j];
+        if (sum && (long long)j - sum + 1 < p) p = (long long)j - sum + 1;
+    }
+    c->v[1] = q - p;
+}
+
 static PyObject *cell_tuple(const CellKey *c) {
     if (c->levels == 1) return Py_BuildValue("((LL))", c->v[0], c->v[1]);
     if (c->levels == 2) return Py_BuildValue("((LL)(LL))", c->v[0], c->v[1], c->v[2], c->v[3]);
     return Py_BuildValue("((LL)(LL)(LL))", c->v[0], c->v[1], c->v[2], c->v[3], c->v[4], c->v[5]);
 }
 
-/* Rules.sowing_cells(states) -> {cell: [state, ...]} (sweep_order.group for Sowing at DEPTH 1,
+/* Rules.cells(states) -> {cell: [state, ...]} (sweep_order.group: Sowing at DEPTH 1, Atomic Wari,
  * each cell's states in the given order), or None when a state is not a tuple of counts the
  * compiled code takes (the caller groups in Python then). A cell is found by its numbers (the
  * CellKey's bytes) in the search's compact table (table.c), whose value is the cell's index in
  * `members`: a state costs no tuple and no dict probe. */
-PyObject *Rules_sowing_cells(RulesObject *self, PyObject *states) {
-    if (self->family != FAM_SOWING) {
-        PyErr_SetString(PyExc_ValueError, "sowing_cells: not a Sowing ruleset");
-        return NULL;
-    }
-    PyObject *seq = PySequence_Fast(states, "sowing_cells takes a sequence of states");
+PyObject *Rules_cells(RulesObject *self, PyObject *states) {
+    PyObject *seq = PySequence_Fast(states, "cells takes a sequence of states");
     if (!seq) return NULL;
     PyObject *cells = PyDict_New(), *members = PyList_New(0), *result = NULL;
     Buf buf = {NULL, 0};
@@ -337,8 +359,11 @@ PyObject *Rules_sowing_cells(RulesObject *self, PyObject *states) {
             result = Py_NewRef(Py_None);
             goto done;
         }
-        CellKey c; /* (zeroed whole by sowing_cell_key: its bytes are the table's key) */
-        sowing_cell_key(buf.v, n, &c);
+        CellKey c; /* (zeroed whole by *_cell_key: its bytes are the table's key) */
+        if (self->family == FAM_SOWING)
+            sowing_cell_key(buf.v, n, &c);
+        else
+            wari_cell_key(buf.v, n, self->family == FAM_BOARD, &c);
         const uint8_t *body = (const uint8_t *)&c;
         uint32_t h = table_hash(body, sizeof c);
         uint32_t rec = table_find(&table, body, sizeof c, h);

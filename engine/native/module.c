@@ -293,8 +293,8 @@ static PyMethodDef Rules_methods[] = {
     {"right_options", (PyCFunction)Rules_right_options, METH_O, "right_options(state) -> list of states."},
     {"options", (PyCFunction)Rules_options, METH_O, "options(state) -> list of states."},
     {"normalise", (PyCFunction)Rules_normalise, METH_O, "normalise(state) -> (canonical state, mirrored)."},
-    {"sowing_cells", (PyCFunction)Rules_sowing_cells, METH_O,
-     "sowing_cells(states) -> {cell: [state, ...]} (sweep_order.group for Sowing at DEPTH 1), or None."},
+    {"cells", (PyCFunction)Rules_cells, METH_O,
+     "cells(states) -> {cell: [state, ...]} (sweep_order.group: Sowing at DEPTH 1, Atomic Wari), or None."},
     {"classes", (PyCFunction)Rules_classes, METH_VARARGS,
      "classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel) -> [(state, key, raw, raw_mirrored, "
      "representative, representative_mirrored), ...] or None if cancelled (family_enum.enumerate_family's classes)."},
