@@ -163,12 +163,13 @@ class LmdbStore:
         core.insert_many(items)
 
     @property
-    def recent(self) -> dict[bytes, Value]:
-        """The values of the bulk batches this process stored lately (``store_bulk.RECENT_LIMIT``
-        entries at most; empty once closed): the compiled search reads it before it asks
-        ``lookup_many``. Never consulted by ``lookup``/``lookup_many``, which read the database."""
+    def recent(self) -> Any:
+        """The values of the bulk batches this process stored lately: a ``CompactMemo`` of at most
+        ``store_bulk.RECENT_LIMIT`` entries (``None`` without the compiled engine, and once
+        closed), which the compiled search reads before it asks ``lookup_many``. Never consulted by
+        ``lookup``/``lookup_many``, which read the database."""
         core = self._core
-        return core.recent if core is not None else {}
+        return core.recent if core is not None else None
 
     def flush(self) -> None:
         """Write every buffered entry now, in one atomic transaction."""

@@ -52,8 +52,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
 DEPTH = 8
-"""Batches that may be in flight to the child before ``submit`` blocks (up to 8 × 65,536 entries,
-some 100 MB: room for the child to fall behind and then write what queued up in one transaction,
+"""Batches that may be in flight to the child before ``submit`` blocks (up to 8 × 32,768 entries,
+some 50 MB: room for the child to fall behind and then write what queued up in one transaction,
 which costs less an entry than a transaction each — 4 let a cold evaluation stall on it)."""
 
 _HEADER = struct.Struct("<I")

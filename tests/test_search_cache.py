@@ -1,5 +1,5 @@
-"""The compiled search's cache (a memo's ``recent`` dict, read in C before the memo is asked) and
-its hand-overs to ``insert_many`` (16,384 values first, doubling up to 65,536).
+"""The compiled search's cache (a memo's ``recent``: a CompactMemo or a dict, read in C before the
+memo is asked) and its hand-overs to ``insert_many`` (16,384 values first, doubling up to 32,768).
 
 Expected values come from evaluations with a fresh ``InMemoryMemo`` (the reference memo): a cache
 changes which calls the memo receives, never a value.
@@ -12,9 +12,10 @@ from typing import Any, Iterable, Sequence
 
 import pytest
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, nimber
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
+from ruma.engine.native import new_compact_memo
 from ruma.engine.rulesets import get_ruleset
 
 pytest.importorskip("ruma.engine.native._core")
@@ -26,7 +27,7 @@ class CachedMemo:
     """A memo that answers from a dict and remembers what it was asked and handed, with ``recent``
     (the LMDB store's attribute) holding values it vouches for."""
 
-    def __init__(self, recent: dict[bytes, Any]) -> None:
+    def __init__(self, recent: Any) -> None:
         self.recent = recent
         self.entries: dict[bytes, Any] = {}
         self.asked: list[bytes] = []
@@ -50,6 +51,7 @@ class CachedMemo:
             self.entries.setdefault(key, value)
 
 
+@pytest.mark.parametrize("kind", ["compact", "dict"])
 @pytest.mark.parametrize("ruleset, small, large", [
     ("impartial-atomic-wari", "3333", "44444"),
     ("atomic-wari", "3333", "4444"),
@@ -57,35 +59,43 @@ class CachedMemo:
     ("sowing", "1^7", "1^9"),
 ])
 def test_cached_values_are_never_asked_for_and_the_value_is_the_reference(ruleset: str, small: str,
-                                                                          large: str) -> None:
+                                                                          large: str, kind: str) -> None:
+    """The cache as the LMDB store offers it (a ``CompactMemo``) or as a dict."""
     rules = get_ruleset(ruleset)
     earlier = InMemoryMemo()
     evaluate(rules, small, earlier)  # what an earlier evaluation of this process stored
-    memo = CachedMemo(dict(earlier.entries))
+    cached = dict(earlier.entries)
+    recent: Any = cached
+    if kind == "compact":
+        recent = new_compact_memo()
+        recent.insert_many(cached.items())
+    memo = CachedMemo(recent)
     result = evaluate(rules, large, memo)
     reference = evaluate(rules, large, InMemoryMemo())
     assert result.value == reference.value
-    assert not set(memo.asked) & set(memo.recent), "a cached key went to the memo"
-    assert not set(memo.entries) & set(memo.recent), "a cached value was handed back as new"
+    assert not set(memo.asked) & set(cached), "a cached key went to the memo"
+    assert not set(memo.entries) & set(cached), "a cached value was handed back as new"
     assert result.stats.memo_hits > 0  # cache hits count as memo hits
     # everything valued is in the memo or the cache, with the reference's values
     reference_memo = InMemoryMemo()
     evaluate(rules, large, reference_memo)
-    for key, value in {**memo.recent, **memo.entries}.items():
+    for key, value in {**cached, **memo.entries}.items():
         if key in reference_memo.entries:
             assert value is reference_memo.entries[key] if isinstance(value, Game) else value == reference_memo.entries[key]
 
 
-def test_a_cache_value_of_the_wrong_kind_is_refused() -> None:
+@pytest.mark.parametrize("kind", ["compact", "dict"])
+def test_a_cache_value_of_the_wrong_kind_is_refused(kind: str) -> None:
     rules = get_ruleset("impartial-sowing")
     earlier = InMemoryMemo()
     evaluate(rules, "1^6", earlier)
     key = next(iter(earlier.entries))
-    from ruma.engine.cgt import nimber
-
-    memo = CachedMemo({key: nimber(1)})  # a Game for an impartial position
-    with pytest.raises(TypeError):
-        evaluate(rules, "1^8", memo)
+    recent: Any = {key: nimber(1)}  # a Game for an impartial position
+    if kind == "compact":
+        recent = new_compact_memo()
+        recent.insert(key, nimber(1))
+    with pytest.raises(TypeError, match="Game for an impartial position" if kind == "compact" else None):
+        evaluate(rules, "1^8", CachedMemo(recent))
 
 
 def test_a_cache_that_is_not_a_dict_is_not_read() -> None:
@@ -96,14 +106,14 @@ def test_a_cache_that_is_not_a_dict_is_not_read() -> None:
     assert evaluate(rules, "1^8", memo).value == evaluate(rules, "1^8", InMemoryMemo()).value
 
 
-def test_hand_overs_double_from_16384_to_65536() -> None:
-    """Values reach ``insert_many`` 16,384 at first, then twice as many each time up to 65,536."""
+def test_hand_overs_double_from_16384_to_32768() -> None:
+    """Values reach ``insert_many`` 16,384 at first, then twice as many each time up to 32,768."""
     rules = get_ruleset("impartial-atomic-wari")
     memo = CachedMemo({})
     result = evaluate(rules, "333333", memo)
     sizes = memo.batches
     assert sum(sizes) == result.stats.positions_valued == len(memo.entries)
-    assert len(sizes) >= 4, sizes
-    expected = [min(16384 << i, 65536) for i in range(len(sizes))]
+    assert len(sizes) >= 3 and 32768 in sizes, sizes
+    expected = [min(16384 << i, 32768) for i in range(len(sizes))]
     assert sizes[:-1] == expected[:-1]
     assert 0 < sizes[-1] <= expected[-1]

@@ -163,9 +163,9 @@ def test_a_flush_while_the_child_starts_waits_for_it(tmp_path: Path) -> None:
 
 def test_recent_keeps_the_bulk_batches_and_lookups_never_read_it(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """``recent`` (read by the compiled search) holds what bulk batches stored, up to
+    """``recent`` (a CompactMemo the compiled search reads) holds what bulk batches stored, up to
     ``RECENT_LIMIT`` entries; ``lookup``/``lookup_many`` read the database (a damaged record
-    still raises), and a closed store's ``recent`` is empty."""
+    still raises), and a closed store has none."""
     from ruma.server import store_bulk
     from ruma.server.store_codec import CorruptRecordError
 
@@ -176,12 +176,14 @@ def test_recent_keeps_the_bulk_batches_and_lookups_never_read_it(tmp_path: Path,
     store = LmdbStore(tmp_path, writer_process=False)
     store.insert_many(batches[0])
     store.insert_many(batches[1])
-    assert store.recent == dict(batches[0] + batches[1])
-    store.insert_many(batches[2])  # past the limit: emptied first
-    assert store.recent == dict(batches[2])
+    assert dict(store.recent.items()) == dict(batches[0] + batches[1])
+    first = store.recent
+    store.insert_many(batches[2])  # past the limit: a fresh one
+    assert dict(store.recent.items()) == dict(batches[2])
+    assert len(first) == 2 * WRITER_MIN  # (a search under way keeps reading the old one)
     small = nim_items(10, seed=9, code=4)
     store.insert_many(small)  # (a small batch goes through the buffer, not kept)
-    assert not set(store.recent) & {k for k, _ in small}
+    assert all(store.recent.lookup(k) is None for k, _ in small)
     store.flush()
     victim, value = batches[2][5]
     with store.env.begin(write=True) as txn:
@@ -189,9 +191,9 @@ def test_recent_keeps_the_bulk_batches_and_lookups_never_read_it(tmp_path: Path,
     store.refresh()
     with pytest.raises(CorruptRecordError):
         store.lookup(victim)
-    assert store.recent[victim] == value
+    assert store.recent.lookup(victim) == value
     store.close()
-    assert store.recent == {}
+    assert store.recent is None
 
 
 def test_lookups_see_batches_in_flight_and_the_first_value_stays(tmp_path: Path) -> None:

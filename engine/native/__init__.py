@@ -105,13 +105,20 @@ def new_memo() -> "Memo":
     ``--store``."""
     from ruma.engine.memo import InMemoryMemo
 
+    memo: Memo | None = new_compact_memo()
+    return InMemoryMemo() if memo is None else memo
+
+
+def new_compact_memo() -> "Memo | None":
+    """A fresh ``CompactMemo`` when the compiled engine is active, else ``None`` (also the cache of
+    recently stored values that the LMDB store offers the compiled search: ``recent``)."""
     try:
         engine = active_engine()
     except RumaInputError:
         engine = "python"  # the misconfiguration is reported where the rulesets are looked up
     native = core() if engine == "c" else None
     if native is None:
-        return InMemoryMemo()
+        return None
     from ruma.engine.cgt import Game, kernel
 
     memo: Memo = native.CompactMemo(kernel._OBJ, Game)

@@ -123,7 +123,9 @@ static PyObject *CompactMemo_insert_many(CompactMemoObject *m, PyObject *items) 
     while ((item = PyIter_Next(it))) {
         PyObject *key, *value;
         int rc = -1;
-        if (PyArg_ParseTuple(item, "OO;insert_many takes (key, value) pairs", &key, &value))
+        if (PyTuple_CheckExact(item) && PyTuple_GET_SIZE(item) == 2) /* (the usual case, without parsing) */
+            rc = insert_one(m, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1));
+        else if (PyArg_ParseTuple(item, "OO;insert_many takes (key, value) pairs", &key, &value))
             rc = insert_one(m, key, value);
         Py_DECREF(item);
         if (rc < 0) {

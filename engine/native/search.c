@@ -408,8 +408,8 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_TypeError, "compact must be a CompactMemo or None");
         return -1;
     }
-    if (cache != Py_None && !PyDict_CheckExact(cache)) {
-        PyErr_SetString(PyExc_TypeError, "cache must be a dict or None");
+    if (cache != Py_None && !PyDict_CheckExact(cache) && !PyObject_TypeCheck(cache, &CompactMemo_Type)) {
+        PyErr_SetString(PyExc_TypeError, "cache must be a CompactMemo, a dict or None");
         return -1;
     }
     if (entries != Py_None && !PyDict_CheckExact(entries)) {

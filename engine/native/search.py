@@ -150,10 +150,11 @@ def make_search(rules: Ruleset, memo: Memo, stats: Any, progress: Callable[[int]
     return NativeSearch(rules, native, memo, stats, progress, should_cancel, max_positions)
 
 
-def _cache_of(memo: Memo) -> dict[bytes, Value] | None:
-    """The dict of values the memo vouches it holds, read before the memo is asked (``recent`` of
-    the LMDB store: the values this process handed it), or ``None``. A store lookup is a Python
-    call of about ten microseconds; a position valued earlier in this process (a follower of the
-    next position asked about) is then a dict hit in C, as with an ``InMemoryMemo``."""
+def _cache_of(memo: Memo) -> Any:
+    """The values the memo vouches it holds, read in C before the memo is asked: its ``recent``
+    when that is a ``CompactMemo`` (the LMDB store's: the values this process stored lately) or a
+    dict, else ``None``. A store lookup is a Python call of about ten microseconds; a position
+    valued earlier in this process (a follower of the next position asked about) is then a table
+    hit in C, as with an in-memory memo."""
     cache = getattr(memo, "recent", None)
-    return cache if type(cache) is dict else None
+    return cache if type(cache) is dict or isinstance(cache, _core.CompactMemo) else None

@@ -192,19 +192,6 @@ static int memo_value(SearchObject *s, PyObject *value, int32_t *out) {
     return 0;
 }
 
-/* A key body's value in the search's cache (the store's dict of the values this process stored):
- * 1 found (*v as the table holds it), 0 not there, -1 error. Read as a key is met, so a hit
- * never waits in a lookup batch, never costs a call of the memo and never counts against
- * speculation: a cold store then answers only misses, and the search speculates through them. */
-int cache_get(SearchObject *s, const uint8_t *body, size_t len, int32_t *v) {
-    PyObject *key = make_key(s->rules, body, len);
-    if (!key) return -1;
-    PyObject *found = PyDict_GetItemWithError(s->cache, key); /* (borrowed) */
-    Py_DECREF(key);
-    if (!found) return PyErr_Occurred() ? -1 : 0;
-    return memo_value(s, found, v) < 0 ? -1 : 1;
-}
-
 /* The memo's answer for one key (a new reference; Py_None when absent), NULL on error. */
 static PyObject *memo_get(SearchObject *s, PyObject *key) {
     if (s->entries != Py_None) { /* InMemoryMemo.lookup is entries.get(key) */
@@ -241,12 +228,9 @@ static int settle(SearchObject *s, uint32_t rec, PyObject *found) {
     return settle_value(s, rec, found != Py_None, v);
 }
 
-/* The CompactMemo's answer for a record: 0/1 found (value as the search holds it), -1 error. */
-static int compact_get(SearchObject *s, uint32_t rec, int32_t *v) {
-    long len = full_key(s, rec);
-    if (len < 0) return -1;
-    int32_t stored;
-    if (!compact_find(s->compact, s->full, (size_t)len, &stored)) return 0;
+/* A value as a CompactMemo holds it (nim value, or -(Game id + 1)) as the search holds it: 1, or
+ * -1 with TypeError when it is of the other kind. */
+static int compact_value(SearchObject *s, int32_t stored, int32_t *v) {
     if ((stored >= 0) != (s->rules->impartial != 0)) {
         PyErr_SetString(PyExc_TypeError, s->rules->impartial ? "the memo holds a Game for an impartial position"
                                                              : "the memo holds a nim value for a partizan position");
@@ -255,6 +239,39 @@ static int compact_get(SearchObject *s, uint32_t rec, int32_t *v) {
     *v = stored >= 0 ? stored : -(stored + 1);
     return 1;
 }
+
+/* The CompactMemo's answer for a record: 0/1 found (value as the search holds it), -1 error. */
+static int compact_get(SearchObject *s, uint32_t rec, int32_t *v) {
+    long len = full_key(s, rec);
+    if (len < 0) return -1;
+    int32_t stored;
+    if (!compact_find(s->compact, s->full, (size_t)len, &stored)) return 0;
+    return compact_value(s, stored, v);
+}
+
+/* A key body's value in the search's cache (the store's CompactMemo of the values this process
+ * stored, or a dict): 1 found (*v as the table holds it), 0 not there, -1 error. Read as a key is
+ * met, so a hit never waits in a lookup batch, never costs a call of the memo and never counts
+ * against speculation: a cold store then answers only misses, and the search speculates
+ * through them. */
+int cache_get(SearchObject *s, const uint8_t *body, size_t len, int32_t *v) {
+    if (PyObject_TypeCheck(s->cache, &CompactMemo_Type)) { /* the whole key, with no Python object */
+        if (GROW(s->full, s->full_cap, len + 2) < 0) return -1;
+        s->full[0] = (uint8_t)s->rules->code;
+        s->full[1] = (uint8_t)s->rules->version;
+        memcpy(s->full + 2, body, len);
+        int32_t stored;
+        if (!compact_find((CompactMemoObject *)s->cache, s->full, len + 2, &stored)) return 0;
+        return compact_value(s, stored, v);
+    }
+    PyObject *key = make_key(s->rules, body, len);
+    if (!key) return -1;
+    PyObject *found = PyDict_GetItemWithError(s->cache, key); /* (borrowed) */
+    Py_DECREF(key);
+    if (!found) return PyErr_Occurred() ? -1 : 0;
+    return memo_value(s, found, v) < 0 ? -1 : 1;
+}
+
 
 /* Drop the frames from the lowest one the memo settled (its record now has a value) upwards:
  * the records of the frames above it go back to "not valued" (their memo status kept). */
