@@ -54,7 +54,6 @@ evaluation of this process costs a table lookup, not a store call. (``lookup``/`
 themselves never answer from it: they read the database, and a damaged record raises there.)"""
 
 
-
 class BulkOps:
     """``lookup_many`` and ``insert_many`` of the store's ``_Core`` (a mixin; the host provides the
     attributes below)."""
@@ -174,8 +173,8 @@ class BulkOps:
         so the batch's new games are interned here first, in their own transaction (committed
         before the positions that name them). ``False`` when the batch is to be written here: no
         compiled record builder (``RUMA_ENGINE=python`` keeps the reference path), the writer
-        off, not up yet with no room in its pipe, failed or gone, or a value that is not a store value (the caller's
-        checks raise)."""
+        off, not up yet with no room in its pipe, failed or gone, or a value that is not a store
+        value (the caller's checks raise)."""
         if _NATIVE is None or not self.use_writer or (self.writer is None and len(keys) < WRITER_MIN):
             return False
         writer = self._bulk_writer()  # (started by the first large batch)

@@ -408,6 +408,7 @@ class _Core(GameTable, BulkOps):
                 self.flush()  # (with a failed batch's entries, given back to the buffer)
         finally:
             self.closed = True
+            self.recent = None
             with self.lock.exclusive():
                 self._invalidate_readers()
                 self.env.close()

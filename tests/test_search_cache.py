@@ -117,3 +117,17 @@ def test_hand_overs_double_from_16384_to_32768() -> None:
     expected = [min(16384 << i, 32768) for i in range(len(sizes))]
     assert sizes[:-1] == expected[:-1]
     assert 0 < sizes[-1] <= expected[-1]
+
+
+@pytest.mark.parametrize("ruleset, text", [("impartial-atomic-wari", "44444"), ("atomic-wari", "3333")])
+def test_a_cached_root_is_answered_at_once(ruleset: str, text: str) -> None:
+    """A position whose own value is cached costs no search and no call of the memo."""
+    rules = get_ruleset(ruleset)
+    earlier = InMemoryMemo()
+    reference = evaluate(rules, text, earlier)
+    recent = new_compact_memo()
+    recent.insert_many(earlier.entries.items())
+    memo = CachedMemo(recent)
+    result = evaluate(rules, text, memo)
+    assert result.value == reference.value
+    assert result.stats.positions_valued == 0 and not memo.asked and not memo.batches

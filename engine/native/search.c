@@ -7,9 +7,10 @@
  *
  * Python is called only
  *   - to consult the persistent memo about a component the table has never seen (memo.lookup),
- *   - to hand newly valued (key, value) pairs back in bulk (memo.insert_many, every FLUSH_FIRST..FLUSH_MOST
- *     values and before returning or raising, so everything valued is in the memo; a plain
- *     InMemoryMemo's dict or a CompactMemo's table is read and written directly),
+ *   - to hand newly valued (key, value) pairs back in bulk (memo.insert_many, every
+ *     FLUSH_FIRST..FLUSH_MOST values and before returning or raising, so everything valued is in
+ *     the memo; a plain InMemoryMemo's dict or a CompactMemo's table is read and written
+ *     directly; a memo's cache of stored values, `recent`, is read before the memo is asked),
  *   - for partizan canonical forms, sums and negatives not in the compiled kernel's caches
  *     (kernel.c: kernel._canon, _add, _neg on a miss) and Theorem 3.1's ·37 values,
  *   - every POLL_EVERY expansions, for should_cancel and progress.
