@@ -30,7 +30,9 @@ static int encode(CompactMemoObject *m, PyObject *value, int32_t *out) {
         PyErr_Format(PyExc_TypeError, "a memo value is a Game or a nim value (int), not %R", value);
         return -1;
     }
-    PyObject *id = PyObject_GetAttrString(value, "id");
+    static PyObject *name; /* "id", interned once: GetAttrString would make the string every call */
+    if (!name && !(name = PyUnicode_InternFromString("id"))) return -1;
+    PyObject *id = PyObject_GetAttr(value, name);
     if (!id) return -1;
     long g = PyLong_AsLong(id);
     Py_DECREF(id);
