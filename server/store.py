@@ -165,8 +165,8 @@ class LmdbStore:
     @property
     def recent(self) -> Any:
         """The values of the bulk batches this process stored lately: a ``CompactMemo`` of at most
-        ``store_bulk.RECENT_LIMIT`` entries (``None`` without the compiled engine, and once
-        closed), which the compiled search reads before it asks ``lookup_many``. Never consulted by
+        ``store_bulk.RECENT_LIMIT`` entries (``None`` before the first bulk batch, without the
+        compiled engine, and once closed), which the compiled search reads before it asks ``lookup_many``. Never consulted by
         ``lookup``/``lookup_many``, which read the database."""
         core = self._core
         return core.recent if core is not None else None

@@ -161,10 +161,12 @@ class BulkOps:
         """Keep a bulk batch's checked values in ``recent`` (a fresh one first when it would pass
         ``RECENT_LIMIT``: a cache of what this process stored lately, never the store's truth)."""
         recent = self.recent
-        if recent is None:
-            return
-        if len(recent) + len(keys) > RECENT_LIMIT:
-            self.recent = recent = new_compact_memo()  # (a search under way keeps the old one)
+        if recent is None or len(recent) + len(keys) > RECENT_LIMIT:
+            # made at the first bulk batch (none in the writer process, nor in a process that only
+            # reads); a search under way keeps the old one
+            self.recent = recent = new_compact_memo()
+            if recent is None:  # (no compiled engine: no search reads it)
+                return
         recent.insert_many(zip(keys, values))
 
     def _send(self, keys: list[bytes], values: list[Value]) -> bool:
@@ -178,7 +180,7 @@ class BulkOps:
         if _NATIVE is None or not self.use_writer or (self.writer is None and len(keys) < WRITER_MIN):
             return False
         writer = self._bulk_writer()  # (started by the first large batch)
-        if writer is None or not writer.accepts(4 + 10 * len(keys)):
+        if writer is None:
             return False
         frame = _NATIVE.pack_batch(keys, values, None)
         if frame is None:  # games (or values the checks refuse)

@@ -19,7 +19,6 @@ import lmdb
 
 from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import Game
-from ruma.engine.native import new_compact_memo
 from ruma.server import store_codec as codec
 from ruma.server.store_codec import StoreDamagedError, StoreError
 from ruma.server.store_bulk import BulkOps, add_counts
@@ -139,7 +138,7 @@ class _Core(GameTable, BulkOps):
         self.txns_lock = threading.Lock()
         self.generation = 0  # bumped to make every thread begin a fresh read transaction
         self.use_writer = use_writer
-        self.recent: Any = new_compact_memo()  # the values of bulk batches stored lately (``BulkOps._remember``)
+        self.recent: Any = None  # the values of bulk batches stored lately (``BulkOps._remember``)
         self.writer: BulkWriter | None = None  # started by the first large insert_many of nim values
         self.writer_lock = threading.Lock()
         self.stop = threading.Event()

@@ -11,6 +11,12 @@
 #include "core.h"
 #include "memo.h"
 
+PyObject *game_id(PyObject *game) {
+    static PyObject *name; /* "id", interned once: GetAttrString would make the string every call */
+    if (!name && !(name = PyUnicode_InternFromString("id"))) return NULL;
+    return PyObject_GetAttr(game, name);
+}
+
 static int encode(CompactMemoObject *m, PyObject *value, int32_t *out) {
     if (PyLong_CheckExact(value)) {
         long v = PyLong_AsLong(value);
@@ -30,9 +36,7 @@ static int encode(CompactMemoObject *m, PyObject *value, int32_t *out) {
         PyErr_Format(PyExc_TypeError, "a memo value is a Game or a nim value (int), not %R", value);
         return -1;
     }
-    static PyObject *name; /* "id", interned once: GetAttrString would make the string every call */
-    if (!name && !(name = PyUnicode_InternFromString("id"))) return -1;
-    PyObject *id = PyObject_GetAttr(value, name);
+    PyObject *id = game_id(value);
     if (!id) return -1;
     long g = PyLong_AsLong(id);
     Py_DECREF(id);

@@ -19,4 +19,7 @@ int compact_find(CompactMemoObject *m, const uint8_t *key, size_t len, int32_t *
 /* Store an encoded value unless the key is present (the first value is kept); -1 out of memory. */
 int compact_add(CompactMemoObject *m, const uint8_t *key, size_t len, int32_t value);
 
+/* A Game's `id` attribute (a new reference), NULL on error; the name is interned once. */
+PyObject *game_id(PyObject *game);
+
 #endif

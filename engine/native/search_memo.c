@@ -176,7 +176,7 @@ int flush_pending(SearchObject *s) {
 static int memo_value(SearchObject *s, PyObject *value, int32_t *out) {
     PyObject *number = value;
     if (!s->rules->impartial) {
-        number = PyObject_GetAttrString(value, "id");
+        number = game_id(value);
         if (!number) return -1;
     } else {
         Py_INCREF(number);
