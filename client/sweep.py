@@ -28,6 +28,7 @@ from concurrent import futures
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Protocol, Sequence
 
+from ruma.client.sweep_shared import run_shared
 from ruma.client.sweep_worker import Result, Task, open_store, work
 from ruma.engine.evaluator import value_many
 from ruma.engine.family_enum import Family, FamilyClass, enumerate_family
@@ -39,6 +40,9 @@ from ruma.engine.sweep_values import Entry, Packet, RecordingMemo, unpack
 DEPTH = 2
 #: states valued with one search between two commits (and progress reports) of an inline sweep
 INLINE_CHUNK = 1024
+#: local processes share one table of values where the engine can (``sweep_shared``; False: cells
+#: and packets, as between machines)
+SHARED = os.environ.get("RUMA_SWEEP_SHARED", "1") != "0"
 #: called with (classes done, classes to do, positions computed so far)
 Progress = Callable[[int, int, int], None]
 
@@ -151,6 +155,8 @@ class LocalProcesses:
 
     name = "processes"
     local = True
+    #: the processes can map one table of values (``sweep_shared``)
+    shares_memory = True
 
     def __init__(self, slots: int) -> None:
         context = multiprocessing.get_context("spawn")  # no fork of a process holding LMDB or gRPC state
@@ -199,6 +205,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         for i in range(0, len(keys), 8192):
             stored += sink.stored(keys[i:i + 8192])
         todo = [c.state for c, known in zip(classes, stored) if not known]
+        todo_keys = [c.key for c, known in zip(classes, stored) if not known]
         if owned and not todo and backend is not None:
             backend.close()
             backend, owned = None, False
@@ -210,8 +217,8 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
             # workers read the local store only when it may hold something they need (a resumed
             # sweep); a fresh family's followers are all in the family itself
             reads = backend.local and len(todo) < len(classes)
-            computed, committed, worker_cpu = _sharded(rules, todo, sink, backend, shard_seconds, progress, reads,
-                                                      speculate)
+            computed, committed, worker_cpu = _sharded(rules, todo, todo_keys, sink, backend, shard_seconds, progress,
+                                                      reads, speculate)
             name, count = backend.name, backend.slots
     finally:
         if owned and backend is not None:
@@ -256,12 +263,18 @@ def _inline(rules: Any, todo: list[State], sink: Sink, progress: Progress | None
     return computed, committed
 
 
-def _sharded(rules: Any, todo: list[State], sink: Sink, backend: Backend, shard_seconds: float,
+def _sharded(rules: Any, todo: list[State], keys: list[bytes], sink: Sink, backend: Backend, shard_seconds: float,
              progress: Progress | None, reads: bool = True, speculate: bool = True) -> tuple[int, int, float]:
-    """Value cells of states on the backend's slots; returns (positions computed, entries committed,
-    worker CPU seconds)."""
+    """Value the states (their ``keys``) on the backend's slots — through a table in shared memory
+    on this machine's processes where the engine can (``sweep_shared``), else in cells whose
+    values travel in packets; returns (positions computed, entries committed, worker CPU
+    seconds)."""
     sweep_id = uuid.uuid4().hex
     store_path = sink.store_path if backend.local and reads else None
+    if getattr(backend, "shares_memory", False) and SHARED:
+        through_table = run_shared(rules, todo, keys, sink, backend, shard_seconds, progress, store_path, sweep_id)
+        if through_table is not None:
+            return through_table
     cells = group(rules, todo)
     scheduler = CellScheduler(cells)
     pending: list[list[Packet]] = [[] for _ in range(backend.slots)]  # packets each slot has not seen

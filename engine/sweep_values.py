@@ -17,7 +17,7 @@ bytes and ints: any serialiser (pickle, Ray, protobuf) carries them.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence, Union
+from typing import Any, Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import Game
 
@@ -35,7 +35,10 @@ class RecordingMemo:
     """A ``Memo`` in a dict that records the entries inserted into it (``take`` hands them over).
 
     ``learn`` adds entries computed elsewhere without recording them; ``fallback`` is consulted
-    on a miss (its hits are cached, not recorded).
+    on a miss (its hits are cached, not recorded). ``shared``, when set, is a sweep's table of
+    nim values in shared memory (``native._core.SharedValues``): the compiled search reads it
+    before searching a position and publishes every value it finds there; ``insert`` publishes
+    too.
     """
 
     def __init__(self, fallback: Lookup | None = None, fallback_many: LookupMany | None = None) -> None:
@@ -43,6 +46,7 @@ class RecordingMemo:
         self.new: list[Entry] = []
         self.fallback = fallback
         self.fallback_many = fallback_many
+        self.shared: Any = None
 
     def lookup(self, key: bytes) -> Value | None:
         """The known value of ``key``: learned, computed here, or from the fallback."""
@@ -74,6 +78,8 @@ class RecordingMemo:
         if key not in self.entries:
             self.entries[key] = value
             self.new.append((key, value))
+            if self.shared is not None:
+                self.shared.add(key, value)
 
     def insert_many(self, items: Iterable[Entry]) -> None:
         """``insert`` of every ``(key, value)`` pair."""

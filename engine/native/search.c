@@ -137,6 +137,11 @@ static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
 /* Record a computed value: table, pending memo inserts, count, limit. */
 static int record(SearchObject *s, uint32_t rec, int32_t value, const pot_t *state, size_t n) {
     table_set(&s->table, rec, value);
+    if (s->shared) { /* published at once: the sweep's other workers read it before they search it */
+        size_t len;
+        const uint8_t *body = table_body(&s->table, rec, &len);
+        if (shared_add(s->shared, body, len, table_hash(body, len), value) < 0) s->shared_lost++;
+    }
     if (GROW(s->pending, s->pending_cap, s->npending + 1) < 0) return -1;
     s->pending[s->npending++] = rec;
     s->valued++;
@@ -185,7 +190,7 @@ static int key_record(SearchObject *s, const uint8_t *body, size_t len, uint32_t
     if (r == TABLE_NONE) {
         int32_t v = LOOKUP;
         if (s->cache != Py_None) {
-            int hit = cache_get(s, body, len, &v);
+            int hit = cache_get(s, body, len, h, &v);
             if (hit < 0) return -1;
             if (hit) s->hits++;
         }
@@ -338,6 +343,16 @@ static int run(SearchObject *s) {
             }
             if (v == ACTIVE || v == ACTIVE_LOOKUP) /* an unfinished ancestor: play would loop */
                 return raise_interrupted(s, "loopy", s->path + c->state_off, c->state_len);
+            if (s->shared) { /* another worker may have valued it since the key was met */
+                size_t len;
+                const uint8_t *body = table_body(&s->table, c->rec, &len);
+                if (shared_find(s->shared, body, len, table_hash(body, len), &v)) {
+                    table_set(&s->table, c->rec, v);
+                    s->shared_hits++;
+                    f->cursor++;
+                    continue;
+                }
+            }
             if (push_frame(s, c->rec, c->state_off, c->state_len, 1) < 0) return -1;
             pushed = 1;
             break;
@@ -409,8 +424,14 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_TypeError, "compact must be a CompactMemo or None");
         return -1;
     }
-    if (cache != Py_None && !PyDict_CheckExact(cache) && !PyObject_TypeCheck(cache, &CompactMemo_Type)) {
-        PyErr_SetString(PyExc_TypeError, "cache must be a CompactMemo, a dict or None");
+    int shared = PyObject_TypeCheck(cache, &SharedValues_Type);
+    if (cache != Py_None && !PyDict_CheckExact(cache) && !PyObject_TypeCheck(cache, &CompactMemo_Type) && !shared) {
+        PyErr_SetString(PyExc_TypeError, "cache must be a CompactMemo, a dict, a SharedValues or None");
+        return -1;
+    }
+    if (shared && (!rules->impartial || ((SharedValuesObject *)cache)->code != rules->code ||
+                   ((SharedValuesObject *)cache)->version != rules->version || !((SharedValuesObject *)cache)->head)) {
+        PyErr_SetString(PyExc_ValueError, "a SharedValues cache holds the nim values of this impartial ruleset only");
         return -1;
     }
     if (entries != Py_None && !PyDict_CheckExact(entries)) {
@@ -432,6 +453,7 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     s->field = field;
     KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id) KEEP(cache)
 #undef KEEP
+    s->shared = shared ? (SharedValuesObject *)cache : NULL; /* (held through cache) */
     s->max_positions = max_positions;
     s->flush_at = FLUSH_FIRST;
     if (compact != Py_None) s->compact = (CompactMemoObject *)Py_NewRef(compact);
@@ -508,9 +530,10 @@ static void Search_dealloc(SearchObject *s) {
 
 static PyObject *Search_stats(SearchObject *s, PyObject *unused) {
     (void)unused;
-    return Py_BuildValue("{sLsLsLsLsnsn}", "positions_valued", s->valued, "memo_hits", s->hits, "memo_misses",
+    return Py_BuildValue("{sLsLsLsLsnsnsLsL}", "positions_valued", s->valued, "memo_hits", s->hits, "memo_misses",
                          s->misses, "expansions", s->expansions, "table_entries", (Py_ssize_t)s->table.count,
-                         "table_bytes", (Py_ssize_t)table_bytes(&s->table));
+                         "table_bytes", (Py_ssize_t)table_bytes(&s->table), "shared_hits", s->shared_hits,
+                         "shared_lost", s->shared_lost);
 }
 
 static PyMethodDef Search_methods[] = {

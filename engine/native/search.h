@@ -6,6 +6,7 @@
 #include "core.h"
 #include "kernel.h"
 #include "memo.h"
+#include "shared.h"
 #include "table.h"
 
 #define UNKNOWN (-1)       /* not in the memo, not yet valued */
@@ -67,7 +68,11 @@ typedef struct {
                         * RecordingMemo.insert_many does (a key already in entries is not), or None */
     CompactMemoObject *compact; /* a CompactMemo (its table read and written in C), or NULL */
     PyObject *cache; /* values known to be stored (the store's ``recent``: a CompactMemo, or a dict),
-                      * read before the memo is asked about a new key (never written here), or None */
+                      * read before the memo is asked about a new key (never written here), or None;
+                      * or a sweep's SharedValues, read then and again before a descent, and given
+                      * every value this search finds (impartial rulesets) */
+    SharedValuesObject *shared; /* cache when it is a SharedValues, else NULL */
+    long long shared_hits, shared_lost; /* read from it before a descent; values it had no room for */
     uint8_t *full;              /* a whole key (prefix + body) for the CompactMemo */
     size_t full_cap;
     PyObject *games;                     /* partizan: kernel._OBJ, id -> Game (None if impartial) */
@@ -130,6 +135,6 @@ static inline int grow(void **p, size_t *cap, size_t need, size_t size) {
 /* search_memo.c */
 int flush_pending(SearchObject *s);
 int lookup_batch(SearchObject *s);
-int cache_get(SearchObject *s, const uint8_t *body, size_t len, int32_t *v);
+int cache_get(SearchObject *s, const uint8_t *body, size_t len, uint32_t hash, int32_t *v);
 
 #endif

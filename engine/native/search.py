@@ -156,5 +156,8 @@ def _cache_of(memo: Memo) -> Any:
     dict, else ``None``. A store lookup is a Python call of about ten microseconds; a position
     valued earlier in this process (a follower of the next position asked about) is then a table
     hit in C, as with an in-memory memo."""
+    shared = getattr(memo, "shared", None)  # a sweep's table in shared memory (RecordingMemo.shared)
+    if isinstance(shared, _core.SharedValues):
+        return shared
     cache = getattr(memo, "recent", None)
     return cache if type(cache) is dict or isinstance(cache, _core.CompactMemo) else None

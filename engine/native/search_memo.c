@@ -254,7 +254,8 @@ static int compact_get(SearchObject *s, uint32_t rec, int32_t *v) {
  * met, so a hit never waits in a lookup batch, never costs a call of the memo and never counts
  * against speculation: a cold store then answers only misses, and the search speculates
  * through them. */
-int cache_get(SearchObject *s, const uint8_t *body, size_t len, int32_t *v) {
+int cache_get(SearchObject *s, const uint8_t *body, size_t len, uint32_t hash, int32_t *v) {
+    if (s->shared) return shared_find(s->shared, body, len, hash, v);
     if (PyObject_TypeCheck(s->cache, &CompactMemo_Type)) { /* the whole key, with no Python object */
         if (GROW(s->full, s->full_cap, len + 2) < 0) return -1;
         s->full[0] = (uint8_t)s->rules->code;

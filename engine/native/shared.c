@@ -1,0 +1,313 @@
+/* shared.c — SharedValues: a table of nim values in memory shared by the processes of a sweep.
+ *
+ * Why. Two worker processes valuing one family each keep their own table, so a position one of
+ * them valued is known to the other only when the driver forwards it with a later shard, and the
+ * sweep must hand out whole cells in dependency order (ruma.engine.sweep_order) — which leaves a
+ * worker idle or duplicating a cell whenever the cells' order is a chain. With one table in shared
+ * memory a worker publishes every value the moment it has it and reads every value the other
+ * published before it searches a position, so dependencies resolve per position: the only work
+ * done twice is a position both searched at the same moment.
+ *
+ * Layout (in a buffer the caller maps into every process, see ruma.client.sweep_shared):
+ *     header (64 bytes), then slots (uint64 each, a power of two of them), then the arena
+ *     (4-byte words, to the end of the buffer).
+ * As in table.h, a slot holds 32 bits of the key's hash (high half) and the record's word offset
+ * + 1 (low half; 0 = empty); a record is [value word][length byte][key body][padding]. Records
+ * are never moved nor removed.
+ *
+ * Concurrency, lock-free (GCC/Clang atomics):
+ *   - add: reserve the record's words with one fetch-add on the header's `next`, write length and
+ *     body, then claim the first empty slot of the probe sequence with a compare-and-swap
+ *     (release); only then store the value word (value + 1, release). A lost CAS shows the winner:
+ *     the same key (our record is marked dead, the first value stays) or another key (probe on).
+ *   - find: acquire-load a slot, compare hash and body, acquire-load the value word; a record
+ *     whose value word is still 0 is being published and counts as absent (the reader searches
+ *     the position itself: duplicated work, never a wrong value).
+ *   - drain (the driver): walks the arena from where it stopped, in order, up to `next`, and stops
+ *     at the first record whose value word is 0 (still being written; the next drain resumes
+ *     there). Dead records are skipped, so each key is drained once.
+ * Values are facts: two processes that value one key find the same nim value, so whichever is
+ * kept is right. The table never grows: an add that finds no room (arena spent, or slots 3/4
+ * full) returns -1 and sets `full`; the sweep worker then sends its values the old way.
+ */
+#include "shared.h"
+#include "table.h"
+
+#define SV_MAGIC 0x31305653414d5552ULL /* "RUMASV01" little-endian */
+#define SV_DEAD UINT32_MAX             /* a record that lost to the same key */
+
+struct SvHeader {
+    uint64_t magic;
+    uint32_t code, version;
+    uint64_t nslots;      /* a power of two */
+    uint64_t arena_words; /* words after the slots */
+    uint64_t next;        /* atomic: arena words reserved so far */
+    uint64_t count;       /* atomic: keys published */
+    uint64_t full;        /* atomic: 1 once an add found no room */
+    uint64_t unused;
+};
+
+static inline uint64_t load(uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+static int same_body(const SharedValuesObject *t, uint32_t rec, const uint8_t *body, size_t len) {
+    const uint8_t *p = (const uint8_t *)(t->arena + rec + 1);
+    return p[0] == len && memcmp(p + 1, body, len) == 0;
+}
+
+int shared_find(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t *value) {
+    if (len >= 255) return 0;
+    uint64_t mask = t->mask;
+    for (uint64_t i = hash & mask, probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+        uint64_t s = load(&t->slots[i]);
+        if (!s) return 0;
+        uint32_t rec = (uint32_t)s - 1;
+        if ((uint32_t)(s >> 32) == hash && same_body(t, rec, body, len)) {
+            uint32_t w = __atomic_load_n(&t->arena[rec], __ATOMIC_ACQUIRE);
+            if (w == 0) return 0; /* being published */
+            *value = (int32_t)(w - 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int no_room(SharedValuesObject *t, uint32_t rec) {
+    if (rec != UINT32_MAX) __atomic_store_n(&t->arena[rec], SV_DEAD, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->head->full, 1, __ATOMIC_RELAXED);
+    return -1;
+}
+
+int shared_add(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value) {
+    if (len >= 255 || value < 0 || value == INT32_MAX) return no_room(t, UINT32_MAX); /* (not for this table) */
+    SvHeader *h = t->head;
+    if (__atomic_load_n(&h->count, __ATOMIC_RELAXED) >= h->nslots / 4 * 3) return no_room(t, UINT32_MAX);
+    uint64_t mask = t->mask;
+    uint32_t rec = UINT32_MAX;
+    for (uint64_t i = hash & mask, probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+        uint64_t s = load(&t->slots[i]);
+        if (!s) {
+            if (rec == UINT32_MAX) { /* reserve and write the record once, before claiming a slot */
+                uint64_t words = table_record_words(len);
+                uint64_t off = __atomic_fetch_add(&h->next, words, __ATOMIC_RELAXED);
+                if (off + words > h->arena_words || off + words >= UINT32_MAX) return no_room(t, UINT32_MAX);
+                rec = (uint32_t)off;
+                uint8_t *p = (uint8_t *)(t->arena + rec + 1);
+                p[0] = (uint8_t)len;
+                memcpy(p + 1, body, len);
+            }
+            uint64_t want = (uint64_t)hash << 32 | ((uint64_t)rec + 1);
+            if (__atomic_compare_exchange_n(&t->slots[i], &s, want, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&t->arena[rec], (uint32_t)value + 1, __ATOMIC_RELEASE);
+                __atomic_fetch_add(&h->count, 1, __ATOMIC_RELAXED);
+                return 1;
+            }
+            /* lost the slot: s is the winner's, compared below */
+        }
+        if ((uint32_t)(s >> 32) == hash && same_body(t, (uint32_t)s - 1, body, len)) {
+            if (rec != UINT32_MAX) __atomic_store_n(&t->arena[rec], SV_DEAD, __ATOMIC_RELEASE);
+            return 0;
+        }
+    }
+    return no_room(t, rec);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* the Python type                                                                           */
+
+static int key_body(SharedValuesObject *t, PyObject *key, const uint8_t **body, size_t *len) {
+    if (!PyBytes_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "keys are bytes, not %R", key);
+        return -1;
+    }
+    const uint8_t *k = (const uint8_t *)PyBytes_AS_STRING(key);
+    Py_ssize_t n = PyBytes_GET_SIZE(key);
+    if (n < 3 || k[0] != t->code || k[1] != t->version) {
+        PyErr_Format(PyExc_ValueError, "key %R is not of this table's ruleset (code %d, version %d)", key, t->code,
+                     t->version);
+        return -1;
+    }
+    *body = k + 2;
+    *len = (size_t)n - 2;
+    return 0;
+}
+
+static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"buffer", "code", "version", "slots", NULL};
+    PyObject *buffer;
+    int code, version;
+    unsigned long long slots = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oii|K", names, &buffer, &code, &version, &slots)) return -1;
+    if (self->view.buf) {
+        PyErr_SetString(PyExc_RuntimeError, "SharedValues is initialised once");
+        return -1;
+    }
+    if (PyObject_GetBuffer(buffer, &self->view, PyBUF_WRITABLE) < 0) return -1;
+    size_t size = (size_t)self->view.len;
+    SvHeader *h = self->view.buf;
+    const char *bad = NULL;
+    if ((uintptr_t)h % 8) bad = "the buffer is not 8-byte aligned";
+    else if (slots) { /* create: the buffer is fresh (zeroed) memory */
+        if (slots & (slots - 1)) bad = "slots must be a power of two";
+        else if (size < sizeof *h + slots * 8 + 64) bad = "the buffer is too small for its slots";
+        else {
+            h->code = (uint32_t)code;
+            h->version = (uint32_t)version;
+            h->nslots = slots;
+            h->arena_words = (size - sizeof *h - slots * 8) / 4;
+            __atomic_store_n(&h->magic, SV_MAGIC, __ATOMIC_RELEASE);
+        }
+    } else if (size < sizeof *h || load(&h->magic) != SV_MAGIC) {
+        bad = "the buffer holds no SharedValues table";
+    } else if (h->code != (uint32_t)code || h->version != (uint32_t)version) {
+        bad = "the table is of another ruleset";
+    } else if (size < sizeof *h + h->nslots * 8 + h->arena_words * 4) {
+        bad = "the buffer is shorter than its table";
+    }
+    if (bad) {
+        PyBuffer_Release(&self->view);
+        self->view.buf = NULL;
+        PyErr_SetString(PyExc_ValueError, bad);
+        return -1;
+    }
+    self->head = h;
+    self->slots = (uint64_t *)(h + 1);
+    self->arena = (uint32_t *)(self->slots + h->nslots);
+    self->mask = h->nslots - 1;
+    self->code = code;
+    self->version = version;
+    return 0;
+}
+
+static int ready(SharedValuesObject *t) {
+    if (t->head) return 0;
+    PyErr_SetString(PyExc_ValueError, "SharedValues is not initialised");
+    return -1;
+}
+
+static void SharedValues_dealloc(SharedValuesObject *self) {
+    if (self->view.buf) PyBuffer_Release(&self->view);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *SharedValues_add(SharedValuesObject *self, PyObject *args) {
+    PyObject *key;
+    long value;
+    if (ready(self) < 0 || !PyArg_ParseTuple(args, "Ol", &key, &value)) return NULL;
+    const uint8_t *body;
+    size_t len;
+    if (key_body(self, key, &body, &len) < 0) return NULL;
+    if (value < 0 || value >= INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "a nim value in 0..%d, not %ld", INT32_MAX - 1, value);
+        return NULL;
+    }
+    int rc = shared_add(self, body, len, table_hash(body, len), (int32_t)value);
+    return PyBool_FromLong(rc > 0);
+}
+
+static PyObject *SharedValues_get(SharedValuesObject *self, PyObject *key) {
+    const uint8_t *body;
+    size_t len;
+    if (ready(self) < 0 || key_body(self, key, &body, &len) < 0) return NULL;
+    int32_t v;
+    if (!shared_find(self, body, len, table_hash(body, len), &v)) Py_RETURN_NONE;
+    return PyLong_FromLong(v);
+}
+
+typedef struct {
+    const uint8_t *p; /* length byte, then the body */
+    uint32_t value;   /* as stored: nim value + 1 */
+} Drained;
+
+/* The order of bytes objects (the store takes its batches sorted, see store_bulk._split). */
+static int drained_cmp(const void *a, const void *b) {
+    const uint8_t *x = ((const Drained *)a)->p, *y = ((const Drained *)b)->p;
+    int c = memcmp(x + 1, y + 1, x[0] < y[0] ? x[0] : y[0]);
+    return c ? c : (int)x[0] - (int)y[0];
+}
+
+/* drain(start) -> (entries, next): the values published from arena word start on, as (key,
+ * value) pairs sorted by key, and where the next drain starts. */
+static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
+    if (ready(self) < 0) return NULL;
+    unsigned long long at = PyLong_AsUnsignedLongLong(arg);
+    if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    uint64_t end = load(&self->head->next);
+    if (end > self->head->arena_words) end = self->head->arena_words; /* (a failed reservation passes it) */
+    Drained *found = NULL;
+    size_t n = 0, cap = 0;
+    while (at < end) {
+        uint32_t w = __atomic_load_n(&self->arena[at], __ATOMIC_ACQUIRE);
+        if (w == 0) break; /* being written or published: the next drain resumes here */
+        const uint8_t *p = (const uint8_t *)(self->arena + at + 1);
+        if (w != SV_DEAD) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 4096;
+                Drained *more = realloc(found, cap * sizeof *found);
+                if (!more) {
+                    free(found);
+                    return PyErr_NoMemory();
+                }
+                found = more;
+            }
+            found[n++] = (Drained){p, w};
+        }
+        at += table_record_words(p[0]);
+    }
+    if (n) qsort(found, n, sizeof *found, drained_cmp);
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t k = 0; out && k < n; k++) {
+        size_t len = found[k].p[0];
+        PyObject *key = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len + 2);
+        PyObject *pair = key ? Py_BuildValue("(Nk)", key, (unsigned long)(found[k].value - 1)) : NULL;
+        if (!pair) {
+            Py_CLEAR(out);
+            break;
+        }
+        uint8_t *kb = (uint8_t *)PyBytes_AS_STRING(key);
+        kb[0] = (uint8_t)self->code;
+        kb[1] = (uint8_t)self->version;
+        memcpy(kb + 2, found[k].p + 1, len);
+        PyList_SET_ITEM(out, (Py_ssize_t)k, pair);
+    }
+    free(found);
+    if (!out) return NULL;
+    return Py_BuildValue("(NK)", out, (unsigned long long)at);
+}
+
+static PyObject *SharedValues_stats(SharedValuesObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (ready(self) < 0) return NULL;
+    SvHeader *h = self->head;
+    return Py_BuildValue("{sKsKsKsKsO}", "entries", (unsigned long long)__atomic_load_n(&h->count, __ATOMIC_RELAXED),
+                         "slots", (unsigned long long)h->nslots, "arena_words", (unsigned long long)h->arena_words,
+                         "words_used", (unsigned long long)load(&h->next), "full",
+                         __atomic_load_n(&h->full, __ATOMIC_RELAXED) ? Py_True : Py_False);
+}
+
+static Py_ssize_t SharedValues_len(SharedValuesObject *self) {
+    if (ready(self) < 0) return -1;
+    return (Py_ssize_t)__atomic_load_n(&self->head->count, __ATOMIC_RELAXED);
+}
+
+static PyMethodDef SharedValues_methods[] = {
+    {"add", (PyCFunction)SharedValues_add, METH_VARARGS,
+     "add(key, nim_value) -> bool: publish a value (False when the key was there or the table is full)."},
+    {"get", (PyCFunction)SharedValues_get, METH_O, "get(key) -> the published nim value, or None."},
+    {"drain", (PyCFunction)SharedValues_drain, METH_O,
+     "drain(start) -> (entries, next): the values published from arena word start on, and where to go on."},
+    {"stats", (PyCFunction)SharedValues_stats, METH_NOARGS, "entries, slots, arena_words, words_used, full."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods SharedValues_as_sequence = {.sq_length = (lenfunc)SharedValues_len};
+
+PyTypeObject SharedValues_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruma.engine.native._core.SharedValues",
+    .tp_basicsize = sizeof(SharedValuesObject),
+    .tp_dealloc = (destructor)SharedValues_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "SharedValues(buffer, code, version, slots=0): nim values shared by processes (shared.c).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)SharedValues_init,
+    .tp_methods = SharedValues_methods,
+    .tp_as_sequence = &SharedValues_as_sequence,
+};

@@ -1,0 +1,209 @@
+"""SharedValues (``engine/native/shared.c``): the table of nim values a sweep's local worker
+processes share, and the sweeps that use it.
+
+Expected values come from the pure-Python reference engine (``rules.reference`` with a fresh
+``InMemoryMemo``): a shared table changes which positions a search explores, never a value.
+"""
+
+from __future__ import annotations
+
+import mmap
+import multiprocessing
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ruma.engine.evaluator import evaluate, value_many
+from ruma.engine.family_enum import Family, enumerate_family
+from ruma.engine.memo import InMemoryMemo
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.sweep_values import RecordingMemo
+
+pytest.importorskip("ruma.engine.native._core")
+if os.environ.get("RUMA_ENGINE") == "python":
+    pytest.skip("the shared table is read and written by the compiled search only", allow_module_level=True)
+
+from ruma.client import sweep as sweep_module  # noqa: E402
+from ruma.client import sweep_shared  # noqa: E402
+from ruma.client.sweep import sweep_store  # noqa: E402
+from ruma.client.sweep_shared import SharedRegion, table_layout  # noqa: E402
+from ruma.client.sweep_worker import open_store  # noqa: E402
+from ruma.engine.native import _core  # noqa: E402
+
+CODE, VERSION = 9, 1  # a prefix of no ruleset, for the table's own tests
+
+
+def table(size: int = 1 << 16, slots: int = 1024) -> tuple[mmap.mmap, Any]:
+    buffer = mmap.mmap(-1, size)
+    return buffer, _core.SharedValues(buffer, CODE, VERSION, slots)
+
+
+def key(body: bytes) -> bytes:
+    return bytes((CODE, VERSION)) + body
+
+
+def test_the_first_value_is_kept_and_drains_come_sorted_and_resume() -> None:
+    _, t = table()
+    assert t.add(key(b"\x05\x01"), 3) and not t.add(key(b"\x05\x01"), 4)
+    assert t.get(key(b"\x05\x01")) == 3 and t.get(key(b"\x05\x02")) is None
+    t.add(key(b"\x02"), 0)
+    t.add(key(b"\x02\x00"), 7)
+    entries, at = t.drain(0)
+    assert entries == sorted(entries) == [(key(b"\x02"), 0), (key(b"\x02\x00"), 7), (key(b"\x05\x01"), 3)]
+    assert t.drain(at) == ([], at)
+    t.add(key(b"\x01"), 1)
+    assert t.drain(at)[0] == [(key(b"\x01"), 1)]
+    assert len(t) == 4 and t.stats()["full"] is False
+
+
+def test_another_view_of_the_memory_sees_the_values() -> None:
+    buffer, t = table()
+    t.add(key(b"\x04\x04"), 2)
+    other = _core.SharedValues(buffer, CODE, VERSION)
+    assert other.get(key(b"\x04\x04")) == 2
+    other.add(key(b"\x03"), 5)
+    assert t.get(key(b"\x03")) == 5
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda b: _core.SharedValues(b, CODE, VERSION), "holds no SharedValues table"),
+    (lambda b: _core.SharedValues(b, CODE, VERSION, 1000), "power of two"),
+    (lambda b: _core.SharedValues(b, CODE, VERSION, 1 << 20), "too small"),
+])
+def test_bad_buffers_are_refused(make: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make(mmap.mmap(-1, 1 << 12))
+
+
+def test_bad_keys_and_values_are_refused_quoting_them() -> None:
+    buffer, t = table()
+    with pytest.raises(ValueError, match=r"b'\\x02\\x01\\x03'.*not of this table's ruleset"):
+        t.add(b"\x02\x01\x03", 1)
+    with pytest.raises(ValueError, match="not -1"):
+        t.add(key(b"\x03"), -1)
+    with pytest.raises(TypeError):
+        t.get("text")
+    with pytest.raises(ValueError, match="another ruleset"):
+        _core.SharedValues(buffer, CODE + 1, VERSION)
+
+
+def test_a_full_table_says_so_and_keeps_what_it_has() -> None:
+    _, t = table(size=64 + 1024 * 8 + 64, slots=1024)  # 16 words of arena: a few records
+    added = [t.add(key(bytes((i, i))), i) for i in range(40)]
+    assert added[0] and not all(added) and t.stats()["full"] is True
+    kept = t.drain(0)[0]
+    assert len(kept) == sum(added) and all(value == body[2] for body, value in kept)
+
+
+def _search_values(rules: Any, states: list[tuple[int, ...]], shared: Any) -> tuple[dict[bytes, int], int]:
+    memo = RecordingMemo()
+    memo.shared = shared
+    computed = value_many(rules, states, memo)
+    return dict(memo.entries), computed
+
+
+@pytest.mark.parametrize("ruleset, seeds", [("impartial-sowing", 8), ("impartial-atomic-wari", 7)])
+def test_a_search_publishes_every_value_and_a_second_search_reads_them(ruleset: str, seeds: int) -> None:
+    rules = get_ruleset(ruleset)
+    native = type(rules).native
+    classes = enumerate_family(Family.of(ruleset, (0, seeds)))
+    states = [c.state for c in classes]
+    buffer = mmap.mmap(-1, table_layout(4 * len(states), 40)[0])
+    shared = _core.SharedValues(buffer, native.code, native.version, table_layout(4 * len(states), 40)[1])
+    found, computed = _search_values(rules, states, shared)
+    reference = InMemoryMemo()
+    for c in classes:  # the reference engine, class by class
+        assert shared.get(c.key) == found[c.key] == evaluate(rules.reference, c.state, reference).value
+    drained = dict(shared.drain(0)[0])
+    assert drained == {k: v for k, v in found.items()}  # everything found was published, once
+    view = _core.SharedValues(buffer, native.code, native.version)
+    _, computed_again = _search_values(rules, states, view)
+    assert computed > 0 and computed_again == 0  # all read from the table
+    memo = RecordingMemo()
+    memo.shared = view
+    for c in classes[::7]:  # evaluations answered by the table alone
+        evaluation = evaluate(rules, c.state, memo)
+        assert evaluation.value == found[c.key] and evaluation.stats.positions_valued == 0
+
+
+def test_a_shared_table_is_for_one_impartial_ruleset() -> None:
+    buffer = mmap.mmap(-1, 1 << 16)
+    sowing = type(get_ruleset("impartial-sowing")).native
+    shared = _core.SharedValues(buffer, sowing.code, sowing.version, 1024)
+    for other in ("impartial-atomic-wari", "sowing"):
+        memo = RecordingMemo()
+        memo.shared = shared
+        with pytest.raises(ValueError, match="this impartial ruleset only"):
+            value_many(get_ruleset(other), [(1, 1)], memo)
+
+
+def _add_range(path: str, start: int, stop: int) -> int:
+    region = SharedRegion.attach(path)
+    t = _core.SharedValues(region.map, CODE, VERSION)
+    added = sum(t.add(key(i.to_bytes(3, "big")), i % 97) for i in range(start, stop))
+    del t
+    region.close()
+    return added
+
+
+def test_two_processes_adding_at_once_keep_each_key_once() -> None:
+    size, slots = table_layout(60_000, 5)
+    region = SharedRegion.create(size)
+    assert region is not None
+    try:
+        t = _core.SharedValues(region.map, CODE, VERSION, slots)
+        with multiprocessing.get_context("spawn").Pool(2) as pool:
+            # overlapping ranges: keys 20,000..39,999 are added by both processes at about once
+            added = pool.starmap(_add_range, [(region.path, 0, 40_000), (region.path, 20_000, 60_000)])
+        assert sum(added) == 60_000 == len(t)
+        entries = t.drain(0)[0]
+        assert [k for k, _ in entries] == [key(i.to_bytes(3, "big")) for i in range(60_000)]
+        assert all(v == int.from_bytes(k[2:], "big") % 97 for k, v in entries)
+        del t
+    finally:
+        region.close()
+        region.unlink()
+
+
+def contents(path: Path) -> dict[bytes, Any]:
+    store = open_store(str(path), create=False)
+    try:
+        return dict(store.sample(10**9))
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("ruleset, seeds", [("impartial-sowing", 9), ("impartial-atomic-wari", 7)])
+def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, ruleset: str, seeds: int,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    family = Family.of(ruleset, (0, seeds))
+    regions = Path("/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir())
+    before = set(regions.glob("ruma-sweep-*"))
+    used: list[int] = []
+    made = sweep_shared.new_table
+    monkeypatch.setattr(sweep_shared, "new_table", lambda *a: used.append(1) or made(*a))
+    sweep_store(family, str(tmp_path / "one"), workers=1)
+    two = sweep_store(family, str(tmp_path / "two"), workers=2)
+    assert used and two.backend == "processes" and two.entries_committed == len(contents(tmp_path / "two"))
+    assert contents(tmp_path / "one") == contents(tmp_path / "two")
+    assert set(regions.glob("ruma-sweep-*")) == before  # the table's memory is given back
+
+
+def test_a_table_out_of_room_sends_the_rest_in_packets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    family = Family.of("impartial-sowing", (0, 9))
+    monkeypatch.setattr(sweep_shared, "table_layout", lambda entries, length: (64 + 1024 * 8 + 4000, 1024))
+    sweep_store(family, str(tmp_path / "one"), workers=1)
+    two = sweep_store(family, str(tmp_path / "two"), workers=2)
+    assert contents(tmp_path / "one") == contents(tmp_path / "two")
+    assert two.entries_committed == len(contents(tmp_path / "two"))
+
+
+def test_the_cells_way_stays_right_without_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sweep_module, "SHARED", False)
+    family = Family.of("impartial-atomic-wari", (0, 7))
+    sweep_store(family, str(tmp_path / "one"), workers=1)
+    sweep_store(family, str(tmp_path / "two"), workers=2)
+    assert contents(tmp_path / "one") == contents(tmp_path / "two")
