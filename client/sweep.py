@@ -28,7 +28,7 @@ from concurrent import futures
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Protocol, Sequence
 
-from ruma.client.sweep_shared import run_shared
+from ruma.client.sweep_shared import run_family, run_shared
 from ruma.client.sweep_worker import Result, Task, open_store, work
 from ruma.engine.evaluator import value_many
 from ruma.engine.family_enum import Family, FamilyClass, enumerate_family
@@ -73,10 +73,17 @@ class StoreSink:
         self.store = open_store(path, create=create)
         self.store_path: str | None = str(self.store.path)
 
+    def holds(self, prefix: bytes) -> bool:
+        """Whether the store holds an entry of the ruleset of key ``prefix`` (code, version)."""
+        return prefix in self._held()
+
+    def _held(self) -> set[bytes]:
+        self.store.flush()
+        return {bytes((r["code"], r["version"])) for r in self.store.stats()["rulesets"] if r["entries"]}
+
     def stored(self, keys: Sequence[bytes]) -> list[bool]:
         """Lookups, one per key (none for a ruleset the store holds no entry of)."""
-        self.store.flush()
-        held = {bytes((r["code"], r["version"])) for r in self.store.stats()["rulesets"] if r["entries"]}
+        held = self._held()
         asked = [key for key in keys if key[:2] in held]
         lookup_many = getattr(self.store, "lookup_many", None)  # one read transaction (stores that have it)
         found = lookup_many(asked) if callable(lookup_many) else [self.store.lookup(key) for key in asked]
@@ -169,6 +176,10 @@ class LocalProcesses:
         """Queue ``task`` on the slot's process."""
         return self.pools[slot].submit(work, task)
 
+    def call(self, slot: int, function: Callable[..., Any], *args: Any) -> "futures.Future[Any]":
+        """Queue ``function(*args)`` (importable by name) on the slot's process."""
+        return self.pools[slot].submit(function, *args)
+
     def close(self) -> None:
         """Shut the processes down."""
         for pool in self.pools:
@@ -199,6 +210,17 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         # enumerates; a sweep that finds everything stored ends them unused
         backend = LocalProcesses(count)
     try:
+        holds = getattr(sink, "holds", None)  # (a local store the workers may read)
+        if classes is None and SHARED and getattr(backend, "shares_memory", False) and holds is not None:
+            native = getattr(type(rules), "native", None)
+            resumed = native is not None and holds(bytes((native.code, native.version)))
+            swept = run_family(family, sink, backend, progress, resumed)
+            if swept is not None:
+                sink.flush()
+                return SweepSummary(
+                    ruleset=rules.name, seeds=(family.seeds_min, family.seeds_max),
+                    pots=(family.pots_min, family.pots_max), seconds=time.perf_counter() - started,
+                    workers=count, backend=backend.name, **asdict(swept))  # type: ignore[union-attr]
         classes = enumerate_family(family) if classes is None else classes
         keys = [c.key for c in classes]
         stored: list[bool] = []

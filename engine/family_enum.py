@@ -37,7 +37,7 @@ from ruma.engine.errors import CancelledError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["Family", "FamilyClass", "enumerate_family", "raw_count", "raw_rows", "walk_count", "seeds_of", "simplicity",
+__all__ = ["Family", "FamilyClass", "enumerate_family", "enumerate_states", "raw_count", "raw_rows", "walk_count", "seeds_of", "simplicity",
            "UNBOUNDED_ROWS", "ROW_RULESETS"]
 
 #: rulesets whose rows are unbounded: ``normalise`` strips empty end pots (rule N1)
@@ -275,6 +275,28 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
             _count(entry, mirror, weight, partizan and not mirrored and canonical != canonical[::-1])
     seeds = seeds_of(rules)
     return sorted(classes.values(), key=lambda c: (seeds(c.state), len(c.state), c.state))
+
+
+def enumerate_states(family: Family,
+                     should_cancel: Callable[[], bool] | None = None) -> tuple[list[State], list[bytes], int]:
+    """The canonical states and keys of ``family``'s classes in ``enumerate_family``'s order, and
+    its raw positions: what a sweep needs, without a ``FamilyClass`` per class (from the compiled
+    walk where there is one: a third less time than ``enumerate_family`` at 12 seeds)."""
+    native = getattr(type(family.rules), "native", None)
+    if family.ruleset in UNBOUNDED_ROWS and native is not None and hasattr(native, "classes") \
+            and raw_count(family) < 1 << 62:
+        collecting = gc.isenabled()
+        gc.disable()  # (as in _native_classes)
+        try:
+            found = native.classes(family.seeds_min, family.seeds_max, family.pots_min, family.pots_max, should_cancel)
+        finally:
+            if collecting:
+                gc.enable()
+        if found is None:
+            raise CancelledError(f"enumeration of {family.describe()} was cancelled")
+        return [c[0] for c in found], [c[1] for c in found], sum(c[2] + c[3] for c in found)
+    classes = enumerate_family(family, should_cancel)
+    return [c.state for c in classes], [c.key for c in classes], sum(c.raw_total for c in classes)
 
 
 def _native_classes(family: Family, should_cancel: Callable[[], bool] | None) -> list[FamilyClass] | None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ruma.engine.errors import CancelledError
 from ruma.engine.evaluator import evaluate, value_many
 from ruma.engine.family_enum import Family, enumerate_family
 from ruma.engine.memo import InMemoryMemo
@@ -91,7 +92,7 @@ def test_bad_keys_and_values_are_refused_quoting_them() -> None:
 
 
 def test_a_full_table_says_so_and_keeps_what_it_has() -> None:
-    _, t = table(size=64 + 1024 * 8 + 64, slots=1024)  # 16 words of arena: a few records
+    _, t = table(size=128 + 1024 * 8 + 64, slots=1024)  # 16 words of arena: a few records
     added = [t.add(key(bytes((i, i))), i) for i in range(40)]
     assert added[0] and not all(added) and t.stats()["full"] is True
     kept = t.drain(0)[0]
@@ -188,13 +189,16 @@ def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, rul
     sweep_store(family, str(tmp_path / "one"), workers=1)
     two = sweep_store(family, str(tmp_path / "two"), workers=2)
     assert used and two.backend == "processes" and two.entries_committed == len(contents(tmp_path / "two"))
+    one_classes = enumerate_family(family)
+    assert two.classes == len(one_classes) and two.raw_positions == sum(c.raw_total for c in one_classes)
+    assert two.classes_valued == two.classes and two.already_stored == 0
     assert contents(tmp_path / "one") == contents(tmp_path / "two")
     assert set(regions.glob("ruma-sweep-*")) == before  # the table's memory is given back
 
 
 def test_a_table_out_of_room_sends_the_rest_in_packets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     family = Family.of("impartial-sowing", (0, 9))
-    monkeypatch.setattr(sweep_shared, "table_layout", lambda entries, length: (64 + 1024 * 8 + 4000, 1024))
+    monkeypatch.setattr(sweep_shared, "table_layout", lambda entries, length: (128 + 1024 * 8 + 4000, 1024))
     sweep_store(family, str(tmp_path / "one"), workers=1)
     two = sweep_store(family, str(tmp_path / "two"), workers=2)
     assert contents(tmp_path / "one") == contents(tmp_path / "two")
@@ -207,3 +211,55 @@ def test_the_cells_way_stays_right_without_the_table(tmp_path: Path, monkeypatch
     sweep_store(family, str(tmp_path / "one"), workers=1)
     sweep_store(family, str(tmp_path / "two"), workers=2)
     assert contents(tmp_path / "one") == contents(tmp_path / "two")
+
+
+def test_a_cancelled_table_stops_a_worker_before_it_values_anything() -> None:
+    family = Family.of("impartial-sowing", (0, 11))  # (its walk asks whether to stop as it goes)
+    made = sweep_shared.new_table(family.rules, 4096, 16)
+    assert made is not None
+    region, t = made
+    try:
+        t.cancel()
+        assert t.claim(10) == -1
+        with pytest.raises(CancelledError, match="cancelled"):
+            sweep_shared.value_family_part(sweep_shared.FamilyTask(family, region.path, None))
+        assert len(t) == 0
+        del t
+    finally:
+        region.close()
+        region.unlink()
+
+
+def test_a_worker_values_the_blocks_it_claims_and_counts_the_family() -> None:
+    family = Family.of("impartial-atomic-wari", (0, 7))
+    classes = enumerate_family(family)
+    made = sweep_shared.new_table(family.rules, 4 * len(classes), 16)
+    assert made is not None
+    region, t = made
+    try:
+        t.claim(100)  # (another worker took the first 100 classes)
+        result = sweep_shared.value_family_part(sweep_shared.FamilyTask(family, region.path, None, block=64))
+        assert (result.classes, result.raw_positions) == (len(classes), sum(c.raw_total for c in classes))
+        assert result.classes_valued == len(classes) - 100 and t.stats()["total"] == len(classes)
+        reference = InMemoryMemo()
+        for c in classes[100::11]:
+            assert t.get(c.key) == evaluate(family.rules.reference, c.state, reference).value
+        del t
+    finally:
+        region.close()
+        region.unlink()
+
+
+def test_a_worker_stops_at_its_next_claim_once_cancelled() -> None:
+    family = Family.of("impartial-sowing", (0, 6))  # (enumerated before the walk first asks)
+    made = sweep_shared.new_table(family.rules, 4096, 16)
+    assert made is not None
+    region, t = made
+    try:
+        t.cancel()
+        result = sweep_shared.value_family_part(sweep_shared.FamilyTask(family, region.path, None))
+        assert result.classes > 0 and result.classes_valued == result.computed == len(t) == 0
+        del t
+    finally:
+        region.close()
+        region.unlink()

@@ -9,7 +9,7 @@
  * done twice is a position both searched at the same moment.
  *
  * Layout (in a buffer the caller maps into every process, see ruma.client.sweep_shared):
- *     header (64 bytes), then slots (uint64 each, a power of two of them), then the arena
+ *     header (128 bytes), then slots (uint64 each, a power of two of them), then the arena
  *     (4-byte words, to the end of the buffer).
  * As in table.h, a slot holds 32 bits of the key's hash (high half) and the record's word offset
  * + 1 (low half; 0 = empty); a record is [value word][length byte][key body][padding]. Records
@@ -44,7 +44,10 @@ struct SvHeader {
     uint64_t next;        /* atomic: arena words reserved so far */
     uint64_t count;       /* atomic: keys published */
     uint64_t full;        /* atomic: 1 once an add found no room */
-    uint64_t unused;
+    uint64_t claimed;     /* atomic: work items handed out by claim() (a sweep's blocks of classes) */
+    uint64_t cancelled;   /* atomic: 1 once cancel() was called (the workers stop at their next claim) */
+    uint64_t total;       /* atomic: the work items there are (0 until set_total) */
+    uint64_t unused[6];   /* (the header is 128 bytes) */
 };
 
 static inline uint64_t load(uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
@@ -277,10 +280,36 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
 static PyObject *SharedValues_stats(SharedValuesObject *self, PyObject *Py_UNUSED(ignored)) {
     if (ready(self) < 0) return NULL;
     SvHeader *h = self->head;
-    return Py_BuildValue("{sKsKsKsKsO}", "entries", (unsigned long long)__atomic_load_n(&h->count, __ATOMIC_RELAXED),
+    return Py_BuildValue("{sKsKsKsKsOsKsOsK}", "entries", (unsigned long long)__atomic_load_n(&h->count, __ATOMIC_RELAXED),
                          "slots", (unsigned long long)h->nslots, "arena_words", (unsigned long long)h->arena_words,
                          "words_used", (unsigned long long)load(&h->next), "full",
-                         __atomic_load_n(&h->full, __ATOMIC_RELAXED) ? Py_True : Py_False);
+                         __atomic_load_n(&h->full, __ATOMIC_RELAXED) ? Py_True : Py_False, "claimed",
+                         (unsigned long long)load(&h->claimed), "cancelled", load(&h->cancelled) ? Py_True : Py_False,
+                         "total", (unsigned long long)load(&h->total));
+}
+
+/* claim(count) -> the first of the next count work items (a counter every process shares), or -1
+ * once cancel() was called. */
+static PyObject *SharedValues_claim(SharedValuesObject *self, PyObject *arg) {
+    if (ready(self) < 0) return NULL;
+    unsigned long long count = PyLong_AsUnsignedLongLong(arg);
+    if (count == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    if (load(&self->head->cancelled)) return PyLong_FromLong(-1);
+    return PyLong_FromUnsignedLongLong(__atomic_fetch_add(&self->head->claimed, count, __ATOMIC_RELAXED));
+}
+
+static PyObject *SharedValues_set_total(SharedValuesObject *self, PyObject *arg) {
+    if (ready(self) < 0) return NULL;
+    unsigned long long total = PyLong_AsUnsignedLongLong(arg);
+    if (total == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    __atomic_store_n(&self->head->total, total, __ATOMIC_RELEASE);
+    Py_RETURN_NONE;
+}
+
+static PyObject *SharedValues_cancel(SharedValuesObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (ready(self) < 0) return NULL;
+    __atomic_store_n(&self->head->cancelled, 1, __ATOMIC_RELEASE);
+    Py_RETURN_NONE;
 }
 
 static Py_ssize_t SharedValues_len(SharedValuesObject *self) {
@@ -294,7 +323,12 @@ static PyMethodDef SharedValues_methods[] = {
     {"get", (PyCFunction)SharedValues_get, METH_O, "get(key) -> the published nim value, or None."},
     {"drain", (PyCFunction)SharedValues_drain, METH_O,
      "drain(start) -> (entries, next): the values published from arena word start on, and where to go on."},
-    {"stats", (PyCFunction)SharedValues_stats, METH_NOARGS, "entries, slots, arena_words, words_used, full."},
+    {"stats", (PyCFunction)SharedValues_stats, METH_NOARGS,
+     "entries, slots, arena_words, words_used, full, claimed, cancelled, total."},
+    {"set_total", (PyCFunction)SharedValues_set_total, METH_O, "set_total(n): the work items there are (stats' total)."},
+    {"claim", (PyCFunction)SharedValues_claim, METH_O,
+     "claim(count) -> the first of the next count work items shared by every process (-1 once cancelled)."},
+    {"cancel", (PyCFunction)SharedValues_cancel, METH_NOARGS, "cancel(): claim() answers -1 from now on, everywhere."},
     {NULL, NULL, 0, NULL},
 };
 
