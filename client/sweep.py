@@ -25,10 +25,11 @@ import os
 import time
 import uuid
 from concurrent import futures
-from dataclasses import asdict, dataclass
+from dataclasses import replace
 from typing import Any, Callable, Protocol, Sequence
 
-from ruma.client.sweep_shared import run_family, run_shared
+from ruma.client.sweep_shared import run_family, run_family_inline, run_shared
+from ruma.client.sweep_summary import SweepSummary
 from ruma.client.sweep_worker import Result, Task, open_store, work
 from ruma.engine.evaluator import value_many
 from ruma.engine.family_enum import Family, FamilyClass, enumerate_family
@@ -113,34 +114,6 @@ class StoreSink:
         self.store.close()
 
 
-@dataclass
-class SweepSummary:
-    """What a sweep did (the ``--json`` record of ``ruma sweep``)."""
-
-    ruleset: str
-    seeds: tuple[int, int]
-    pots: tuple[int, int]
-    classes: int
-    raw_positions: int
-    already_stored: int
-    classes_valued: int
-    positions_valued: int
-    entries_committed: int
-    seconds: float
-    workers: int
-    backend: str
-    worker_cpu_seconds: float = 0.0
-    """CPU seconds the workers spent (0 for an inline sweep: all of it is the driver's)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        record = asdict(self)
-        record["seeds"], record["pots"] = list(self.seeds), list(self.pots)
-        record["seconds"] = round(self.seconds, 3)
-        record["worker_cpu_seconds"] = round(self.worker_cpu_seconds, 3)
-        return record
-
-
 class Backend(Protocol):
     """Worker slots that run ``sweep_worker.work`` on tasks."""
 
@@ -148,6 +121,8 @@ class Backend(Protocol):
     slots: int
     #: whether the workers can read the driver's local store
     local: bool
+    #: whether the workers can map a table of values in this machine's memory (``sweep_shared``)
+    shares_memory: bool
 
     def submit(self, slot: int, task: Task) -> "futures.Future[Result]":
         """Run ``task`` on the worker of ``slot``."""
@@ -211,16 +186,16 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         backend = LocalProcesses(count)
     try:
         holds = getattr(sink, "holds", None)  # (a local store the workers may read)
-        if classes is None and SHARED and getattr(backend, "shares_memory", False) and holds is not None:
+        if classes is None and SHARED and holds is not None and (backend is None or backend.shares_memory):
             native = getattr(type(rules), "native", None)
             resumed = native is not None and holds(bytes((native.code, native.version)))
-            swept = run_family(family, sink, backend, progress, resumed)
+            if backend is None:
+                swept = run_family_inline(family, sink, progress, resumed)
+            else:
+                swept = run_family(family, sink, backend, progress, resumed)
             if swept is not None:
                 sink.flush()
-                return SweepSummary(
-                    ruleset=rules.name, seeds=(family.seeds_min, family.seeds_max),
-                    pots=(family.pots_min, family.pots_max), seconds=time.perf_counter() - started,
-                    workers=count, backend=backend.name, **asdict(swept))  # type: ignore[union-attr]
+                return replace(swept, seconds=time.perf_counter() - started)
         classes = enumerate_family(family) if classes is None else classes
         keys = [c.key for c in classes]
         stored: list[bool] = []
@@ -293,7 +268,7 @@ def _sharded(rules: Any, todo: list[State], keys: list[bytes], sink: Sink, backe
     seconds)."""
     sweep_id = uuid.uuid4().hex
     store_path = sink.store_path if backend.local and reads else None
-    if getattr(backend, "shares_memory", False) and SHARED:
+    if backend.shares_memory and SHARED:
         through_table = run_shared(rules, todo, keys, sink, backend, shard_seconds, progress, store_path, sweep_id)
         if through_table is not None:
             return through_table

@@ -5,7 +5,8 @@ sweep (and stopped after it); with one, the sweep joins that cluster (``ray://ho
 Ray Client, ``host:6379`` or ``auto`` from a cluster node) and places one actor per slot wherever
 Ray finds a CPU. Each actor runs ``ruma.client.sweep_worker.work`` and keeps its memo between
 tasks, exactly like a local worker process. Only the driver writes to the store; actors read the
-driver's store only when the cluster was started here (same machine).
+driver's store, and share the table of values of ``ruma.client.sweep_shared`` as local processes
+do, only when the cluster was started here (same machine).
 
 Ray is an optional dependency: ``pip install 'ruma[ray]'``. The cluster's machines need the same
 ruma (and Python) installed; see docs/sweeps.md.
@@ -30,6 +31,9 @@ class _Actor:
 
     def work(self, task: Task) -> Result:
         return work(task)
+
+    def call(self, function: Any, *args: Any) -> Any:
+        return function(*args)
 
     def forget(self) -> None:
         forget()
@@ -58,6 +62,9 @@ class RayActors:
                                             _node_ip_address="127.0.0.1"), None, tries=2)
                 self.started = True
         self.local = self.started
+        # a cluster started here runs its actors on this machine: they can map the sweep's shared
+        # table of values (ruma.client.sweep_shared) as local worker processes do
+        self.shares_memory = self.started
         if slots is None:
             slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.slots = slots
@@ -81,6 +88,10 @@ class RayActors:
     def submit(self, slot: int, task: Task) -> "futures.Future[Result]":
         """Run ``task`` on the slot's actor."""
         return self.actors[slot].work.remote(task).future()  # type: ignore[no-any-return]
+
+    def call(self, slot: int, function: Any, *args: Any) -> "futures.Future[Any]":
+        """Run ``function(*args)`` (importable by name) on the slot's actor."""
+        return self.actors[slot].call.remote(function, *args).future()  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """Stop the actors (and the cluster, if this sweep started it)."""

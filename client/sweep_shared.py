@@ -10,149 +10,72 @@ searched at the same moment. (The packets of ``sweep_values`` remain the way bet
 and the way for partizan values, whose canonical forms live in each process's own table of
 games.)
 
-Two ways in: ``run_family`` (a family swept into a local store: each worker enumerates the whole
-family itself — the compiled walk, at the same time in every worker instead of before any of
-them starts — then values blocks of ``BLOCK`` classes it claims from a counter in the table, in
-the family's order, smallest first) and ``run_shared`` (classes the driver has already: handed
-out in shards).
+Three ways in:
 
-``SharedRegion`` is the memory: a file in ``/dev/shm`` (tmpfs; the system's temporary directory
-where there is none) with its size reserved up front by ``posix_fallocate``, so that a full tmpfs
-is an error at the start (the sweep then goes the packet way) and never a ``SIGBUS`` in a worker.
+- ``run_family`` (``ruma sweep`` into a local store, 2+ workers): worker ``k`` of ``n`` walks its
+  own part of the family (every ``n``-th row of the compiled walk, ``Rules.classes``), so the
+  enumeration is shared too instead of done by the driver before any worker starts, and values
+  its classes in the family's order, smallest first, ``BLOCK`` at a time; the two parts advance
+  together through the order, so a follower the other part holds is usually published already.
+  A second table in the same memory, used as a set of class keys, counts the classes exactly (a
+  Sowing class may have rows in both parts).
+- ``run_family_inline`` (``--workers 1``): the same in the driver's own process, the table in
+  its memory; drained (sorted in C) into the store while it values on.
+- ``run_shared``: classes the driver has enumerated already (a census sweeping what its store
+  lacks, the tables' generator), handed out in shards.
+
+The memory and the tables in it: ``ruma.client.sweep_table``.
 """
 
 from __future__ import annotations
 
-import mmap
-import os
-import tempfile
 import time
 from concurrent import futures
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ruma.client.sweep_summary import SweepSummary
+from ruma.client.sweep_table import attach_tables, new_table, table_layout
 from ruma.client.sweep_worker import Result, Task, open_store
 from ruma.engine.evaluator import value_many
 from ruma.engine.family_enum import Family, enumerate_states, raw_count
 from ruma.engine.rulesets.base import State
 from ruma.engine.sweep_values import Packet, RecordingMemo, pack, unpack
 
-#: the header of a SharedValues table (shared.c)
-HEADER = 128
 #: seconds between two drains of the table into the store
 DRAIN_EVERY = 0.1
 
 
-class SharedRegion:
-    """A file mapped into memory, shared by this machine's processes by its path."""
-
-    def __init__(self, path: str, fd: int, size: int) -> None:
-        self.path, self.fd, self.size = path, fd, size
-        self.map = mmap.mmap(fd, size)
-
-    @classmethod
-    def create(cls, size: int) -> "SharedRegion | None":
-        """A new zeroed region of ``size`` bytes, or ``None`` when the memory cannot be reserved."""
-        directory = "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
-        fd, path = tempfile.mkstemp(prefix="ruma-sweep-", dir=directory)
-        try:
-            os.posix_fallocate(fd, 0, size)
-            region = cls(path, fd, size)
-        except (OSError, ValueError):
-            os.close(fd)
-            os.unlink(path)
-            return None
-        # Where the system names open files (Linux), the other processes open the file through
-        # this process's descriptor and its name goes at once: nothing is left in /dev/shm even
-        # when this process is killed (a sweep killed with SIGKILL leaked its table before).
-        named = f"/proc/{os.getpid()}/fd/{fd}"
-        if os.path.exists(named):
-            os.unlink(path)
-            region.path = named
-        return region
-
-    @classmethod
-    def attach(cls, path: str) -> "SharedRegion":
-        """The region another process created at ``path``."""
-        fd = os.open(path, os.O_RDWR)
-        return cls(path, fd, os.fstat(fd).st_size)
-
-    def close(self) -> None:
-        """Unmap (once no table uses the memory any more) and close the file."""
-        try:
-            self.map.close()
-        except BufferError:  # a table still holds it: unmapped when that goes
-            pass
-        os.close(self.fd)
-
-    def unlink(self) -> None:
-        """Remove the file (the memory goes when the last process unmaps it; a name under /proc
-        is gone already)."""
-        if self.path.startswith("/proc/"):
-            return
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
-
-
-def table_layout(entries: int, key_length: int) -> tuple[int, int]:
-    """``(bytes, slots)`` of a SharedValues table for ``entries`` keys of up to ``key_length``
-    bytes (prefix included): slots at most half full, records of (value, length, body) words."""
-    slots = 1024
-    while slots < 2 * entries:
-        slots *= 2
-    words = 1 + (1 + max(0, key_length - 2) + 3) // 4
-    return HEADER + slots * 8 + entries * words * 4, slots
-
-
-def new_table(rules: Any, entries: int, key_length: int) -> tuple[SharedRegion, Any] | None:
-    """A region and a fresh SharedValues table in it for about ``entries`` keys of up to
-    ``key_length`` bytes, or ``None`` when the compiled engine does not value this ruleset or the
-    memory is not there."""
-    native = getattr(type(rules), "native", None)
-    if not rules.impartial or native is None:
-        return None
-    from ruma.engine.native import _core
-
-    size, slots = table_layout(entries, key_length)
-    region = SharedRegion.create(size)
-    if region is None:
-        return None
-    return region, _core.SharedValues(region.map, native.code, native.version, slots)
-
-
-def attach_table(path: str, rules: Any) -> tuple[SharedRegion, Any]:
-    """A worker's view of the sweep's table at ``path``."""
-    from ruma.engine.native import _core
-
-    native = type(rules).native
-    region = SharedRegion.attach(path)
-    return region, _core.SharedValues(region.map, native.code, native.version)
-
-
-#: classes a worker claims at a time (``run_family``): small enough that the two workers stay
-#: close in the family's order (a class the other worker is valuing at that moment is searched
-#: twice), large enough that a claim and a search cost little beside the valuing
+#: seconds between two drains into the store of a sweep in the driver's own process (each drain
+#: is a bulk write the store's writer process takes on while the driver values on)
+INLINE_DRAIN_EVERY = 0.5
+#: room in the values table of ``run_family``, in estimated classes of the family
+VALUES_ROOM = 2.0
+#: classes a worker values with one search before it checks for cancellation and reports progress
 BLOCK = 1024
 
 
 @dataclass(frozen=True)
 class FamilyTask:
-    """A worker's part of ``run_family``: the family, the table's path, the local store to read
-    when the sweep resumes (else ``None``), classes per claim."""
+    """A worker's part of ``run_family``: the family, the region's path, where the set of class
+    keys starts in it, which part of the family's walk is this worker's (of how many), the local
+    store to read when the sweep resumes (else ``None``), classes per search."""
 
     family: Family
     path: str
+    set_offset: int
+    part: int
+    parts: int
     store_path: str | None
     block: int = BLOCK
 
 
 @dataclass(frozen=True)
 class FamilyResult:
-    """What one worker of ``run_family`` did: the family's classes and raw positions (its own
-    enumeration), the classes it found stored and valued, positions computed, the values the
-    table had no room for (a packet), its seconds and CPU seconds."""
+    """What one worker of ``run_family`` did: the classes of its part no other part had first,
+    their raw positions, the classes it found stored and valued, positions computed, the values
+    the table had no room for (a packet), its seconds and CPU seconds (those of the enumeration
+    apart)."""
 
     classes: int
     raw_positions: int
@@ -162,92 +85,112 @@ class FamilyResult:
     spilled: Packet
     seconds: float
     cpu_seconds: float
+    enumeration_cpu_seconds: float = 0.0
 
 
-def value_family_part(task: FamilyTask) -> FamilyResult:
-    """(In a worker.) Enumerate the family, then value the blocks of its classes claimed from the
-    table's counter until there are none left (or the sweep is cancelled)."""
-    started, cpu = time.perf_counter(), time.process_time()
-    rules = task.family.rules
-    region, table = attach_table(task.path, rules)
-    store = open_store(task.store_path, create=False) if task.store_path else None
+def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any,
+                 stored_of: Callable[[list[bytes]], list[bool]] | None,
+                 between: Callable[[], None] | None = None, block: int = BLOCK) -> tuple[int, int, int, list[Any]]:
+    """Value ``states`` (their ``keys``) in order, ``block`` at a time with one search each,
+    through the shared ``table`` (every value is published there), skipping the classes
+    ``stored_of`` says are stored (a resumed sweep), until done or the table is cancelled;
+    ``between()`` runs after each block. Returns (classes stored, classes valued, positions
+    computed, the values the table had no room for)."""
     memo = RecordingMemo()
     memo.shared = table
+    stored = valued = computed = 0
+    spilled: list[tuple[bytes, Any]] = []
     try:
-        states, keys, raw = enumerate_states(task.family, lambda: bool(table.stats()["cancelled"]))
-        table.set_total(len(states))
-        stored = valued = computed = 0
-        spilled: list[tuple[bytes, Any]] = []
-        while True:
-            first = table.claim(task.block)
-            if not 0 <= first < len(states):
+        for first in range(0, len(states), block):
+            if table.claim(min(block, len(states) - first)) < 0:  # (cancelled)
                 break
-            block = states[first:first + task.block]
-            if store is not None:  # (a resumed sweep: what is stored is skipped)
-                found = store.lookup_many(keys[first:first + task.block])
-                block = [state for state, value in zip(block, found) if value is None]
-                stored += len(found) - len(block)
-            computed += value_many(rules, block, memo)
-            valued += len(block)
+            part = states[first:first + block]
+            if stored_of is not None:
+                known = stored_of(keys[first:first + block])
+                part = [state for state, held in zip(part, known) if not held]
+                stored += len(known) - len(part)
+            computed += value_many(rules, part, memo)
+            valued += len(part)
             new = memo.take()
-            if table.stats()["full"]:  # values the table may not hold: sent back
+            if table.stats()["full"]:  # values the table may not hold: kept to be sent
                 spilled += new
             else:
                 memo.entries.clear()  # (all in the table: the search reads them there)
-        return FamilyResult(len(states), raw, stored, valued, computed, pack(spilled),
-                            time.perf_counter() - started, time.process_time() - cpu)
+            if between is not None:
+                between()
     finally:
         memo.shared = None
-        del table
+    return stored, valued, computed, spilled
+
+
+def value_family_part(task: FamilyTask) -> FamilyResult:
+    """(In a worker.) Enumerate this worker's part of the family and value its classes in order
+    (``value_blocks``)."""
+    started, cpu = time.perf_counter(), time.process_time()
+    rules = task.family.rules
+    region, table, classes_seen = attach_tables(task.path, task.set_offset, rules)
+    store = open_store(task.store_path, create=False) if task.store_path else None
+    try:
+        states, keys, raw = enumerate_states(task.family, lambda: bool(table.stats()["cancelled"]), task.part,
+                                             task.parts)
+        enumerated = time.process_time() - cpu
+        table.add_total(len(states))
+        # (a class reached by rows of two parts is counted by the part that adds it first)
+        mine = sum(map(classes_seen.add, keys, [0] * len(keys)))
+        lookup_many = store.lookup_many if store is not None else None
+        stored, valued, computed, spilled = value_blocks(
+            rules, states, keys, table, None if lookup_many is None else
+            (lambda chunk: [value is not None for value in lookup_many(chunk)]), block=task.block)
+        return FamilyResult(mine, raw, stored, valued, computed, pack(spilled), time.perf_counter() - started,
+                            time.process_time() - cpu, enumerated)
+    finally:
+        del table, classes_seen
         region.close()
         if store is not None:
             store.close()
 
 
-@dataclass
-class FamilySweep:
-    """What ``run_family`` found and did (fields of ``SweepSummary``)."""
-
-    classes: int
-    raw_positions: int
-    already_stored: int
-    classes_valued: int
-    positions_valued: int
-    entries_committed: int
-    worker_cpu_seconds: float
-
-
 def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int, int, int], None] | None,
-               resumed: bool) -> FamilySweep | None:
-    """Sweep ``family`` into the local store of ``sink`` on the backend's processes, each
-    enumerating the family and valuing the blocks it claims (module docstring); ``resumed``: the
-    store holds positions of the ruleset (the workers then skip the classes it holds). ``None``
-    when no table can be made."""
+               resumed: bool) -> SweepSummary | None:
+    """Sweep ``family`` into the local store of ``sink`` on the backend's processes, each walking
+    its part of the family and valuing its classes (module docstring); ``resumed``: the store
+    holds positions of the ruleset (the workers then skip the classes it holds). ``None`` when no
+    table can be made."""
+    started = time.perf_counter()
     rules = family.rules
-    # a family has about raw / 8 classes (7.7 at 11 and at 13 seeds): room for twice that, keys
-    # of up to a byte a pot and a few more (a table out of room sends the rest back in packets)
-    made = new_table(rules, raw_count(family) // 4 + 4096, family.pots_max + 8)
+    # A family has about raw / 8 classes (7.7 at 11 and at 13 seeds): room for twice that in the
+    # values, keys of up to a byte a pot and a few more (a table out of room sends the rest back
+    # in packets); the set of class keys after them (it must not run out: +50 %).
+    classes = raw_count(family) // 8 + 4096
+    size, slots = table_layout(int(VALUES_ROOM * classes), family.pots_max + 8)
+    set_size, set_slots = table_layout(classes * 3 // 2, family.pots_max + 8)
+    made = new_table(rules, size, slots, set_size, set_slots)
     if made is None:
         return None
-    region, table = made
-    task = FamilyTask(family, region.path, sink.store_path if resumed else None)
+    region, table, classes_seen = made
+    parts = backend.slots
     drained = committed = 0
     running: list["futures.Future[FamilyResult]"] = []
     try:
-        running += [backend.call(slot, value_family_part, task) for slot in range(backend.slots)]
+        for part in range(parts):
+            task = FamilyTask(family, region.path, size, part, parts, sink.store_path if resumed else None)
+            running.append(backend.call(part, value_family_part, task))
         while True:
             done, _ = futures.wait(running, timeout=DRAIN_EVERY, return_when=futures.FIRST_EXCEPTION)
             entries, drained = table.drain(drained)
             if entries:
                 sink.put(entries)
                 committed += len(entries)
-            if any(f.exception() is not None for f in done):
-                raise next(f.exception() for f in done if f.exception() is not None)  # type: ignore[misc]
+            failed = [f.exception() for f in done if f.exception() is not None]
+            if failed:
+                raise failed[0]  # type: ignore[misc]
             if progress is not None:
                 stats = table.stats()
                 progress(min(stats["claimed"], stats["total"]), stats["total"], stats["entries"])
             if len(done) == len(running):
                 break
+        if classes_seen.stats()["full"]:  # (sized not to be: refuse a wrong count rather than give it)
+            raise RuntimeError(f"the set of class keys of {family.describe()} ran out of room")
         results = [f.result() for f in running]
         entries, drained = table.drain(drained)  # (every worker is done: every value is published)
         sink.put(entries)
@@ -256,18 +199,72 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
         for result in results:  # values the table ran out of room for (those not in it)
             spilled.update((k, v) for k, v in unpack(result.spilled, True) if table.get(k) is None)
         sink.put(sorted(spilled.items()))
-        first = results[0]
+        found = sum(r.classes for r in results)
         stored = sum(r.already_stored for r in results)
-        return FamilySweep(first.classes, first.raw_positions, stored, first.classes - stored,
-                           sum(r.computed for r in results), committed + len(spilled),
-                           sum(r.cpu_seconds for r in results))
+        return _summary(family, found, sum(r.raw_positions for r in results), stored, sum(r.computed for r in results),
+                        committed + len(spilled), started, parts, backend.name, sum(r.cpu_seconds for r in results))
     finally:
-        table.cancel()  # (workers still running stop at their next claim: an error, or Ctrl-C)
+        table.cancel()  # (workers still running stop at their next block: an error, or Ctrl-C)
         for future in running:
             try:
                 future.result()
             except BaseException:  # noqa: BLE001 - the first error is the one raised
                 pass
+        del table, classes_seen
+        region.close()
+        region.unlink()
+
+
+def _summary(family: Family, classes: int, raw: int, stored: int, computed: int, committed: int, started: float,
+             workers: int, backend: str, cpu: float) -> SweepSummary:
+    return SweepSummary(ruleset=family.ruleset, seeds=(family.seeds_min, family.seeds_max),
+                        pots=(family.pots_min, family.pots_max), classes=classes, raw_positions=raw,
+                        already_stored=stored, classes_valued=classes - stored, positions_valued=computed,
+                        entries_committed=committed, seconds=time.perf_counter() - started, workers=workers,
+                        backend=backend, worker_cpu_seconds=cpu)
+
+
+def run_family_inline(family: Family, sink: Any, progress: Callable[[int, int, int], None] | None,
+                      resumed: bool) -> SweepSummary | None:
+    """Sweep ``family`` into ``sink`` in this process, as one worker of ``run_family`` would
+    (``--workers 1``): the walk, then blocks valued through a table in this process's memory,
+    drained into the store (sorted) every ``INLINE_DRAIN_EVERY`` seconds; ``resumed``: skip what
+    the store holds. ``None`` when no table can be made."""
+    started = time.perf_counter()
+    rules = family.rules
+    made = new_table(rules, *table_layout(int(VALUES_ROOM * (raw_count(family) // 8 + 4096)), family.pots_max + 8))
+    if made is None:
+        return None
+    region, table, _ = made
+    states, keys, raw = enumerate_states(family)
+    table.add_total(len(states))
+    drained = committed = 0
+    last = time.monotonic()
+
+    def drain() -> None:
+        nonlocal drained, committed, last
+        entries, drained = table.drain(drained)
+        sink.put(entries)
+        committed += len(entries)
+        last = time.monotonic()
+
+    def between() -> None:
+        if time.monotonic() - last >= INLINE_DRAIN_EVERY:
+            drain()
+            if progress is not None:
+                stats = table.stats()
+                progress(stats["claimed"], stats["total"], stats["entries"])
+
+    try:
+        stored, valued, computed, spilled = value_blocks(rules, states, keys, table,
+                                                         sink.stored if resumed else None, between)
+        drain()
+        left = [(k, v) for k, v in spilled if table.get(k) is None]  # (the table ran out of room)
+        sink.put(sorted(left))
+        if progress is not None:
+            progress(len(states), len(states), computed)
+        return _summary(family, len(states), raw, stored, computed, committed + len(left), started, 1, "inline", 0.0)
+    finally:
         del table
         region.close()
         region.unlink()
@@ -280,10 +277,10 @@ def run_shared(rules: Any, todo: list[State], keys: list[bytes], sink: Any, back
     returns (positions computed, entries committed, worker CPU seconds), or ``None`` when no
     table can be made (the caller sweeps the packet way)."""
     # a sweep values about one position per class: room for twice that
-    made = new_table(rules, 2 * len(todo) + 4096, max(map(len, keys), default=2))
+    made = new_table(rules, *table_layout(2 * len(todo) + 4096, max(map(len, keys), default=2)))
     if made is None:
         return None
-    region, table = made
+    region, table, _ = made
     try:
         return _drive(rules, todo, sink, backend, shard_seconds, progress, store_path, sweep_id, region.path, table)
     finally:

@@ -63,7 +63,7 @@ def _memo(task: Task) -> RecordingMemo:
         memo = RecordingMemo(store.lookup, getattr(store, "lookup_many", None)) if store is not None else RecordingMemo()
         region = None
         if task.shared:
-            from ruma.client.sweep_shared import attach_table
+            from ruma.client.sweep_table import attach_table
 
             region, memo.shared = attach_table(task.shared, get_ruleset(task.ruleset))
         held = _MEMOS[task.sweep_id] = (memo, store, region)

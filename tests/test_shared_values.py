@@ -28,10 +28,10 @@ if os.environ.get("RUMA_ENGINE") == "python":
     pytest.skip("the shared table is read and written by the compiled search only", allow_module_level=True)
 
 from ruma.client import sweep as sweep_module  # noqa: E402
-from ruma.client import sweep_shared  # noqa: E402
+from ruma.client import sweep_shared, sweep_table  # noqa: E402
 from ruma.client.sweep import sweep_store  # noqa: E402
-from ruma.client.sweep_shared import SharedRegion, table_layout  # noqa: E402
-from ruma.client.sweep_worker import open_store  # noqa: E402
+from ruma.client.sweep_table import SharedRegion, table_layout  # noqa: E402
+from test_sweep import contents  # noqa: E402
 from ruma.engine.native import _core  # noqa: E402
 
 CODE, VERSION = 9, 1  # a prefix of no ruleset, for the table's own tests
@@ -169,14 +169,6 @@ def test_two_processes_adding_at_once_keep_each_key_once() -> None:
         region.unlink()
 
 
-def contents(path: Path) -> dict[bytes, Any]:
-    store = open_store(str(path), create=False)
-    try:
-        return dict(store.sample(10**9))
-    finally:
-        store.close()
-
-
 @pytest.mark.parametrize("ruleset, seeds", [("impartial-sowing", 9), ("impartial-atomic-wari", 7)])
 def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, ruleset: str, seeds: int,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
@@ -184,11 +176,11 @@ def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, rul
     regions = Path("/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir())
     before = set(regions.glob("ruma-sweep-*"))
     used: list[int] = []
-    made = sweep_shared.new_table
-    monkeypatch.setattr(sweep_shared, "new_table", lambda *a: used.append(1) or made(*a))
+    made = sweep_table.new_table
+    monkeypatch.setattr(sweep_shared, "new_table", lambda *a: used.append(1) or made(*a))  # (in this process)
     sweep_store(family, str(tmp_path / "one"), workers=1)
     two = sweep_store(family, str(tmp_path / "two"), workers=2)
-    assert used and two.backend == "processes" and two.entries_committed == len(contents(tmp_path / "two"))
+    assert len(used) == 2 and two.backend == "processes" and two.entries_committed == len(contents(tmp_path / "two"))
     one_classes = enumerate_family(family)
     assert two.classes == len(one_classes) and two.raw_positions == sum(c.raw_total for c in one_classes)
     assert two.classes_valued == two.classes and two.already_stored == 0
@@ -196,13 +188,27 @@ def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, rul
     assert set(regions.glob("ruma-sweep-*")) == before  # the table's memory is given back
 
 
-def test_a_table_out_of_room_sends_the_rest_in_packets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_table_out_of_room_sends_the_rest_aside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  workers: int) -> None:
     family = Family.of("impartial-sowing", (0, 9))
-    monkeypatch.setattr(sweep_shared, "table_layout", lambda entries, length: (128 + 1024 * 8 + 4000, 1024))
-    sweep_store(family, str(tmp_path / "one"), workers=1)
-    two = sweep_store(family, str(tmp_path / "two"), workers=2)
-    assert contents(tmp_path / "one") == contents(tmp_path / "two")
-    assert two.entries_committed == len(contents(tmp_path / "two"))
+    monkeypatch.setattr(sweep_module, "SHARED", False)
+    sweep_store(family, str(tmp_path / "reference"), workers=1)  # (the driver's dict memo)
+    monkeypatch.setattr(sweep_module, "SHARED", True)
+    monkeypatch.setattr(sweep_shared, "VALUES_ROOM", 0.01)  # (a few hundred values)
+    summary = sweep_store(family, str(tmp_path / "small"), workers=workers)
+    assert contents(tmp_path / "reference") == contents(tmp_path / "small")
+    assert summary.entries_committed == len(contents(tmp_path / "small"))
+
+
+def test_a_resumed_sweep_in_one_process_skips_what_is_stored(tmp_path: Path) -> None:
+    store = str(tmp_path / "store")
+    first = sweep_store(Family.of("impartial-atomic-wari", (0, 6)), store, workers=1)
+    resumed = sweep_store(Family.of("impartial-atomic-wari", (0, 8)), store, workers=1)
+    assert resumed.backend == "inline" and resumed.already_stored >= first.classes
+    assert resumed.classes_valued == resumed.classes - resumed.already_stored
+    fresh = sweep_store(Family.of("impartial-atomic-wari", (0, 8)), str(tmp_path / "fresh"), workers=2)
+    assert contents(tmp_path / "store") == contents(tmp_path / "fresh") and fresh.already_stored == 0
 
 
 def test_the_cells_way_stays_right_without_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -213,16 +219,23 @@ def test_the_cells_way_stays_right_without_the_table(tmp_path: Path, monkeypatch
     assert contents(tmp_path / "one") == contents(tmp_path / "two")
 
 
+def family_region(family: Family, entries: int) -> tuple[SharedRegion, Any, sweep_shared.FamilyTask]:
+    """A region with a values table and a set of keys, and the task of a lone worker on it."""
+    size, slots = table_layout(entries, 24)
+    made = sweep_table.new_table(family.rules, size, slots, *table_layout(entries, 24))
+    assert made is not None
+    region, values, _ = made
+    return region, values, sweep_shared.FamilyTask(family, region.path, size, 0, 1, None)
+
+
 def test_a_cancelled_table_stops_a_worker_before_it_values_anything() -> None:
     family = Family.of("impartial-sowing", (0, 11))  # (its walk asks whether to stop as it goes)
-    made = sweep_shared.new_table(family.rules, 4096, 16)
-    assert made is not None
-    region, t = made
+    region, t, task = family_region(family, 4096)
     try:
         t.cancel()
         assert t.claim(10) == -1
         with pytest.raises(CancelledError, match="cancelled"):
-            sweep_shared.value_family_part(sweep_shared.FamilyTask(family, region.path, None))
+            sweep_shared.value_family_part(task)
         assert len(t) == 0
         del t
     finally:
@@ -233,16 +246,13 @@ def test_a_cancelled_table_stops_a_worker_before_it_values_anything() -> None:
 def test_a_worker_values_the_blocks_it_claims_and_counts_the_family() -> None:
     family = Family.of("impartial-atomic-wari", (0, 7))
     classes = enumerate_family(family)
-    made = sweep_shared.new_table(family.rules, 4 * len(classes), 16)
-    assert made is not None
-    region, t = made
+    region, t, task = family_region(family, 4 * len(classes))
     try:
-        t.claim(100)  # (another worker took the first 100 classes)
-        result = sweep_shared.value_family_part(sweep_shared.FamilyTask(family, region.path, None, block=64))
+        result = sweep_shared.value_family_part(task)
         assert (result.classes, result.raw_positions) == (len(classes), sum(c.raw_total for c in classes))
-        assert result.classes_valued == len(classes) - 100 and t.stats()["total"] == len(classes)
+        assert result.classes_valued == len(classes) == t.stats()["total"] == t.stats()["claimed"]
         reference = InMemoryMemo()
-        for c in classes[100::11]:
+        for c in classes[::11]:
             assert t.get(c.key) == evaluate(family.rules.reference, c.state, reference).value
         del t
     finally:
@@ -252,12 +262,10 @@ def test_a_worker_values_the_blocks_it_claims_and_counts_the_family() -> None:
 
 def test_a_worker_stops_at_its_next_claim_once_cancelled() -> None:
     family = Family.of("impartial-sowing", (0, 6))  # (enumerated before the walk first asks)
-    made = sweep_shared.new_table(family.rules, 4096, 16)
-    assert made is not None
-    region, t = made
+    region, t, task = family_region(family, 4096)
     try:
         t.cancel()
-        result = sweep_shared.value_family_part(sweep_shared.FamilyTask(family, region.path, None))
+        result = sweep_shared.value_family_part(task)
         assert result.classes > 0 and result.classes_valued == result.computed == len(t) == 0
         del t
     finally:

@@ -74,12 +74,17 @@ def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pyt
     from ruma.client.sweep_ray import RayActors
 
     monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    family = Family.of("sowing", (0, 7), (1, 7))
-    sweep_store(family, str(tmp_path / "one"), workers=1)
+    # (partizan Sowing: cells and packets; impartial Sowing: the actors share the table of values
+    # of ruma.client.sweep_shared, the cluster being on this machine)
+    families = [Family.of("sowing", (0, 7), (1, 7)), Family.of("impartial-sowing", (0, 9), (1, 9))]
     with RayActors(2) as backend:
-        summary = sweep_store(family, str(tmp_path / "ray"), backend=backend)
-    assert summary.backend == "ray" and summary.workers == 2
-    assert contents(tmp_path / "one") == contents(tmp_path / "ray")
+        assert backend.shares_memory
+        for n, family in enumerate(families):
+            sweep_store(family, str(tmp_path / f"one{n}"), workers=1)
+            summary = sweep_store(family, str(tmp_path / f"ray{n}"), backend=backend)
+            assert summary.backend == "ray" and summary.workers == 2
+            assert summary.classes == len(enumerate_family(family))
+            assert contents(tmp_path / f"one{n}") == contents(tmp_path / f"ray{n}")
 
 
 def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:

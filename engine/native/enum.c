@@ -41,6 +41,7 @@ typedef struct {
     long long walked;
     PyObject *should_cancel;
     int cancelled;
+    long long part, parts, turn; /* visit only the rows with turn % parts == part (see Rules_classes) */
 } Walk;
 
 static int arena_put(Walk *w, const pot_t *row, size_t n, size_t *off) {
@@ -106,6 +107,7 @@ static int visit(Walk *w, const pot_t *row, size_t n, long long weight) {
     for (size_t k = 0; k < n; k++) w->mirror[k] = row[n - 1 - k];
     int versus = row_cmp(w->mirror, row, n);
     if (versus < 0) return 0; /* counted with its mirror image, which came first */
+    if (w->parts > 1 && w->turn++ % w->parts != w->part) return 0; /* another part's row (and mirror) */
     rows_clear(&w->out);
     if (family_normalise(w->rules->family, row, n, &w->out, &w->sc) < 0) goto nomem;
     size_t cn;
@@ -196,19 +198,29 @@ static PyObject *class_tuple(Walk *w, const Class *k) {
     return Py_BuildValue("(NNLLNN)", state, key, k->raw, k->raw_mirrored, rep, rep_m);
 }
 
-/* Rules.classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel) -> list of
- * (state, key, raw, raw_mirrored, representative, representative_mirrored) in enumerate_family's
- * order (seeds, pots, state), or None when should_cancel answered true. */
+/* Rules.classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> list
+ * of (state, key, raw, raw_mirrored, representative, representative_mirrored) in
+ * enumerate_family's order (seeds, pots, state), or None when should_cancel answered true.
+ * With parts > 1, only every parts-th stripped row of the walk (with its mirror image) from the
+ * part-th on: the processes of a sweep each walk a part, and the raw counts of the parts add up
+ * to the family's. A class reached by rows of several parts (Sowing's full pots) is in each of
+ * them, with the counts of that part's rows. */
 PyObject *Rules_classes(RulesObject *self, PyObject *args) {
-    long long a, b, c, d;
+    long long a, b, c, d, part = 0, parts = 1;
     PyObject *should_cancel;
-    if (!PyArg_ParseTuple(args, "LLLLO:classes", &a, &b, &c, &d, &should_cancel)) return NULL;
+    if (!PyArg_ParseTuple(args, "LLLLO|LL:classes", &a, &b, &c, &d, &should_cancel, &part, &parts)) return NULL;
     if (a < 0 || b < a || c < 1 || d < c || b > RUMA_MAX_COUNT || d > 1 << 20) {
         PyErr_Format(PyExc_ValueError, "classes: bad family ranges seeds %lld..%lld pots %lld..%lld", a, b, c, d);
         return NULL;
     }
+    if (parts < 1 || part < 0 || part >= parts) {
+        PyErr_Format(PyExc_ValueError, "classes: part %lld of %lld parts", part, parts);
+        return NULL;
+    }
     Walk w;
     memset(&w, 0, sizeof w);
+    w.part = part;
+    w.parts = parts;
     w.rules = self;
     w.partizan = !self->impartial;
     w.should_cancel = should_cancel;

@@ -297,8 +297,9 @@ static PyMethodDef Rules_methods[] = {
     {"cells", (PyCFunction)Rules_cells, METH_O,
      "cells(states) -> {cell: [state, ...]} (sweep_order.group: Sowing at DEPTH 1, Atomic Wari), or None."},
     {"classes", (PyCFunction)Rules_classes, METH_VARARGS,
-     "classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel) -> [(state, key, raw, raw_mirrored, "
-     "representative, representative_mirrored), ...] or None if cancelled (family_enum.enumerate_family's classes)."},
+     "classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> [(state, key, raw, "
+     "raw_mirrored, representative, representative_mirrored), ...] or None if cancelled (family_enum.enumerate_family's "
+     "classes; with parts > 1 those of every parts-th stripped row from the part-th on)."},
     {"components", (PyCFunction)Rules_components, METH_O, "components(state) -> list of states."},
     {"decompose", (PyCFunction)Rules_decompose, METH_O, "decompose(state) -> list of (state, mirrored)."},
     {"key", (PyCFunction)Rules_key, METH_O, "key(state) -> memo key bytes of a normalised state."},

@@ -46,7 +46,7 @@ struct SvHeader {
     uint64_t full;        /* atomic: 1 once an add found no room */
     uint64_t claimed;     /* atomic: work items handed out by claim() (a sweep's blocks of classes) */
     uint64_t cancelled;   /* atomic: 1 once cancel() was called (the workers stop at their next claim) */
-    uint64_t total;       /* atomic: the work items there are (0 until set_total) */
+    uint64_t total;       /* atomic: the work items there are (added to by add_total) */
     uint64_t unused[6];   /* (the header is 128 bytes) */
 };
 
@@ -298,11 +298,11 @@ static PyObject *SharedValues_claim(SharedValuesObject *self, PyObject *arg) {
     return PyLong_FromUnsignedLongLong(__atomic_fetch_add(&self->head->claimed, count, __ATOMIC_RELAXED));
 }
 
-static PyObject *SharedValues_set_total(SharedValuesObject *self, PyObject *arg) {
+static PyObject *SharedValues_add_total(SharedValuesObject *self, PyObject *arg) {
     if (ready(self) < 0) return NULL;
-    unsigned long long total = PyLong_AsUnsignedLongLong(arg);
-    if (total == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-    __atomic_store_n(&self->head->total, total, __ATOMIC_RELEASE);
+    unsigned long long more = PyLong_AsUnsignedLongLong(arg);
+    if (more == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    __atomic_fetch_add(&self->head->total, more, __ATOMIC_RELAXED);
     Py_RETURN_NONE;
 }
 
@@ -325,7 +325,7 @@ static PyMethodDef SharedValues_methods[] = {
      "drain(start) -> (entries, next): the values published from arena word start on, and where to go on."},
     {"stats", (PyCFunction)SharedValues_stats, METH_NOARGS,
      "entries, slots, arena_words, words_used, full, claimed, cancelled, total."},
-    {"set_total", (PyCFunction)SharedValues_set_total, METH_O, "set_total(n): the work items there are (stats' total)."},
+    {"add_total", (PyCFunction)SharedValues_add_total, METH_O, "add_total(n): n more work items (stats' total)."},
     {"claim", (PyCFunction)SharedValues_claim, METH_O,
      "claim(count) -> the first of the next count work items shared by every process (-1 once cancelled)."},
     {"cancel", (PyCFunction)SharedValues_cancel, METH_NOARGS, "cancel(): claim() answers -1 from now on, everywhere."},
