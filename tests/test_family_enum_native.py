@@ -91,3 +91,33 @@ def test_compiled_cells_equal_the_python_grouping(ruleset: str) -> None:
     assert all(sweep_order.cell(rules, s) == c for c, members in grouped.items() for s in members[:2])
     assert native.cells([(1, 2), (1, -1)]) is None
     assert native.cells([(True, 2)]) is None
+
+
+@pytest.mark.parametrize("ruleset", sorted(family_enum.UNBOUNDED_ROWS))
+@pytest.mark.parametrize("parts", [2, 3])
+@pytest.mark.parametrize("seeds_min, seeds_max, pots_min, pots_max", FAMILIES[:3] + FAMILIES[-1:])
+def test_the_parts_of_a_walk_cover_the_family_once(ruleset: str, parts: int, seeds_min: int, seeds_max: int,
+                                                   pots_min: int, pots_max: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    if not _compiled(ruleset):
+        pytest.skip("no compiled core (RUMA_ENGINE=python or not built): parts are the compiled walk's")
+    family = Family.of(ruleset, (seeds_min, seeds_max), (pots_min, pots_max))
+    reference = _reference(family, monkeypatch)
+    position = {c.key: i for i, c in enumerate(reference)}
+    found = [family_enum.enumerate_states(family, None, part, parts) for part in range(parts)]
+    assert sum(raw for _, _, raw in found) == family_enum.raw_count(family)  # every raw row in one part
+    assert set().union(*(keys for _, keys, _ in found)) == set(position)  # every class in some part
+    state_of = {c.key: c.state for c in reference}
+    for states, keys, _ in found:  # each part in the family's order, with the classes' states
+        assert [position[k] for k in keys] == sorted(position[k] for k in keys)
+        assert states == [state_of[k] for k in keys]
+    whole = family_enum.enumerate_states(family)
+    assert whole == ([c.state for c in reference], [c.key for c in reference], family_enum.raw_count(family))
+
+
+def test_a_part_out_of_range_is_refused() -> None:
+    if not _compiled("impartial-sowing"):
+        pytest.skip("no compiled core")
+    native = type(get_ruleset("impartial-sowing")).native
+    with pytest.raises(ValueError, match="part 2 of 2 parts"):
+        native.classes(0, 3, 1, 3, None, 2, 2)
