@@ -88,15 +88,15 @@ class FamilyResult:
     enumeration_cpu_seconds: float = 0.0
 
 
-def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any,
-                 stored_of: Callable[[list[bytes]], list[bool]] | None,
+def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any, store: Any | None,
                  between: Callable[[], None] | None = None, block: int = BLOCK) -> tuple[int, int, int, list[Any]]:
     """Value ``states`` (their ``keys``) in order, ``block`` at a time with one search each,
-    through the shared ``table`` (every value is published there), skipping the classes
-    ``stored_of`` says are stored (a resumed sweep), until done or the table is cancelled;
-    ``between()`` runs after each block. Returns (classes stored, classes valued, positions
-    computed, the values the table had no room for)."""
-    memo = RecordingMemo()
+    through the shared ``table`` (every value is published there), until done or the table is
+    cancelled; ``between()`` runs after each block. With a ``store`` (a resumed sweep: it holds
+    part of the family) the classes it holds are skipped and the searches read it for followers
+    the table lacks. Returns (classes stored, classes valued, positions computed, the values the
+    table had no room for)."""
+    memo = RecordingMemo(store.lookup, store.lookup_many) if store is not None else RecordingMemo()
     memo.shared = table
     stored = valued = computed = 0
     spilled: list[tuple[bytes, Any]] = []
@@ -105,9 +105,9 @@ def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any,
             if table.claim(min(block, len(states) - first)) < 0:  # (cancelled)
                 break
             part = states[first:first + block]
-            if stored_of is not None:
-                known = stored_of(keys[first:first + block])
-                part = [state for state, held in zip(part, known) if not held]
+            if store is not None:
+                known = store.lookup_many(keys[first:first + block])
+                part = [state for state, value in zip(part, known) if value is None]
                 stored += len(known) - len(part)
             computed += value_many(rules, part, memo)
             valued += len(part)
@@ -137,10 +137,7 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
         table.add_total(len(states))
         # (a class reached by rows of two parts is counted by the part that adds it first)
         mine = sum(map(classes_seen.add, keys, [0] * len(keys)))
-        lookup_many = store.lookup_many if store is not None else None
-        stored, valued, computed, spilled = value_blocks(
-            rules, states, keys, table, None if lookup_many is None else
-            (lambda chunk: [value is not None for value in lookup_many(chunk)]), block=task.block)
+        stored, valued, computed, spilled = value_blocks(rules, states, keys, table, store, block=task.block)
         return FamilyResult(mine, raw, stored, valued, computed, pack(spilled), time.perf_counter() - started,
                             time.process_time() - cpu, enumerated)
     finally:
@@ -257,7 +254,7 @@ def run_family_inline(family: Family, sink: Any, progress: Callable[[int, int, i
 
     try:
         stored, valued, computed, spilled = value_blocks(rules, states, keys, table,
-                                                         sink.stored if resumed else None, between)
+                                                         sink.memo() if resumed else None, between)
         drain()
         left = [(k, v) for k, v in spilled if table.get(k) is None]  # (the table ran out of room)
         sink.put(sorted(left))

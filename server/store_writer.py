@@ -136,6 +136,10 @@ class BulkWriter:
             [sys.executable, "-c", "import sys; from ruma.server.store_writer import main; sys.exit(main(sys.argv[1:]))",
              str(path)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True,
+            # its own session: a Ctrl-C at the terminal reaches this process, which closes the store
+            # (the child writes what it was sent and ends); the child interrupted as well died
+            # mid-batch (an interpreter aborting with its reader thread) and failed the close
+            start_new_session=True,
         )
         self._pipe_bytes = _widen(self._process.stdin)
         _WRITERS.add(self)

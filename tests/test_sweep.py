@@ -20,7 +20,7 @@ from ruma.client.sweep_worker import open_store
 from ruma.engine.census import census
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.evaluator import evaluate
-from ruma.engine.family_enum import Family, enumerate_family
+from ruma.engine.family_enum import Family, enumerate_family, enumerate_states
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from grpc_harness import connect, running_server
@@ -112,6 +112,29 @@ def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     family = Family.of("impartial-sowing", (0, 11), (1, 11))
     sweep_store(family, str(tmp_path / "fresh"), workers=1)
     assert final == contents(tmp_path / "fresh")
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_stops_a_sweep_and_keeps_what_it_committed(tmp_path: Path, workers: str) -> None:
+    data = tmp_path / "data"
+    command = [sys.executable, "-m", "ruma.client.cli", "sweep", "impartial-sowing", "--seeds", "12",
+               "--data", str(data), "--workers", workers, "--no-progress"]
+    # (a new session, as a terminal's foreground job: the signal goes to the driver and its workers)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None and not committed(data):
+        time.sleep(0.02)
+    assert process.poll() is None, "the sweep ended before it could be interrupted"
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    stored = contents(data)
+    states, keys, _ = enumerate_states(Family.of("impartial-sowing", (0, 12)))
+    checked = [(state, stored[key]) for state, key in zip(states[::499], keys[::499]) if key in stored]
+    assert checked
+    rules, memo = get_ruleset("impartial-sowing"), InMemoryMemo()
+    assert all(evaluate(rules, state, memo).value == value for state, value in checked)  # what was committed is right
 
 
 def _entries(ruleset: str, family: Family) -> list[tuple[bytes, Any]]:
