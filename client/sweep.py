@@ -28,7 +28,7 @@ from concurrent import futures
 from dataclasses import replace
 from typing import Any, Callable, Protocol, Sequence
 
-from ruma.client.sweep_shared import run_family, run_family_inline, run_shared
+from ruma.client.sweep_shared import run_family, run_family_inline, run_inline, run_shared
 from ruma.client.sweep_summary import SweepSummary
 from ruma.client.sweep_worker import Result, Task, open_store, work
 from ruma.engine.evaluator import value_many
@@ -208,7 +208,13 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
             backend, owned = None, False
         worker_cpu = 0.0
         if backend is None:
-            computed, committed = _inline(rules, todo, sink, progress, len(todo) < len(classes))
+            # (the store is read for followers when it holds part of the family, as in _inline)
+            through = run_inline(rules, todo, todo_keys, sink, progress,
+                                 sink.memo() if len(todo) < len(classes) else None) if SHARED else None
+            if through is not None:
+                _, computed, committed = through
+            else:
+                computed, committed = _inline(rules, todo, sink, progress, len(todo) < len(classes))
             name, count = "inline", 1
         else:
             # workers read the local store only when it may hold something they need (a resumed

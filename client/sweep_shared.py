@@ -224,16 +224,33 @@ def _summary(family: Family, classes: int, raw: int, stored: int, computed: int,
 def run_family_inline(family: Family, sink: Any, progress: Callable[[int, int, int], None] | None,
                       resumed: bool) -> SweepSummary | None:
     """Sweep ``family`` into ``sink`` in this process, as one worker of ``run_family`` would
-    (``--workers 1``): the walk, then blocks valued through a table in this process's memory,
-    drained into the store (sorted) every ``INLINE_DRAIN_EVERY`` seconds; ``resumed``: skip what
-    the store holds. ``None`` when no table can be made."""
+    (``--workers 1``): the walk, then ``run_inline``; ``resumed``: the store holds part of the
+    family (skipped, and read for followers). ``None`` when no table can be made."""
     started = time.perf_counter()
-    rules = family.rules
-    made = new_table(rules, *table_layout(int(VALUES_ROOM * (raw_count(family) // 8 + 4096)), family.pots_max + 8))
+    entries = raw_count(family) // 8 + 4096
+    states, keys, raw = enumerate_states(family)
+    done = run_inline(family.rules, states, keys, sink, progress, sink.memo() if resumed else None, entries,
+                      family.pots_max + 8)
+    if done is None:
+        return None
+    stored, computed, committed = done
+    return _summary(family, len(states), raw, stored, computed, committed, started, 1, "inline", 0.0)
+
+
+def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
+               progress: Callable[[int, int, int], None] | None, store: Any | None = None,
+               entries: int | None = None, key_length: int | None = None) -> tuple[int, int, int] | None:
+    """Value ``states`` (their ``keys``) in this process through a table in its own memory
+    (``value_blocks``; with a ``store``: skip what it holds and read it for followers), drained
+    into ``sink`` (sorted, in C) every ``INLINE_DRAIN_EVERY`` seconds while it values on; returns
+    (classes stored, positions computed, entries committed), or ``None`` when no table can be
+    made (a partizan ruleset, the pure-Python engine). The table has room for ``entries`` keys of
+    ``key_length`` bytes (by default twice ``states``, and their longest key)."""
+    room = entries if entries is not None else len(states) + 4096
+    made = new_table(rules, *table_layout(int(VALUES_ROOM * room), key_length or max(map(len, keys), default=2)))
     if made is None:
         return None
     region, table, _ = made
-    states, keys, raw = enumerate_states(family)
     table.add_total(len(states))
     drained = committed = 0
     last = time.monotonic()
@@ -253,14 +270,13 @@ def run_family_inline(family: Family, sink: Any, progress: Callable[[int, int, i
                 progress(stats["claimed"], stats["total"], stats["entries"])
 
     try:
-        stored, valued, computed, spilled = value_blocks(rules, states, keys, table,
-                                                         sink.memo() if resumed else None, between)
+        stored, _, computed, spilled = value_blocks(rules, states, keys, table, store, between)
         drain()
         left = [(k, v) for k, v in spilled if table.get(k) is None]  # (the table ran out of room)
         sink.put(sorted(left))
         if progress is not None:
             progress(len(states), len(states), computed)
-        return _summary(family, len(states), raw, stored, computed, committed + len(left), started, 1, "inline", 0.0)
+        return stored, computed, committed + len(left)
     finally:
         del table
         region.close()

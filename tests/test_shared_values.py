@@ -271,3 +271,19 @@ def test_a_worker_stops_at_its_next_claim_once_cancelled() -> None:
     finally:
         region.close()
         region.unlink()
+
+
+def test_classes_given_to_one_worker_go_through_a_table_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (what a census sweeping what its store lacks does: the driver has the classes already)
+    family = Family.of("impartial-sowing", (0, 9))
+    classes = enumerate_family(family)
+    monkeypatch.setattr(sweep_module, "SHARED", False)
+    sweep_store(family, str(tmp_path / "reference"), workers=1, classes=classes)
+    monkeypatch.setattr(sweep_module, "SHARED", True)
+    used: list[int] = []
+    made = sweep_table.new_table
+    monkeypatch.setattr(sweep_shared, "new_table", lambda *a: used.append(1) or made(*a))
+    half = sweep_store(Family.of("impartial-sowing", (0, 7)), str(tmp_path / "table"), workers=1, classes=None)
+    summary = sweep_store(family, str(tmp_path / "table"), workers=1, classes=classes)
+    assert len(used) == 2 and summary.already_stored == half.classes and summary.backend == "inline"
+    assert contents(tmp_path / "reference") == contents(tmp_path / "table")
