@@ -17,8 +17,8 @@ Three ways in:
   enumeration is shared too instead of done by the driver before any worker starts, and values
   its classes in the family's order, smallest first, ``BLOCK`` at a time; the two parts advance
   together through the order, so a follower the other part holds is usually published already.
-  A second table in the same memory, used as a set of class keys, counts the classes exactly (a
-  Sowing class may have rows in both parts).
+  A second table in the same memory, used as a set of class keys, gives a class with rows in two
+  parts (Sowing's full pots) to the part that adds it first.
 - ``run_family_inline`` (``--workers 1``): the same in the driver's own process, the table in
   its memory; drained (sorted in C) into the store while it values on.
 - ``run_shared``: classes the driver has enumerated already (a census sweeping what its store
@@ -73,7 +73,7 @@ class FamilyTask:
 @dataclass(frozen=True)
 class FamilyResult:
     """What one worker of ``run_family`` did: the classes of its part no other part had first,
-    their raw positions, the classes it found stored and valued, positions computed, the values
+    the raw positions of its part, the classes it found stored and valued, positions computed, the values
     the table had no room for (a packet), its seconds and CPU seconds (those of the enumeration
     apart)."""
 
@@ -134,11 +134,16 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
         states, keys, raw = enumerate_states(task.family, lambda: bool(table.stats()["cancelled"]), task.part,
                                              task.parts)
         enumerated = time.process_time() - cpu
+        # A class reached by rows of two parts (Sowing's full pots) is the part's that adds its key
+        # first: the other drops it, so each class is counted, skipped or valued by one part.
+        if task.parts > 1:
+            owned = list(map(classes_seen.add, keys, [0] * len(keys)))
+            if not all(owned):
+                states = [state for state, mine in zip(states, owned) if mine]
+                keys = [key for key, mine in zip(keys, owned) if mine]
         table.add_total(len(states))
-        # (a class reached by rows of two parts is counted by the part that adds it first)
-        mine = sum(map(classes_seen.add, keys, [0] * len(keys)))
         stored, valued, computed, spilled = value_blocks(rules, states, keys, table, store, block=task.block)
-        return FamilyResult(mine, raw, stored, valued, computed, pack(spilled), time.perf_counter() - started,
+        return FamilyResult(len(states), raw, stored, valued, computed, pack(spilled), time.perf_counter() - started,
                             time.process_time() - cpu, enumerated)
     finally:
         del table, classes_seen
