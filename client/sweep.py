@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import time
 import uuid
 from concurrent import futures
@@ -143,7 +144,8 @@ class LocalProcesses:
     def __init__(self, slots: int) -> None:
         context = multiprocessing.get_context("spawn")  # no fork of a process holding LMDB or gRPC state
         self.slots = slots
-        self.pools = [futures.ProcessPoolExecutor(max_workers=1, mp_context=context) for _ in range(slots)]
+        self.pools = [futures.ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_ignore_sigint)
+                      for _ in range(slots)]
         for pool in self.pools:  # start the processes now, while the driver enumerates
             pool.submit(int)
 
@@ -159,6 +161,13 @@ class LocalProcesses:
         """Shut the processes down."""
         for pool in self.pools:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _ignore_sigint() -> None:
+    """(In a worker process.) A Ctrl-C at the terminal reaches the whole foreground group: the
+    driver stops the sweep (cancels the table, shuts the pools down), so its workers leave the
+    signal to it instead of dying with a traceback each."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def default_workers() -> int:

@@ -114,10 +114,11 @@ def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     assert final == contents(tmp_path / "fresh")
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_ctrl_c_stops_a_sweep_and_keeps_what_it_committed(tmp_path: Path, workers: str) -> None:
+@pytest.mark.parametrize("ruleset, workers", [("impartial-sowing", "1"), ("impartial-sowing", "2"), ("sowing", "2")])
+def test_ctrl_c_stops_a_sweep_and_keeps_what_it_committed(tmp_path: Path, ruleset: str, workers: str) -> None:
+    # (impartial: the shared table; partizan Sowing: cells and packets, its workers idle at times)
     data = tmp_path / "data"
-    command = [sys.executable, "-m", "ruma.client.cli", "sweep", "impartial-sowing", "--seeds", "12",
+    command = [sys.executable, "-m", "ruma.client.cli", "sweep", ruleset, "--seeds", "12",
                "--data", str(data), "--workers", workers, "--no-progress"]
     # (a new session, as a terminal's foreground job: the signal goes to the driver and its workers)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -130,10 +131,10 @@ def test_ctrl_c_stops_a_sweep_and_keeps_what_it_committed(tmp_path: Path, worker
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
     stored = contents(data)
-    states, keys, _ = enumerate_states(Family.of("impartial-sowing", (0, 12)))
+    states, keys, _ = enumerate_states(Family.of(ruleset, (0, 12)))
     checked = [(state, stored[key]) for state, key in zip(states[::499], keys[::499]) if key in stored]
     assert checked
-    rules, memo = get_ruleset("impartial-sowing"), InMemoryMemo()
+    rules, memo = get_ruleset(ruleset), InMemoryMemo()
     assert all(evaluate(rules, state, memo).value == value for state, value in checked)  # what was committed is right
 
 
