@@ -284,7 +284,7 @@ def _sharded(rules: Any, todo: list[State], keys: list[bytes], sink: Sink, backe
     sweep_id = uuid.uuid4().hex
     store_path = sink.store_path if backend.local and reads else None
     if backend.shares_memory and SHARED:
-        through_table = run_shared(rules, todo, keys, sink, backend, shard_seconds, progress, store_path, sweep_id)
+        through_table = run_shared(rules, todo, keys, sink, backend, progress, store_path)
         if through_table is not None:
             return through_table
     cells = group(rules, todo)

@@ -22,7 +22,8 @@ Three ways in:
 - ``run_family_inline`` (``--workers 1``): the same in the driver's own process, the table in
   its memory; drained (sorted in C) into the store while it values on.
 - ``run_shared``: classes the driver has enumerated already (a census sweeping what its store
-  lacks, the tables' generator), handed out in shards.
+  lacks, the tables' generator), handed to every worker, which claim blocks of them from a
+  counter in the table.
 
 The memory and the tables in it: ``ruma.client.sweep_table``.
 """
@@ -32,13 +33,14 @@ from __future__ import annotations
 import time
 from concurrent import futures
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ruma.client.sweep_summary import SweepSummary
 from ruma.client.sweep_table import attach_tables, new_table, table_layout
-from ruma.client.sweep_worker import Result, Task, open_store
+from ruma.client.sweep_worker import open_store
 from ruma.engine.evaluator import value_many
 from ruma.engine.family_enum import Family, enumerate_states, raw_count
+from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
 from ruma.engine.sweep_values import Packet, RecordingMemo, pack, unpack
 
@@ -57,60 +59,71 @@ BLOCK = 1024
 
 @dataclass(frozen=True)
 class FamilyTask:
-    """A worker's part of ``run_family``: the family, the region's path, where the set of class
-    keys starts in it, which part of the family's walk is this worker's (of how many), the local
-    store to read when the sweep resumes (else ``None``), classes per search."""
+    """A worker's share of a sweep through a shared table: the ruleset; the region's path and
+    where its set of class keys starts (0: none); the local store to read (a resumed sweep), or
+    ``None``; what to value — part ``part`` of ``parts`` of ``family``, which the worker walks
+    itself, or the classes ``states`` (their ``keys``) the driver has, in blocks that every
+    worker claims from the table's counter; classes per search."""
 
-    family: Family
+    ruleset: str
     path: str
     set_offset: int
-    part: int
-    parts: int
     store_path: str | None
+    family: Family | None = None
+    part: int = 0
+    parts: int = 1
+    states: list[State] | None = None
+    keys: list[bytes] | None = None
     block: int = BLOCK
 
 
 @dataclass(frozen=True)
 class FamilyResult:
-    """What one worker of ``run_family`` did: the classes of its part no other part had first,
-    the raw positions of its part, the classes it found stored and valued, positions computed, the values
-    the table had no room for (a packet), its seconds and CPU seconds (those of the enumeration
-    apart)."""
+    """What one worker did: the classes of its part (those no other part had first) and the raw
+    positions of its part (0 for classes handed over), the classes it found stored, positions
+    computed, the values the table had no room for (a packet), its CPU seconds."""
 
     classes: int
     raw_positions: int
     already_stored: int
-    classes_valued: int
     computed: int
     spilled: Packet
-    seconds: float
     cpu_seconds: float
-    enumeration_cpu_seconds: float = 0.0
 
 
 def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any, store: Any | None,
-                 between: Callable[[], None] | None = None, block: int = BLOCK) -> tuple[int, int, int, list[Any]]:
-    """Value ``states`` (their ``keys``) in order, ``block`` at a time with one search each,
-    through the shared ``table`` (every value is published there), until done or the table is
-    cancelled; ``between()`` runs after each block. With a ``store`` (a resumed sweep: it holds
-    part of the family) the classes it holds are skipped and the searches read it for followers
-    the table lacks. Returns (classes stored, classes valued, positions computed, the values the
-    table had no room for)."""
+                 between: Callable[[], None] | None = None, block: int = BLOCK,
+                 claimed: bool = False) -> tuple[int, int, list[Any]]:
+    """Value ``states`` (their ``keys``) ``block`` at a time with one search each, through the
+    shared ``table`` (every value is published there), until done or the table is cancelled:
+    in order, or (``claimed``) the blocks this process claims from the table's counter, the
+    other processes claiming the rest. ``between()`` runs after each block. With a ``store`` (a
+    resumed sweep: it holds part of the family) the classes it holds are skipped and the
+    searches read it for followers the table lacks. Returns (classes stored, positions computed,
+    the values the table had no room for)."""
     memo = RecordingMemo(store.lookup, store.lookup_many) if store is not None else RecordingMemo()
     memo.shared = table
-    stored = valued = computed = 0
+    stored = computed = 0
     spilled: list[tuple[bytes, Any]] = []
+
+    def firsts() -> Iterator[int]:
+        if claimed:
+            while 0 <= (first := table.claim(block)) < len(states):  # (-1 once cancelled)
+                yield first
+        else:
+            for first in range(0, len(states), block):
+                if table.claim(min(block, len(states) - first)) < 0:  # (counted for progress)
+                    return
+                yield first
+
     try:
-        for first in range(0, len(states), block):
-            if table.claim(min(block, len(states) - first)) < 0:  # (cancelled)
-                break
+        for first in firsts():
             part = states[first:first + block]
             if store is not None:
                 known = store.lookup_many(keys[first:first + block])
                 part = [state for state, value in zip(part, known) if value is None]
                 stored += len(known) - len(part)
             computed += value_many(rules, part, memo)
-            valued += len(part)
             new = memo.take()
             if table.stats()["full"]:  # values the table may not hold: kept to be sent
                 spilled += new
@@ -120,31 +133,33 @@ def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any,
                 between()
     finally:
         memo.shared = None
-    return stored, valued, computed, spilled
+    return stored, computed, spilled
 
 
 def value_family_part(task: FamilyTask) -> FamilyResult:
-    """(In a worker.) Enumerate this worker's part of the family and value its classes in order
-    (``value_blocks``)."""
-    started, cpu = time.perf_counter(), time.process_time()
-    rules = task.family.rules
+    """(In a worker.) Walk this worker's part of the family, or take the classes handed over,
+    and value them (``value_blocks``)."""
+    cpu = time.process_time()
+    rules = get_ruleset(task.ruleset)
     region, table, classes_seen = attach_tables(task.path, task.set_offset, rules)
     store = open_store(task.store_path, create=False) if task.store_path else None
     try:
-        states, keys, raw = enumerate_states(task.family, lambda: bool(table.stats()["cancelled"]), task.part,
-                                             task.parts)
-        enumerated = time.process_time() - cpu
-        # A class reached by rows of two parts (Sowing's full pots) is the part's that adds its key
-        # first: the other drops it, so each class is counted, skipped or valued by one part.
-        if task.parts > 1:
-            owned = list(map(classes_seen.add, keys, [0] * len(keys)))
-            if not all(owned):
-                states = [state for state, mine in zip(states, owned) if mine]
-                keys = [key for key, mine in zip(keys, owned) if mine]
-        table.add_total(len(states))
-        stored, valued, computed, spilled = value_blocks(rules, states, keys, table, store, block=task.block)
-        return FamilyResult(len(states), raw, stored, valued, computed, pack(spilled), time.perf_counter() - started,
-                            time.process_time() - cpu, enumerated)
+        if task.family is None:
+            states, keys, raw = task.states or [], task.keys or [], 0
+        else:
+            states, keys, raw = enumerate_states(task.family, lambda: bool(table.stats()["cancelled"]), task.part,
+                                                 task.parts)
+            # A class reached by rows of two parts (Sowing's full pots) is the part's that adds its
+            # key first: the other drops it, so each class is counted, skipped or valued by one part.
+            if classes_seen is not None:
+                owned = list(map(classes_seen.add, keys, [0] * len(keys)))
+                if not all(owned):
+                    states = [state for state, mine in zip(states, owned) if mine]
+                    keys = [key for key, mine in zip(keys, owned) if mine]
+            table.add_total(len(states))
+        stored, computed, spilled = value_blocks(rules, states, keys, table, store, block=task.block,
+                                                 claimed=task.family is None)
+        return FamilyResult(len(states), raw, stored, computed, pack(spilled), time.process_time() - cpu)
     finally:
         del table, classes_seen
         region.close()
@@ -165,56 +180,64 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
     # in packets); the set of class keys after them (it must not run out: +50 %).
     classes = raw_count(family) // 8 + 4096
     size, slots = table_layout(int(VALUES_ROOM * classes), family.pots_max + 8)
-    set_size, set_slots = table_layout(classes * 3 // 2, family.pots_max + 8)
-    made = new_table(rules, size, slots, set_size, set_slots)
+    made = new_table(rules, size, slots, *table_layout(classes * 3 // 2, family.pots_max + 8))
     if made is None:
         return None
     region, table, classes_seen = made
     parts = backend.slots
-    drained = committed = 0
+    store_path = sink.store_path if resumed else None
+    tasks = [FamilyTask(rules.name, region.path, size, store_path, family, part, parts, block=BLOCK)
+             for part in range(parts)]
+    try:
+        results, committed = _run_workers(tasks, backend, table, sink, progress)
+        if classes_seen.stats()["full"]:  # (sized not to be: refuse a wrong count rather than give it)
+            raise RuntimeError(f"the set of class keys of {family.describe()} ran out of room")
+    finally:
+        del table, classes_seen
+        region.close()
+        region.unlink()
+    found = sum(r.classes for r in results)
+    return _summary(family, found, sum(r.raw_positions for r in results), sum(r.already_stored for r in results),
+                    sum(r.computed for r in results), committed, started, parts, backend.name,
+                    sum(r.cpu_seconds for r in results))
+
+
+def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
+                 progress: Callable[[int, int, int], None] | None) -> tuple[list[FamilyResult], int]:
+    """Run ``value_family_part`` on task ``k`` in slot ``k``, draining the table into ``sink``
+    every ``DRAIN_EVERY`` seconds meanwhile; returns the results and the entries committed
+    (those the table had no room for included). On an error (or Ctrl-C) the table is cancelled
+    and the workers stop at their next block."""
+    committed = drained = 0
     running: list["futures.Future[FamilyResult]"] = []
     try:
-        for part in range(parts):
-            task = FamilyTask(family, region.path, size, part, parts, sink.store_path if resumed else None)
-            running.append(backend.call(part, value_family_part, task))
+        running += [backend.call(slot, value_family_part, task) for slot, task in enumerate(tasks)]
         while True:
             done, _ = futures.wait(running, timeout=DRAIN_EVERY, return_when=futures.FIRST_EXCEPTION)
-            entries, drained = table.drain(drained)
-            if entries:
-                sink.put(entries)
-                committed += len(entries)
+            entries, drained = table.drain(drained)  # (after the last worker: every value is published)
+            sink.put(entries)
+            committed += len(entries)
             failed = [f.exception() for f in done if f.exception() is not None]
             if failed:
                 raise failed[0]  # type: ignore[misc]
+            if len(done) == len(running):
+                break
             if progress is not None:
                 stats = table.stats()
                 progress(min(stats["claimed"], stats["total"]), stats["total"], stats["entries"])
-            if len(done) == len(running):
-                break
-        if classes_seen.stats()["full"]:  # (sized not to be: refuse a wrong count rather than give it)
-            raise RuntimeError(f"the set of class keys of {family.describe()} ran out of room")
         results = [f.result() for f in running]
-        entries, drained = table.drain(drained)  # (every worker is done: every value is published)
-        sink.put(entries)
-        committed += len(entries)
         spilled: dict[bytes, Any] = {}
         for result in results:  # values the table ran out of room for (those not in it)
             spilled.update((k, v) for k, v in unpack(result.spilled, True) if table.get(k) is None)
         sink.put(sorted(spilled.items()))
-        found = sum(r.classes for r in results)
-        stored = sum(r.already_stored for r in results)
-        return _summary(family, found, sum(r.raw_positions for r in results), stored, sum(r.computed for r in results),
-                        committed + len(spilled), started, parts, backend.name, sum(r.cpu_seconds for r in results))
+        return results, committed + len(spilled)
     finally:
-        table.cancel()  # (workers still running stop at their next block: an error, or Ctrl-C)
+        table.cancel()  # (workers still running stop at their next block)
         for future in running:
             try:
                 future.result()
             except BaseException:  # noqa: BLE001 - the first error is the one raised
                 pass
-        del table, classes_seen
-        region.close()
-        region.unlink()
 
 
 def _summary(family: Family, classes: int, raw: int, stored: int, computed: int, committed: int, started: float,
@@ -275,7 +298,7 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
                 progress(stats["claimed"], stats["total"], stats["entries"])
 
     try:
-        stored, _, computed, spilled = value_blocks(rules, states, keys, table, store, between)
+        stored, computed, spilled = value_blocks(rules, states, keys, table, store, between)
         drain()
         left = [(k, v) for k, v in spilled if table.get(k) is None]  # (the table ran out of room)
         sink.put(sorted(left))
@@ -288,79 +311,24 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
         region.unlink()
 
 
-def run_shared(rules: Any, todo: list[State], keys: list[bytes], sink: Any, backend: Any, shard_seconds: float,
-               progress: Callable[[int, int, int], None] | None, store_path: str | None,
-               sweep_id: str) -> tuple[int, int, float] | None:
-    """Value ``todo`` on the backend's local processes through a shared table (module docstring);
-    returns (positions computed, entries committed, worker CPU seconds), or ``None`` when no
-    table can be made (the caller sweeps the packet way)."""
+def run_shared(rules: Any, todo: list[State], keys: list[bytes], sink: Any, backend: Any,
+               progress: Callable[[int, int, int], None] | None,
+               store_path: str | None) -> tuple[int, int, float] | None:
+    """Value ``todo`` (enumerated already; their ``keys``) on the backend's processes through a
+    shared table, every worker claiming blocks of the list; ``store_path``: the local store the
+    workers read for followers (a sweep of what a store lacks). Returns (positions computed,
+    entries committed, worker CPU seconds), or ``None`` when no table can be made."""
     # a sweep values about one position per class: room for twice that
-    made = new_table(rules, *table_layout(2 * len(todo) + 4096, max(map(len, keys), default=2)))
+    made = new_table(rules, *table_layout(int(VALUES_ROOM * (len(todo) + 4096)), max(map(len, keys), default=2)))
     if made is None:
         return None
     region, table, _ = made
+    table.add_total(len(todo))
+    task = FamilyTask(rules.name, region.path, 0, store_path, states=todo, keys=keys, block=BLOCK)
     try:
-        return _drive(rules, todo, sink, backend, shard_seconds, progress, store_path, sweep_id, region.path, table)
+        results, committed = _run_workers([task] * backend.slots, backend, table, sink, progress)
     finally:
         del table
         region.close()
         region.unlink()
-
-
-DEPTH = 2  # shards queued on each worker slot (run_shared)
-
-
-def _drive(rules: Any, todo: list[State], sink: Any, backend: Any, shard_seconds: float,
-           progress: Callable[[int, int, int], None] | None, store_path: str | None, sweep_id: str,
-           path: str, table: Any) -> tuple[int, int, float]:
-    running: dict["futures.Future[Result]", tuple[int, int]] = {}
-    idle = [slot for _ in range(DEPTH) for slot in range(backend.slots)]
-    at = 0  # the next class to hand out
-    drained = 0  # the table's arena word the next drain starts at
-    target, done, computed, committed, cpu = 64, 0, 0, 0, 0.0
-    last_drain = time.monotonic()
-    spilled_keys: set[bytes] = set()
-
-    def submit() -> None:
-        nonlocal at
-        while idle and at < len(todo):
-            slot = idle.pop(0)
-            shard = todo[at:at + target]
-            at += len(shard)
-            task = Task(sweep_id, rules.name, shard, [], store_path, path)
-            running[backend.submit(slot, task)] = (slot, len(shard))
-
-    def drain() -> int:
-        nonlocal drained
-        entries, drained = table.drain(drained)
-        if entries:
-            sink.put(entries)
-        return len(entries)
-
-    submit()
-    while running:
-        # (woken every DRAIN_EVERY seconds too: the store takes the values while the workers work)
-        finished, _ = futures.wait(list(running), timeout=DRAIN_EVERY, return_when=futures.FIRST_COMPLETED)
-        for future in finished:
-            slot, size = running.pop(future)
-            result = future.result()
-            idle.append(slot)
-            done += size
-            computed += result.computed
-            cpu += result.cpu_seconds
-            if result.packet[0]:  # the table ran out of room: the shard's values (those not in it)
-                spilled = [(k, v) for k, v in unpack(result.packet, rules.impartial)
-                           if k not in spilled_keys and table.get(k) is None]
-                spilled_keys.update(k for k, _ in spilled)
-                sink.put(spilled)
-                committed += len(spilled)
-            if result.seconds > 0:  # aim at shard_seconds per shard, growing by 2x at most
-                target = max(16, min(target * 2, int(size * shard_seconds / result.seconds) or 1, 100_000))
-        submit()
-        if time.monotonic() - last_drain >= DRAIN_EVERY:
-            committed += drain()
-            last_drain = time.monotonic()
-        if progress is not None:
-            progress(done, len(todo), computed)
-    committed += drain()  # (every worker is done: every value is published)
-    return computed, committed, cpu
+    return sum(r.computed for r in results), committed, sum(r.cpu_seconds for r in results)

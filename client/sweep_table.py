@@ -102,20 +102,14 @@ def new_table(rules: Any, size: int, slots: int, set_size: int = 0,
 
 
 def attach_tables(path: str, set_offset: int, rules: Any) -> tuple[SharedRegion, Any, Any]:
-    """A worker's view of the sweep's region at ``path``: its table of values and set of keys."""
+    """A worker's view of the sweep's region at ``path``: its table of values and, from
+    ``set_offset`` on, its set of keys (``None`` when ``set_offset`` is 0: no set)."""
     from ruma.engine.native import _core
 
     native = type(rules).native
     region = SharedRegion.attach(path)
     view = memoryview(region.map)
+    if not set_offset:
+        return region, _core.SharedValues(view, native.code, native.version), None
     return (region, _core.SharedValues(view[:set_offset], native.code, native.version),
             _core.SharedValues(view[set_offset:], native.code, native.version))
-
-
-def attach_table(path: str, rules: Any) -> tuple[SharedRegion, Any]:
-    """A worker's view of the sweep's table at ``path`` (``run_shared``: values only)."""
-    from ruma.engine.native import _core
-
-    native = type(rules).native
-    region = SharedRegion.attach(path)
-    return region, _core.SharedValues(region.map, native.code, native.version)

@@ -22,15 +22,13 @@ from ruma.engine.sweep_values import Packet, RecordingMemo, pack, unpack
 @dataclass(frozen=True)
 class Task:
     """One shard: which sweep, ruleset and states; the packets other workers produced since this
-    worker's last task; the local store the worker may read (or ``None``); the path of the
-    sweep's shared table of values (``sweep_shared``; ``None``: values go back in the packet)."""
+    worker's last task; the local store the worker may read (or ``None``)."""
 
     sweep_id: str
     ruleset: str
     states: list[State]
     incoming: list[Packet]
     store_path: str | None = None
-    shared: str | None = None
 
 
 @dataclass(frozen=True)
@@ -44,7 +42,7 @@ class Result:
     cpu_seconds: float = 0.0
 
 
-_MEMOS: dict[str, tuple[RecordingMemo, Any, Any]] = {}  # sweep id -> (memo, store, shared region)
+_MEMOS: dict[str, tuple[RecordingMemo, Any]] = {}
 
 
 def open_store(path: str, create: bool = True) -> Any:
@@ -58,15 +56,13 @@ def open_store(path: str, create: bool = True) -> Any:
 def _memo(task: Task) -> RecordingMemo:
     held = _MEMOS.get(task.sweep_id)
     if held is None:
-        forget()
+        for _, old_store in _MEMOS.values():
+            if old_store is not None:
+                old_store.close()
+        _MEMOS.clear()
         store = open_store(task.store_path, create=False) if task.store_path else None
         memo = RecordingMemo(store.lookup, getattr(store, "lookup_many", None)) if store is not None else RecordingMemo()
-        region = None
-        if task.shared:
-            from ruma.client.sweep_table import attach_table
-
-            region, memo.shared = attach_table(task.shared, get_ruleset(task.ruleset))
-        held = _MEMOS[task.sweep_id] = (memo, store, region)
+        held = _MEMOS[task.sweep_id] = (memo, store)
     return held[0]
 
 
@@ -78,19 +74,13 @@ def work(task: Task) -> Result:
     for packet in task.incoming:
         memo.learn(unpack(packet, rules.impartial))
     computed = value_many(rules, task.states, memo)
-    new = memo.take()
-    shared = memo.shared
-    # with a shared table the driver drains the values from it, unless it ran out of room
-    packet = pack(new) if shared is None or shared.stats()["full"] else pack([])
+    packet = pack(memo.take())
     return Result(packet, computed, time.perf_counter() - started, time.process_time() - cpu)
 
 
 def forget() -> None:
     """Drop this process's memos (and close the stores they read)."""
-    for memo, store, region in _MEMOS.values():
+    for _, store in _MEMOS.values():
         if store is not None:
             store.close()
-        if region is not None:
-            memo.shared = None  # (the table goes first: it holds the mapping)
-            region.close()
     _MEMOS.clear()

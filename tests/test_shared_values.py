@@ -225,7 +225,7 @@ def family_region(family: Family, entries: int) -> tuple[SharedRegion, Any, swee
     made = sweep_table.new_table(family.rules, size, slots, *table_layout(entries, 24))
     assert made is not None
     region, values, _ = made
-    return region, values, sweep_shared.FamilyTask(family, region.path, size, 0, 1, None)
+    return region, values, sweep_shared.FamilyTask(family.ruleset, region.path, size, None, family)
 
 
 def test_a_cancelled_table_stops_a_worker_before_it_values_anything() -> None:
@@ -250,7 +250,7 @@ def test_a_worker_values_the_blocks_it_claims_and_counts_the_family() -> None:
     try:
         result = sweep_shared.value_family_part(task)
         assert (result.classes, result.raw_positions) == (len(classes), sum(c.raw_total for c in classes))
-        assert result.classes_valued == len(classes) == t.stats()["total"] == t.stats()["claimed"]
+        assert result.classes - result.already_stored == len(classes) == t.stats()["total"] == t.stats()["claimed"]
         reference = InMemoryMemo()
         for c in classes[::11]:
             assert t.get(c.key) == evaluate(family.rules.reference, c.state, reference).value
@@ -266,7 +266,7 @@ def test_a_worker_stops_at_its_next_claim_once_cancelled() -> None:
     try:
         t.cancel()
         result = sweep_shared.value_family_part(task)
-        assert result.classes > 0 and result.classes_valued == result.computed == len(t) == 0
+        assert result.classes > 0 and t.stats()["claimed"] == result.computed == len(t) == 0  # (no block valued)
         del t
     finally:
         region.close()
@@ -286,4 +286,23 @@ def test_classes_given_to_one_worker_go_through_a_table_too(tmp_path: Path, monk
     half = sweep_store(Family.of("impartial-sowing", (0, 7)), str(tmp_path / "table"), workers=1, classes=None)
     summary = sweep_store(family, str(tmp_path / "table"), workers=1, classes=classes)
     assert len(used) == 2 and summary.already_stored == half.classes and summary.backend == "inline"
+    assert contents(tmp_path / "reference") == contents(tmp_path / "table")
+
+
+def test_classes_given_to_two_workers_are_claimed_in_blocks_from_the_table(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    family = Family.of("impartial-atomic-wari", (0, 8))
+    classes = enumerate_family(family)
+    monkeypatch.setattr(sweep_module, "SHARED", False)
+    sweep_store(family, str(tmp_path / "reference"), workers=1, classes=classes)
+    monkeypatch.setattr(sweep_module, "SHARED", True)
+    monkeypatch.setattr(sweep_shared, "BLOCK", 64)  # (many claims: both workers get some; read in the driver)
+    half = sweep_store(Family.of("impartial-atomic-wari", (0, 6)), str(tmp_path / "table"), workers=1)
+    claims: list[int] = []
+    run_workers = sweep_shared._run_workers
+    monkeypatch.setattr(sweep_shared, "_run_workers",
+                        lambda tasks, *a: (claims.append(tasks[0].block), run_workers(tasks, *a))[1])
+    summary = sweep_store(family, str(tmp_path / "table"), workers=2, classes=classes)
+    assert claims == [64] and summary.backend == "processes" and summary.already_stored == half.classes
+    assert summary.classes_valued == len(classes) - half.classes
     assert contents(tmp_path / "reference") == contents(tmp_path / "table")
