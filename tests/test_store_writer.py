@@ -141,23 +141,52 @@ def test_batches_before_the_child_is_up_wait_in_the_pipe_and_close_ends_it(
         assert verify_store(again, sample=0, full=True).problems == []
 
 
-def test_a_flush_while_the_child_starts_waits_for_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", ["file", "pipe"])
+def test_a_flush_while_the_child_starts_waits_for_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     transport: str) -> None:
     """Batches sent before the child is up are committed by the child once it is: ``flush`` waits
-    for them; a batch too large for the pipe's room meanwhile is written in line."""
+    for them. Meanwhile they wait in the frames file (Linux's memfd: up to ``DEPTH - 1`` of them)
+    or, where frames go down the pipe, while it has room: a batch too large for that is written in
+    line."""
+    if transport == "pipe":
+        monkeypatch.setattr(store_writer, "_frames_file", lambda: None)
     items = nim_items(2 * WRITER_MIN)
     huge = nim_items(60_000, seed=5, code=3)  # (more than the 1 MiB pipe holds)
     with LmdbStore(tmp_path) as store:
         store.insert_many(items[:WRITER_MIN])
         writer = store.core.writer
         assert writer is not None
+        assert (writer._frames_fd is not None) == (transport == "file" and hasattr(os, "memfd_create"))
         early = not writer.ready
         store.insert_many(huge)
         if early and not writer.ready:
-            assert len(writer.pending) == 1, "the large batch should have been written in line"
+            expected = 2 if writer._frames_fd is not None else 1
+            assert len(writer.pending) == expected, "the large batch should wait in the file, or be written in line"
         store.insert_many(items[WRITER_MIN:])
         store.flush()
         assert not writer.pending and writer.ready and not writer.dead
         assert store.stats()["entries"] == len(items) + len(huge)
+        assert verify_store(store, sample=0, full=True).problems == []
+
+
+def test_many_frames_through_the_file_are_committed_and_the_file_starts_over(tmp_path: Path) -> None:
+    """Many batches in flight through the frames file: all committed; once none is in flight the
+    next frame goes to the start of the file again."""
+    batches = [nim_items(2 * WRITER_MIN, seed=s, code=4 + s) for s in range(12)]
+    with up(LmdbStore(tmp_path)) as store:
+        writer = writer_of(store)
+        if writer._frames_fd is None:
+            pytest.skip("no memfd on this system: frames go down the pipe")
+        for batch in batches:
+            store.insert_many(batch)
+        assert writer._frames_at > 0
+        store.flush()
+        last = nim_items(2 * WRITER_MIN, seed=99, code=20)
+        store.insert_many(last)
+        assert writer._frames_at == len(store_writer.pack([k for k, _ in last], [2 * v for _, v in last]))
+        store.flush()
+        everything = [item for batch in batches + [last] for item in batch]
+        assert store.lookup_many([k for k, _ in everything]) == [v for _, v in everything]
         assert verify_store(store, sample=0, full=True).problems == []
 
 
