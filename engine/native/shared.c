@@ -28,7 +28,8 @@
  *     processes both write are the slots' and, once a chunk or SV_COUNT_BATCH keys, the
  *     header's. A record that does not fit the rest of the chunk makes the process seal it
  *     (store SV_SKIP, release, at its next word) and reserve the next one; seal() does so when
- *     a process stops adding, and so does the dealloc.
+ *     a process stops adding, and so does the dealloc. (An object's own state is touched under
+ *     the GIL only: no search releases it.)
  *   - add: once an empty slot is met in the probe sequence, take the record's words in the
  *     process's chunk and write length and body, then claim the slot with a compare-and-swap
  *     (release); only then store the value word (value + 1, release). A lost CAS shows the winner:
