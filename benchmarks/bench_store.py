@@ -139,6 +139,13 @@ class _Timed:
         finally:
             self.seconds += time.perf_counter() - started
 
+    def insert_packed(self, frame: bytes, cache: Any = None) -> None:
+        started = time.perf_counter()
+        try:
+            self.store.insert_packed(frame, cache)
+        finally:
+            self.seconds += time.perf_counter() - started
+
     def flush(self) -> None:
         started = time.perf_counter()
         try:

@@ -39,6 +39,7 @@ import lmdb
 
 from ruma.engine.cgt import Game
 from ruma.engine.errors import RumaInputError
+from ruma.engine.native import new_compact_memo
 from ruma.server import store_codec as codec
 from ruma.server.store_core import (
     _COUNT,
@@ -162,14 +163,28 @@ class LmdbStore:
             raise StoreError(f"store {str(self.path)!r} is closed")
         core.insert_many(items)
 
+    def insert_packed(self, frame: bytes, cache: Any = None) -> None:
+        """``insert_many`` of nim values packed as ``store_writer.pack`` packs a batch (what the
+        compiled search hands over for an impartial ruleset; ``cache``: the ``CompactMemo`` it put
+        them in already, see ``store_bulk.BulkOps.insert_packed``)."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        core.insert_packed(frame, cache)
+
     @property
     def recent(self) -> Any:
         """The values of the bulk batches this process stored lately: a ``CompactMemo`` of at most
-        ``store_bulk.RECENT_LIMIT`` entries (``None`` before the first bulk batch, without the
-        compiled engine, and once closed), which the compiled search reads before it asks ``lookup_many``. Never consulted by
-        ``lookup``/``lookup_many``, which read the database."""
+        ``store_bulk.RECENT_LIMIT`` entries (``None`` without the compiled engine and once
+        closed; made empty when first asked for: a search puts the values it hands over in it
+        itself, ``insert_packed``), which the compiled search reads before it asks
+        ``lookup_many``. Never consulted by ``lookup``/``lookup_many``, which read the database."""
         core = self._core
-        return core.recent if core is not None else None
+        if core is None:
+            return None
+        if core.recent is None:
+            core.recent = new_compact_memo()
+        return core.recent
 
     def flush(self) -> None:
         """Write every buffered entry now, in one atomic transaction."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import struct
+import sys
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
@@ -29,7 +30,7 @@ from ruma.engine.cgt import Game
 from ruma.engine.native import new_compact_memo
 from ruma.server import store_codec as codec
 from ruma.server.store_games import Value
-from ruma.server.store_writer import find_in
+from ruma.server.store_writer import find_in, unpack
 
 T = TypeVar("T")
 
@@ -156,6 +157,29 @@ class BulkOps:
             return
         self.write_batch(keys, values, distinct)
         self._remember(keys, values)
+
+    def insert_packed(self, frame: bytes, cache: Any = None) -> None:
+        """``insert_many`` of a batch of nim values packed as ``store_writer.pack`` packs one (keys
+        sorted; what the compiled search hands over for an impartial ruleset: ``search_memo.c``,
+        ``pack_pending``). A batch the writer process takes goes to it as these bytes, with no
+        Python object an entry; any other (small, a key LMDB cannot hold, no writer) is unpacked
+        and takes ``insert_many``'s way. ``cache``: the ``CompactMemo`` the search put the values
+        in already (this store's ``recent`` when the search began), which also answers this
+        process's lookups of them until their commit is visible; without it they are remembered
+        here as ``insert_many`` does."""
+        count = int.from_bytes(frame[:4], "little")
+        lengths = memoryview(frame)[4:4 + 2 * count].cast("H") if _LITTLE else None
+        if (lengths is not None and count >= BULK_DIRECT and _NATIVE is not None and self.use_writer
+                and 3 <= min(lengths) and max(lengths) <= self.max_key):
+            writer = self._bulk_writer()
+            if writer is not None and writer.accepts(len(frame)) and writer.submit_packed(frame, _lookup_of(cache)):
+                if cache is None:
+                    self._remember(*_pairs(frame))
+                elif self.recent is not None and len(self.recent) > RECENT_LIMIT:
+                    self.recent = new_compact_memo()  # (the search keeps the one it has)
+                return
+        keys, values = _pairs(frame)
+        self.insert_many(list(zip(keys, values)))
 
     def _remember(self, keys: list[bytes], values: list[Value]) -> None:
         """Keep a bulk batch's checked values in ``recent`` (a fresh one first when it would pass
@@ -286,6 +310,18 @@ class BulkOps:
 
 
 _NATIVE = codec.NATIVE  # the compiled record builder (store_native.c), or None
+_LITTLE = sys.byteorder == "little"  # (a packed batch's u16 key lengths read in place)
+
+
+def _pairs(frame: bytes) -> tuple[list[bytes], list[Value]]:
+    """The keys and nim values of a packed batch of nim values (codes ``2n``)."""
+    keys, codes = unpack(frame)
+    return keys, [code >> 1 for code in codes]
+
+
+def _lookup_of(cache: Any) -> Callable[[bytes], Any] | None:
+    """How a lookup reads a ``CompactMemo`` holding a batch's values, or ``None``."""
+    return cache.lookup if cache is not None else None
 
 
 

@@ -195,8 +195,11 @@ static PyObject *py_seal_positions(PyObject *self, PyObject *args) {
  * iterator hands it out) and ordered by an array of offsets. */
 typedef struct {
     uint64_t head; /* the key's first 8 bytes, big-endian, zero-padded (most comparisons end here) */
+    uint64_t tail; /* its next 8 bytes, likewise */
     const uint8_t *at;
     size_t len;
+    size_t seq;    /* its position in the batch */
+    int short_group; /* its group — prefix, value, seeds, key length — lies within head and tail */
 } Span;
 
 typedef struct {
@@ -251,6 +254,29 @@ static int by_span(const void *a, const void *b) {
     return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+/* Whether a comes strictly before b in byte order. */
+static int bytes_less(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
+    int c = memcmp(a, b, na < nb ? na : nb);
+    return c ? c < 0 : na < nb;
+}
+
+/* The same order for the keys of a batch that came sorted (as every bulk batch does) with two
+ * integer comparisons and no memcmp. An index key is group + position key, the group being
+ * (prefix, value, seeds, key length): a batch has only a few groups (a handful of values, a few
+ * seed counts), so most pairs tie on the group and by_span then compares the position keys byte by
+ * byte from where they start. Where both groups lie within the first 16 bytes (values of at most 8
+ * bytes: every nim value and game id below 2^56), equal heads and tails mean equal groups (a
+ * value's varint ends itself, so two values differ within the shorter one), hence position keys of
+ * one length, whose byte order is their order in the sorted batch: seq. Otherwise by_span's order;
+ * both are the byte order, so mixing them is consistent. */
+static int by_group(const void *a, const void *b) {
+    const Span *x = a, *y = b;
+    if (x->head != y->head) return x->head < y->head ? -1 : 1;
+    if (x->tail != y->tail) return x->tail < y->tail ? -1 : 1;
+    if (x->short_group && y->short_group) return (x->seq > y->seq) - (x->seq < y->seq);
+    return by_span(a, b);
+}
+
 /* index_entries(keys, values, max_key) -> (iterator of (index key, crc32c(index key)) in key
  * order, [i: left over]) for keys of tag 0 (key[2] == 0); the indices of the other keys are
  * returned for store_codec.by_value_key. Index keys longer than max_key are dropped (as a flush
@@ -278,6 +304,9 @@ static PyObject *py_index_entries(PyObject *self, PyObject *args) {
         goto fail;
     }
     uint8_t *e = it->bytes;
+    const uint8_t *previous = NULL; /* the last indexed key: whether the batch came sorted */
+    Py_ssize_t previous_len = 0;
+    int sorted = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *key = PyList_GET_ITEM(keys, i), *value = PyList_GET_ITEM(values, i);
         const uint8_t *k = (const uint8_t *)PyBytes_AS_STRING(key);
@@ -304,14 +333,17 @@ static PyObject *py_index_entries(PyObject *self, PyObject *args) {
         c[4] = (uint8_t)(nk >> 8);
         c[5] = (uint8_t)nk;
         memcpy(c + 6, k, (size_t)nk);
-        uint64_t head = 0;
+        uint64_t head = 0, tail = 0;
         for (Py_ssize_t j = 0; j < 8; j++) head = head << 8 | (j < len ? e[j] : 0);
-        it->order[it->count].head = head;
-        it->order[it->count].at = e;
-        it->order[it->count++].len = (size_t)len;
+        for (Py_ssize_t j = 8; j < 16; j++) tail = tail << 8 | (j < len ? e[j] : 0);
+        if (sorted && previous && !bytes_less(previous, (size_t)previous_len, k, (size_t)nk)) sorted = 0;
+        previous = k;
+        previous_len = nk;
+        it->order[it->count] = (Span){head, tail, e, (size_t)len, it->count, 2 + nv + 6 <= 16};
+        it->count++;
         e += len;
     }
-    qsort(it->order, it->count, sizeof *it->order, by_span);
+    qsort(it->order, it->count, sizeof *it->order, sorted ? by_group : by_span);
     PyObject *result = PyTuple_Pack(2, (PyObject *)it, left);
     Py_DECREF(it);
     Py_DECREF(left);

@@ -58,13 +58,39 @@ which costs less an entry than a transaction each — 4 let a cold evaluation st
 
 _HEADER = struct.Struct("<I")
 log = logging.getLogger("ruma.server")
-Job = tuple[list[bytes], list[Any], dict[bytes, Any]]  # sorted keys, their values, key -> value
+Lookup = Callable[[bytes], Any]  # key -> value, or None
 
 
-def find_in(batches: list[dict[bytes, Any]], key: bytes) -> Any:
+class Job:
+    """A batch sent to the child: its sorted keys and values, or the frame they were packed in
+    (``BulkWriter.submit_packed``: decoded only when needed — given back, or looked up with no
+    ``lookup`` given), and how a lookup finds its values until its commit is visible."""
+
+    __slots__ = ("frame", "_keys", "_values", "_lookup")
+
+    def __init__(self, keys: list[bytes] | None, values: list[Any] | None, frame: bytes | None = None,
+                 lookup: Lookup | None = None) -> None:
+        self.frame, self._keys, self._values = frame, keys, values
+        self._lookup = lookup if lookup is not None or keys is None else dict(zip(keys, values or ())).get
+
+    def pairs(self) -> tuple[list[bytes], list[Any]]:
+        """The batch's keys and values (a packed batch's codes ``2n`` as nim values ``n``)."""
+        if self._keys is None or self._values is None:
+            keys, codes = unpack(self.frame or b"")
+            self._keys, self._values = keys, [code >> 1 for code in codes]
+        return self._keys, self._values
+
+    def lookup(self) -> Lookup:
+        """``key -> value or None`` for the batch's keys (made from its pairs the first time)."""
+        if self._lookup is None:
+            self._lookup = dict(zip(*self.pairs())).get
+        return self._lookup
+
+
+def find_in(batches: list[Lookup], key: bytes) -> Any:
     """The value of ``key`` in one of ``batches`` (``BulkWriter.snapshot``), else ``None``."""
-    for batch in batches:
-        value = batch.get(key)
+    for lookup in batches:
+        value = lookup(key)
         if value is not None:
             return value
     return None
@@ -162,6 +188,16 @@ class BulkWriter:
     def submit(self, keys: list[bytes], values: list[Any], frame: bytes) -> bool:
         """Send a batch (keys sorted; ``frame``: ``pack(keys, values)``); raises an earlier batch's
         error first. ``False`` when the child is gone (the caller writes the batch in line)."""
+        return self._send(Job(keys, values), frame)
+
+    def submit_packed(self, frame: bytes, lookup: Lookup | None = None) -> bool:
+        """``submit`` for a batch of nim values that comes packed (``pack``'s bytes; keys sorted and
+        valid): no Python object an entry unless it has to be given back or looked up. ``lookup``
+        (``key -> value or None``): where this process's lookups find its values meanwhile (the
+        search's ``CompactMemo`` it put them in), else a dict made from the frame when asked."""
+        return self._send(Job(None, None, frame, lookup), frame)
+
+    def _send(self, job: Job, frame: bytes) -> bool:
         self.raise_error()
         self._slots.acquire()
         with self._send_lock:
@@ -169,7 +205,7 @@ class BulkWriter:
                 if self.dead:
                     self._slots.release()
                     return False
-                self.pending.append((keys, values, dict(zip(keys, values))))
+                self.pending.append(job)
                 if not self.ready:
                     self._early += len(frame) + _HEADER.size
             stdin: Any = self._process.stdin
@@ -190,12 +226,13 @@ class BulkWriter:
                 raise
         return True
 
-    def snapshot(self) -> list[dict[bytes, Any]]:
-        """The batches not yet committed (each as a dict key -> value), now. A lookup takes it
+    def snapshot(self) -> list[Lookup]:
+        """The batches not yet committed (each as a lookup: key -> value or None), now. A lookup takes it
         *before* it reads the database and consults it only on a miss there (``find_in``): a
         batch leaves ``pending`` only once its commit is visible to reads begun afterwards, and a
-        committed value (the first stored) wins."""
-        return [job[2] for job in self.pending]
+        committed value (the first stored) wins. (Batches that share one lookup — a search's
+        ``CompactMemo`` — are asked once.)"""
+        return list(dict.fromkeys(job.lookup() for job in self.pending))
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Wait until the child is up or gone (at most ``timeout`` seconds); whether it is up."""
@@ -250,11 +287,11 @@ class BulkWriter:
             if not line:
                 break
             with self._lock:
-                keys, values, _ = self.pending[0]
+                job = self.pending[0]
             if line == b"ok\n":
                 self._committed()  # (before the batch leaves ``pending``: lookups must see the commit)
             else:
-                self._fail(keys, values, line.decode(errors="replace").strip().removeprefix("error "))
+                self._fail(*job.pairs(), line.decode(errors="replace").strip().removeprefix("error "))
             with self._lock:
                 self.pending.pop(0)
                 self._idle.notify_all()
@@ -272,11 +309,11 @@ class BulkWriter:
         reason = f"the store's writer process ended (exit code {code})" + (f": {detail.splitlines()[-1]}" if detail else "")
         if not ready and not self._closing:  # it never came up: nothing was written by it, the store writes in line
             log.warning("%s; writing bulk batches in line", reason)
-        for keys, values, _ in lost:
+        for job in lost:
             if ready and not self._killed:
-                self._fail(keys, values, reason)
+                self._fail(*job.pairs(), reason)
             else:
-                self._give_back(keys, values)
+                self._give_back(*job.pairs())
             self._slots.release()
         with self._lock:
             self._idle.notify_all()

@@ -211,3 +211,24 @@ def test_the_compiled_record_builder_matches_store_codec() -> None:
     assert records == expected and len(expected) < len(tag0)  # (some were too long for max_key)
     with pytest.raises(TypeError):
         native.seal_positions(keys, entries[:-1])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_index_records_of_a_sorted_batch_come_in_byte_order(seed: int) -> None:
+    """A bulk batch comes sorted by key, and ``index_entries`` then orders its by_value records
+    by their group (value, seeds, key length) and their place in the batch instead of byte by
+    byte: the order must stay ``sorted`` of ``by_value_key``, with groups that tie a lot (few
+    values, equal seed counts, keys of one length) and values longer than 8 bytes mixed in (store
+    ids from 2^56 on: the byte-by-byte order for those)."""
+    from ruma.server import store_codec as codec
+
+    native = pytest.importorskip("ruma.server._store_native")
+    rng = random.Random(seed)
+    keys = sorted({bytes([3, 1, 0]) + bytes(rng.choice([0, 1, 1, 2, 4]) for _ in range(rng.choice([4, 5, 6, 9])))
+                   for _ in range(4000)})
+    encoded = [codec.encode_value(rng.random() < 0.1, rng.choice([0, 1, 2, 3, 200, 1 << 20, 1 << 57, (1 << 62) + 5]))
+               for _ in keys]
+    assert any(len(value) > 8 for value in encoded)
+    made, left = native.index_entries(keys, encoded, 511)
+    assert left == []
+    assert list(made) == sorted((x, codec.checksum(x, b"")) for x in map(codec.by_value_key, keys, encoded))

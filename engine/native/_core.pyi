@@ -75,6 +75,7 @@ class Search:
         compact: CompactMemo | None = None,
         record: list[Any] | None = None,
         cache: dict[bytes, Any] | None = None,
+        insert_packed: Callable[[bytes, Any], None] | None = None,
     ) -> None: ...
     def value(self, component: tuple[int, ...], /) -> int:  # NotImplemented for a state the C code does not take
         ...

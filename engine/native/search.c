@@ -407,15 +407,21 @@ done:
 
 static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"rules", "lookup", "lookup_many", "insert_many", "entries", "progress",
-                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", "record", "cache", NULL};
+                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", "record", "cache",
+                             "insert_packed", NULL};
     RulesObject *rules;
     PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
-    PyObject *compact = Py_None, *record = Py_None, *cache = Py_None;
+    PyObject *compact = Py_None, *record = Py_None, *cache = Py_None, *insert_packed = Py_None;
     long long max_positions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|OOO", kwlist, &Rules_Type, &rules, &lookup,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|OOOO", kwlist, &Rules_Type, &rules, &lookup,
                                      &lookup_many, &insert_many, &entries, &progress, &should_cancel,
-                                     &max_positions, &games, &octal, &nimber_id, &compact, &record, &cache))
+                                     &max_positions, &games, &octal, &nimber_id, &compact, &record, &cache,
+                                     &insert_packed))
         return -1;
+    if (insert_packed != Py_None && (!PyCallable_Check(insert_packed) || !rules->impartial)) {
+        PyErr_SetString(PyExc_TypeError, "insert_packed must be callable (nim values only: an impartial ruleset) or None");
+        return -1;
+    }
     if (record != Py_None && (!PyList_CheckExact(record) || entries == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "record must be a list (and entries a dict) or None");
         return -1;
@@ -451,7 +457,7 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
 #define KEEP(field)          \
     Py_INCREF(field);        \
     s->field = field;
-    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id) KEEP(cache)
+    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id) KEEP(cache) KEEP(insert_packed)
 #undef KEEP
     s->shared = shared ? (SharedValuesObject *)cache : NULL; /* (held through cache) */
     s->max_positions = max_positions;
@@ -481,6 +487,7 @@ static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
     Py_VISIT(s->octal);
     Py_VISIT(s->nimber_id);
     Py_VISIT(s->cache);
+    Py_VISIT(s->insert_packed);
     return 0;
 }
 
@@ -498,6 +505,7 @@ static int Search_clear(SearchObject *s) {
     Py_CLEAR(s->octal);
     Py_CLEAR(s->nimber_id);
     Py_CLEAR(s->cache);
+    Py_CLEAR(s->insert_packed);
     return 0;
 }
 

@@ -63,6 +63,8 @@ typedef struct {
     PyObject_HEAD
     RulesObject *rules;
     PyObject *lookup, *lookup_many, *insert_many, *progress, *should_cancel;
+    PyObject *insert_packed; /* impartial: memo.insert_packed(frame, cache), called instead of insert_many
+                              * (search_memo.c, pack_pending), or None */
     PyObject *entries; /* the dict of a plain InMemoryMemo (read and written directly), or None */
     PyObject *record;  /* with entries: a list that new (key, value) pairs are appended to, as
                         * RecordingMemo.insert_many does (a key already in entries is not), or None */

@@ -64,6 +64,8 @@ class NativeSearch:
             memo if isinstance(memo, _core.CompactMemo) else None,  # read and written in C
             record,
             _cache_of(memo),
+            # (nim values packed in C for a memo that takes them so: the LMDB store's writer process)
+            getattr(memo, "insert_packed", None) if impartial else None,
         )
         self.max_positions = max_positions
         self._progress, self._should_cancel = progress, should_cancel

@@ -80,6 +80,55 @@ static int sort_pending(SearchObject *s) {
     return 0;
 }
 
+/* Hand the pending nim values over as one bytes object, packed as ruma.server.store_writer.pack
+ * packs a batch — count (u32), key lengths (u16 each), codes 2n (u64 each), little-endian, then
+ * the whole keys, sorted — after putting them into the cache when that is a CompactMemo (the
+ * store's ``recent``), and call memo.insert_packed(frame, that CompactMemo or None). Why: the LMDB
+ * store sends exactly these bytes to its writer process, so the pairs' way (a tuple, a key and an
+ * int per value, then split, packed and remembered again in Python) was main-process work a cold
+ * evaluation waited on. 1 when done, 0 when a key is too long for a u16 length (the caller takes
+ * the pairs' way), -1 on error. */
+static int pack_pending(SearchObject *s) {
+    size_t n = s->npending, bytes = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t len;
+        table_body(&s->table, s->pending[k], &len);
+        if (len + 2 > 0xFFFF) return 0;
+        bytes += len + 2;
+    }
+    if (n > UINT32_MAX || sort_pending(s) < 0) return n > UINT32_MAX ? 0 : -1;
+    PyObject *frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(4 + 10 * n + bytes));
+    if (!frame) return -1;
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(frame), *lengths = out + 4, *codes = lengths + 2 * n,
+            *key = codes + 8 * n;
+    CompactMemoObject *cache = PyObject_TypeCheck(s->cache, &CompactMemo_Type) ? (CompactMemoObject *)s->cache : NULL;
+    for (int b = 0; b < 4; b++) out[b] = (uint8_t)(n >> (8 * b));
+    for (size_t k = 0; k < n; k++) {
+        uint32_t rec = s->pending[k];
+        size_t len;
+        const uint8_t *body = table_body(&s->table, rec, &len);
+        int32_t v = table_value(&s->table, rec);
+        uint64_t code = (uint64_t)v << 1; /* (store_codec.encode_value(False, v) as a number) */
+        lengths[2 * k] = (uint8_t)(len + 2);
+        lengths[2 * k + 1] = (uint8_t)((len + 2) >> 8);
+        for (int b = 0; b < 8; b++) codes[8 * k + b] = (uint8_t)(code >> (8 * b));
+        key[0] = (uint8_t)s->rules->code;
+        key[1] = (uint8_t)s->rules->version;
+        memcpy(key + 2, body, len);
+        if (cache && compact_add(cache, key, len + 2, v) < 0) {
+            Py_DECREF(frame);
+            return -1;
+        }
+        key += len + 2;
+    }
+    s->npending = 0;
+    PyObject *r = PyObject_CallFunctionObjArgs(s->insert_packed, frame, cache ? s->cache : Py_None, NULL);
+    Py_DECREF(frame);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 1;
+}
+
 /* Hand every pending (key, value) to the memo: straight into a plain InMemoryMemo's dict (what its
  * insert_many does), else memo.insert_many(list of pairs, sorted by key) in one call. */
 /* The whole key of a record (ruleset prefix + body) in s->full; its length, or -1. */
@@ -134,6 +183,10 @@ int flush_pending(SearchObject *s) {
         }
         s->npending = 0;
         return 0;
+    }
+    if (s->insert_packed != Py_None) {
+        int packed = pack_pending(s);
+        if (packed) return packed < 0 ? -1 : 0;
     }
     if (sort_pending(s) < 0) return -1;
     PyObject *items = PyList_New((Py_ssize_t)s->npending);
