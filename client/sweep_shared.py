@@ -133,6 +133,7 @@ def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any,
                 between()
     finally:
         memo.shared = None
+        table.seal()  # (the drain passes this process's chunk of the table only once it is sealed)
     return stored, computed, spilled
 
 

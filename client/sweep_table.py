@@ -73,12 +73,17 @@ class SharedRegion:
 
 def table_layout(entries: int, key_length: int) -> tuple[int, int]:
     """``(bytes, slots)`` of a SharedValues table for ``entries`` keys of up to ``key_length``
-    bytes (prefix included): slots at most half full, records of (value, length, body) words."""
+    bytes (prefix included): slots at most half full, records of (value, length, body) words,
+    and the words the arena's chunks leave unused (shared.c: a chunk is 1/64 of the arena and
+    128 words or more; up to 4 processes each leave the rest of their last one, and every chunk
+    a tail too short for a record)."""
     slots = 1024
     while slots < 2 * entries:
         slots *= 2
     words = 1 + (1 + max(0, key_length - 2) + 3) // 4
-    return HEADER + slots * 8 + (entries * words + 1) // 2 * 8, slots  # (a multiple of 8: tables follow)
+    arena = entries * words
+    arena += arena // 12 + arena * (words - 1) // 128 + 4 * 128
+    return HEADER + slots * 8 + -(-arena * 4 // 64) * 64, slots  # (whole cache lines: tables follow)
 
 
 def new_table(rules: Any, size: int, slots: int, set_size: int = 0,

@@ -99,6 +99,67 @@ def test_a_full_table_says_so_and_keeps_what_it_has() -> None:
     assert len(kept) == sum(added) and all(value == body[2] for body, value in kept)
 
 
+def test_an_open_chunk_holds_back_the_drain_until_its_process_seals_it() -> None:
+    # Two views of one buffer, as two processes have: each writes its records in a chunk of its own.
+    buffer, a = table()
+    b = _core.SharedValues(buffer, CODE, VERSION)
+    assert a.add(key(b"\x01\x01"), 1)  # (a takes chunk 0)
+    assert all(b.add(key(bytes((2, i))), i) for i in range(9))  # (b takes chunk 1)
+    assert len(a) == 1 and len(b) == 9  # (each counts its own keys until it seals)
+    first, at = a.drain(0)
+    assert first == [(key(b"\x01\x01"), 1)]  # b's keys lie after the open rest of a's chunk
+    assert a.drain(at) == ([], at)
+    a.seal()
+    a.seal()  # (twice is once)
+    rest, at = b.drain(at)
+    assert rest == [(key(bytes((2, i))), i) for i in range(9)]  # now passed to b's chunk, sorted
+    assert a.add(key(b"\x01\x02"), 5)  # (a sealed chunk 0: it takes chunk 2)
+    assert b.drain(at) == ([], at) and len(a) == 2  # (behind the open rest of b's chunk 1; b's keys uncounted)
+    b.seal()
+    last, at = b.drain(at)
+    assert last == [(key(b"\x01\x02"), 5)]  # (a's chunk 2 is open: the records before its rest are drained)
+    assert len(b) == 10 and len(a) == 11  # (a's second key is counted when a seals)
+    a.seal()
+    assert a.drain(at)[0] == []
+    entries, end = a.drain(0)
+    assert entries == sorted(first + rest + last) and end == a.stats()["words_used"] == 3 * a.stats()["chunk_words"]
+    assert len(a) == len(b) == 11
+
+
+def test_two_views_adding_interleaved_keys_drain_each_key_once() -> None:
+    buffer, a = table(size=1 << 18, slots=1 << 14)
+    b = _core.SharedValues(buffer, CODE, VERSION)
+    chunk = a.stats()["chunk_words"]
+    added = 0
+    for i in range(6000):  # (records of 2 words: each view fills several chunks)
+        k = key(i.to_bytes(3, "big"))
+        first, second = (a, b) if i % 2 else (b, a)
+        added += first.add(k, i % 89)
+        if i % 3 == 0:  # the same key from the other view: the first value stays
+            assert not second.add(k, 88 - i % 89)
+    assert added == 6000 and all(a.get(key(i.to_bytes(3, "big"))) == i % 89 for i in range(0, 6000, 7))
+    partial = a.drain(0)[0]
+    assert len(partial) < 6000  # (the chunk one view still has open holds back the other's)
+    a.seal()
+    b.seal()
+    entries, end = b.drain(0)
+    assert entries == [(key(i.to_bytes(3, "big")), i % 89) for i in range(6000)]
+    assert len(a) == len(b) == 6000 and a.stats()["words_used"] % chunk == 0 and end <= a.stats()["words_used"]
+
+
+def test_a_forked_process_does_not_write_in_its_parents_chunk() -> None:
+    buffer, t = table()
+    assert t.add(key(b"\x01"), 1)  # (the parent's chunk is open)
+    child = os.fork()
+    if child == 0:  # the child's copy of t must take a chunk of its own
+        os._exit(0 if t.add(key(b"\x02"), 2) and len(t) == 1 else 1)  # (its own key: the parent has not counted)
+    assert os.waitpid(child, 0)[1] == 0
+    assert t.add(key(b"\x03"), 3) and len(t) == 2  # (the child's key shows once it is counted: never, it did not seal)
+    t.seal()
+    assert [t.get(key(bytes((i,)))) for i in (1, 2, 3)] == [1, 2, 3]
+    assert t.drain(0)[0] == [(key(b"\x01"), 1), (key(b"\x02"), 2), (key(b"\x03"), 3)]
+
+
 def _search_values(rules: Any, states: list[tuple[int, ...]], shared: Any) -> tuple[dict[bytes, int], int]:
     memo = RecordingMemo()
     memo.shared = shared

@@ -10,22 +10,48 @@
  *
  * Layout (in a buffer the caller maps into every process, see ruma.client.sweep_shared):
  *     header (128 bytes), then slots (uint64 each, a power of two of them), then the arena
- *     (4-byte words, to the end of the buffer).
+ *     (4-byte words, to the end of the buffer), cut into chunks of C words (the header's
+ *     `chunk_words`: chunk k is words [kC, (k+1)C), the last one cut short by the arena's end).
  * As in table.h, a slot holds 32 bits of the key's hash (high half) and the record's word offset
- * + 1 (low half; 0 = empty); a record is [value word][length byte][key body][padding]. Records
- * are never moved nor removed.
+ * + 1 (low half; 0 = empty); a record is [value word][length byte][key body][padding], wholly in
+ * one chunk. A value word SV_SKIP where a record would start means "the rest of this chunk is
+ * empty". Records are never moved nor removed.
  *
  * Concurrency, lock-free (GCC/Clang atomics):
- *   - add: reserve the record's words with one fetch-add on the header's `next`, write length and
- *     body, then claim the first empty slot of the probe sequence with a compare-and-swap
+ *   - chunks: each process (each SharedValues object: one per process) writes its records one
+ *     after the other in a chunk of its own, reserved with ONE fetch-add of C words on the
+ *     header's `next`. Why: with a fetch-add per record, every add of two workers wrote the one
+ *     header cache line, and records of the two were interleaved in the arena so that lines
+ *     holding both were written by both cores (false sharing) — two workers spent ~20 % more
+ *     CPU per position than one. Chunks are whole cache lines (C is a multiple of 16 words; the
+ *     arena is 64-byte aligned when the buffer is and it has 8 slots or more), so the lines two
+ *     processes both write are the slots' and, once a chunk or SV_COUNT_BATCH keys, the
+ *     header's. A record that does not fit the rest of the chunk makes the process seal it
+ *     (store SV_SKIP, release, at its next word) and reserve the next one; seal() does so when
+ *     a process stops adding, and so does the dealloc. (An object's own state is touched under
+ *     the GIL only: no search releases it.)
+ *   - add: once an empty slot is met in the probe sequence, take the record's words in the
+ *     process's chunk and write length and body, then claim the slot with a compare-and-swap
  *     (release); only then store the value word (value + 1, release). A lost CAS shows the winner:
  *     the same key (our record is marked dead, the first value stays) or another key (probe on).
+ *     A dead record keeps its words.
+ *   - count: each process counts the keys it published locally and adds them to the header's
+ *     `count` every SV_COUNT_BATCH adds and when it seals (the same cache line as `next`); the
+ *     "3/4 of the slots" check reads count + its own pending keys — the other processes' last
+ *     few are missed, which the slots' room (at least twice the keys) covers.
  *   - find: acquire-load a slot, compare hash and body, acquire-load the value word; a record
  *     whose value word is still 0 is being published and counts as absent (the reader searches
  *     the position itself: duplicated work, never a wrong value).
- *   - drain (the driver): walks the arena from where it stopped, in order, up to `next`, and stops
- *     at the first record whose value word is 0 (still being written; the next drain resumes
- *     there). Dead records are skipped, so each key is drained once.
+ *   - drain (the driver): walks the arena from where it stopped, in order, up to `next`; skips
+ *     dead records by their length and jumps from SV_SKIP to the next chunk; stops at the first
+ *     value word 0 (a record still being written, or the unwritten rest of a chunk its process
+ *     has not sealed: the next drain resumes there). So records after a chunk still open are
+ *     drained only once its process fills or seals it: a process must seal() when it stops
+ *     adding (ruma.client.sweep_shared.value_blocks does, and the dealloc does) before the last
+ *     drain. Each key is drained once.
+ *   - fork: a child process must not write in its parent's chunk (both would place records at
+ *     one offset): an object whose chunk was taken before a fork gives it up, unsealed and
+ *     uncounted, in the child (own(); the parent seals and counts it).
  * Values are facts: two processes that value one key find the same nim value, so whichever is
  * kept is right. The table never grows: an add that finds no room (arena spent, or slots 3/4
  * full) returns -1 and sets `full`; the sweep worker then sends its values the old way.
@@ -33,8 +59,13 @@
 #include "shared.h"
 #include "table.h"
 
-#define SV_MAGIC 0x31305653414d5552ULL /* "RUMASV01" little-endian */
-#define SV_DEAD UINT32_MAX             /* a record that lost to the same key */
+#include <pthread.h>
+
+#define SV_MAGIC 0x32305653414d5552ULL /* "RUMASV02" little-endian (01: no chunks) */
+#define SV_DEAD UINT32_MAX             /* a record that lost to the same key (values are stored + 1 <= INT32_MAX) */
+#define SV_SKIP (UINT32_MAX - 1)       /* where a record would start: the rest of the chunk is empty */
+#define SV_COUNT_BATCH 64              /* keys a process publishes between two adds to the header's count */
+#define SV_CHUNKS 64                   /* the arena's chunks (C = its words / 64, in 128..4096, see init) */
 
 struct SvHeader {
     uint64_t magic;
@@ -47,10 +78,55 @@ struct SvHeader {
     uint64_t claimed;     /* atomic: work items handed out by claim() (a sweep's blocks of classes) */
     uint64_t cancelled;   /* atomic: 1 once cancel() was called (the workers stop at their next claim) */
     uint64_t total;       /* atomic: the work items there are (added to by add_total) */
-    uint64_t unused[6];   /* (the header is 128 bytes) */
+    uint64_t chunk_words; /* C: the words of a chunk (a multiple of 16, at least the largest record) */
+    uint64_t unused[5];   /* (the header is 128 bytes) */
 };
 
 static inline uint64_t load(uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+static unsigned forks; /* forks this process is the child of (counted by pthread_atfork, see init) */
+static void forked(void) { forks++; }
+
+/* A chunk and pending keys taken before a fork are the parent's: the child starts afresh. */
+static inline void own(SharedValuesObject *t) {
+    if (__builtin_expect(t->forks != forks, 0)) {
+        t->chunk_at = t->chunk_end = t->pending = 0;
+        t->forks = forks;
+    }
+}
+
+static void count_pending(SharedValuesObject *t) {
+    if (t->pending) __atomic_fetch_add(&t->head->count, t->pending, __ATOMIC_RELAXED);
+    t->pending = 0;
+}
+
+static void seal_chunk(SharedValuesObject *t) {
+    if (t->chunk_at < t->chunk_end) __atomic_store_n(&t->arena[t->chunk_at], SV_SKIP, __ATOMIC_RELEASE);
+    t->chunk_at = t->chunk_end = 0;
+}
+
+void shared_seal(SharedValuesObject *t) {
+    own(t);
+    seal_chunk(t);
+    count_pending(t);
+}
+
+/* The offset of `words` words for a record, in this process's chunk (sealed and replaced by the
+ * next one when they do not fit), or UINT32_MAX when the arena has no room for them. */
+static uint32_t take_words(SharedValuesObject *t, uint64_t words) {
+    if (t->chunk_at + words > t->chunk_end) {
+        seal_chunk(t);
+        if (__atomic_load_n(&t->head->next, __ATOMIC_RELAXED) >= t->arena_end) return UINT32_MAX; /* (spent) */
+        uint64_t start = __atomic_fetch_add(&t->head->next, t->chunk_words, __ATOMIC_RELAXED);
+        if (start >= t->arena_end) return UINT32_MAX;
+        t->chunk_at = start;
+        t->chunk_end = start + t->chunk_words < t->arena_end ? start + t->chunk_words : t->arena_end;
+        if (t->chunk_at + words > t->chunk_end) return UINT32_MAX; /* (the last chunk, short: kept for smaller records) */
+    }
+    uint64_t at = t->chunk_at;
+    t->chunk_at += words;
+    return (uint32_t)at;
+}
 
 static int same_body(const SharedValuesObject *t, uint32_t rec, const uint8_t *body, size_t len) {
     const uint8_t *p = (const uint8_t *)(t->arena + rec + 1);
@@ -76,24 +152,23 @@ int shared_find(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t
 
 static int no_room(SharedValuesObject *t, uint32_t rec) {
     if (rec != UINT32_MAX) __atomic_store_n(&t->arena[rec], SV_DEAD, __ATOMIC_RELEASE);
-    __atomic_store_n(&t->head->full, 1, __ATOMIC_RELAXED);
+    if (!__atomic_load_n(&t->head->full, __ATOMIC_RELAXED)) __atomic_store_n(&t->head->full, 1, __ATOMIC_RELAXED);
     return -1;
 }
 
 int shared_add(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value) {
     if (len >= 255 || value < 0 || value == INT32_MAX) return no_room(t, UINT32_MAX); /* (not for this table) */
     SvHeader *h = t->head;
-    if (__atomic_load_n(&h->count, __ATOMIC_RELAXED) >= h->nslots / 4 * 3) return no_room(t, UINT32_MAX);
+    own(t);
+    if (__atomic_load_n(&h->count, __ATOMIC_RELAXED) + t->pending >= t->limit) return no_room(t, UINT32_MAX);
     uint64_t mask = t->mask;
     uint32_t rec = UINT32_MAX;
     for (uint64_t i = hash & mask, probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
         uint64_t s = load(&t->slots[i]);
         if (!s) {
             if (rec == UINT32_MAX) { /* reserve and write the record once, before claiming a slot */
-                uint64_t words = table_record_words(len);
-                uint64_t off = __atomic_fetch_add(&h->next, words, __ATOMIC_RELAXED);
-                if (off + words > h->arena_words || off + words >= UINT32_MAX) return no_room(t, UINT32_MAX);
-                rec = (uint32_t)off;
+                rec = take_words(t, table_record_words(len));
+                if (rec == UINT32_MAX) return no_room(t, UINT32_MAX);
                 uint8_t *p = (uint8_t *)(t->arena + rec + 1);
                 p[0] = (uint8_t)len;
                 memcpy(p + 1, body, len);
@@ -101,7 +176,7 @@ int shared_add(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t 
             uint64_t want = (uint64_t)hash << 32 | ((uint64_t)rec + 1);
             if (__atomic_compare_exchange_n(&t->slots[i], &s, want, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
                 __atomic_store_n(&t->arena[rec], (uint32_t)value + 1, __ATOMIC_RELEASE);
-                __atomic_fetch_add(&h->count, 1, __ATOMIC_RELAXED);
+                if (++t->pending >= SV_COUNT_BATCH) count_pending(t);
                 return 1;
             }
             /* lost the slot: s is the winner's, compared below */
@@ -157,6 +232,10 @@ static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject 
             h->version = (uint32_t)version;
             h->nslots = slots;
             h->arena_words = (size - sizeof *h - slots * 8) / 4;
+            /* chunks: small enough that the processes' last, partly used ones waste little of
+             * the arena (1/64 each), large enough to be reserved rarely; whole cache lines */
+            uint64_t c = h->arena_words / SV_CHUNKS;
+            h->chunk_words = (c < 128 ? 128 : c > 4096 ? 4096 : c) / 16 * 16;
             __atomic_store_n(&h->magic, SV_MAGIC, __ATOMIC_RELEASE);
         }
     } else if (size < sizeof *h || load(&h->magic) != SV_MAGIC) {
@@ -165,6 +244,8 @@ static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject 
         bad = "the table is of another ruleset";
     } else if (size < sizeof *h + h->nslots * 8 + h->arena_words * 4) {
         bad = "the buffer is shorter than its table";
+    } else if (h->chunk_words < table_record_words(254) || h->chunk_words % 16) {
+        bad = "the table's chunks are not of a size it makes";
     }
     if (bad) {
         PyBuffer_Release(&self->view);
@@ -178,6 +259,12 @@ static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject 
     self->mask = h->nslots - 1;
     self->code = code;
     self->version = version;
+    self->chunk_words = h->chunk_words;
+    self->arena_end = h->arena_words < UINT32_MAX - 1 ? h->arena_words : UINT32_MAX - 1; /* (slots hold offset + 1 in 32 bits) */
+    self->limit = h->nslots / 4 * 3;
+    static int watching; /* (under the GIL) */
+    if (!watching && pthread_atfork(NULL, NULL, forked) == 0) watching = 1;
+    self->forks = forks;
     return 0;
 }
 
@@ -188,6 +275,7 @@ static int ready(SharedValuesObject *t) {
 }
 
 static void SharedValues_dealloc(SharedValuesObject *self) {
+    if (self->head) shared_seal(self); /* (the memory is still held) */
     if (self->view.buf) PyBuffer_Release(&self->view);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -235,12 +323,16 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
     unsigned long long at = PyLong_AsUnsignedLongLong(arg);
     if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
     uint64_t end = load(&self->head->next);
-    if (end > self->head->arena_words) end = self->head->arena_words; /* (a failed reservation passes it) */
+    if (end > self->arena_end) end = self->arena_end; /* (a failed reservation passes it) */
     Drained *found = NULL;
     size_t n = 0, cap = 0;
     while (at < end) {
         uint32_t w = __atomic_load_n(&self->arena[at], __ATOMIC_ACQUIRE);
-        if (w == 0) break; /* being written or published: the next drain resumes here */
+        if (w == 0) break; /* being written or published, or a chunk's open rest: the next drain resumes here */
+        if (w == SV_SKIP) { /* the rest of the chunk is empty */
+            at = (at / self->chunk_words + 1) * self->chunk_words;
+            continue;
+        }
         const uint8_t *p = (const uint8_t *)(self->arena + at + 1);
         if (w != SV_DEAD) {
             if (n == cap) {
@@ -277,15 +369,22 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
     return Py_BuildValue("(NK)", out, (unsigned long long)at);
 }
 
+/* The keys published: the header's count and this process's keys not yet in it (the other
+ * processes' show once they add theirs: every SV_COUNT_BATCH keys, and when they seal). */
+static uint64_t entries(SharedValuesObject *t) {
+    own(t);
+    return __atomic_load_n(&t->head->count, __ATOMIC_RELAXED) + t->pending;
+}
+
 static PyObject *SharedValues_stats(SharedValuesObject *self, PyObject *Py_UNUSED(ignored)) {
     if (ready(self) < 0) return NULL;
     SvHeader *h = self->head;
-    return Py_BuildValue("{sKsKsKsKsOsKsOsK}", "entries", (unsigned long long)__atomic_load_n(&h->count, __ATOMIC_RELAXED),
+    return Py_BuildValue("{sKsKsKsKsOsKsOsKsK}", "entries", (unsigned long long)entries(self),
                          "slots", (unsigned long long)h->nslots, "arena_words", (unsigned long long)h->arena_words,
                          "words_used", (unsigned long long)load(&h->next), "full",
                          __atomic_load_n(&h->full, __ATOMIC_RELAXED) ? Py_True : Py_False, "claimed",
                          (unsigned long long)load(&h->claimed), "cancelled", load(&h->cancelled) ? Py_True : Py_False,
-                         "total", (unsigned long long)load(&h->total));
+                         "total", (unsigned long long)load(&h->total), "chunk_words", (unsigned long long)h->chunk_words);
 }
 
 /* claim(count) -> the first of the next count work items (a counter every process shares), or -1
@@ -314,7 +413,13 @@ static PyObject *SharedValues_cancel(SharedValuesObject *self, PyObject *Py_UNUS
 
 static Py_ssize_t SharedValues_len(SharedValuesObject *self) {
     if (ready(self) < 0) return -1;
-    return (Py_ssize_t)__atomic_load_n(&self->head->count, __ATOMIC_RELAXED);
+    return (Py_ssize_t)entries(self);
+}
+
+static PyObject *SharedValues_seal(SharedValuesObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (ready(self) < 0) return NULL;
+    shared_seal(self);
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef SharedValues_methods[] = {
@@ -323,8 +428,12 @@ static PyMethodDef SharedValues_methods[] = {
     {"get", (PyCFunction)SharedValues_get, METH_O, "get(key) -> the published nim value, or None."},
     {"drain", (PyCFunction)SharedValues_drain, METH_O,
      "drain(start) -> (entries, next): the values published from arena word start on, and where to go on."},
+    {"seal", (PyCFunction)SharedValues_seal, METH_NOARGS,
+     "seal(): this process adds no more for now: the drain may pass its chunk of the arena, and its keys are "
+     "counted (call it when done adding, before the last drain; the dealloc does; the next add takes a new chunk)."},
     {"stats", (PyCFunction)SharedValues_stats, METH_NOARGS,
-     "entries, slots, arena_words, words_used, full, claimed, cancelled, total."},
+     "entries (this process's and those other processes counted: every 64 adds and at their seal), slots, "
+     "arena_words, words_used, full, claimed, cancelled, total, chunk_words."},
     {"add_total", (PyCFunction)SharedValues_add_total, METH_O, "add_total(n): n more work items (stats' total)."},
     {"claim", (PyCFunction)SharedValues_claim, METH_O,
      "claim(count) -> the first of the next count work items shared by every process (-1 once cancelled)."},
@@ -339,7 +448,8 @@ PyTypeObject SharedValues_Type = {
     .tp_basicsize = sizeof(SharedValuesObject),
     .tp_dealloc = (destructor)SharedValues_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "SharedValues(buffer, code, version, slots=0): nim values shared by processes (shared.c).",
+    .tp_doc = "SharedValues(buffer, code, version, slots=0): nim values shared by processes (shared.c); one "
+               "object a process. len(): the keys published (other processes' counted every 64 adds and at their seal).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)SharedValues_init,
     .tp_methods = SharedValues_methods,

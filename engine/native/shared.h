@@ -14,6 +14,13 @@ typedef struct {
     uint32_t *arena;
     uint64_t mask;
     int code, version;
+    /* This process's own state (shared.c, "Concurrency"): its chunk of the arena, the next record
+     * going at chunk_at (arena words; chunk_at == chunk_end: none), and the keys it published that
+     * the header's count does not hold yet. */
+    uint64_t chunk_at, chunk_end, pending;
+    /* copied from the header at init: read on every add, so kept off its shared cache line */
+    uint64_t chunk_words, arena_end, limit;
+    unsigned forks; /* the process's fork count when this state was its own (see own()) */
 } SharedValuesObject;
 
 extern PyTypeObject SharedValues_Type;
@@ -23,5 +30,7 @@ int shared_find(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t
 /* Publish a nim value: 1 added, 0 the key was there (the first value is kept), -1 no room (the
  * table is full; nothing is set in Python: the caller keeps the value some other way). */
 int shared_add(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value);
+/* Seal this process's chunk (the drain skips its empty rest) and count its keys in the header. */
+void shared_seal(SharedValuesObject *t);
 
 #endif
