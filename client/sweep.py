@@ -74,6 +74,14 @@ class StoreSink:
     def __init__(self, path: str, create: bool = True) -> None:
         self.store = open_store(path, create=create)
         self.store_path: str | None = str(self.store.path)
+        #: nim values packed as the store's writer process reads them (a sweep's drains of its
+        #: shared table: ``sweep_shared.drain_into``), handed to the store as they are — where it
+        #: takes them (``LmdbStore.insert_packed``; not remembered in its ``recent``: no search of
+        #: this process reads them back), else ``None``
+        self.put_packed: Callable[[bytes], None] | None = None
+        insert_packed = getattr(self.store, "insert_packed", None)
+        if callable(insert_packed):
+            self.put_packed = lambda frame: insert_packed(frame, None, False)
 
     def holds(self, prefix: bytes) -> bool:
         """Whether the store holds an entry of the ruleset of key ``prefix`` (code, version)."""

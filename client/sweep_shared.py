@@ -203,6 +203,22 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
                     sum(r.cpu_seconds for r in results))
 
 
+def drain_into(sink: Any, table: Any, start: int) -> tuple[int, int]:
+    """Drain ``table`` from arena word ``start`` into ``sink``: as one packed batch where the sink
+    takes them (``put_packed``: a local store hands the bytes to its writer process as they are,
+    with no Python object a value), else as pairs. Returns (entries, where the next drain starts)."""
+    put_packed = getattr(sink, "put_packed", None)
+    if put_packed is not None:
+        frame, start = table.drain_packed(start)
+        count = int.from_bytes(frame[:4], "little")
+        if count:
+            put_packed(frame)
+        return count, start
+    entries, start = table.drain(start)
+    sink.put(entries)
+    return len(entries), start
+
+
 def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
                  progress: Callable[[int, int, int], None] | None) -> tuple[list[FamilyResult], int]:
     """Run ``value_family_part`` on task ``k`` in slot ``k``, draining the table into ``sink``
@@ -215,9 +231,8 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
         running += [backend.call(slot, value_family_part, task) for slot, task in enumerate(tasks)]
         while True:
             done, _ = futures.wait(running, timeout=DRAIN_EVERY, return_when=futures.FIRST_EXCEPTION)
-            entries, drained = table.drain(drained)  # (after the last worker: every value is published)
-            sink.put(entries)
-            committed += len(entries)
+            count, drained = drain_into(sink, table, drained)  # (after the last worker: every value is published)
+            committed += count
             failed = [f.exception() for f in done if f.exception() is not None]
             if failed:
                 raise failed[0]  # type: ignore[misc]
@@ -286,9 +301,8 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
 
     def drain() -> None:
         nonlocal drained, committed, last
-        entries, drained = table.drain(drained)
-        sink.put(entries)
-        committed += len(entries)
+        count, drained = drain_into(sink, table, drained)
+        committed += count
         last = time.monotonic()
 
     def between() -> None:

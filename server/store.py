@@ -163,14 +163,15 @@ class LmdbStore:
             raise StoreError(f"store {str(self.path)!r} is closed")
         core.insert_many(items)
 
-    def insert_packed(self, frame: bytes, cache: Any = None) -> None:
+    def insert_packed(self, frame: bytes, cache: Any = None, remember: bool = True) -> None:
         """``insert_many`` of nim values packed as ``store_writer.pack`` packs a batch (what the
         compiled search hands over for an impartial ruleset; ``cache``: the ``CompactMemo`` it put
-        them in already, see ``store_bulk.BulkOps.insert_packed``)."""
+        them in already; ``remember=False``: not kept in ``recent`` — see
+        ``store_bulk.BulkOps.insert_packed``)."""
         core = self._core
         if core is None:
             raise StoreError(f"store {str(self.path)!r} is closed")
-        core.insert_packed(frame, cache)
+        core.insert_packed(frame, cache, remember)
 
     @property
     def recent(self) -> Any:

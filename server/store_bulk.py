@@ -158,7 +158,7 @@ class BulkOps:
         self.write_batch(keys, values, distinct)
         self._remember(keys, values)
 
-    def insert_packed(self, frame: bytes, cache: Any = None) -> None:
+    def insert_packed(self, frame: bytes, cache: Any = None, remember: bool = True) -> None:
         """``insert_many`` of a batch of nim values packed as ``store_writer.pack`` packs one (keys
         sorted; what the compiled search hands over for an impartial ruleset: ``search_memo.c``,
         ``pack_pending``). A batch the writer process takes goes to it as these bytes, with no
@@ -166,14 +166,15 @@ class BulkOps:
         and takes ``insert_many``'s way. ``cache``: the ``CompactMemo`` the search put the values
         in already (this store's ``recent`` when the search began), which also answers this
         process's lookups of them until their commit is visible; without it they are remembered
-        here as ``insert_many`` does."""
+        here as ``insert_many`` does, unless ``remember`` is false (a sweep's drains: no search
+        of this process reads them back)."""
         count = int.from_bytes(frame[:4], "little")
         lengths = memoryview(frame)[4:4 + 2 * count].cast("H") if _LITTLE else None
         if (lengths is not None and count >= BULK_DIRECT and _NATIVE is not None and self.use_writer
                 and 3 <= min(lengths) and max(lengths) <= self.max_key):
             writer = self._bulk_writer()
             if writer is not None and writer.accepts(len(frame)) and writer.submit_packed(frame, _lookup_of(cache)):
-                if cache is None:
+                if cache is None and remember:
                     self._remember(*_pairs(frame))
                 elif self.recent is not None and len(self.recent) > RECENT_LIMIT:
                     self.recent = new_compact_memo()  # (the search keeps the one it has)

@@ -60,6 +60,23 @@ def test_the_first_value_is_kept_and_drains_come_sorted_and_resume() -> None:
     assert len(t) == 4 and t.stats()["full"] is False
 
 
+def test_a_packed_drain_is_the_drain_packed_as_the_store_writer_packs_it() -> None:
+    from ruma.server.store_writer import pack
+
+    _, t = table()
+    for i in range(300):
+        t.add(key(bytes((i % 7, i // 7, i % 3))[: 1 + i % 3]), (i * 37) % 101)
+    t.seal()
+    entries, at = t.drain(0)
+    frame, at_packed = t.drain_packed(0)
+    assert at_packed == at and len(entries) > 200
+    assert frame == pack([k for k, _ in entries], [2 * v for _, v in entries])
+    t.add(key(b"\x30\x31"), 9)
+    t.seal()
+    assert t.drain_packed(at)[0] == pack([key(b"\x30\x31")], [18])
+    assert t.drain_packed(t.drain_packed(at)[1]) == (pack([], []), t.drain_packed(at)[1])
+
+
 def test_another_view_of_the_memory_sees_the_values() -> None:
     buffer, t = table()
     t.add(key(b"\x04\x04"), 2)

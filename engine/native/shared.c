@@ -316,12 +316,10 @@ static int drained_cmp(const void *a, const void *b) {
     return c ? c : (int)x[0] - (int)y[0];
 }
 
-/* drain(start) -> (entries, next): the values published from arena word start on, as (key,
- * value) pairs sorted by key, and where the next drain starts. */
-static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
-    if (ready(self) < 0) return NULL;
-    unsigned long long at = PyLong_AsUnsignedLongLong(arg);
-    if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+/* The values published from arena word *at on, sorted by key, in *n (freed by the caller); *at
+ * becomes where the next drain starts. NULL with an exception on no memory, or with *n = 0. */
+static Drained *collect(SharedValuesObject *self, unsigned long long *at_, size_t *n_) {
+    unsigned long long at = *at_;
     uint64_t end = load(&self->head->next);
     if (end > self->arena_end) end = self->arena_end; /* (a failed reservation passes it) */
     Drained *found = NULL;
@@ -340,7 +338,8 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
                 Drained *more = realloc(found, cap * sizeof *found);
                 if (!more) {
                     free(found);
-                    return PyErr_NoMemory();
+                    PyErr_NoMemory();
+                    return NULL;
                 }
                 found = more;
             }
@@ -349,6 +348,20 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
         at += table_record_words(p[0]);
     }
     if (n) qsort(found, n, sizeof *found, drained_cmp);
+    *at_ = at;
+    *n_ = n;
+    return found;
+}
+
+/* drain(start) -> (entries, next): the values published from arena word start on, as (key,
+ * value) pairs sorted by key, and where the next drain starts. */
+static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
+    if (ready(self) < 0) return NULL;
+    unsigned long long at = PyLong_AsUnsignedLongLong(arg);
+    if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    size_t n = 0;
+    Drained *found = collect(self, &at, &n);
+    if (!found && PyErr_Occurred()) return NULL;
     PyObject *out = PyList_New((Py_ssize_t)n);
     for (size_t k = 0; out && k < n; k++) {
         size_t len = found[k].p[0];
@@ -366,7 +379,43 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
     }
     free(found);
     if (!out) return NULL;
-    return Py_BuildValue("(NK)", out, (unsigned long long)at);
+    return Py_BuildValue("(NK)", out, at);
+}
+
+/* drain_packed(start) -> (frame, next): drain's values as one bytes object, packed as
+ * ruma.server.store_writer.pack packs a batch — count (u32), key lengths (u16 each), codes 2n
+ * (u64 each), little-endian, then the keys — which the store hands to its writer process as they
+ * are (LmdbStore.insert_packed): a sweep's driver then builds no Python object per value. */
+static PyObject *SharedValues_drain_packed(SharedValuesObject *self, PyObject *arg) {
+    if (ready(self) < 0) return NULL;
+    unsigned long long at = PyLong_AsUnsignedLongLong(arg);
+    if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    size_t n = 0, bytes = 0;
+    Drained *found = collect(self, &at, &n);
+    if (!found && PyErr_Occurred()) return NULL;
+    for (size_t k = 0; k < n; k++) bytes += (size_t)found[k].p[0] + 2;
+    PyObject *frame = n <= UINT32_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(4 + 10 * n + bytes)) : NULL;
+    if (frame) {
+        uint8_t *out = (uint8_t *)PyBytes_AS_STRING(frame), *lengths = out + 4, *codes = lengths + 2 * n,
+                *key = codes + 8 * n;
+        for (int b = 0; b < 4; b++) out[b] = (uint8_t)(n >> (8 * b));
+        for (size_t k = 0; k < n; k++) {
+            size_t len = found[k].p[0];
+            uint64_t code = (uint64_t)(found[k].value - 1) << 1;
+            lengths[2 * k] = (uint8_t)(len + 2);
+            lengths[2 * k + 1] = 0; /* (bodies are under 255 bytes) */
+            for (int b = 0; b < 8; b++) codes[8 * k + b] = (uint8_t)(code >> (8 * b));
+            key[0] = (uint8_t)self->code;
+            key[1] = (uint8_t)self->version;
+            memcpy(key + 2, found[k].p + 1, len);
+            key += len + 2;
+        }
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_OverflowError, "too many values for one packed batch");
+    }
+    free(found);
+    if (!frame) return NULL;
+    return Py_BuildValue("(NK)", frame, at);
 }
 
 /* The keys published: the header's count and this process's keys not yet in it (the other
@@ -428,6 +477,8 @@ static PyMethodDef SharedValues_methods[] = {
     {"get", (PyCFunction)SharedValues_get, METH_O, "get(key) -> the published nim value, or None."},
     {"drain", (PyCFunction)SharedValues_drain, METH_O,
      "drain(start) -> (entries, next): the values published from arena word start on, and where to go on."},
+    {"drain_packed", (PyCFunction)SharedValues_drain_packed, METH_O,
+     "drain_packed(start) -> (frame, next): drain's values packed as ruma.server.store_writer.pack packs a batch."},
     {"seal", (PyCFunction)SharedValues_seal, METH_NOARGS,
      "seal(): this process adds no more for now: the drain may pass its chunk of the arena, and its keys are "
      "counted (call it when done adding, before the last drain; the dealloc does; the next add takes a new chunk)."},
