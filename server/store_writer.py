@@ -45,7 +45,6 @@ from __future__ import annotations
 import logging
 import os
 import struct
-import subprocess
 import sys
 import threading
 import weakref
@@ -168,6 +167,8 @@ class BulkWriter:
         # own — where batches queued together cost a third less an entry in one (``GROUP``).
         self._frames_fd = _frames_file()
         self._frames_at = 0  # where the next frame goes in the frames file
+        import subprocess  # (here: the writer process itself, which imports this module, needs none)
+
         self._process = subprocess.Popen(
             # (``-c``, not ``-m``: a module run as ``__main__`` is compiled on every start, an
             # imported one comes from its cached bytecode)

@@ -6,6 +6,8 @@ see ``ruma.engine.cgt.game``. Impartial values are plain ints (``ruma.engine.cgt
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ruma.engine.cgt.game import (
     DOWN,
     ONE,
@@ -22,9 +24,23 @@ from ruma.engine.cgt.game import (
     nus_game,
     up_multiple,
 )
-from ruma.engine.cgt.analysis import Thermograph
 from ruma.engine.cgt.nim import mex, nim_sum
 from ruma.engine.cgt.notation import format_game, parse_game
+
+if TYPE_CHECKING:
+    from ruma.engine.cgt.analysis import Thermograph
+
+
+def __getattr__(name: str) -> Any:
+    """``Thermograph`` on first use: ``ruma.engine.cgt.analysis`` (dataclasses, fractions) is
+    half the import time of this package, and a process that only stores or loads games — the
+    store's writer process, whose start-up a cold evaluation waits for — never needs it."""
+    if name == "Thermograph":
+        from ruma.engine.cgt.analysis import Thermograph
+
+        return Thermograph
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DOWN",
