@@ -46,7 +46,8 @@ written in line), and a child not up yet when the store closes is ended then and
 it written in line: starting it early costs this process nothing."""
 
 RECENT_LIMIT = 1 << 21
-"""Entries of the bulk batches this process stored that ``recent`` keeps: a ``CompactMemo``
+"""Entries of the bulk batches this process stored that ``recent`` keeps (a search that puts its
+values there itself, ``insert_packed``, stops at as many: ``CACHE_LIMIT`` in search_memo.c): a ``CompactMemo``
 (about 30 bytes an entry, so some 64 MB at most; no Python object an entry, so nothing for the
 cyclic collector to walk — a dict of them cost a cold evaluation of impartial Sowing 0.2 s), or
 ``None`` without the compiled engine. The compiled search reads it in C before it asks

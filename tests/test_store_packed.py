@@ -141,3 +141,20 @@ def test_the_search_packs_what_it_would_hand_over_as_pairs(ruleset: str, text: s
         assert pack(keys, codes) == frame
         assert given is cache and all(cache.lookup(k) == c >> 1 for k, c in zip(keys, codes))
     assert len(cache) == len(frames.entries)
+
+
+def test_a_full_cache_takes_no_more_from_the_search() -> None:
+    """The search puts its values in the cache only up to the store's ``RECENT_LIMIT`` (else the
+    cache would grow with the search's own table): past it, batches come with no cache, and the
+    store keeps them in a fresh ``recent`` of its own."""
+    from ruma.engine.native import new_compact_memo
+    from ruma.server.store_bulk import RECENT_LIMIT
+
+    cache = new_compact_memo()
+    filler = RECENT_LIMIT - 20_000  # (room for the first hand-over, 16,384 values; keys of no ruleset: code 9)
+    cache.insert_many((bytes((9, 1)) + i.to_bytes(4, "big"), 0) for i in range(filler))
+    frames = _Frames(cache)
+    value = evaluate(get_ruleset("impartial-sowing"), "1^10", frames).value
+    assert value == evaluate(get_ruleset("impartial-sowing").reference, "1^10", InMemoryMemo()).value
+    givens = [given for _, given in frames.frames]
+    assert givens[0] is cache and givens[-1] is None and len(cache) <= RECENT_LIMIT

@@ -86,8 +86,10 @@ static int sort_pending(SearchObject *s) {
  * store's ``recent``), and call memo.insert_packed(frame, that CompactMemo or None). Why: the LMDB
  * store sends exactly these bytes to its writer process, so the pairs' way (a tuple, a key and an
  * int per value, then split, packed and remembered again in Python) was main-process work a cold
- * evaluation waited on. 1 when done, 0 when a key is too long for a u16 length (the caller takes
- * the pairs' way), -1 on error. */
+ * evaluation waited on. (The cache takes values up to CACHE_LIMIT.) 1 when done, 0 when a key is
+ * too long for a u16 length (the caller takes the pairs' way), -1 on error. */
+#define CACHE_LIMIT ((size_t)1 << 21) /* values a cache takes from a search: the store's RECENT_LIMIT (store_bulk.py) */
+
 static int pack_pending(SearchObject *s) {
     size_t n = s->npending, bytes = 0;
     for (size_t k = 0; k < n; k++) {
@@ -102,6 +104,9 @@ static int pack_pending(SearchObject *s) {
     uint8_t *out = (uint8_t *)PyBytes_AS_STRING(frame), *lengths = out + 4, *codes = lengths + 2 * n,
             *key = codes + 8 * n;
     CompactMemoObject *cache = PyObject_TypeCheck(s->cache, &CompactMemo_Type) ? (CompactMemoObject *)s->cache : NULL;
+    /* A full cache takes no more (the store then keeps the values in a fresh one of its own, as it
+     * keeps any batch handed over without a cache): it would grow with the search's own table. */
+    if (cache && cache->table.count + n > CACHE_LIMIT) cache = NULL;
     for (int b = 0; b < 4; b++) out[b] = (uint8_t)(n >> (8 * b));
     for (size_t k = 0; k < n; k++) {
         uint32_t rec = s->pending[k];
