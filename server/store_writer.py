@@ -60,7 +60,7 @@ which costs less an entry than a transaction each — 4 let a cold evaluation st
 _HEADER = struct.Struct("<I")
 _IN_FILE = 0xFFFFFFFF  # a header meaning "the frame is in the frames file": (offset, size) follow
 _SPAN = struct.Struct("<QI")
-_FILE_RESET = 64 << 20  # a frames file past this size is emptied once no batch is in flight
+_FILE_ROOM = 64 << 20  # the frames file's size: a ring the frames in flight go round
 log = logging.getLogger("ruma.server")
 Lookup = Callable[[bytes], Any]  # key -> value, or None
 
@@ -70,11 +70,12 @@ class Job:
     (``BulkWriter.submit_packed``: decoded only when needed — given back, or looked up with no
     ``lookup`` given), and how a lookup finds its values until its commit is visible."""
 
-    __slots__ = ("frame", "_keys", "_values", "_lookup")
+    __slots__ = ("frame", "_keys", "_values", "_lookup", "at")
 
     def __init__(self, keys: list[bytes] | None, values: list[Any] | None, frame: bytes | None = None,
                  lookup: Lookup | None = None) -> None:
         self.frame, self._keys, self._values = frame, keys, values
+        self.at: int | None = None  # where its frame is in the frames file (None: sent down the pipe)
         self._lookup = lookup if lookup is not None or keys is None else dict(zip(keys, values or ())).get
 
     def pairs(self) -> tuple[list[bytes], list[Any]]:
@@ -221,20 +222,16 @@ class BulkWriter:
                 if self.dead:
                     self._slots.release()
                     return False
-                if self._frames_fd is not None and not self.pending:
-                    # every frame written so far has been read (its batch was answered): start over
-                    if self._frames_at > _FILE_RESET:
-                        os.ftruncate(self._frames_fd, 0)
-                    self._frames_at = 0
+                if self._frames_fd is not None:
+                    job.at = self._place(len(frame))
                 self.pending.append(job)
                 if not self.ready:
                     self._early += len(frame) + _HEADER.size
             stdin: Any = self._process.stdin
             try:
-                if self._frames_fd is not None:
-                    at, self._frames_at = self._frames_at, self._frames_at + len(frame)
-                    _write_at(self._frames_fd, frame, at)
-                    stdin.write(_HEADER.pack(_IN_FILE) + _SPAN.pack(at, len(frame)))
+                if job.at is not None and self._frames_fd is not None:
+                    _write_at(self._frames_fd, frame, job.at)
+                    stdin.write(_HEADER.pack(_IN_FILE) + _SPAN.pack(job.at, len(frame)))
                 else:
                     stdin.write(_HEADER.pack(len(frame)))
                     stdin.write(frame)
@@ -251,6 +248,32 @@ class BulkWriter:
                     pass
                 raise
         return True
+
+    def _place(self, size: int) -> int | None:
+        """Where a frame of ``size`` bytes goes in the frames file, or ``None`` (down the pipe): the
+        file is a ring of ``_FILE_ROOM`` bytes. The child reads frames in the order sent and a batch
+        leaves ``pending`` only once answered (its frame read), so the frames in flight lie from the
+        oldest pending one's start to the end of the newest, possibly wrapping round; a frame goes
+        after the newest, or at the start when the end has no room and the start has. (Resetting to
+        the start only when nothing was in flight let the file grow with every frame of a long
+        evaluation, which never stops sending.) Called with ``_lock`` held."""
+        tail = next((job.at for job in self.pending if job.at is not None), None)
+        head = self._frames_at
+        if tail is None:  # nothing in the file in flight
+            head = 0
+        if head > tail if tail is not None else True:  # in flight (if any): from tail to head
+            if head + size <= _FILE_ROOM:
+                at = head
+            elif tail is not None and size <= tail:
+                at = 0
+            else:
+                return None
+        elif head + size <= tail:  # wrapped: in flight from tail to the end, and from the start to head
+            at = head
+        else:
+            return None
+        self._frames_at = at + size
+        return at
 
     def snapshot(self) -> list[Lookup]:
         """The batches not yet committed (each as a lookup: key -> value or None), now. A lookup takes it

@@ -402,3 +402,29 @@ def test_decode_nim_records_matches_store_codec() -> None:
     assert all(type(d) is int for d, e in zip(decoded, expected) if type(e) is int)
     with pytest.raises(ValueError):
         native.decode_nim_records(keys[:2], records[:3])
+
+
+def test_the_frames_file_is_a_ring_of_the_frames_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frames go after the newest one in flight, round to the start when the end has no room and
+    the start has (the child reads them in order, and a batch leaves ``pending`` once its frame
+    was read), else down the pipe (``None``); with nothing in flight, at the start. So the file
+    never outgrows ``_FILE_ROOM``, however long the evaluation."""
+    monkeypatch.setattr(store_writer, "_FILE_ROOM", 100)
+    writer = store_writer.BulkWriter.__new__(store_writer.BulkWriter)  # (the ring's bookkeeping only)
+    writer.pending, writer._frames_at = [], 0
+
+    def send(size: int) -> int | None:
+        job = store_writer.Job([], [])
+        job.at = writer._place(size)
+        writer.pending.append(job)
+        return job.at
+
+    assert [send(30), send(30), send(30)] == [0, 30, 60]
+    assert send(30) is None  # (in flight: 0..90)
+    writer.pending.pop(0)  # answered: 0..30 free
+    assert send(25) == 0  # round to the start
+    assert send(10) is None  # (25..30 is too small)
+    writer.pending.pop(0)  # 30..60 free
+    assert send(10) == 25
+    writer.pending.clear()
+    assert send(50) == 0 and send(50) == 50 and send(1) is None
