@@ -9,7 +9,7 @@ from setuptools import Extension, setup
 SOURCES = ["module.c", "search.c", "search_memo.c", "rows.c", "sowing.c", "wari.c", "table.c", "parse.c",
            "order.c", "kernel.c", "memo.c", "enum.c", "shared.c"]
 HEADERS = ["core.h", "rows.h", "rows_internal.h", "table.h", "parse.h", "search.h", "kernel.h", "kernel_state.h",
-           "memo.h", "shared.h"]
+           "memo.h", "shared.h", "frame.h"]
 
 setup(
     ext_modules=[

@@ -30,7 +30,7 @@ from ruma.engine.cgt import Game
 from ruma.engine.native import new_compact_memo
 from ruma.server import store_codec as codec
 from ruma.server.store_games import Value
-from ruma.server.store_writer import find_in, unpack
+from ruma.server.store_writer import find_in, unpack_nim
 
 T = TypeVar("T")
 
@@ -174,16 +174,16 @@ class BulkOps:
         if (lengths is not None and count >= BULK_DIRECT and _NATIVE is not None and self.use_writer
                 and 3 <= min(lengths) and max(lengths) <= self.max_key):
             writer = self._bulk_writer()
-            if writer is not None and writer.accepts(len(frame)) and writer.submit_packed(frame, _lookup_of(cache)):
+            if writer is not None and writer.accepts(len(frame)) and writer.submit_packed(frame, None if cache is None else cache.lookup):
                 if cache is None and remember:
-                    self._remember(*_pairs(frame))
+                    self._remember(*unpack_nim(frame))
                 elif self.recent is not None and len(self.recent) > RECENT_LIMIT:
                     self.recent = new_compact_memo()  # (the search keeps the one it has)
                 return
-        keys, values = _pairs(frame)
+        keys, values = unpack_nim(frame)
         self.insert_many(list(zip(keys, values)))
 
-    def _remember(self, keys: list[bytes], values: list[Value]) -> None:
+    def _remember(self, keys: list[bytes], values: Sequence[Value]) -> None:
         """Keep a bulk batch's checked values in ``recent`` (a fresh one first when it would pass
         ``RECENT_LIMIT``: a cache of what this process stored lately, never the store's truth)."""
         recent = self.recent
@@ -313,17 +313,6 @@ class BulkOps:
 
 _NATIVE = codec.NATIVE  # the compiled record builder (store_native.c), or None
 _LITTLE = sys.byteorder == "little"  # (a packed batch's u16 key lengths read in place)
-
-
-def _pairs(frame: bytes) -> tuple[list[bytes], list[Value]]:
-    """The keys and nim values of a packed batch of nim values (codes ``2n``)."""
-    keys, codes = unpack(frame)
-    return keys, [code >> 1 for code in codes]
-
-
-def _lookup_of(cache: Any) -> Callable[[bytes], Any] | None:
-    """How a lookup reads a ``CompactMemo`` holding a batch's values, or ``None``."""
-    return cache.lookup if cache is not None else None
 
 
 

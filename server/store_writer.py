@@ -81,8 +81,7 @@ class Job:
     def pairs(self) -> tuple[list[bytes], list[Any]]:
         """The batch's keys and values (a packed batch's codes ``2n`` as nim values ``n``)."""
         if self._keys is None or self._values is None:
-            keys, codes = unpack(self.frame or b"")
-            self._keys, self._values = keys, [code >> 1 for code in codes]
+            self._keys, self._values = unpack_nim(self.frame or b"")
         return self._keys, self._values
 
     def lookup(self) -> Lookup:
@@ -120,6 +119,12 @@ def unpack(payload: bytes) -> tuple[list[bytes], list[int]]:
     if _NATIVE is not None:
         return _NATIVE.unpack_batch(payload)  # type: ignore[no-any-return]
     return unpack_reference(payload)
+
+
+def unpack_nim(payload: bytes) -> tuple[list[bytes], list[int]]:
+    """The keys and nim values of a packed batch of nim values (codes ``2n``)."""
+    keys, codes = unpack(payload)
+    return keys, [code >> 1 for code in codes]
 
 
 def unpack_reference(payload: bytes) -> tuple[list[bytes], list[int]]:
@@ -258,18 +263,15 @@ class BulkWriter:
         the start only when nothing was in flight let the file grow with every frame of a long
         evaluation, which never stops sending.) Called with ``_lock`` held."""
         tail = next((job.at for job in self.pending if job.at is not None), None)
-        head = self._frames_at
-        if tail is None:  # nothing in the file in flight
-            head = 0
-        if head > tail if tail is not None else True:  # in flight (if any): from tail to head
-            if head + size <= _FILE_ROOM:
-                at = head
-            elif tail is not None and size <= tail:
-                at = 0
-            else:
+        head = 0 if tail is None else self._frames_at
+        if tail is not None and head <= tail:  # wrapped: in flight from tail to the end, and from the start to head
+            if head + size > tail:
                 return None
-        elif head + size <= tail:  # wrapped: in flight from tail to the end, and from the start to head
             at = head
+        elif head + size <= _FILE_ROOM:  # in flight (if any) from tail to head: after it
+            at = head
+        elif tail is not None and size <= tail:  # or round to the start
+            at = 0
         else:
             return None
         self._frames_at = at + size

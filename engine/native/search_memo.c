@@ -7,6 +7,7 @@
  * see SPECULATE_AFTER in search.h).
  */
 #include "search.h"
+#include "frame.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* memo traffic                                                                              */
@@ -91,40 +92,31 @@ static int sort_pending(SearchObject *s) {
 #define CACHE_LIMIT ((size_t)1 << 21) /* values a cache takes from a search: the store's RECENT_LIMIT (store_bulk.py) */
 
 static int pack_pending(SearchObject *s) {
-    size_t n = s->npending, bytes = 0;
+    size_t n = s->npending, bodies = 0;
     for (size_t k = 0; k < n; k++) {
         size_t len;
         table_body(&s->table, s->pending[k], &len);
         if (len + 2 > 0xFFFF) return 0;
-        bytes += len + 2;
+        bodies += len;
     }
     if (n > UINT32_MAX || sort_pending(s) < 0) return n > UINT32_MAX ? 0 : -1;
-    PyObject *frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(4 + 10 * n + bytes));
+    PyObject *frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_size(n, bodies));
     if (!frame) return -1;
-    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(frame), *lengths = out + 4, *codes = lengths + 2 * n,
-            *key = codes + 8 * n;
     CompactMemoObject *cache = PyObject_TypeCheck(s->cache, &CompactMemo_Type) ? (CompactMemoObject *)s->cache : NULL;
     /* A full cache takes no more (the store then keeps the values in a fresh one of its own, as it
      * keeps any batch handed over without a cache): it would grow with the search's own table. */
     if (cache && cache->table.count + n > CACHE_LIMIT) cache = NULL;
-    for (int b = 0; b < 4; b++) out[b] = (uint8_t)(n >> (8 * b));
+    Frame f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, s->rules->code, s->rules->version);
     for (size_t k = 0; k < n; k++) {
         uint32_t rec = s->pending[k];
         size_t len;
         const uint8_t *body = table_body(&s->table, rec, &len);
         int32_t v = table_value(&s->table, rec);
-        uint64_t code = (uint64_t)v << 1; /* (store_codec.encode_value(False, v) as a number) */
-        lengths[2 * k] = (uint8_t)(len + 2);
-        lengths[2 * k + 1] = (uint8_t)((len + 2) >> 8);
-        for (int b = 0; b < 8; b++) codes[8 * k + b] = (uint8_t)(code >> (8 * b));
-        key[0] = (uint8_t)s->rules->code;
-        key[1] = (uint8_t)s->rules->version;
-        memcpy(key + 2, body, len);
+        const uint8_t *key = frame_put(&f, k, body, len, v);
         if (cache && compact_add(cache, key, len + 2, v) < 0) {
             Py_DECREF(frame);
             return -1;
         }
-        key += len + 2;
     }
     s->npending = 0;
     PyObject *r = PyObject_CallFunctionObjArgs(s->insert_packed, frame, cache ? s->cache : Py_None, NULL);

@@ -57,6 +57,7 @@
  * full) returns -1 and sets `full`; the sweep worker then sends its values the old way.
  */
 #include "shared.h"
+#include "frame.h"
 #include "table.h"
 
 #include <pthread.h>
@@ -390,26 +391,14 @@ static PyObject *SharedValues_drain_packed(SharedValuesObject *self, PyObject *a
     if (ready(self) < 0) return NULL;
     unsigned long long at = PyLong_AsUnsignedLongLong(arg);
     if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-    size_t n = 0, bytes = 0;
+    size_t n = 0, bodies = 0;
     Drained *found = collect(self, &at, &n);
     if (!found && PyErr_Occurred()) return NULL;
-    for (size_t k = 0; k < n; k++) bytes += (size_t)found[k].p[0] + 2;
-    PyObject *frame = n <= UINT32_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(4 + 10 * n + bytes)) : NULL;
+    for (size_t k = 0; k < n; k++) bodies += found[k].p[0];
+    PyObject *frame = n <= UINT32_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_size(n, bodies)) : NULL;
     if (frame) {
-        uint8_t *out = (uint8_t *)PyBytes_AS_STRING(frame), *lengths = out + 4, *codes = lengths + 2 * n,
-                *key = codes + 8 * n;
-        for (int b = 0; b < 4; b++) out[b] = (uint8_t)(n >> (8 * b));
-        for (size_t k = 0; k < n; k++) {
-            size_t len = found[k].p[0];
-            uint64_t code = (uint64_t)(found[k].value - 1) << 1;
-            lengths[2 * k] = (uint8_t)(len + 2);
-            lengths[2 * k + 1] = 0; /* (bodies are under 255 bytes) */
-            for (int b = 0; b < 8; b++) codes[8 * k + b] = (uint8_t)(code >> (8 * b));
-            key[0] = (uint8_t)self->code;
-            key[1] = (uint8_t)self->version;
-            memcpy(key + 2, found[k].p + 1, len);
-            key += len + 2;
-        }
+        Frame f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, self->code, self->version);
+        for (size_t k = 0; k < n; k++) frame_put(&f, k, found[k].p + 1, found[k].p[0], (int32_t)(found[k].value - 1));
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_OverflowError, "too many values for one packed batch");
     }
