@@ -12,20 +12,20 @@
 typedef struct {
     uint8_t *lengths, *codes, *key;
     uint8_t code, version;
-} Frame;
+} Packed;
 
 /* The bytes of a frame of n values whose bodies add up to `bodies` bytes. */
 static inline size_t frame_size(size_t n, size_t bodies) { return 4 + 10 * n + bodies + 2 * n; }
 
 /* Start filling `out` (frame_size bytes) with n values of the ruleset (code, version). */
-static inline Frame frame_start(uint8_t *out, size_t n, int code, int version) {
+static inline Packed frame_start(uint8_t *out, size_t n, int code, int version) {
     for (int b = 0; b < 4; b++) out[b] = (uint8_t)(n >> (8 * b));
-    return (Frame){out + 4, out + 4 + 2 * n, out + 4 + 10 * n, (uint8_t)code, (uint8_t)version};
+    return (Packed){out + 4, out + 4 + 2 * n, out + 4 + 10 * n, (uint8_t)code, (uint8_t)version};
 }
 
 /* Put value k (nim value `value` of the key with this body; len + 2 < 65536); returns where the
  * whole key was written. */
-static inline const uint8_t *frame_put(Frame *f, size_t k, const uint8_t *body, size_t len, int32_t value) {
+static inline const uint8_t *frame_put(Packed *f, size_t k, const uint8_t *body, size_t len, int32_t value) {
     uint64_t code = (uint64_t)value << 1; /* (store_codec.encode_value(False, value) as a number) */
     f->lengths[2 * k] = (uint8_t)(len + 2);
     f->lengths[2 * k + 1] = (uint8_t)((len + 2) >> 8);

@@ -106,7 +106,7 @@ static int pack_pending(SearchObject *s) {
     /* A full cache takes no more (the store then keeps the values in a fresh one of its own, as it
      * keeps any batch handed over without a cache): it would grow with the search's own table. */
     if (cache && cache->table.count + n > CACHE_LIMIT) cache = NULL;
-    Frame f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, s->rules->code, s->rules->version);
+    Packed f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, s->rules->code, s->rules->version);
     for (size_t k = 0; k < n; k++) {
         uint32_t rec = s->pending[k];
         size_t len;

@@ -397,7 +397,7 @@ static PyObject *SharedValues_drain_packed(SharedValuesObject *self, PyObject *a
     for (size_t k = 0; k < n; k++) bodies += found[k].p[0];
     PyObject *frame = n <= UINT32_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_size(n, bodies)) : NULL;
     if (frame) {
-        Frame f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, self->code, self->version);
+        Packed f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, self->code, self->version);
         for (size_t k = 0; k < n; k++) frame_put(&f, k, found[k].p + 1, found[k].p[0], (int32_t)(found[k].value - 1));
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_OverflowError, "too many values for one packed batch");
