@@ -200,6 +200,7 @@ typedef struct {
     size_t len;
     size_t seq;    /* its position in the batch */
     int short_group; /* its group — prefix, value, seeds, key length — lies within head and tail */
+    unsigned group_len; /* the group's length in bytes */
 } Span;
 
 typedef struct {
@@ -277,6 +278,81 @@ static int by_group(const void *a, const void *b) {
     return by_span(a, b);
 }
 
+/* by_group's order in linear time, for a sorted batch whose groups all lie within head and tail
+ * (every nim value and game id below 2^56): a stable counting sort by group. A batch has a handful
+ * of groups (a few values times a few seed counts and key lengths), and qsort's comparisons were
+ * most of the writer's time spent ordering a batch. Two groups differ at a byte both have (a
+ * value's varint ends itself), so their bytes zero-padded to 16 give their order, and within a
+ * group the batch's order is the keys' byte order (by_group). Returns 0 (nothing done: the caller
+ * sorts) for a long group, more than GROUPS_MAX groups, or when out of memory. */
+#define GROUPS_MAX 1024
+typedef struct {
+    uint64_t head, tail; /* the group's bytes, zero-padded */
+    size_t count;        /* its spans */
+    size_t index;        /* its place in order of first appearance */
+} Group;
+
+static int by_group_key(const void *a, const void *b) {
+    const Group *x = a, *y = b;
+    if (x->head != y->head) return x->head < y->head ? -1 : 1;
+    return (x->tail > y->tail) - (x->tail < y->tail);
+}
+
+/* The first len bytes (zero-padded) of a key whose first 16 are head and tail. */
+static void group_bytes(const Span *span, uint64_t *head, uint64_t *tail) {
+    unsigned len = span->group_len;
+    *head = len >= 8 ? span->head : span->head & ~(~(uint64_t)0 >> (8 * len));
+    *tail = len <= 8 ? 0 : len >= 16 ? span->tail : span->tail & ~(~(uint64_t)0 >> (8 * (len - 8)));
+}
+
+static int order_by_group(Span *spans, size_t n) {
+    enum { SLOTS = 4 * GROUPS_MAX }; /* open addressing, at most a quarter full */
+    for (size_t i = 0; i < n; i++)
+        if (!spans[i].short_group) return 0;
+    int16_t *slot = PyMem_Malloc(SLOTS * sizeof *slot);
+    uint16_t *group_of = PyMem_Malloc((n ? n : 1) * sizeof *group_of);
+    Group *groups = PyMem_Malloc(GROUPS_MAX * sizeof *groups);
+    Span *out = PyMem_Malloc((n ? n : 1) * sizeof *out);
+    size_t count = 0;
+    int done = 0;
+    if (!slot || !group_of || !groups || !out) goto end;
+    memset(slot, 0xFF, SLOTS * sizeof *slot); /* -1: empty */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t head, tail;
+        group_bytes(&spans[i], &head, &tail);
+        uint64_t h = head * 0x9E3779B97F4A7C15u ^ tail * 0xC2B2AE3D27D4EB4Fu;
+        size_t s = (size_t)(h >> 40) & (SLOTS - 1);
+        while (slot[s] >= 0 && (groups[slot[s]].head != head || groups[slot[s]].tail != tail))
+            s = (s + 1) & (SLOTS - 1);
+        if (slot[s] < 0) {
+            if (count == GROUPS_MAX) goto end;
+            groups[count] = (Group){head, tail, 0, count};
+            slot[s] = (int16_t)count++;
+        }
+        group_of[i] = (uint16_t)slot[s];
+        groups[slot[s]].count++;
+    }
+    /* rank the groups in (head, tail) order; start[g]: where group g's first span goes */
+    Group ranked[GROUPS_MAX];
+    size_t start[GROUPS_MAX];
+    memcpy(ranked, groups, count * sizeof *groups);
+    qsort(ranked, count, sizeof *ranked, by_group_key);
+    size_t at = 0;
+    for (size_t r = 0; r < count; r++) {
+        start[ranked[r].index] = at;
+        at += ranked[r].count;
+    }
+    for (size_t i = 0; i < n; i++) out[start[group_of[i]]++] = spans[i]; /* stable: batch order */
+    memcpy(spans, out, n * sizeof *spans);
+    done = 1;
+end:
+    PyMem_Free(slot);
+    PyMem_Free(group_of);
+    PyMem_Free(groups);
+    PyMem_Free(out);
+    return done;
+}
+
 /* index_entries(keys, values, max_key) -> (iterator of (index key, crc32c(index key)) in key
  * order, [i: left over]) for keys of tag 0 (key[2] == 0); the indices of the other keys are
  * returned for store_codec.by_value_key. Index keys longer than max_key are dropped (as a flush
@@ -339,11 +415,12 @@ static PyObject *py_index_entries(PyObject *self, PyObject *args) {
         if (sorted && previous && !bytes_less(previous, (size_t)previous_len, k, (size_t)nk)) sorted = 0;
         previous = k;
         previous_len = nk;
-        it->order[it->count] = (Span){head, tail, e, (size_t)len, it->count, 2 + nv + 6 <= 16};
+        it->order[it->count] = (Span){head, tail, e, (size_t)len, it->count, 2 + nv + 6 <= 16, (unsigned)(2 + nv + 6)};
         it->count++;
         e += len;
     }
-    qsort(it->order, it->count, sizeof *it->order, sorted ? by_group : by_span);
+    if (!sorted || !order_by_group(it->order, it->count))
+        qsort(it->order, it->count, sizeof *it->order, sorted ? by_group : by_span);
     PyObject *result = PyTuple_Pack(2, (PyObject *)it, left);
     Py_DECREF(it);
     Py_DECREF(left);

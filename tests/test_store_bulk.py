@@ -214,21 +214,30 @@ def test_the_compiled_record_builder_matches_store_codec() -> None:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_index_records_of_a_sorted_batch_come_in_byte_order(seed: int) -> None:
+@pytest.mark.parametrize("shape", ["nim values", "long values mixed in", "over a thousand groups"])
+def test_index_records_of_a_sorted_batch_come_in_byte_order(seed: int, shape: str) -> None:
     """A bulk batch comes sorted by key, and ``index_entries`` then orders its by_value records
     by their group (value, seeds, key length) and their place in the batch instead of byte by
     byte: the order must stay ``sorted`` of ``by_value_key``, with groups that tie a lot (few
-    values, equal seed counts, keys of one length) and values longer than 8 bytes mixed in (store
-    ids from 2^56 on: the byte-by-byte order for those)."""
+    values, equal seed counts, keys of one length: a counting sort by group), values longer than
+    8 bytes mixed in (store ids from 2^56 on: comparisons, byte by byte for those), and more groups
+    than the counting sort takes (comparisons)."""
     from ruma.server import store_codec as codec
 
     native = pytest.importorskip("ruma.server._store_native")
     rng = random.Random(seed)
-    keys = sorted({bytes([3, 1, 0]) + bytes(rng.choice([0, 1, 1, 2, 4]) for _ in range(rng.choice([4, 5, 6, 9])))
-                   for _ in range(4000)})
-    encoded = [codec.encode_value(rng.random() < 0.1, rng.choice([0, 1, 2, 3, 200, 1 << 20, 1 << 57, (1 << 62) + 5]))
-               for _ in keys]
-    assert any(len(value) > 8 for value in encoded)
+    many = shape == "over a thousand groups"
+    pots, lengths = ([0, 1, 1, 2, 4], [4, 5, 6, 9]) if not many else (list(range(40)), list(range(3, 14)))
+    keys = sorted({bytes([3, 1, 0]) + bytes(rng.choice(pots) for _ in range(rng.choice(lengths)))
+                   for _ in range(4000 if not many else 20000)})
+    if shape == "long values mixed in":
+        encoded = [codec.encode_value(rng.random() < 0.1, rng.choice([0, 1, 2, 3, 200, 1 << 20, 1 << 57, (1 << 62) + 5]))
+                   for _ in keys]
+        assert any(len(value) > 8 for value in encoded)
+    else:
+        encoded = [codec.encode_value(False, rng.choice([0, 1, 2, 3, 200] if not many else range(20))) for _ in keys]
+    groups = {codec.by_value_key(k, e)[:2 + len(e) + 6] for k, e in zip(keys, encoded)}
+    assert (len(groups) > 1024) == many
     made, left = native.index_entries(keys, encoded, 511)
     assert left == []
     assert list(made) == sorted((x, codec.checksum(x, b"")) for x in map(codec.by_value_key, keys, encoded))
