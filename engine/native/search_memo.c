@@ -43,6 +43,46 @@ static uint64_t head_of(const uint8_t *body, size_t len) {
     return h;
 }
 
+/* by_body's order: a least-significant-byte-first radix sort on the heads (a pass is skipped
+ * where every head has the same byte), then each run of equal heads (bodies longer than 8 bytes
+ * that agree so far) by by_body. qsort's ~15 calls of by_body a record were a tenth of a cold
+ * evaluation's main process (py-spy: impartial Atomic Wari 4444 333333 into a fresh store). */
+static int sort_by_body(Sortable *v, size_t n) {
+    if (n < 2) return 0;
+    Sortable *spare = malloc(n * sizeof *spare);
+    size_t (*counts)[256] = calloc(8, sizeof *counts);
+    if (!spare || !counts) {
+        free(spare);
+        free(counts);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++)
+        for (int b = 0; b < 8; b++) counts[b][(v[k].head >> (8 * b)) & 0xFF]++;
+    Sortable *from = v, *to = spare;
+    for (int b = 0; b < 8; b++) {
+        size_t *count = counts[b];
+        if (count[(v[0].head >> (8 * b)) & 0xFF] == n) continue; /* one byte value: the order stays */
+        size_t at = 0;
+        for (int d = 0; d < 256; d++) {
+            size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t k = 0; k < n; k++) to[count[(from[k].head >> (8 * b)) & 0xFF]++] = from[k];
+        Sortable *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v) memcpy(v, from, n * sizeof *v);
+    free(spare);
+    free(counts);
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[j].head == v[i].head;) j++;
+        if (j - i > 1) qsort(v + i, j - i, sizeof *v, by_body);
+    }
+    return 0;
+}
+
 /* Order the pending records by key (all keys share the ruleset prefix, so by body): a store then
  * writes its B-tree pages in order, and sorting an already sorted list is one pass in Python.
  * The bodies are copied next to each other first, and their first bytes into the sort keys:
@@ -74,11 +114,12 @@ static int sort_pending(SearchObject *s) {
         v[k].len = len;
         at += len;
     }
-    qsort(v, s->npending, sizeof *v, by_body);
-    for (size_t k = 0; k < s->npending; k++) s->pending[k] = v[k].rec;
+    int rc = sort_by_body(v, s->npending);
+    for (size_t k = 0; rc == 0 && k < s->npending; k++) s->pending[k] = v[k].rec;
     free(v);
     free(bodies);
-    return 0;
+    if (rc < 0) PyErr_NoMemory();
+    return rc;
 }
 
 /* Hand the pending nim values over as one bytes object, packed as ruma.server.store_writer.pack
