@@ -11,6 +11,8 @@ SOURCES = ["module.c", "search.c", "search_memo.c", "rows.c", "sowing.c", "wari.
 HEADERS = ["core.h", "rows.h", "rows_internal.h", "table.h", "parse.h", "search.h", "kernel.h", "kernel_state.h",
            "memo.h", "shared.h", "frame.h"]
 
+LMDB = ["mdb.c", "midl.c"]
+
 setup(
     ext_modules=[
         Extension(
@@ -20,8 +22,11 @@ setup(
             optional=True,
         ),
         Extension(  # the per-entry byte work of the store's bulk writes (store_bulk falls back to Python)
+            # and the writer process's transactions, on the LMDB that py-lmdb bundles (third_party/lmdb)
             "ruma.server._store_native",
-            sources=["server/store_native.c"],
+            sources=["server/store_native.c", "server/store_lmdb.c", *(f"third_party/lmdb/{name}" for name in LMDB)],
+            depends=["server/store_records.h", "third_party/lmdb/lmdb.h", "third_party/lmdb/midl.h"],
+            include_dirs=["server", "third_party/lmdb"],
             optional=True,
         ),
     ]

@@ -296,7 +296,7 @@ class _Core(GameTable, BulkOps):
                 raise StoreError(f"store {str(self.path)!r} is closed")
             if self.writer is None and self.use_writer:
                 try:
-                    self.writer = BulkWriter(self.path, self.give_back, self._committed)
+                    self.writer = BulkWriter(self.path, self.give_back, self._committed, self.env.info()["map_size"])
                 except OSError as error:
                     log.warning("cannot start the store's writer process (%s); writing in line", error)
                     self.use_writer = False

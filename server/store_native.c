@@ -18,7 +18,8 @@
  *
  * Also here: a batch split into keys and values in one pass (split_batch), the frames of the
  * store's writer process (pack_batch / unpack_batch: store_writer.pack), and the two per-game
- * helpers of game interning (seal, encode_options).
+ * helpers of game interning (seal, encode_options), and the writer process's transactions in C
+ * (Writer: store_lmdb.c, on the LMDB in third_party/lmdb).
  * Tested byte for byte against the Python path in tests/test_store_bulk.py and
  * tests/test_store_writer.py.
  */
@@ -27,6 +28,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "store_records.h"
+
+int store_lmdb_add(PyObject *module); /* store_lmdb.c: Writer, WriteError */
 
 /* ---------------------------------------------------------------------------------------- */
 /* CRC32C                                                                                    */
@@ -70,7 +75,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uin
 static int use_hw = 0;
 
 /* The CRC32C of two pieces one after the other (a record's key, then its payload). */
-static uint32_t crc32c_two(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
+uint32_t crc32c_two(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
     uint32_t crc = 0xFFFFFFFFu;
 #if HAVE_HW_CRC
     if (use_hw) return ~crc_hw(crc_hw(crc, a, na), b, nb);
@@ -78,7 +83,7 @@ static uint32_t crc32c_two(const uint8_t *a, size_t na, const uint8_t *b, size_t
     return ~crc_soft(crc_soft(crc, a, na), b, nb);
 }
 
-static void put_le32(uint8_t *out, uint32_t v) {
+void put_le32(uint8_t *out, uint32_t v) {
     out[0] = (uint8_t)v;
     out[1] = (uint8_t)(v >> 8);
     out[2] = (uint8_t)(v >> 16);
@@ -193,15 +198,6 @@ static PyObject *py_seal_positions(PyObject *self, PyObject *args) {
 
 /* The by_value index keys of a batch, built into one buffer (no Python object per key until the
  * iterator hands it out) and ordered by an array of offsets. */
-typedef struct {
-    uint64_t head; /* the key's first 8 bytes, big-endian, zero-padded (most comparisons end here) */
-    uint64_t tail; /* its next 8 bytes, likewise */
-    const uint8_t *at;
-    size_t len;
-    size_t seq;    /* its position in the batch */
-    int short_group; /* its group — prefix, value, seeds, key length — lies within head and tail */
-    unsigned group_len; /* the group's length in bytes */
-} Span;
 
 typedef struct {
     PyObject_HEAD
@@ -256,7 +252,7 @@ static int by_span(const void *a, const void *b) {
 }
 
 /* Whether a comes strictly before b in byte order. */
-static int bytes_less(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
+int bytes_less(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
     int c = memcmp(a, b, na < nb ? na : nb);
     return c ? c < 0 : na < nb;
 }
@@ -353,6 +349,17 @@ end:
     return done;
 }
 
+void sort_spans(Span *spans, size_t n, int sorted) {
+    if (!sorted || !order_by_group(spans, n)) qsort(spans, n, sizeof *spans, sorted ? by_group : by_span);
+}
+
+Span span_of(const uint8_t *e, size_t len, size_t seq, unsigned group_len) {
+    uint64_t head = 0, tail = 0;
+    for (size_t j = 0; j < 8; j++) head = head << 8 | (j < len ? e[j] : 0);
+    for (size_t j = 8; j < 16; j++) tail = tail << 8 | (j < len ? e[j] : 0);
+    return (Span){head, tail, e, len, seq, group_len <= 16, group_len};
+}
+
 /* index_entries(keys, values, max_key) -> (iterator of (index key, crc32c(index key)) in key
  * order, [i: left over]) for keys of tag 0 (key[2] == 0); the indices of the other keys are
  * returned for store_codec.by_value_key. Index keys longer than max_key are dropped (as a flush
@@ -409,18 +416,14 @@ static PyObject *py_index_entries(PyObject *self, PyObject *args) {
         c[4] = (uint8_t)(nk >> 8);
         c[5] = (uint8_t)nk;
         memcpy(c + 6, k, (size_t)nk);
-        uint64_t head = 0, tail = 0;
-        for (Py_ssize_t j = 0; j < 8; j++) head = head << 8 | (j < len ? e[j] : 0);
-        for (Py_ssize_t j = 8; j < 16; j++) tail = tail << 8 | (j < len ? e[j] : 0);
         if (sorted && previous && !bytes_less(previous, (size_t)previous_len, k, (size_t)nk)) sorted = 0;
         previous = k;
         previous_len = nk;
-        it->order[it->count] = (Span){head, tail, e, (size_t)len, it->count, 2 + nv + 6 <= 16, (unsigned)(2 + nv + 6)};
+        it->order[it->count] = span_of(e, (size_t)len, it->count, (unsigned)(2 + nv + 6));
         it->count++;
         e += len;
     }
-    if (!sorted || !order_by_group(it->order, it->count))
-        qsort(it->order, it->count, sizeof *it->order, sorted ? by_group : by_span);
+    sort_spans(it->order, it->count, sorted);
     PyObject *result = PyTuple_Pack(2, (PyObject *)it, left);
     Py_DECREF(it);
     Py_DECREF(left);
@@ -606,7 +609,7 @@ static int by_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static size_t put_varint(uint8_t *out, uint64_t n) {
+size_t put_varint(uint8_t *out, uint64_t n) {
     size_t k = 0;
     while (n >= 0x80) {
         out[k++] = (uint8_t)(n & 0x7F) | 0x80;
@@ -752,5 +755,7 @@ PyMODINIT_FUNC PyInit__store_native(void) {
     use_hw = __builtin_cpu_supports("sse4.2");
 #endif
     if (PyType_Ready(&SealIterType) < 0 || PyType_Ready(&IndexIterType) < 0) return NULL;
-    return PyModule_Create(&module);
+    PyObject *made = PyModule_Create(&module);
+    if (made && store_lmdb_add(made) < 0) Py_CLEAR(made);
+    return made;
 }

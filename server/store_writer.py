@@ -42,6 +42,7 @@ ruma.server.store_writer PATH`` does the same).
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import struct
@@ -152,7 +153,7 @@ class BulkWriter:
     """One store's writer process, seen from the parent: ``submit`` a batch, ``drain`` to wait."""
 
     def __init__(self, path: Path, give_back: Callable[[list[bytes], list[Any]], None],
-                 committed: Callable[[], None]) -> None:
+                 committed: Callable[[], None], map_size: int = 0) -> None:
         self._give_back, self._committed = give_back, committed
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()  # frames go out in the order of ``pending``
@@ -179,7 +180,8 @@ class BulkWriter:
             # (``-c``, not ``-m``: a module run as ``__main__`` is compiled on every start, an
             # imported one comes from its cached bytecode)
             [sys.executable, "-c", "import sys; from ruma.server.store_writer import main; sys.exit(main(sys.argv[1:]))",
-             str(path), *([] if self._frames_fd is None else ["--frames-fd", str(self._frames_fd)])],
+             str(path), "--map-size", str(map_size),
+             *([] if self._frames_fd is None else ["--frames-fd", str(self._frames_fd)])],
             pass_fds=() if self._frames_fd is None else (self._frames_fd,),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True,
             # its own session: a Ctrl-C at the terminal reaches this process, which closes the store
@@ -469,22 +471,21 @@ def main(argv: list[str]) -> int:
     import gc
     import queue
 
-    from ruma.server.store_core import DEFAULT_BATCH_SIZE, DEFAULT_MAP_SIZE, _Core
-
     # No cyclic collector: the child makes short-lived, acyclic objects only (a batch's tuples of
     # bytes, freed by reference counting), and the collector, triggered by their allocations
     # alone, took 7% of its time walking them (py-spy, a cold impartial Atomic Wari evaluation).
     gc.disable()
-
     out = sys.stdout.buffer
     frames_fd = int(argv[argv.index("--frames-fd") + 1]) if "--frames-fd" in argv else None
-    core = _Core(Path(argv[0]), False, DEFAULT_MAP_SIZE, DEFAULT_BATCH_SIZE, 0)
+    map_size = int(argv[argv.index("--map-size") + 1]) if "--map-size" in argv else 0
+    write, close = _open(Path(argv[0]), map_size)
     frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
     threading.Thread(target=_read_frames, args=(sys.stdin.buffer, frames, frames_fd), daemon=True).start()
     try:
         out.write(b"ready\n")
         out.flush()
-        while True:
+        ended = False
+        while not ended:
             group = [frames.get()]
             while group[-1] is not None and len(group) < GROUP:
                 try:
@@ -492,14 +493,84 @@ def main(argv: list[str]) -> int:
                 except queue.Empty:
                     break
             batches = [payload for payload in group if payload is not None]
+            ended = group[-1] is None
+            joined: list[bytes] = []
+
+            def more() -> bytes | None:
+                """A frame that came while the group was written (it joins the transaction)."""
+                nonlocal ended
+                if ended or len(batches) + len(joined) >= GROUP:
+                    return None
+                try:
+                    payload = frames.get_nowait()
+                except queue.Empty:
+                    return None
+                if payload is None:
+                    ended = True
+                else:
+                    joined.append(payload)
+                return payload
+
             if batches:
-                answer = _write_group(core, batches)
-                out.write(answer * len(batches))
+                answer = _write_group(write, batches, more)
+                out.write(answer * (len(batches) + len(joined)))
                 out.flush()
-            if group[-1] is None:
-                return 0
+        return 0
     finally:
-        core.close()
+        close()
+
+
+Write = Callable[[list[bytes], Callable[[], "bytes | None"]], Any]
+
+
+def _open(path: Path, map_size: int) -> tuple[Write, Callable[[], Any]]:
+    """The child's ``write(frames, more)`` (one transaction: the frames, then — with the C writer —
+    those that ``more()`` gives after their puts, up to ``GROUP``) and ``close()``: ``_store_native.Writer``
+    (store_lmdb.c: C on the LMDB py-lmdb bundles) when built, else — or with
+    ``RUMA_STORE_WRITER=python`` — the store's own bulk write through py-lmdb. (Never both: LMDB
+    allows one environment per file per process.)"""
+    native: Any = None
+    if os.environ.get("RUMA_STORE_WRITER") != "python":
+        try:
+            native = importlib.import_module("ruma.server._store_native")
+        except ImportError:
+            pass
+    if native is not None and hasattr(native, "Writer"):
+        from ruma.engine import ENGINE_VERSION
+
+        # The names of rulesets new to the store (its first entries of one): imported meanwhile,
+        # so the first transaction, which needs them, does not wait ~20 ms for the imports.
+        threading.Thread(target=_ruleset_name, args=(0, 0), daemon=True).start()
+        writer = native.Writer(str(path), map_size, ENGINE_VERSION.encode(), _ruleset_name, _index_key)
+        return (lambda batches, more: writer.write(batches, more, GROUP)), writer.close
+    from ruma.server.store_core import DEFAULT_BATCH_SIZE, DEFAULT_MAP_SIZE, _Core
+
+    core = _Core(path, False, max(map_size, DEFAULT_MAP_SIZE), DEFAULT_BATCH_SIZE, 0)
+
+    def write(batches: list[bytes], more: Callable[[], bytes | None]) -> None:
+        jobs = [unpack(payload) for payload in batches]
+
+        def work(txn: Any) -> None:
+            for keys, codes in jobs:
+                core.write_codes(txn, keys, codes)
+
+        core._write(work)
+
+    return write, core.close
+
+
+def _ruleset_name(code: int, version: int) -> bytes:
+    """The name recorded in ``meta`` for the ruleset with ``code`` and ``version`` (``""`` if unknown)."""
+    from ruma.server.store_core import _ruleset_name as name
+
+    return name(code, version).encode()
+
+
+def _index_key(key: bytes, encoded: bytes) -> bytes:
+    """``store_codec.by_value_key`` (the Writer asks it for keys other than one byte a pot)."""
+    from ruma.server.store_codec import by_value_key
+
+    return by_value_key(key, encoded)
 
 
 def _read_frames(inp: BinaryIO, frames: Any, frames_fd: int | None = None) -> None:
@@ -527,11 +598,10 @@ def _read_frames(inp: BinaryIO, frames: Any, frames_fd: int | None = None) -> No
         frames.put(None)
 
 
-def _write_group(core: Any, batches: list[bytes]) -> bytes:
-    """Write the batches in one transaction; the answer line for each of them."""
+def _write_group(write: Write, batches: list[bytes], more: Callable[[], bytes | None]) -> bytes:
+    """Write the batches (and those ``more`` gives) in one transaction; the answer line for each."""
     try:
-        jobs = [unpack(payload) for payload in batches]
-        core._write(lambda txn: [core.write_codes(txn, keys, codes) for keys, codes in jobs])
+        write(batches, more)
         return b"ok\n"
     except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
         return f"error {type(error).__name__}: {error}".replace("\n", " ").encode() + b"\n"

@@ -91,8 +91,14 @@ def test_split_batch(tmp_path: Path) -> None:
         assert store.lookup_many([k for k, _ in items]) == [v for _, v in items]
 
 
+@pytest.mark.parametrize("child", ["C", "py-lmdb"])
 @pytest.mark.parametrize("ruleset, text", [("impartial-sowing", "1^10"), ("sowing", "1^10")])
-def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: str, text: str) -> None:
+def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: str, text: str, child: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways the writer process writes: its C transactions (store_lmdb.c) and, without them
+    (``RUMA_STORE_WRITER=python``), the store's own bulk write through py-lmdb."""
+    if child == "py-lmdb":
+        monkeypatch.setenv("RUMA_STORE_WRITER", "python")
     rules = get_ruleset(ruleset)
     memory = InMemoryMemo()
     expected_value = evaluate(rules, text, memory).value
