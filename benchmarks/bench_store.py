@@ -172,6 +172,10 @@ def run_suite(name: str, base: Path, repeat: int = 1) -> dict[str, Any]:
     memories, colds, warms = [], [], []
     for _ in range(repeat):
         shutil.rmtree(directory, ignore_errors=True)
+        # Let the file system settle first: the previous repeat's (or suite's) store just deleted,
+        # ext4 (mounted with discard here) trims its blocks at its next journal commit — which the
+        # cold run's first fsync would otherwise wait for, measuring the last run's clean-up.
+        os.sync()
         memories.append(measure("memory", ruleset, positions, directory))
         colds.append(measure("cold", ruleset, positions, directory))
         warms.append(measure("warm", ruleset, positions, directory))
