@@ -15,9 +15,11 @@ positions that name them: ``BulkOps._game_codes``) and sends the keys with the v
 the store (``pack``; an impartial search packs its batches itself: ``submit_packed``) through an
 in-memory file, the pipe saying where each frame is (``_frames_file``; down the child's stdin
 where there is no memfd); the child writes the ``positions`` and ``by_value``
-records with the same code as an in-line bulk write (``BulkOps._put_records``: the same bytes,
-``overwrite=False``, the counts in ``meta``) — batches that queued up together in one
-transaction — and answers one line a batch, in order. Guarantees, as for the insert buffer
+records as an in-line bulk write does (the same bytes, ``overwrite=False``, the counts in
+``meta``): in C on LMDB's own API (``_store_native.Writer``, server/store_lmdb.c), or without it
+with the store's own bulk code through py-lmdb (``BulkOps.write_codes``) — batches that queued up
+together, and those that arrive while they are put, in one transaction — and answers one line a
+batch, in order. Guarantees, as for the insert buffer
 (``docs/store.md``, "Inserts and durability"):
 
 * **Visible at once**: a sent batch answers this process's ``lookup``/``lookup_many`` until its
