@@ -95,9 +95,8 @@ static Count *count_of(Group *g, const uint8_t *key) {
 /* Read one frame (store_writer.pack: count u32, key lengths u16, codes u64, little-endian, then
  * the keys) into p, building its records; with the GIL (index_key may be called). */
 static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepared *p) {
-    if (size < 4) goto bad;
-    size_t n = (size_t)buf[0] | (size_t)buf[1] << 8 | (size_t)buf[2] << 16 | (size_t)buf[3] << 24;
-    if ((size - 4) / 10 < n) goto bad;
+    size_t n = frame_count(buf, size);
+    if (n == SIZE_MAX) goto bad;
     p->n = n;
     size_t m = n ? n : 1;
     p->keys = PyMem_RawMalloc(m * sizeof *p->keys);
@@ -129,10 +128,8 @@ static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepare
     for (size_t i = 0; i < n; i++) {
         const uint8_t *k = p->keys[i];
         size_t nk = p->key_lens[i];
-        uint64_t code = 0;
-        for (int b = 0; b < 8; b++) code |= (uint64_t)codes[8 * i + b] << (8 * b);
         uint8_t *r = p->records[i];
-        size_t nv = put_varint(r, code);
+        size_t nv = put_varint(r, frame_code(codes, i));
         r[nv] = 0; /* explored: 0 */
         put_le32(r + nv + 1, crc32c_two(k, nk, r, nv + 1));
         p->record_lens[i] = (uint8_t)(nv + 5);
@@ -141,16 +138,7 @@ static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepare
         if (!c) goto no_memory;
         size_t len;
         if (k[2] == 0 && nk < 0xFFFF) { /* store_codec.complexity's common case: seeds = sum of the pots */
-            uint32_t seeds = 0;
-            for (size_t j = 3; j < nk; j++) seeds += k[j];
-            e[0] = k[0];
-            e[1] = k[1];
-            memcpy(e + 2, r, nv);
-            uint8_t *s = e + 2 + nv;
-            s[0] = (uint8_t)(seeds >> 24), s[1] = (uint8_t)(seeds >> 16), s[2] = (uint8_t)(seeds >> 8), s[3] = (uint8_t)seeds;
-            s[4] = (uint8_t)(nk >> 8), s[5] = (uint8_t)nk;
-            memcpy(s + 6, k, nk);
-            len = 2 + nv + 6 + nk;
+            len = index_key_of(e, k, nk, r, nv);
         } else { /* other tags: store_codec.by_value_key itself */
             PyObject *made = PyObject_CallFunction(w->index_key, "y#y#", (const char *)k, (Py_ssize_t)nk, (const char *)r, (Py_ssize_t)nv);
             if (!made) return -1;

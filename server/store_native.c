@@ -360,6 +360,35 @@ Span span_of(const uint8_t *e, size_t len, size_t seq, unsigned group_len) {
     return (Span){head, tail, e, len, seq, group_len <= 16, group_len};
 }
 
+size_t index_key_of(uint8_t *out, const uint8_t *key, size_t nk, const uint8_t *value, size_t nv) {
+    uint32_t seeds = 0;
+    for (size_t j = 3; j < nk; j++) seeds += key[j];
+    out[0] = key[0];
+    out[1] = key[1];
+    memcpy(out + 2, value, nv);
+    uint8_t *c = out + 2 + nv;
+    c[0] = (uint8_t)(seeds >> 24);
+    c[1] = (uint8_t)(seeds >> 16);
+    c[2] = (uint8_t)(seeds >> 8);
+    c[3] = (uint8_t)seeds;
+    c[4] = (uint8_t)(nk >> 8);
+    c[5] = (uint8_t)nk;
+    memcpy(c + 6, key, nk);
+    return 2 + nv + 6 + nk;
+}
+
+size_t frame_count(const uint8_t *p, size_t size) {
+    if (size < 4) return SIZE_MAX;
+    size_t n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+    return (size - 4) / 10 < n ? SIZE_MAX : n;
+}
+
+uint64_t frame_code(const uint8_t *codes, size_t i) {
+    uint64_t v = 0;
+    for (int b = 0; b < 8; b++) v |= (uint64_t)codes[8 * i + b] << (8 * b);
+    return v;
+}
+
 /* index_entries(keys, values, max_key) -> (iterator of (index key, crc32c(index key)) in key
  * order, [i: left over]) for keys of tag 0 (key[2] == 0); the indices of the other keys are
  * returned for store_codec.by_value_key. Index keys longer than max_key are dropped (as a flush
@@ -403,19 +432,7 @@ static PyObject *py_index_entries(PyObject *self, PyObject *args) {
         }
         Py_ssize_t len = 2 + nv + 6 + nk;
         if (len > max_key) continue;
-        uint32_t seeds = 0;
-        for (Py_ssize_t j = 3; j < nk; j++) seeds += k[j];
-        e[0] = k[0];
-        e[1] = k[1];
-        memcpy(e + 2, PyBytes_AS_STRING(value), (size_t)nv);
-        uint8_t *c = e + 2 + nv;
-        c[0] = (uint8_t)(seeds >> 24);
-        c[1] = (uint8_t)(seeds >> 16);
-        c[2] = (uint8_t)(seeds >> 8);
-        c[3] = (uint8_t)seeds;
-        c[4] = (uint8_t)(nk >> 8);
-        c[5] = (uint8_t)nk;
-        memcpy(c + 6, k, (size_t)nk);
+        index_key_of(e, k, (size_t)nk, (const uint8_t *)PyBytes_AS_STRING(value), (size_t)nv);
         if (sorted && previous && !bytes_less(previous, (size_t)previous_len, k, (size_t)nk)) sorted = 0;
         previous = k;
         previous_len = nk;
@@ -551,9 +568,8 @@ static PyObject *py_unpack_batch(PyObject *self, PyObject *arg) {
     const uint8_t *p = view.buf;
     size_t size = (size_t)view.len;
     PyObject *keys = NULL, *values = NULL;
-    if (size < 4) goto bad;
-    size_t n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
-    if (size < 4 + 10 * n) goto bad;
+    size_t n = frame_count(p, size);
+    if (n == SIZE_MAX) goto bad;
     keys = PyList_New((Py_ssize_t)n);
     values = PyList_New((Py_ssize_t)n);
     if (!keys || !values) goto fail;
@@ -562,10 +578,8 @@ static PyObject *py_unpack_batch(PyObject *self, PyObject *arg) {
     for (size_t i = 0; i < n; i++) {
         size_t len = (size_t)lens[2 * i] | (size_t)lens[2 * i + 1] << 8;
         if (at + len > size) goto bad;
-        unsigned long long v = 0;
-        for (int b = 0; b < 8; b++) v |= (unsigned long long)vals[8 * i + b] << (8 * b);
         PyObject *key = PyBytes_FromStringAndSize((const char *)p + at, (Py_ssize_t)len);
-        PyObject *value = key ? PyLong_FromUnsignedLongLong(v) : NULL;
+        PyObject *value = key ? PyLong_FromUnsignedLongLong(frame_code(vals, i)) : NULL;
         if (!value) {
             Py_XDECREF(key);
             goto fail;

@@ -14,6 +14,14 @@ STORE_INTERNAL void put_le32(uint8_t *out, uint32_t v);
 /* n as an unsigned LEB128 varint at out (at most 10 bytes); returns its length. */
 STORE_INTERNAL size_t put_varint(uint8_t *out, uint64_t n);
 
+/* The by_value key of a tag-0 key (one byte a pot: seeds = the sum of its pots) with its encoded
+ * value, written at out (2 + nv + 6 + nk bytes); returns its length. */
+STORE_INTERNAL size_t index_key_of(uint8_t *out, const uint8_t *key, size_t nk, const uint8_t *value, size_t nv);
+/* A frame's (store_writer.pack) count of keys, or SIZE_MAX when it is too short to hold them. */
+STORE_INTERNAL size_t frame_count(const uint8_t *frame, size_t size);
+/* The i-th value code of a frame whose codes start at codes. */
+STORE_INTERNAL uint64_t frame_code(const uint8_t *codes, size_t i);
+
 /* A by_value index key inside a buffer, with what sorting it needs. */
 typedef struct {
     uint64_t head;      /* the key's first 8 bytes, big-endian, zero-padded (most comparisons end here) */
