@@ -137,7 +137,9 @@ static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
 /* Record a computed value: table, pending memo inserts, count, limit. */
 static int record(SearchObject *s, uint32_t rec, int32_t value, const pot_t *state, size_t n) {
     table_set(&s->table, rec, value);
-    if (s->shared) { /* published at once: the sweep's other workers read it before they search it */
+    /* published at once: the sweep's other workers read it before they search it (a claimed
+     * frame's value is published in its claim's record when it leaves the path, just after) */
+    if (s->shared && !(s->nframes && s->frames[s->nframes - 1].rec == rec && s->frames[s->nframes - 1].claim)) {
         size_t len;
         const uint8_t *body = table_body(&s->table, rec, &len);
         if (shared_add(s->shared, body, len, table_hash(body, len), value) < 0) s->shared_lost++;
@@ -180,6 +182,7 @@ static int push_frame(SearchObject *s, uint32_t rec, size_t src_off, size_t len,
 
 static void pop_frame(SearchObject *s) {
     Frame *f = &s->frames[--s->nframes];
+    if (f->claim) shared_release(s, f);
     s->path_len = f->state_off;
     s->ncomps = f->comps_begin;
 }
@@ -343,17 +346,20 @@ static int run(SearchObject *s) {
             }
             if (v == ACTIVE || v == ACTIVE_LOOKUP) /* an unfinished ancestor: play would loop */
                 return raise_interrupted(s, "loopy", s->path + c->state_off, c->state_len);
-            if (s->shared) { /* another worker may have valued it since the key was met */
-                size_t len;
-                const uint8_t *body = table_body(&s->table, c->rec, &len);
-                if (shared_find(s->shared, body, len, table_hash(body, len), &v)) {
-                    table_set(&s->table, c->rec, v);
-                    s->shared_hits++;
+            uint32_t claim = 0;
+            if (s->shared) { /* another worker may have valued it since the key was met, or be on it */
+                int known = shared_next(s, f, &claim);
+                c = &s->comps[f->cursor]; /* (the one to search: maybe a later component, swapped here) */
+                if (known) {
                     f->cursor++;
                     continue;
                 }
             }
-            if (push_frame(s, c->rec, c->state_off, c->state_len, 1) < 0) return -1;
+            if (push_frame(s, c->rec, c->state_off, c->state_len, 1) < 0) {
+                if (claim) shared_abandon(s->shared, claim - 1);
+                return -1;
+            }
+            s->frames[s->nframes - 1].claim = claim;
             pushed = 1;
             break;
         }
@@ -386,11 +392,15 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
     uint32_t rec;
     if (component_record(s, s->sc.a.v, n, &rec) < 0) goto done;
     if (s->nbatch && lookup_batch(s) < 0) goto done; /* the root: always asked about first */
-    if (table_value(&s->table, rec) == UNKNOWN) {
-        if (GROW(s->path, s->path_cap, n) < 0) goto done;
+    uint32_t claim = 0;
+    if (table_value(&s->table, rec) == UNKNOWN && !(s->shared && shared_root(s, rec, &claim))) {
+        if (GROW(s->path, s->path_cap, n) < 0 || push_frame(s, rec, 0, n, 0) < 0) {
+            if (claim) shared_abandon(s->shared, claim - 1);
+            goto done;
+        }
+        s->frames[0].claim = claim;
         memcpy(s->path, s->sc.a.v, n * sizeof *s->path); /* the root's state, at offset 0 */
         s->path_len = n;
-        if (push_frame(s, rec, 0, n, 0) < 0) goto done;
         if (run(s) < 0) goto done;
     }
     s->nbatch = 0; /* left: only records valued meanwhile (every pushed one has a value now) */
@@ -398,7 +408,10 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
     result = PyLong_FromLong(table_value(&s->table, rec));
 done:
     s->busy = 0;
-    if (!result) s->broken = 1; /* markers of the interrupted search are left in the table */
+    if (!result) { /* markers of the interrupted search are left in the table; its claims are given up */
+        s->broken = 1;
+        while (s->nframes) pop_frame(s);
+    }
     return result;
 }
 
@@ -538,10 +551,11 @@ static void Search_dealloc(SearchObject *s) {
 
 static PyObject *Search_stats(SearchObject *s, PyObject *unused) {
     (void)unused;
-    return Py_BuildValue("{sLsLsLsLsnsnsLsL}", "positions_valued", s->valued, "memo_hits", s->hits, "memo_misses",
-                         s->misses, "expansions", s->expansions, "table_entries", (Py_ssize_t)s->table.count,
-                         "table_bytes", (Py_ssize_t)table_bytes(&s->table), "shared_hits", s->shared_hits,
-                         "shared_lost", s->shared_lost);
+    return Py_BuildValue("{sLsLsLsLsnsnsLsLsLsLsL}", "positions_valued", s->valued, "memo_hits", s->hits,
+                         "memo_misses", s->misses, "expansions", s->expansions, "table_entries",
+                         (Py_ssize_t)s->table.count, "table_bytes", (Py_ssize_t)table_bytes(&s->table), "shared_hits",
+                         s->shared_hits, "shared_lost", s->shared_lost, "shared_deferred", s->shared_deferred,
+                         "shared_waits", s->shared_waits, "shared_waits_out", s->shared_waits_out);
 }
 
 static PyMethodDef Search_methods[] = {

@@ -57,6 +57,7 @@ typedef struct {
     size_t comps_begin, comps_end, cursor;
     uint32_t nopts, split; /* options; Left's are the first split (partizan) */
     int expanded;
+    uint32_t claim; /* its record in the sweep's shared table + 1 when this search claimed it, or 0 */
 } Frame;
 
 typedef struct {
@@ -75,6 +76,9 @@ typedef struct {
                       * every value this search finds (impartial rulesets) */
     SharedValuesObject *shared; /* cache when it is a SharedValues, else NULL */
     long long shared_hits, shared_lost; /* read from it before a descent; values it had no room for */
+    /* claims met (search_shared.c): a later component searched first; waits, and those that ended
+     * in searching the component anyway */
+    long long shared_deferred, shared_waits, shared_waits_out;
     uint8_t *full;              /* a whole key (prefix + body) for the CompactMemo */
     size_t full_cap;
     PyObject *games;                     /* partizan: kernel._OBJ, id -> Game (None if impartial) */
@@ -137,6 +141,14 @@ static inline int grow(void **p, size_t *cap, size_t need, size_t size) {
 /* search_memo.c */
 int flush_pending(SearchObject *s);
 int lookup_batch(SearchObject *s);
+/* search_shared.c. The next component of the top frame f to descend into, at f->cursor (f's
+ * components may be reordered): 1 when its value was published meanwhile (now in the table), 0 to
+ * search it with *claim for its frame (0: unclaimed). */
+int shared_next(SearchObject *s, Frame *f, uint32_t *claim);
+/* The same for the root's record: 1 when another process published its value, 0 to search it. */
+int shared_root(SearchObject *s, uint32_t rec, uint32_t *claim);
+/* A frame leaving the path gives its claim up: settled with its value, or abandoned. */
+void shared_release(SearchObject *s, Frame *f);
 int cache_get(SearchObject *s, const uint8_t *body, size_t len, uint32_t hash, int32_t *v);
 
 #endif

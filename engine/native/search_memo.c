@@ -366,7 +366,8 @@ int cache_get(SearchObject *s, const uint8_t *body, size_t len, uint32_t hash, i
 
 
 /* Drop the frames from the lowest one the memo settled (its record now has a value) upwards:
- * the records of the frames above it go back to "not valued" (their memo status kept). */
+ * the records of the frames above it go back to "not valued" (their memo status kept), their
+ * claims in a sweep's shared table given up. */
 static void unwind_settled(SearchObject *s) {
     size_t lowest = s->nframes;
     for (size_t j = 0; j < s->nframes; j++)
@@ -376,6 +377,7 @@ static void unwind_settled(SearchObject *s) {
         }
     while (s->nframes > lowest) {
         uint32_t rec = s->frames[s->nframes - 1].rec;
+        if (s->frames[s->nframes - 1].claim) shared_release(s, &s->frames[s->nframes - 1]); /* (settled or given up) */
         int32_t status = table_value(&s->table, rec);
         if (status == ACTIVE) table_set(&s->table, rec, UNKNOWN);
         if (status == ACTIVE_LOOKUP) table_set(&s->table, rec, LOOKUP);

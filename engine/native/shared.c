@@ -39,16 +39,22 @@
  *     `count` every SV_COUNT_BATCH adds and when it seals (the same cache line as `next`); the
  *     "3/4 of the slots" check reads count + its own pending keys — the other processes' last
  *     few are missed, which the slots' room (at least twice the keys) covers.
+ *   - claim (search_shared.c): a search about to descend into a key adds it as add does, with the
+ *     value word SV_CLAIM; the frame's value is stored into that word (release) when the frame
+ *     leaves the search's path, or SV_GONE when the search is interrupted first. A claim found by
+ *     another process tells it that the key is being searched (it searches something else first).
+ *     A gone record keeps its slot but stands for no key: readers and adders probe past it.
  *   - find: acquire-load a slot, compare hash and body, acquire-load the value word; a record
- *     whose value word is still 0 is being published and counts as absent (the reader searches
- *     the position itself: duplicated work, never a wrong value).
+ *     whose value word is still 0 (being published) or SV_CLAIM counts as absent (the reader may
+ *     search the position itself: duplicated work, never a wrong value).
  *   - drain (the driver): walks the arena from where it stopped, in order, up to `next`; skips
- *     dead records by their length and jumps from SV_SKIP to the next chunk; stops at the first
- *     value word 0 (a record still being written, or the unwritten rest of a chunk its process
- *     has not sealed: the next drain resumes there). So records after a chunk still open are
- *     drained only once its process fills or seals it: a process must seal() when it stops
- *     adding (ruma.client.sweep_shared.value_blocks does, and the dealloc does) before the last
- *     drain. Each key is drained once.
+ *     dead and gone records by their length and jumps from SV_SKIP to the next chunk; stops at the
+ *     first value word 0 or SV_CLAIM (a record still being written or searched, or the unwritten
+ *     rest of a chunk its process has not sealed: the next drain resumes there). So records after
+ *     a chunk still open are drained only once its process fills or seals it: a process must
+ *     seal() when it stops adding (ruma.client.sweep_shared.value_blocks does, and the dealloc
+ *     does) before the last drain; and the drain waits for every claim before it to be settled or
+ *     given up (a search holds claims only on its path). Each key is drained once.
  *   - fork: a child process must not write in its parent's chunk (both would place records at
  *     one offset): an object whose chunk was taken before a fork gives it up, unsealed and
  *     uncounted, in the child (own(); the parent seals and counts it).
@@ -65,6 +71,8 @@
 #define SV_MAGIC 0x32305653414d5552ULL /* "RUMASV02" little-endian (01: no chunks) */
 #define SV_DEAD UINT32_MAX             /* a record that lost to the same key (values are stored + 1 <= INT32_MAX) */
 #define SV_SKIP (UINT32_MAX - 1)       /* where a record would start: the rest of the chunk is empty */
+#define SV_CLAIM (UINT32_MAX - 2)      /* a claimed key: a process is searching it, its value comes later */
+#define SV_GONE (UINT32_MAX - 3)       /* a claim given up unvalued: skipped, as if its slot held no key */
 #define SV_COUNT_BATCH 64              /* keys a process publishes between two adds to the header's count */
 #define SV_CHUNKS 64                   /* the arena's chunks (C = its words / 64, in 128..4096, see init) */
 
@@ -143,7 +151,8 @@ int shared_find(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t
         uint32_t rec = (uint32_t)s - 1;
         if ((uint32_t)(s >> 32) == hash && same_body(t, rec, body, len)) {
             uint32_t w = __atomic_load_n(&t->arena[rec], __ATOMIC_ACQUIRE);
-            if (w == 0) return 0; /* being published */
+            if (w == SV_GONE) continue; /* a claim given up: the key may have a live record further on */
+            if (w == 0 || w == SV_CLAIM) return 0; /* being published, or searched by its claimant */
             *value = (int32_t)(w - 1);
             return 1;
         }
@@ -157,8 +166,10 @@ static int no_room(SharedValuesObject *t, uint32_t rec) {
     return -1;
 }
 
-int shared_add(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value) {
-    if (len >= 255 || value < 0 || value == INT32_MAX) return no_room(t, UINT32_MAX); /* (not for this table) */
+/* Insert the key with value word `word` (value + 1, or SV_CLAIM): 1 and *at when inserted; 0 and
+ * *seen (its value word: 0 while being written) when a live record of the key is there; -1 no room. */
+static int insert(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, uint32_t word, uint32_t *seen,
+                  uint32_t *at) {
     SvHeader *h = t->head;
     own(t);
     if (__atomic_load_n(&h->count, __ATOMIC_RELAXED) + t->pending >= t->limit) return no_room(t, UINT32_MAX);
@@ -176,19 +187,46 @@ int shared_add(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t 
             }
             uint64_t want = (uint64_t)hash << 32 | ((uint64_t)rec + 1);
             if (__atomic_compare_exchange_n(&t->slots[i], &s, want, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-                __atomic_store_n(&t->arena[rec], (uint32_t)value + 1, __ATOMIC_RELEASE);
+                __atomic_store_n(&t->arena[rec], word, __ATOMIC_RELEASE);
                 if (++t->pending >= SV_COUNT_BATCH) count_pending(t);
+                *at = rec;
                 return 1;
             }
             /* lost the slot: s is the winner's, compared below */
         }
         if ((uint32_t)(s >> 32) == hash && same_body(t, (uint32_t)s - 1, body, len)) {
+            uint32_t w = __atomic_load_n(&t->arena[(uint32_t)s - 1], __ATOMIC_ACQUIRE);
+            if (w == SV_GONE) continue; /* (a claim given up: probe on for a live record, or room) */
             if (rec != UINT32_MAX) __atomic_store_n(&t->arena[rec], SV_DEAD, __ATOMIC_RELEASE);
+            *seen = w;
             return 0;
         }
     }
     return no_room(t, rec);
 }
+
+int shared_add(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value) {
+    if (len >= 255 || value < 0 || value == INT32_MAX) return no_room(t, UINT32_MAX); /* (not for this table) */
+    uint32_t seen, at;
+    return insert(t, body, len, hash, (uint32_t)value + 1, &seen, &at);
+}
+
+int shared_claim(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t *value,
+                 uint32_t *at) {
+    if (len >= 255) return -1;
+    uint32_t seen;
+    int rc = insert(t, body, len, hash, SV_CLAIM, &seen, at);
+    if (rc != 0) return rc < 0 ? -1 : SV_MINE;
+    if (seen == 0 || seen == SV_CLAIM) return SV_THEIRS;
+    *value = (int32_t)(seen - 1);
+    return SV_KNOWN;
+}
+
+void shared_settle(SharedValuesObject *t, uint32_t at, int32_t value) {
+    __atomic_store_n(&t->arena[at], (uint32_t)value + 1, __ATOMIC_RELEASE);
+}
+
+void shared_abandon(SharedValuesObject *t, uint32_t at) { __atomic_store_n(&t->arena[at], SV_GONE, __ATOMIC_RELEASE); }
 
 /* ---------------------------------------------------------------------------------------- */
 /* the Python type                                                                           */
@@ -305,6 +343,54 @@ static PyObject *SharedValues_get(SharedValuesObject *self, PyObject *key) {
     return PyLong_FromLong(v);
 }
 
+/* claim_key(key) -> ("mine", handle) | ("known", nim value) | ("theirs", None) | ("full", None). */
+static PyObject *SharedValues_claim_key(SharedValuesObject *self, PyObject *key) {
+    const uint8_t *body;
+    size_t len;
+    if (ready(self) < 0 || key_body(self, key, &body, &len) < 0) return NULL;
+    int32_t v;
+    uint32_t at;
+    switch (shared_claim(self, body, len, table_hash(body, len), &v, &at)) {
+    case SV_MINE: return Py_BuildValue("(sk)", "mine", (unsigned long)at);
+    case SV_KNOWN: return Py_BuildValue("(sl)", "known", (long)v);
+    case SV_THEIRS: return Py_BuildValue("(sO)", "theirs", Py_None);
+    default: return Py_BuildValue("(sO)", "full", Py_None);
+    }
+}
+
+/* The record of a claim handle from claim_key, or -1 with ValueError (quoting it). */
+static long long claim_handle(SharedValuesObject *self, PyObject *handle) {
+    unsigned long long at = PyLong_Check(handle) ? PyLong_AsUnsignedLongLong(handle) : (unsigned long long)-1;
+    if (at == (unsigned long long)-1 && PyErr_Occurred()) PyErr_Clear(); /* (negative, too large: none of ours) */
+    if (at >= self->arena_end || __atomic_load_n(&self->arena[at], __ATOMIC_ACQUIRE) != SV_CLAIM) {
+        PyErr_Format(PyExc_ValueError, "%R is not the handle of a claim still open", handle);
+        return -1;
+    }
+    return (long long)at;
+}
+
+static PyObject *SharedValues_settle(SharedValuesObject *self, PyObject *args) {
+    PyObject *handle;
+    long value;
+    if (ready(self) < 0 || !PyArg_ParseTuple(args, "Ol", &handle, &value)) return NULL;
+    if (value < 0 || value >= INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "a nim value in 0..%d, not %ld", INT32_MAX - 1, value);
+        return NULL;
+    }
+    long long at = claim_handle(self, handle);
+    if (at < 0) return NULL;
+    shared_settle(self, (uint32_t)at, (int32_t)value);
+    Py_RETURN_NONE;
+}
+
+static PyObject *SharedValues_abandon(SharedValuesObject *self, PyObject *handle) {
+    if (ready(self) < 0) return NULL;
+    long long at = claim_handle(self, handle);
+    if (at < 0) return NULL;
+    shared_abandon(self, (uint32_t)at);
+    Py_RETURN_NONE;
+}
+
 typedef struct {
     const uint8_t *p; /* length byte, then the body */
     uint32_t value;   /* as stored: nim value + 1 */
@@ -327,13 +413,14 @@ static Drained *collect(SharedValuesObject *self, unsigned long long *at_, size_
     size_t n = 0, cap = 0;
     while (at < end) {
         uint32_t w = __atomic_load_n(&self->arena[at], __ATOMIC_ACQUIRE);
-        if (w == 0) break; /* being written or published, or a chunk's open rest: the next drain resumes here */
+        if (w == 0 || w == SV_CLAIM) break; /* being written, published or searched, or a chunk's open rest: the
+                                             * next drain resumes here */
         if (w == SV_SKIP) { /* the rest of the chunk is empty */
             at = (at / self->chunk_words + 1) * self->chunk_words;
             continue;
         }
         const uint8_t *p = (const uint8_t *)(self->arena + at + 1);
-        if (w != SV_DEAD) {
+        if (w != SV_DEAD && w != SV_GONE) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 4096;
                 Drained *more = realloc(found, cap * sizeof *found);
@@ -464,6 +551,13 @@ static PyMethodDef SharedValues_methods[] = {
     {"add", (PyCFunction)SharedValues_add, METH_VARARGS,
      "add(key, nim_value) -> bool: publish a value (False when the key was there or the table is full)."},
     {"get", (PyCFunction)SharedValues_get, METH_O, "get(key) -> the published nim value, or None."},
+    {"claim_key", (PyCFunction)SharedValues_claim_key, METH_O,
+     "claim_key(key) -> (\"mine\", handle) when this call claimed the key (settle or abandon it), (\"known\", "
+     "nim value) when it is published, (\"theirs\", None) when another claim holds it, (\"full\", None)."},
+    {"settle", (PyCFunction)SharedValues_settle, METH_VARARGS,
+     "settle(handle, nim_value): publish the value of a key claimed with claim_key."},
+    {"abandon", (PyCFunction)SharedValues_abandon, METH_O,
+     "abandon(handle): give a claim up unvalued (the key may be claimed or added again)."},
     {"drain", (PyCFunction)SharedValues_drain, METH_O,
      "drain(start) -> (entries, next): the values published from arena word start on, and where to go on."},
     {"drain_packed", (PyCFunction)SharedValues_drain_packed, METH_O,

@@ -30,6 +30,17 @@ int shared_find(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t
 /* Publish a nim value: 1 added, 0 the key was there (the first value is kept), -1 no room (the
  * table is full; nothing is set in Python: the caller keeps the value some other way). */
 int shared_add(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value);
+/* What shared_claim found. */
+enum { SV_KNOWN = 0, SV_MINE = 1, SV_THEIRS = 2 };
+/* Claim a key this process is about to search: SV_MINE and *at (its record: settle or abandon it)
+ * when no other process has it; SV_KNOWN and *value when its value is published; SV_THEIRS when
+ * another process is searching it (or publishing it); -1 when the table has no room. */
+int shared_claim(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t *value, uint32_t *at);
+/* Publish the value of a key this process claimed (record at). */
+void shared_settle(SharedValuesObject *t, uint32_t at, int32_t value);
+/* Give up a claim unvalued (an interrupted search): readers and the drain skip the record, and the
+ * key may be claimed or added again. */
+void shared_abandon(SharedValuesObject *t, uint32_t at);
 /* Seal this process's chunk (the drain skips its empty rest) and count its keys in the header. */
 void shared_seal(SharedValuesObject *t);
 
