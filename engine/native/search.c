@@ -551,11 +551,11 @@ static void Search_dealloc(SearchObject *s) {
 
 static PyObject *Search_stats(SearchObject *s, PyObject *unused) {
     (void)unused;
-    return Py_BuildValue("{sLsLsLsLsnsnsLsLsLsLsL}", "positions_valued", s->valued, "memo_hits", s->hits,
+    return Py_BuildValue("{sLsLsLsLsnsnsLsLsLsL}", "positions_valued", s->valued, "memo_hits", s->hits,
                          "memo_misses", s->misses, "expansions", s->expansions, "table_entries",
                          (Py_ssize_t)s->table.count, "table_bytes", (Py_ssize_t)table_bytes(&s->table), "shared_hits",
                          s->shared_hits, "shared_lost", s->shared_lost, "shared_deferred", s->shared_deferred,
-                         "shared_waits", s->shared_waits, "shared_waits_out", s->shared_waits_out);
+                         "shared_overlaps", s->shared_overlaps);
 }
 
 static PyMethodDef Search_methods[] = {

@@ -76,9 +76,9 @@ typedef struct {
                       * every value this search finds (impartial rulesets) */
     SharedValuesObject *shared; /* cache when it is a SharedValues, else NULL */
     long long shared_hits, shared_lost; /* read from it before a descent; values it had no room for */
-    /* claims met (search_shared.c): a later component searched first; waits, and those that ended
-     * in searching the component anyway */
-    long long shared_deferred, shared_waits, shared_waits_out;
+    /* claims met (search_shared.c): a later component searched first; a component searched though
+     * another process had claimed it */
+    long long shared_deferred, shared_overlaps;
     uint8_t *full;              /* a whole key (prefix + body) for the CompactMemo */
     size_t full_cap;
     PyObject *games;                     /* partizan: kernel._OBJ, id -> Game (None if impartial) */
@@ -145,7 +145,8 @@ int lookup_batch(SearchObject *s);
  * components may be reordered): 1 when its value was published meanwhile (now in the table), 0 to
  * search it with *claim for its frame (0: unclaimed). */
 int shared_next(SearchObject *s, Frame *f, uint32_t *claim);
-/* The same for the root's record: 1 when another process published its value, 0 to search it. */
+/* The same for the root's record: 1 when another process published its value, 0 to search it
+ * (*claim: 0 when another process has it claimed). */
 int shared_root(SearchObject *s, uint32_t rec, uint32_t *claim);
 /* A frame leaving the path gives its claim up: settled with its value, or abandoned. */
 void shared_release(SearchObject *s, Frame *f);

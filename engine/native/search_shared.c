@@ -2,30 +2,18 @@
  *
  * Why. The worker processes of a sweep publish every value the moment they find it, but a value
  * is published only once its whole subtree is searched: meanwhile another worker meeting the same
- * component searched it too, and two workers valued 10-20 % more positions than one. Now a search
- * claims a component in the shared table when it descends into it. Another worker finding the
+ * component searched it too, and two workers valued 10-24 % more positions than one. Now a search
+ * claims a component in the shared table when it descends into it, and another worker finding the
  * claim searches the frame's other components first (a frame's value does not depend on their
- * order); when every component left is claimed by others it sleeps a little (its core goes to the
- * claimant, the driver or the store's writer) and then, if the value is still not published,
- * searches the component anyway: duplicated work, never a wrong value (values are facts), and
- * never a wait on a claimant that is gone. Measured on impartial Sowing <= 12 with two workers
- * (docs/benchmarks.md, "Sweeps"): positions valued twice fall from 60,000-140,000 to a few hundred.
+ * order). When every component left is claimed by others it searches the first anyway, at once:
+ * duplicated work, never a wrong value (values are facts) and never a wait on a claimant that is
+ * slow or gone. (Sleeping up to 0.2 ms for the claimant instead removed the last duplicates, 0.5 %
+ * of the positions, but made the sweep slower: docs/benchmarks.md, "Sweeps".)
  *
  * A claim is settled with its frame's value, or given up, when the frame leaves the path
  * (pop_frame, unwind_settled, an interrupted search), so a process holds claims only on its path.
  */
 #include "search.h"
-
-#include <time.h>
-
-#define WAIT_STEP_NS 20000L  /* one sleep while another process searches a component */
-#define WAIT_MOST_NS 200000L /* then the component is searched anyway (a few steps: a sleep lasts longer) */
-
-static int64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 /* Claim the key of record rec: SV_KNOWN (its value is now in the search's table), SV_MINE (*claim
  * set), SV_THEIRS, or -1 (no room: search it unclaimed, *claim 0). */
@@ -45,21 +33,6 @@ static int claim_record(SearchObject *s, uint32_t rec, uint32_t *claim) {
     return rc;
 }
 
-/* Another process claimed record rec: wait a little for its value. 1 when it came (now in the
- * table); 0 to search it, claimed (*claim: the claim was given up meanwhile) or not. */
-static int await_value(SearchObject *s, uint32_t rec, uint32_t *claim) {
-    int64_t until = now_ns() + WAIT_MOST_NS;
-    struct timespec step = {0, WAIT_STEP_NS};
-    s->shared_waits++;
-    do {
-        nanosleep(&step, NULL);
-        int rc = claim_record(s, rec, claim);
-        if (rc != SV_THEIRS) return rc == SV_KNOWN;
-    } while (now_ns() < until);
-    s->shared_waits_out++;
-    return 0;
-}
-
 int shared_next(SearchObject *s, Frame *f, uint32_t *claim) {
     Comp *first = &s->comps[f->cursor];
     int rc = claim_record(s, first->rec, claim);
@@ -77,13 +50,14 @@ int shared_next(SearchObject *s, Frame *f, uint32_t *claim) {
         s->shared_deferred++;
         return 0;
     }
-    return await_value(s, first->rec, claim); /* every component left is another process's */
+    s->shared_overlaps++; /* every component left is another process's: the first, unclaimed */
+    return 0;
 }
 
 int shared_root(SearchObject *s, uint32_t rec, uint32_t *claim) {
     int rc = claim_record(s, rec, claim);
-    if (rc != SV_THEIRS) return rc == SV_KNOWN;
-    return await_value(s, rec, claim);
+    if (rc == SV_THEIRS) s->shared_overlaps++;
+    return rc == SV_KNOWN;
 }
 
 void shared_release(SearchObject *s, Frame *f) {
