@@ -7,6 +7,7 @@
  * see SPECULATE_AFTER in search.h).
  */
 #include "search.h"
+#include "body_sort.h"
 #include "frame.h"
 
 /* ---------------------------------------------------------------------------------------- */
@@ -18,69 +19,6 @@ static PyObject *value_object(SearchObject *s, int32_t v) {
     PyObject *game = PyList_GetItem(s->games, v); /* borrowed */
     Py_XINCREF(game);
     return game;
-}
-
-typedef struct {
-    uint64_t head; /* the body's first 8 bytes, big-endian, zero-padded: most comparisons end here */
-    const uint8_t *body;
-    size_t len;
-    uint32_t rec;
-} Sortable;
-
-/* Byte order of bodies. Comparing heads first is the same order: heads that differ do so at a
- * byte both bodies have, or where the shorter one (a prefix so far) has padding — lower than, or
- * equal to (then the heads do not differ there), the longer one's byte. */
-static int by_body(const void *a, const void *b) {
-    const Sortable *x = a, *y = b;
-    if (x->head != y->head) return x->head < y->head ? -1 : 1;
-    int c = memcmp(x->body, y->body, x->len < y->len ? x->len : y->len);
-    return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
-static uint64_t head_of(const uint8_t *body, size_t len) {
-    uint64_t h = 0;
-    for (size_t k = 0; k < 8; k++) h = h << 8 | (k < len ? body[k] : 0);
-    return h;
-}
-
-/* by_body's order: a least-significant-byte-first radix sort on the heads (a pass is skipped
- * where every head has the same byte), then each run of equal heads (bodies longer than 8 bytes
- * that agree so far) by by_body. qsort's ~15 calls of by_body a record were a tenth of a cold
- * evaluation's main process (py-spy: impartial Atomic Wari 4444 333333 into a fresh store). */
-static int sort_by_body(Sortable *v, size_t n) {
-    if (n < 2) return 0;
-    Sortable *spare = malloc(n * sizeof *spare);
-    size_t (*counts)[256] = calloc(8, sizeof *counts);
-    if (!spare || !counts) {
-        free(spare);
-        free(counts);
-        return -1;
-    }
-    for (size_t k = 0; k < n; k++)
-        for (int b = 0; b < 8; b++) counts[b][(v[k].head >> (8 * b)) & 0xFF]++;
-    Sortable *from = v, *to = spare;
-    for (int b = 0; b < 8; b++) {
-        size_t *count = counts[b];
-        if (count[(v[0].head >> (8 * b)) & 0xFF] == n) continue; /* one byte value: the order stays */
-        size_t at = 0;
-        for (int d = 0; d < 256; d++) {
-            size_t c = count[d];
-            count[d] = at;
-            at += c;
-        }
-        for (size_t k = 0; k < n; k++) to[count[(from[k].head >> (8 * b)) & 0xFF]++] = from[k];
-        Sortable *t = from;
-        from = to;
-        to = t;
-    }
-    if (from != v) memcpy(v, from, n * sizeof *v);
-    free(spare);
-    free(counts);
-    for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && v[j].head == v[i].head;) j++;
-        if (j - i > 1) qsort(v + i, j - i, sizeof *v, by_body);
-    }
-    return 0;
 }
 
 /* Order the pending records by key (all keys share the ruleset prefix, so by body): a store then
@@ -109,7 +47,7 @@ static int sort_pending(SearchObject *s) {
         const uint8_t *body = table_body(&s->table, s->pending[k], &len);
         memcpy(at, body, len);
         v[k].rec = s->pending[k];
-        v[k].head = head_of(body, len);
+        v[k].head = body_head(body, len);
         v[k].body = at;
         v[k].len = len;
         at += len;

@@ -63,6 +63,7 @@
  * full) returns -1 and sets `full`; the sweep worker then sends its values the old way.
  */
 #include "shared.h"
+#include "body_sort.h"
 #include "frame.h"
 #include "table.h"
 
@@ -391,25 +392,15 @@ static PyObject *SharedValues_abandon(SharedValuesObject *self, PyObject *handle
     Py_RETURN_NONE;
 }
 
-typedef struct {
-    const uint8_t *p; /* length byte, then the body */
-    uint32_t value;   /* as stored: nim value + 1 */
-} Drained;
-
-/* The order of bytes objects (the store takes its batches sorted, see store_bulk._split). */
-static int drained_cmp(const void *a, const void *b) {
-    const uint8_t *x = ((const Drained *)a)->p, *y = ((const Drained *)b)->p;
-    int c = memcmp(x + 1, y + 1, x[0] < y[0] ? x[0] : y[0]);
-    return c ? c : (int)x[0] - (int)y[0];
-}
-
-/* The values published from arena word *at on, sorted by key, in *n (freed by the caller); *at
- * becomes where the next drain starts. NULL with an exception on no memory, or with *n = 0. */
-static Drained *collect(SharedValuesObject *self, unsigned long long *at_, size_t *n_) {
+/* The values published from arena word *at on, sorted by key (the store takes its batches sorted,
+ * see store_bulk._split), in *n (freed by the caller): each a body and its value word (nim value +
+ * 1) as rec; *at becomes where the next drain starts. NULL with an exception on no memory, or
+ * with *n = 0. */
+static Sortable *collect(SharedValuesObject *self, unsigned long long *at_, size_t *n_) {
     unsigned long long at = *at_;
     uint64_t end = load(&self->head->next);
     if (end > self->arena_end) end = self->arena_end; /* (a failed reservation passes it) */
-    Drained *found = NULL;
+    Sortable *found = NULL;
     size_t n = 0, cap = 0;
     while (at < end) {
         uint32_t w = __atomic_load_n(&self->arena[at], __ATOMIC_ACQUIRE);
@@ -423,7 +414,7 @@ static Drained *collect(SharedValuesObject *self, unsigned long long *at_, size_
         if (w != SV_DEAD && w != SV_GONE) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 4096;
-                Drained *more = realloc(found, cap * sizeof *found);
+                Sortable *more = realloc(found, cap * sizeof *found);
                 if (!more) {
                     free(found);
                     PyErr_NoMemory();
@@ -431,11 +422,15 @@ static Drained *collect(SharedValuesObject *self, unsigned long long *at_, size_
                 }
                 found = more;
             }
-            found[n++] = (Drained){p, w};
+            found[n++] = (Sortable){body_head(p + 1, p[0]), p + 1, p[0], w};
         }
         at += table_record_words(p[0]);
     }
-    if (n) qsort(found, n, sizeof *found, drained_cmp);
+    if (sort_by_body(found, n) < 0) {
+        free(found);
+        PyErr_NoMemory();
+        return NULL;
+    }
     *at_ = at;
     *n_ = n;
     return found;
@@ -448,13 +443,13 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
     unsigned long long at = PyLong_AsUnsignedLongLong(arg);
     if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
     size_t n = 0;
-    Drained *found = collect(self, &at, &n);
+    Sortable *found = collect(self, &at, &n);
     if (!found && PyErr_Occurred()) return NULL;
     PyObject *out = PyList_New((Py_ssize_t)n);
     for (size_t k = 0; out && k < n; k++) {
-        size_t len = found[k].p[0];
+        size_t len = found[k].len;
         PyObject *key = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len + 2);
-        PyObject *pair = key ? Py_BuildValue("(Nk)", key, (unsigned long)(found[k].value - 1)) : NULL;
+        PyObject *pair = key ? Py_BuildValue("(Nk)", key, (unsigned long)(found[k].rec - 1)) : NULL;
         if (!pair) {
             Py_CLEAR(out);
             break;
@@ -462,7 +457,7 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
         uint8_t *kb = (uint8_t *)PyBytes_AS_STRING(key);
         kb[0] = (uint8_t)self->code;
         kb[1] = (uint8_t)self->version;
-        memcpy(kb + 2, found[k].p + 1, len);
+        memcpy(kb + 2, found[k].body, len);
         PyList_SET_ITEM(out, (Py_ssize_t)k, pair);
     }
     free(found);
@@ -479,13 +474,13 @@ static PyObject *SharedValues_drain_packed(SharedValuesObject *self, PyObject *a
     unsigned long long at = PyLong_AsUnsignedLongLong(arg);
     if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
     size_t n = 0, bodies = 0;
-    Drained *found = collect(self, &at, &n);
+    Sortable *found = collect(self, &at, &n);
     if (!found && PyErr_Occurred()) return NULL;
-    for (size_t k = 0; k < n; k++) bodies += found[k].p[0];
+    for (size_t k = 0; k < n; k++) bodies += found[k].len;
     PyObject *frame = n <= UINT32_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_size(n, bodies)) : NULL;
     if (frame) {
         Packed f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, self->code, self->version);
-        for (size_t k = 0; k < n; k++) frame_put(&f, k, found[k].p + 1, found[k].p[0], (int32_t)(found[k].value - 1));
+        for (size_t k = 0; k < n; k++) frame_put(&f, k, found[k].body, found[k].len, (int32_t)(found[k].rec - 1));
     } else if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_OverflowError, "too many values for one packed batch");
     }
