@@ -178,6 +178,25 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+#: Rulesets a sweep values in one process unless more workers are asked for, with the compiled
+#: engine: their values are canonical forms, which go between processes as packets (cells and
+#: packets, docs/sweeps.md), and the driver re-canonicalising and interning every packet's games
+#: costs more than a second worker saves. Measured with ``benchmarks/bench_sweep.py``: Sowing <= 10
+#: in 1.03 s in one process against 1.43 s with two workers, <= 11 in 3.52 s against 5.44 s;
+#: partizan Atomic Wari, whose values are small, gains (<= 10: 0.88 s against 0.73 s; <= 11:
+#: 3.09 s against 2.79 s), and so does Sowing with the pure-Python engine (<= 9: 1.37 s against
+#: 1.00 s) — docs/benchmarks.md, "Sweeps".
+ONE_PROCESS_COMPILED = frozenset({"sowing"})
+
+
+def default_workers_for(rules: Any) -> int:
+    """The workers a sweep of ``rules`` gets when none are asked for: the cores this process may
+    use, or 1 for a ruleset of ``ONE_PROCESS_COMPILED`` valued by the compiled engine."""
+    if rules.name in ONE_PROCESS_COMPILED and getattr(type(rules), "native", None) is not None:
+        return 1
+    return default_workers()
+
+
 def default_workers() -> int:
     """The cores this process may use."""
     try:
@@ -195,7 +214,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
     measuring what speculation gains)."""
     started = time.perf_counter()
     rules = family.rules
-    count = workers if workers is not None else (backend.slots if backend is not None else default_workers())
+    count = workers if workers is not None else (backend.slots if backend is not None else default_workers_for(rules))
     owned = backend is None and count > 1
     if owned:
         # started first: their interpreters start up (about half a second) while this process
