@@ -21,6 +21,7 @@ import functools
 import http.server
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -153,6 +154,7 @@ def main() -> None:
         for process in (web, serve):
             process.terminate()
             process.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)  # (its store and the browser's profile)
     load = os.getloadavg()
     if args.json:
         print(json.dumps({"results": results, "loadavg": load}))
