@@ -113,6 +113,9 @@ def test_a_search_meeting_another_process_s_claim_values_right_and_leaves_the_cl
     memo.shared = search_view
     value_many(rules, [root], memo)  # (the others first, then the claimed component itself)
     assert memo.entries[root_key] == valued[root_key] and memo.entries[claimed] == valued[claimed]
+    states = {root_key: root, claimed: tuple(claimed[3:])}  # (a key of small counts: tag 0, a byte a pot)
+    assert claimed[2] == 0 and _reference("impartial-sowing", [root_key, claimed], states) == {
+        root_key: valued[root_key], claimed: valued[claimed]}
     search_view.seal()
     claimant.seal()
     assert claimed not in dict(search_view.drain(0)[0])  # the claimant's to publish
