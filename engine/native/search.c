@@ -160,12 +160,17 @@ static int record(SearchObject *s, uint32_t rec, int32_t value, const pot_t *sta
 
 /* Push a frame for record rec whose state is path[src_off .. + len): copied to the top of path
  * (copy = 1; the source is a parent's component, which stays where it is until the parent pops),
- * or used in place (copy = 0; the root, alone on the path). */
-static int push_frame(SearchObject *s, uint32_t rec, size_t src_off, size_t len, int copy) {
-    if (GROW(s->frames, s->frames_cap, s->nframes + 1) < 0) return -1;
+ * or used in place (copy = 0; the root, alone on the path). The frame holds `claim` (shared_next):
+ * given up here if no frame can be pushed, else when the frame pops (an error's pops included). */
+static int push_frame(SearchObject *s, uint32_t rec, size_t src_off, size_t len, int copy, uint32_t claim) {
+    if (GROW(s->frames, s->frames_cap, s->nframes + 1) < 0) {
+        if (claim) shared_abandon(s->shared, claim - 1);
+        return -1;
+    }
     Frame *f = &s->frames[s->nframes++];
     memset(f, 0, sizeof *f);
     f->rec = rec;
+    f->claim = claim;
     f->state_len = len;
     if (copy) {
         if (GROW(s->path, s->path_cap, s->path_len + len) < 0) return -1;
@@ -355,11 +360,7 @@ static int run(SearchObject *s) {
                     continue;
                 }
             }
-            if (push_frame(s, c->rec, c->state_off, c->state_len, 1) < 0) {
-                if (claim) shared_abandon(s->shared, claim - 1);
-                return -1;
-            }
-            s->frames[s->nframes - 1].claim = claim;
+            if (push_frame(s, c->rec, c->state_off, c->state_len, 1, claim) < 0) return -1;
             pushed = 1;
             break;
         }
@@ -394,11 +395,7 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
     if (s->nbatch && lookup_batch(s) < 0) goto done; /* the root: always asked about first */
     uint32_t claim = 0;
     if (table_value(&s->table, rec) == UNKNOWN && !(s->shared && shared_root(s, rec, &claim))) {
-        if (GROW(s->path, s->path_cap, n) < 0 || push_frame(s, rec, 0, n, 0) < 0) {
-            if (claim) shared_abandon(s->shared, claim - 1);
-            goto done;
-        }
-        s->frames[0].claim = claim;
+        if (push_frame(s, rec, 0, n, 0, claim) < 0 || GROW(s->path, s->path_cap, n) < 0) goto done;
         memcpy(s->path, s->sc.a.v, n * sizeof *s->path); /* the root's state, at offset 0 */
         s->path_len = n;
         if (run(s) < 0) goto done;
