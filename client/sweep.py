@@ -31,6 +31,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from ruma.client.sweep_shared import run_family, run_family_inline, run_inline, run_shared
 from ruma.client.sweep_summary import SweepSummary
+from ruma.client.sweep_table import can_share
 from ruma.client.sweep_worker import Result, Task, open_store, work
 from ruma.engine.evaluator import value_many
 from ruma.engine.family_enum import Family, FamilyClass, enumerate_family
@@ -222,9 +223,11 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         backend = LocalProcesses(count)
     try:
         holds = getattr(sink, "holds", None)  # (a local store the workers may read)
-        if classes is None and SHARED and holds is not None and (backend is None or backend.shares_memory):
-            native = getattr(type(rules), "native", None)
-            resumed = native is not None and holds(bytes((native.code, native.version)))
+        # (checked before the walk: a ruleset no table can serve is walked once, below, not twice)
+        if classes is None and SHARED and holds is not None and can_share(rules) \
+                and (backend is None or backend.shares_memory):
+            native = type(rules).native
+            resumed = holds(bytes((native.code, native.version)))
             if backend is None:
                 swept = run_family_inline(family, sink, progress, resumed)
             else:

@@ -86,17 +86,23 @@ def table_layout(entries: int, key_length: int) -> tuple[int, int]:
     return HEADER + slots * 8 + -(-arena * 4 // 64) * 64, slots  # (whole cache lines: tables follow)
 
 
+def can_share(rules: Any) -> bool:
+    """Whether a sweep of ``rules`` can go through a SharedValues table: an impartial ruleset (its
+    values are nim values, one word each) valued by the compiled engine."""
+    return bool(rules.impartial) and getattr(type(rules), "native", None) is not None
+
+
 def new_table(rules: Any, size: int, slots: int, set_size: int = 0,
               set_slots: int = 0) -> tuple[SharedRegion, Any, Any] | None:
     """A region holding a fresh SharedValues table of ``size`` bytes and ``slots`` slots (see
     ``table_layout``) and, after it, when ``set_size`` is given, a second one used as a set of
     keys (else ``None``); ``None`` when the compiled engine does not value this ruleset or the
     memory is not there."""
-    native = getattr(type(rules), "native", None)
-    if not rules.impartial or native is None:
+    if not can_share(rules):
         return None
     from ruma.engine.native import _core
 
+    native = type(rules).native
     region = SharedRegion.create(size + set_size)
     if region is None:
         return None

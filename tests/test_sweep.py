@@ -280,3 +280,28 @@ def test_partizan_sowing_is_swept_in_one_process_unless_more_workers_are_asked_f
     other = sweep_store(Family.of("atomic-wari", (0, 6)), str(tmp_path / "other"))
     assert other.workers == cores
     assert contents(tmp_path / "default") == contents(tmp_path / "asked")
+
+
+@pytest.mark.parametrize("ruleset", ["sowing", "atomic-wari", "impartial-sowing"])
+def test_a_sweep_walks_its_family_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ruleset: str) -> None:
+    # No shared table serves partizan values (nor any value of the pure-Python engine): such a
+    # sweep must go straight to the packets' way, not walk the family for a table first and then
+    # again without it; a sweep through a table walks it once too.
+    import ruma.client.sweep as sweep
+    import ruma.client.sweep_shared as sweep_shared
+
+    walks: list[str] = []
+
+    def counted(name: str, walk: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            walks.append(name)
+            return walk(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(sweep, "enumerate_family", counted("enumerate_family", sweep.enumerate_family))
+    monkeypatch.setattr(sweep_shared, "enumerate_states", counted("enumerate_states", sweep_shared.enumerate_states))
+    family = Family.of(ruleset, (0, 6))
+    summary = sweep_store(family, str(tmp_path / "store"), workers=1)
+    assert len(walks) == 1, walks
+    assert summary.classes == len(enumerate_family(family))
+    assert len(contents(tmp_path / "store")) >= summary.classes
