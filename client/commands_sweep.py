@@ -1,6 +1,6 @@
 """``ruma sweep`` and ``ruma census``: value whole families, and count what is stored.
 
-    ruma sweep sowing --seeds 10 --pots 10                 # every class into ./ruma-data, all cores
+    ruma sweep impartial-sowing --seeds 10 --pots 10      # every class into ./ruma-data, all cores
     ruma sweep sowing --seeds 10 --workers 1 --json        # in this process; a JSON summary
     ruma sweep sowing --seeds 10 --ray                     # on a local Ray cluster
     ruma sweep sowing --seeds 10 --ray ray://head:10001    # on an existing Ray cluster
@@ -179,7 +179,7 @@ def _location(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", dest="data", metavar="DIR", help="same as --data")
     add_server_options(parser, optional=True)
     parser.add_argument("--workers", type=positive, default=None,
-                        help="worker processes or Ray actors (default: all cores, but 1 for partizan Sowing with "
+                        help="worker processes or Ray actors (default: all cores, but 1 for a partizan ruleset with "
                              "the compiled engine, where one process is faster; 1: value in this process)")
     parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                         help="run the workers on Ray: a local cluster, or join the one at ADDRESS (pip install 'ruma[ray]')")

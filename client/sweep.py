@@ -179,21 +179,19 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-#: Rulesets a sweep values in one process unless more workers are asked for, with the compiled
-#: engine: their values are canonical forms, which go between processes as packets (cells and
-#: packets, docs/sweeps.md), and the driver re-canonicalising and interning every packet's games
-#: costs more than a second worker saves. Measured with ``benchmarks/bench_sweep.py``: Sowing <= 10
-#: in 1.03 s in one process against 1.43 s with two workers, <= 11 in 3.52 s against 5.44 s;
-#: partizan Atomic Wari, whose values are small, gains (<= 10: 0.88 s against 0.73 s; <= 11:
-#: 3.09 s against 2.79 s), and so does Sowing with the pure-Python engine (<= 9: 1.37 s against
-#: 1.00 s) — docs/benchmarks.md, "Sweeps".
-ONE_PROCESS_COMPILED = frozenset({"sowing"})
-
-
 def default_workers_for(rules: Any) -> int:
     """The workers a sweep of ``rules`` gets when none are asked for: the cores this process may
-    use, or 1 for a ruleset of ``ONE_PROCESS_COMPILED`` valued by the compiled engine."""
-    if rules.name in ONE_PROCESS_COMPILED and getattr(type(rules), "native", None) is not None:
+    use, or 1 for a partizan ruleset valued by the compiled engine.
+
+    Partizan values are canonical forms, which go between processes as packets (cells and
+    packets, docs/sweeps.md): the driver re-canonicalises and interns every packet's games, each
+    worker those the others sent, and two workers value a third to a half more positions than
+    one, so with the compiled engine a second process costs more than it saves (``python
+    benchmarks/bench_sweep.py --ruleset R --seeds B --repeat 1``: Sowing <= 11 in 3.37 s in one
+    process against 5.03 s with two, Atomic Wari <= 12 in 6.62 s against 8.47 s). With the
+    pure-Python engine, whose searches cost more a position, two workers gain (Sowing <= 9:
+    0.89 s against 0.60 s) — docs/benchmarks.md, "Sweeps"."""
+    if not rules.impartial and getattr(type(rules), "native", None) is not None:
         return 1
     return default_workers()
 

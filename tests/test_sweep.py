@@ -266,19 +266,21 @@ def test_cli_sweep_and_census(tmp_path: Path) -> None:
     assert missing.returncode == 3 and not (tmp_path / "misspelled").exists()
 
 
-def test_partizan_sowing_is_swept_in_one_process_unless_more_workers_are_asked_for(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ruleset", ["sowing", "atomic-wari"])
+def test_a_partizan_ruleset_is_swept_in_one_process_unless_more_workers_are_asked_for(tmp_path: Path,
+                                                                                       ruleset: str) -> None:
     from ruma.client.sweep import default_workers
 
     cores = default_workers()
-    compiled = getattr(type(get_ruleset("sowing")), "native", None) is not None
-    family = Family.of("sowing", (0, 6))
+    compiled = getattr(type(get_ruleset(ruleset)), "native", None) is not None
+    family = Family.of(ruleset, (0, 6))
     default = sweep_store(family, str(tmp_path / "default"))
     expected = 1 if compiled else cores
     assert (default.workers, default.backend) == (expected, "inline" if expected == 1 else "processes")
     asked = sweep_store(family, str(tmp_path / "asked"), workers=2)
     assert (asked.workers, asked.backend) == (2, "processes")
-    other = sweep_store(Family.of("atomic-wari", (0, 6)), str(tmp_path / "other"))
-    assert other.workers == cores
+    impartial = sweep_store(Family.of("impartial-" + ruleset, (0, 6)), str(tmp_path / "impartial"))
+    assert impartial.workers == cores
     assert contents(tmp_path / "default") == contents(tmp_path / "asked")
 
 
