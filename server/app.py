@@ -279,7 +279,7 @@ def create_server(
         services = [RUMA_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME]
         servicer = RumaServicer(the_store, limits, services, auth_required=bool(tokens))
         servicer.runner = _runner(the_store, data, servicer.memo, servicer.limits)
-        ruma_pb2_grpc.add_RumaServicer_to_server(servicer, server)
+        ruma_pb2_grpc.add_RumaServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]  # generated, unannotated
         services += _add_sweeps(server, servicer, verify_fraction)
         health_servicer = health.HealthServicer(experimental_non_blocking=True)
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -96,7 +96,7 @@ def _aborting(handler: grpc.RpcMethodHandler, code: grpc.StatusCode, details: st
     return grpc.unary_unary_rpc_method_handler(unary, **kwargs)
 
 
-class TokenInterceptor(grpc.ServerInterceptor):
+class TokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc ships no type stubs
     """Checks ``authorization: Bearer TOKEN`` on every call and the role on write methods."""
 
     def __init__(self, tokens: Mapping[str, str], write_methods: Iterable[str] | None = None) -> None:

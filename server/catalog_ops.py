@@ -294,7 +294,7 @@ class CatalogOps:
                     setattr(row, field, value)
         session.flush()
 
-    def _theorem(self, session: Any, name: str) -> Theorem:
+    def _theorem(self, session: Session, name: str) -> Theorem:
         row = session.scalar(select(Theorem).where(Theorem.name == name))
         if row is None:
             raise UnknownNameError(f"no theorem {name!r}")

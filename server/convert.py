@@ -21,7 +21,7 @@ Value = Union[Game, int]
 log = logging.getLogger("ruma.server")
 
 ALL_STYLES = ("ascii", "unicode", "braces")
-_STYLE_OF = {pb.NOTATION_ASCII: "ascii", pb.NOTATION_UNICODE: "unicode", pb.NOTATION_BRACES: "braces"}
+_STYLE_OF: dict[int, str] = {pb.NOTATION_ASCII: "ascii", pb.NOTATION_UNICODE: "unicode", pb.NOTATION_BRACES: "braces"}
 _OUTCOME = {"L": pb.OUTCOME_L, "R": pb.OUTCOME_R, "N": pb.OUTCOME_N, "P": pb.OUTCOME_P}
 
 #: entries kept in each cache before it is cleared (values are small; ids are stable)
@@ -71,7 +71,7 @@ def value_message(value: Value, chosen: Sequence[str]) -> pb.Value:
     return pb.Value(**{style: format_value(value, style) for style in chosen})
 
 
-def outcome_of(value: Value) -> int:
+def outcome_of(value: Value) -> pb.Outcome:
     """The ``Outcome`` enum of a value."""
     if isinstance(value, int):
         return pb.OUTCOME_P if value == 0 else pb.OUTCOME_N

@@ -261,7 +261,7 @@ class _Core(GameTable, BulkOps):
                 txn = self._reader()
                 raw = txn.get(key)
                 if raw is None:
-                    return find_in(jobs, key) if jobs else None  # type: ignore[no-any-return]
+                    return find_in(jobs, key) if jobs else None
                 if len(raw) == 6 and raw[0] < 0x80 and raw[0] & 1 == 0 and raw[-4:] == codec.checksum(key, raw[:2]):
                     return raw[0] >> 1  # type: ignore[no-any-return]  # a one-byte nim value, sealed
                 return self.decode(txn, key, raw)[0]
@@ -274,7 +274,7 @@ class _Core(GameTable, BulkOps):
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         kind = type(value)
         if kind is int:
-            if value < 0:  # type: ignore[operator]
+            if value < 0:
                 raise TypeError(f"a nim value is never negative: {value!r}")
         elif kind is not Game and (isinstance(value, bool) or not isinstance(value, (int, Game))):
             raise TypeError(f"a store value is a Game or a nim value (int), not {value!r}")

@@ -57,8 +57,8 @@ class GameTable:
                 stack += [i for i in g.left_ids if i not in known and i not in pending]
                 stack += [i for i in g.right_ids if i not in known and i not in pending]
                 continue
-            left = [known.get(i, pending.get(i)) for i in g.left_ids]
-            right = [known.get(i, pending.get(i)) for i in g.right_ids]
+            left = [known[i] if i in known else pending[i] for i in g.left_ids]
+            right = [known[i] if i in known else pending[i] for i in g.right_ids]
             options = encode_options(left, right)
             ikey = options if len(options) < max_key and options[0] != 0xFF else codec.index_key(options, max_key)
             existing = get(ikey, db=index)

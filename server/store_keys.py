@@ -44,10 +44,11 @@ def state_of_key(key: bytes) -> tuple[Ruleset, State]:
     if ruleset.version != key[1]:
         raise codec.CodecError(f"key {key!r} is of {ruleset.name} version {key[1]}, installed is {ruleset.version}")
     decoder = getattr(ruleset, "state_from_key", None) or _KEY_DECODERS.get(ruleset.name)
+    reference: Ruleset = getattr(ruleset, "reference", ruleset)  # compiled rulesets: their Python reference
     try:
         if decoder is not None:
             state = tuple(decoder(key))
-        elif type(getattr(ruleset, "reference", ruleset)).key is Ruleset.key:  # compiled: the reference's keys
+        elif type(reference).key is Ruleset.key:
             state = codec.decode_state_key(key)[2]
         else:
             raise codec.CodecError(f"{ruleset.name} overrides key(); its keys cannot be decoded")

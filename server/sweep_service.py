@@ -164,5 +164,5 @@ def add_sweeps_servicer(server: grpc.Server, ruma: RumaServicer,
                         verify_fraction: float = DEFAULT_VERIFY_FRACTION) -> SweepsServicer:
     """Register the ``Sweeps`` service on ``server``; returns the servicer."""
     servicer = SweepsServicer(ruma, verify_fraction)
-    sweep_pb2_grpc.add_SweepsServicer_to_server(servicer, server)
+    sweep_pb2_grpc.add_SweepsServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]  # generated, unannotated
     return servicer

@@ -22,6 +22,7 @@ from ruma.engine.sweep_values import Packet, RecordingMemo, pack
 from ruma.server import convert
 from ruma.server.store_keys import state_of_key
 from ruma.server.tasks import Context, position_limit, stopped, task
+from ruma.v1 import ruma_pb2
 from ruma.v1 import sweep_pb2 as pb
 
 __all__ = ["census_replies", "row_message", "sweep_verify"]
@@ -83,7 +84,7 @@ def row_message(rules: Any, by: str, row: Any, chosen: tuple[str, ...]) -> pb.Ce
         value = convert.value_message(group, chosen)
     else:
         text = row.label()
-        value = convert.pb.Value(**{style: text for style in chosen})
+        value = ruma_pb2.Value(**{style: text for style in chosen})
     message = pb.CensusRow(by=by, group=value, classes=row.classes, raw_positions=row.raw_positions)
     nim = group if isinstance(group, int) and not isinstance(group, bool) else (
         group.nim_value if isinstance(group, Game) else None)
