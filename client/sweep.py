@@ -224,8 +224,8 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         # (checked before the walk: a ruleset no table can serve is walked once, below, not twice)
         if classes is None and SHARED and holds is not None and can_share(rules) \
                 and (backend is None or backend.shares_memory):
-            native = type(rules).native
-            resumed = holds(bytes((native.code, native.version)))
+            native = getattr(type(rules), "native", None)
+            resumed = native is not None and holds(bytes((native.code, native.version)))
             if backend is None:
                 swept = run_family_inline(family, sink, progress, resumed)
             else:
