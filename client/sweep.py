@@ -34,7 +34,7 @@ from ruma.client.sweep_summary import SweepSummary
 from ruma.client.sweep_table import can_share
 from ruma.client.sweep_worker import Result, Task, open_store, work
 from ruma.engine.evaluator import value_many
-from ruma.engine.family_enum import Family, FamilyClass, enumerate_family
+from ruma.engine.family_enum import Family, FamilyClass, enumerate_states
 from ruma.engine.rulesets.base import State
 from ruma.engine.sweep_order import Cell, CellScheduler, group
 from ruma.engine.sweep_values import Entry, Packet, RecordingMemo, unpack
@@ -233,13 +233,15 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
             if swept is not None:
                 sink.flush()
                 return replace(swept, seconds=time.perf_counter() - started)
-        classes = enumerate_family(family) if classes is None else classes
-        keys = [c.key for c in classes]
+        if classes is None:  # (states and keys only: no FamilyClass and representatives a class)
+            states, keys, raw = enumerate_states(family)
+        else:
+            states, keys, raw = [c.state for c in classes], [c.key for c in classes], sum(c.raw_total for c in classes)
         stored: list[bool] = []
         for i in range(0, len(keys), 8192):
             stored += sink.stored(keys[i:i + 8192])
-        todo = [c.state for c, known in zip(classes, stored) if not known]
-        todo_keys = [c.key for c, known in zip(classes, stored) if not known]
+        todo = [state for state, known in zip(states, stored) if not known]
+        todo_keys = [key for key, known in zip(keys, stored) if not known]
         if owned and not todo and backend is not None:
             backend.close()
             backend, owned = None, False
@@ -247,16 +249,16 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         if backend is None:
             # (the store is read for followers when it holds part of the family, as in _inline)
             through = run_inline(rules, todo, todo_keys, sink, progress,
-                                 sink.memo() if len(todo) < len(classes) else None) if SHARED else None
+                                 sink.memo() if len(todo) < len(states) else None) if SHARED else None
             if through is not None:
                 _, computed, committed = through
             else:
-                computed, committed = _inline(rules, todo, sink, progress, len(todo) < len(classes))
+                computed, committed = _inline(rules, todo, sink, progress, len(todo) < len(states))
             name, count = "inline", 1
         else:
             # workers read the local store only when it may hold something they need (a resumed
             # sweep); a fresh family's followers are all in the family itself
-            reads = backend.local and len(todo) < len(classes)
+            reads = backend.local and len(todo) < len(states)
             computed, committed, worker_cpu = _sharded(rules, todo, todo_keys, sink, backend, shard_seconds, progress,
                                                       reads, speculate)
             name, count = backend.name, backend.slots
@@ -266,7 +268,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
     sink.flush()
     return SweepSummary(
         ruleset=rules.name, seeds=(family.seeds_min, family.seeds_max), pots=(family.pots_min, family.pots_max),
-        classes=len(classes), raw_positions=sum(c.raw_total for c in classes), already_stored=len(classes) - len(todo),
+        classes=len(states), raw_positions=raw, already_stored=len(states) - len(todo),
         classes_valued=len(todo), positions_valued=computed, entries_committed=committed,
         seconds=time.perf_counter() - started, workers=count, backend=name, worker_cpu_seconds=worker_cpu,
     )

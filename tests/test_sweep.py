@@ -300,8 +300,8 @@ def test_a_sweep_walks_its_family_once(tmp_path: Path, monkeypatch: pytest.Monke
             return walk(*args, **kwargs)
         return run
 
-    monkeypatch.setattr(sweep, "enumerate_family", counted("enumerate_family", sweep.enumerate_family))
-    monkeypatch.setattr(sweep_shared, "enumerate_states", counted("enumerate_states", sweep_shared.enumerate_states))
+    for module in (sweep, sweep_shared):
+        monkeypatch.setattr(module, "enumerate_states", counted(module.__name__, module.enumerate_states))
     family = Family.of(ruleset, (0, 6))
     summary = sweep_store(family, str(tmp_path / "store"), workers=1)
     assert len(walks) == 1, walks
