@@ -5,6 +5,8 @@ including Sowing families with full pots and the empty row — and the same canc
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ruma.engine import family_enum
@@ -54,7 +56,8 @@ def test_sowing_full_pots_are_classes_of_their_own(monkeypatch: pytest.MonkeyPat
     assert compiled == _reference(family, monkeypatch)
 
 
-def test_the_compiled_walk_can_be_cancelled() -> None:
+@pytest.mark.parametrize("walk", [enumerate_family, family_enum.enumerate_states])
+def test_the_compiled_walk_can_be_cancelled(walk: Any) -> None:
     if not _compiled("impartial-sowing"):
         pytest.skip("no compiled core")
     polls: list[int] = []
@@ -64,7 +67,7 @@ def test_the_compiled_walk_can_be_cancelled() -> None:
         return len(polls) >= 2
 
     with pytest.raises(CancelledError, match="cancelled"):
-        enumerate_family(Family.of("impartial-sowing", (0, 11), (1, 11)), should_cancel=cancel)
+        walk(Family.of("impartial-sowing", (0, 11), (1, 11)), cancel)
     assert len(polls) == 2
 
 
@@ -115,9 +118,12 @@ def test_the_parts_of_a_walk_cover_the_family_once(ruleset: str, parts: int, see
     assert whole == ([c.state for c in reference], [c.key for c in reference], family_enum.raw_count(family))
 
 
-def test_a_part_out_of_range_is_refused() -> None:
+@pytest.mark.parametrize("method", ["classes", "class_states"])
+def test_a_part_or_a_family_out_of_range_is_refused(method: str) -> None:
     if not _compiled("impartial-sowing"):
         pytest.skip("no compiled core")
-    native = type(get_ruleset("impartial-sowing")).native
+    walk = getattr(type(get_ruleset("impartial-sowing")).native, method)
     with pytest.raises(ValueError, match="part 2 of 2 parts"):
-        native.classes(0, 3, 1, 3, None, 2, 2)
+        walk(0, 3, 1, 3, None, 2, 2)
+    with pytest.raises(ValueError, match="bad family ranges seeds 3..2"):
+        walk(3, 2, 1, 3, None)

@@ -42,6 +42,8 @@ typedef struct {
     PyObject *should_cancel;
     int cancelled;
     long long part, parts, turn; /* visit only the rows with turn % parts == part (see Rules_classes) */
+    int brief;                   /* Rules.class_states: the raw rows counted in `total` only, no books a class */
+    long long total;
 } Walk;
 
 static int arena_put(Walk *w, const pot_t *row, size_t n, size_t *off) {
@@ -70,13 +72,14 @@ static int row_cmp(const pot_t *a, const pot_t *b, size_t n) {
  * simplest first but for mirrors counted out of turn, of the same seeds and length: a held row is
  * replaced only by a smaller one of its own length; the seed count is the slice's, equal too). */
 static int count_row(Walk *w, size_t c, const pot_t *row, size_t n, long long weight, int mirrored) {
+    if (w->brief) {
+        if (__builtin_add_overflow(w->total, weight, &w->total)) goto overflow;
+        return 0;
+    }
     Class *k = &w->classes[c];
     long long *raw = mirrored ? &k->raw_mirrored : &k->raw;
     size_t *off = mirrored ? &k->rep_m_off : &k->rep_off, *len = mirrored ? &k->rep_m_len : &k->rep_len;
-    if (__builtin_add_overflow(*raw, weight, raw)) {
-        PyErr_SetString(PyExc_OverflowError, "raw position count beyond 64 bits");
-        return -1;
-    }
+    if (__builtin_add_overflow(*raw, weight, raw)) goto overflow;
     if (*off == SIZE_MAX ||
         (*len == n && row_cmp(row, w->arena.v + *off, n) < 0 && row_sum(w->arena.v + *off, n) == row_sum(row, n))) {
         if (*off != SIZE_MAX) {
@@ -89,6 +92,9 @@ static int count_row(Walk *w, size_t c, const pot_t *row, size_t n, long long we
         }
     }
     return 0;
+overflow:
+    PyErr_SetString(PyExc_OverflowError, "raw position count beyond 64 bits");
+    return -1;
 }
 
 /* One stripped row of the walk (weight raw rows). */
@@ -145,7 +151,7 @@ static int visit(Walk *w, const pot_t *row, size_t n, long long weight) {
          * own mirror image (then both rows are in the canonical orientation) */
         const Class *k = &w->classes[c];
         int symmetric = 1;
-        for (size_t i = 0; i < cn && symmetric; i++)
+        for (size_t i = 0; i < cn && symmetric && !w->brief; i++)
             symmetric = w->arena.v[k->state_off + i] == w->arena.v[k->state_off + cn - 1 - i];
         if (count_row(w, c, w->mirror, n, weight, w->partizan && !mirrored && !symmetric) < 0) return -1;
     }
@@ -198,6 +204,84 @@ static PyObject *class_tuple(Walk *w, const Class *k) {
     return Py_BuildValue("(NNLLNN)", state, key, k->raw, k->raw_mirrored, rep, rep_m);
 }
 
+/* The walk of Rules.classes and Rules.class_states over args (seeds_min, seeds_max, pots_min,
+ * pots_max, should_cancel, part=0, parts=1) into w (w->brief set by the caller), the classes sorted
+ * into *order (enumerate_family's order: seeds, pots, state). 0 when walked, 1 when should_cancel
+ * answered true, -1 with an exception; walk_free(w, *order) in every case. */
+static int walk_family(RulesObject *self, PyObject *args, const char *format, Walk *w, size_t **order) {
+    long long a, b, c, d, part = 0, parts = 1;
+    int brief = w->brief;
+    memset(w, 0, sizeof *w);
+    w->brief = brief;
+    *order = NULL;
+    scratch_init(&w->sc);
+    rows_init(&w->out);
+    if (table_init(&w->table) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, format, &a, &b, &c, &d, &w->should_cancel, &part, &parts)) return -1;
+    if (a < 0 || b < a || c < 1 || d < c || b > RUMA_MAX_COUNT || d > 1 << 20) {
+        PyErr_Format(PyExc_ValueError, "classes: bad family ranges seeds %lld..%lld pots %lld..%lld", a, b, c, d);
+        return -1;
+    }
+    if (parts < 1 || part < 0 || part >= parts) {
+        PyErr_Format(PyExc_ValueError, "classes: part %lld of %lld parts", part, parts);
+        return -1;
+    }
+    w->part = part;
+    w->parts = parts;
+    w->rules = self;
+    w->partizan = !self->impartial;
+    int rc = -1;
+    pot_t *row = malloc((size_t)(d + 1) * sizeof *row);
+    w->mirror = malloc((size_t)(d + 1) * sizeof *row);
+    if (!row || !w->mirror) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (long long s = a; s <= b && !w->cancelled; s++) {
+        if (s == 0) { /* the empty row, once per length: the shortest stands for all */
+            memset(row, 0, (size_t)c * sizeof *row);
+            if (visit(w, row, (size_t)c, d - c + 1) < 0) goto done;
+            continue;
+        }
+        for (long long m = 1; m <= d && !w->cancelled; m++) {
+            long long weight = 0;
+            for (long long n = m > c ? m : c; n <= d; n++) weight += n - m + 1;
+            if (weight == 0 || (m >= 2 && s < 2)) continue; /* (two nonempty ends need two seeds) */
+            if (compositions(w, row, (size_t)m, 0, (pot_t)s, weight) < 0) goto done;
+        }
+    }
+    if (w->cancelled) {
+        rc = 1;
+        goto done;
+    }
+    *order = malloc((w->nclasses ? w->nclasses : 1) * sizeof **order);
+    if (!*order) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t k = 0; k < w->nclasses; k++) (*order)[k] = k;
+    sorting = w; /* (qsort has no context argument; the GIL serialises calls) */
+    qsort(*order, w->nclasses, sizeof **order, by_size);
+    rc = 0;
+done:
+    free(row);
+    return rc;
+}
+
+static void walk_free(Walk *w, size_t *order) {
+    free(order);
+    free(w->mirror);
+    free(w->classes);
+    free(w->arena.v);
+    free(w->key);
+    table_free(&w->table);
+    rows_free(&w->out);
+    scratch_free(&w->sc);
+}
+
 /* Rules.classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> list
  * of (state, key, raw, raw_mirrored, representative, representative_mirrored) in
  * enumerate_family's order (seeds, pots, state), or None when should_cancel answered true.
@@ -206,59 +290,12 @@ static PyObject *class_tuple(Walk *w, const Class *k) {
  * to the family's. A class reached by rows of several parts (Sowing's full pots) is in each of
  * them, with the counts of that part's rows. */
 PyObject *Rules_classes(RulesObject *self, PyObject *args) {
-    long long a, b, c, d, part = 0, parts = 1;
-    PyObject *should_cancel;
-    if (!PyArg_ParseTuple(args, "LLLLO|LL:classes", &a, &b, &c, &d, &should_cancel, &part, &parts)) return NULL;
-    if (a < 0 || b < a || c < 1 || d < c || b > RUMA_MAX_COUNT || d > 1 << 20) {
-        PyErr_Format(PyExc_ValueError, "classes: bad family ranges seeds %lld..%lld pots %lld..%lld", a, b, c, d);
-        return NULL;
-    }
-    if (parts < 1 || part < 0 || part >= parts) {
-        PyErr_Format(PyExc_ValueError, "classes: part %lld of %lld parts", part, parts);
-        return NULL;
-    }
-    Walk w;
-    memset(&w, 0, sizeof w);
-    w.part = part;
-    w.parts = parts;
-    w.rules = self;
-    w.partizan = !self->impartial;
-    w.should_cancel = should_cancel;
-    scratch_init(&w.sc);
-    rows_init(&w.out);
+    Walk w = {.brief = 0};
+    size_t *order;
     PyObject *result = NULL;
-    size_t *order = NULL;
-    pot_t *row = malloc((size_t)(d + 1) * sizeof *row);
-    w.mirror = malloc((size_t)(d + 1) * sizeof *row);
-    if (!row || !w.mirror || table_init(&w.table) < 0) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (long long s = a; s <= b && !w.cancelled; s++) {
-        if (s == 0) { /* the empty row, once per length: the shortest stands for all */
-            memset(row, 0, (size_t)c * sizeof *row);
-            if (visit(&w, row, (size_t)c, d - c + 1) < 0) goto done;
-            continue;
-        }
-        for (long long m = 1; m <= d && !w.cancelled; m++) {
-            long long weight = 0;
-            for (long long n = m > c ? m : c; n <= d; n++) weight += n - m + 1;
-            if (weight == 0 || (m >= 2 && s < 2)) continue; /* (two nonempty ends need two seeds) */
-            if (compositions(&w, row, (size_t)m, 0, (pot_t)s, weight) < 0) goto done;
-        }
-    }
-    if (w.cancelled) {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
-    order = malloc((w.nclasses ? w.nclasses : 1) * sizeof *order);
-    if (!order) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (size_t k = 0; k < w.nclasses; k++) order[k] = k;
-    sorting = &w; /* (qsort has no context argument; the GIL serialises calls) */
-    qsort(order, w.nclasses, sizeof *order, by_size);
+    int rc = walk_family(self, args, "LLLLO|LL:classes", &w, &order);
+    if (rc == 1) result = Py_NewRef(Py_None);
+    if (rc != 0) goto done;
     result = PyList_New((Py_ssize_t)w.nclasses);
     if (!result) goto done;
     for (size_t k = 0; k < w.nclasses; k++) {
@@ -270,15 +307,39 @@ PyObject *Rules_classes(RulesObject *self, PyObject *args) {
         PyList_SET_ITEM(result, (Py_ssize_t)k, t);
     }
 done:
-    free(order);
-    free(row);
-    free(w.mirror);
-    free(w.classes);
-    free(w.arena.v);
-    free(w.key);
-    table_free(&w.table);
-    rows_free(&w.out);
-    scratch_free(&w.sc);
+    walk_free(&w, order);
+    return result;
+}
+
+/* Rules.class_states(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) ->
+ * (states, keys, raw) or None: the classes' canonical states and keys in Rules.classes' order and
+ * the raw positions of the rows walked, without the books a class that only a census needs (its
+ * counts by orientation and representatives): what a sweep values (family_enum.enumerate_states). */
+PyObject *Rules_class_states(RulesObject *self, PyObject *args) {
+    Walk w = {.brief = 1};
+    size_t *order;
+    PyObject *result = NULL, *states = NULL, *keys = NULL;
+    int rc = walk_family(self, args, "LLLLO|LL:class_states", &w, &order);
+    if (rc == 1) result = Py_NewRef(Py_None);
+    if (rc != 0) goto done;
+    states = PyList_New((Py_ssize_t)w.nclasses);
+    keys = PyList_New((Py_ssize_t)w.nclasses);
+    if (!states || !keys) goto done;
+    for (size_t k = 0; k < w.nclasses; k++) {
+        const Class *c = &w.classes[order[k]];
+        PyObject *state = pots_to_tuple(w.arena.v + c->state_off, c->state_len);
+        if (!state) goto done;
+        PyList_SET_ITEM(states, (Py_ssize_t)k, state);
+        long kl = family_key_body(self->family, w.arena.v + c->state_off, c->state_len, &w.key, &w.key_cap);
+        PyObject *key = kl < 0 ? PyErr_NoMemory() : make_key(self, w.key, (size_t)kl);
+        if (!key) goto done;
+        PyList_SET_ITEM(keys, (Py_ssize_t)k, key);
+    }
+    result = Py_BuildValue("(OOL)", states, keys, w.total);
+done:
+    Py_XDECREF(states);
+    Py_XDECREF(keys);
+    walk_free(&w, order);
     return result;
 }
 

@@ -300,6 +300,9 @@ static PyMethodDef Rules_methods[] = {
      "classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> [(state, key, raw, "
      "raw_mirrored, representative, representative_mirrored), ...] or None if cancelled (family_enum.enumerate_family's "
      "classes; with parts > 1 those of every parts-th stripped row from the part-th on)."},
+    {"class_states", (PyCFunction)Rules_class_states, METH_VARARGS,
+     "class_states(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> (states, keys, raw) "
+     "or None if cancelled: the states and keys of classes() in its order, and the raw positions walked (a sweep's walk)."},
     {"components", (PyCFunction)Rules_components, METH_O, "components(state) -> list of states."},
     {"decompose", (PyCFunction)Rules_decompose, METH_O, "decompose(state) -> list of (state, mirrored)."},
     {"key", (PyCFunction)Rules_key, METH_O, "key(state) -> memo key bytes of a normalised state."},
