@@ -6,7 +6,7 @@ succeeds and ruma runs its pure-Python engine (``ruma.engine.native`` explains t
 
 from setuptools import Extension, setup
 
-SOURCES = ["module.c", "search.c", "search_memo.c", "search_shared.c", "body_sort.c", "rows.c", "sowing.c", "wari.c",
+SOURCES = ["module.c", "search.c", "search_batch.c", "search_memo.c", "search_shared.c", "body_sort.c", "rows.c", "sowing.c", "wari.c",
            "table.c", "parse.c", "order.c", "kernel.c", "memo.c", "enum.c", "shared.c"]
 HEADERS = ["core.h", "rows.h", "rows_internal.h", "table.h", "parse.h", "search.h", "kernel.h", "kernel_state.h",
            "memo.h", "shared.h", "frame.h", "body_sort.h"]

@@ -493,16 +493,26 @@ def value_many(
     """
     rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     search = _new_search(rules, memo, progress, should_cancel, None)
+
+    def value_one(state: State) -> None:
+        state = tuple(state)
+        pieces = rules.decompose(state)
+        # count=False: the compiled search's counters are read once, at the end
+        values = [(search.value_of(component, False), mirrored) for component, mirrored in pieces]
+        canonical, mirrored = rules.normalise(state)
+        if len(pieces) != 1 or pieces[0][0] != canonical:  # as evaluate: the state's own entry too
+            total = _combine(rules, values)
+            search.memo.insert(rules.key(canonical), -total if mirrored and isinstance(total, Game) else total)
+
     try:
-        for state in states:
-            state = tuple(state)
-            pieces = rules.decompose(state)
-            # count=False: the compiled search's counters are read once, at the end
-            values = [(search.value_of(component, False), mirrored) for component, mirrored in pieces]
-            canonical, mirrored = rules.normalise(state)
-            if len(pieces) != 1 or pieces[0][0] != canonical:  # as evaluate: the state's own entry too
-                total = _combine(rules, values)
-                search.memo.insert(rules.key(canonical), -total if mirrored and isinstance(total, Game) else total)
+        # the compiled search runs this loop itself for an impartial ruleset (value_one for what it
+        # does not take); it is the reference's loop otherwise
+        in_c = getattr(search, "value_states", None) if rules.impartial else None
+        if in_c is not None:
+            in_c(states if isinstance(states, list) else list(states), value_one)
+        else:
+            for state in states:
+                value_one(state)
     finally:
         search.sync_stats()
     return search.stats.positions_valued

@@ -103,3 +103,90 @@ def test_a_recording_memo_read_and_written_by_the_compiled_search_records_what_t
     reference = InMemoryMemo()
     value_many(rules, rows, reference)
     assert results[0][0] == reference.entries
+
+
+def _without_the_loop_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled search without ``value_states``: ``value_many`` runs its Python loop (the
+    reference for ``search_batch.c``), each component still valued by the compiled search."""
+    from ruma.engine.native import search as native_search
+
+    monkeypatch.delattr(native_search.NativeSearch, "value_states")
+
+
+#: states the compiled search does not take (counts past its range, not a tuple, not exact ints);
+#: the reference values them (Atomic Wari's reference cannot list the options of 10**13 seeds)
+ODD_STATES: dict[str, list[object]] = {
+    "impartial-sowing": [(2, 10**13, 1, 0, 0, 3, 1), [3, 1, 2], (True, 2, 1), (2, 2**70)],
+    "impartial-atomic-wari": [[3, 1, 2], (True, 2, 1), [2, 0, 0, 2], (1, False, 3)],
+}
+
+
+@pytest.mark.parametrize("ruleset", ["impartial-sowing", "impartial-atomic-wari"])
+@pytest.mark.parametrize("memo_kind", ["in-memory", "recording", "recording with fallback"])
+def test_the_loop_in_c_stores_and_counts_what_the_python_loop_does(ruleset: str, memo_kind: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search_batch.c`` against ``value_many``'s Python loop: the same entries (each state's own
+    one included), the same new entries recorded, the same count of positions valued — over rows
+    with several components, rows that are not canonical, and, among them, states the compiled
+    search does not take (the reference values those, and the loop in C goes on after them)."""
+    from ruma.engine.native import search as native_search
+
+    rules = get_ruleset(ruleset)
+    if not hasattr(native_search.NativeSearch, "value_states") or getattr(type(rules), "native", None) is None:
+        pytest.skip("no compiled core (RUMA_ENGINE=python): the Python loop is the only one")
+    rng = random.Random(ruleset + memo_kind)
+    rows: list[object] = [*_rows(rng, 300)]
+    rows += [row[::-1] for row in _rows(rng, 60)]  # mirror images: not canonical
+    for at, odd in zip((17, 150, 151, 299), ODD_STATES[ruleset]):
+        rows.insert(at, odd)
+    backing = InMemoryMemo()
+    value_many(rules, _rows(random.Random(5), 40), backing)  # what a fallback store holds
+
+    def make() -> InMemoryMemo | RecordingMemo:
+        if memo_kind == "in-memory":
+            return InMemoryMemo()
+        return RecordingMemo(backing.lookup) if memo_kind.endswith("fallback") else RecordingMemo()
+
+    results = []
+    for in_c in (True, False):
+        if not in_c:
+            _without_the_loop_in_c(monkeypatch)
+        memo = make()
+        computed = value_many(rules, rows, memo)
+        new = sorted(memo.take()) if isinstance(memo, RecordingMemo) else None
+        results.append((computed, dict(memo.entries), new))
+        monkeypatch.undo()
+    assert results[0] == results[1]
+    assert results[0][0] > 0 and len(results[0][1]) > len(rows) // 2
+
+
+def test_the_loop_in_c_raises_what_the_python_loop_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state Sowing's rules refuse (a negative count; Atomic Wari's take one) stops both loops
+    with the same error, after the same values reached the memo."""
+    rules = get_ruleset("impartial-sowing")
+    rows: list[object] = [*_rows(random.Random(3), 20), (2, -1, 3), (1, 2)]
+    outcomes = []
+    for in_c in (True, False):
+        if not in_c:
+            _without_the_loop_in_c(monkeypatch)
+        memo = InMemoryMemo()
+        with pytest.raises(ValueError) as caught:
+            value_many(rules, rows, memo)
+        outcomes.append((str(caught.value), dict(memo.entries)))
+        monkeypatch.undo()
+    assert outcomes[0] == outcomes[1] and outcomes[0][1]
+
+
+@pytest.mark.parametrize("ruleset", ["impartial-sowing", "impartial-atomic-wari"])
+def test_a_cancelled_loop_names_the_state_it_was_valuing(ruleset: str) -> None:
+    """A cancelled ``value_many`` is a ``CancelledError`` naming the state it was valuing, after
+    the values found before it reached the memo."""
+    from ruma.engine.errors import CancelledError
+
+    rules = get_ruleset(ruleset)
+    big = (4,) * 9 + (3,) * 9  # enough positions for the search to poll should_cancel
+    polls: list[int] = []
+    memo = InMemoryMemo()
+    with pytest.raises(CancelledError, match=r"4, ?4|444"):
+        value_many(rules, [(1, 1), big], memo, should_cancel=lambda: bool(polls.append(1)) or len(polls) > 1)
+    assert memo.entries  # (1, 1) and what the search found before it stopped

@@ -31,7 +31,9 @@ static int raise_interrupted(SearchObject *s, const char *kind, const pot_t *sta
     if (flush_pending(s) < 0) return -1;
     PyObject *tuple = state ? pots_to_tuple(state, n) : (Py_INCREF(Py_None), Py_None);
     if (!tuple) return -1;
-    PyObject *args = Py_BuildValue("(sN)", kind, tuple);
+    /* (in Search.value_many: the index of the state being valued too) */
+    PyObject *args = s->batch_index < 0 ? Py_BuildValue("(sN)", kind, tuple)
+                                        : Py_BuildValue("(sNn)", kind, tuple, s->batch_index);
     if (!args) return -1;
     PyErr_SetObject(Interrupted, args);
     Py_DECREF(args);
@@ -134,8 +136,8 @@ static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
     return kernel_canon(s->ids, f->split, s->ids + f->split, nopts - f->split, value);
 }
 
-/* Record a computed value: table, pending memo inserts, count, limit. */
-static int record(SearchObject *s, uint32_t rec, int32_t value, const pot_t *state, size_t n) {
+/* Keep a value: table, the sweep's shared table, pending memo inserts. */
+static int keep(SearchObject *s, uint32_t rec, int32_t value) {
     table_set(&s->table, rec, value);
     /* published at once: the sweep's other workers read it before they search it (a claimed
      * frame's value is published in its claim's record when it leaves the path, just after) */
@@ -146,14 +148,26 @@ static int record(SearchObject *s, uint32_t rec, int32_t value, const pot_t *sta
     }
     if (GROW(s->pending, s->pending_cap, s->npending + 1) < 0) return -1;
     s->pending[s->npending++] = rec;
-    s->valued++;
-    if (s->max_positions >= 0 && s->valued > s->max_positions) return raise_interrupted(s, "limit", state, n);
+    return 0;
+}
+
+/* Hand the pending values over once there are flush_at of them (doubling it up to FLUSH_MOST). */
+static int flush_when_due(SearchObject *s) {
     if (s->npending >= s->flush_at) {
         if (s->flush_at < FLUSH_MOST) s->flush_at *= 2;
         return flush_pending(s);
     }
     return 0;
 }
+
+/* Record a computed value: kept, counted, the limit checked. */
+static int record(SearchObject *s, uint32_t rec, int32_t value, const pot_t *state, size_t n) {
+    if (keep(s, rec, value) < 0) return -1;
+    s->valued++;
+    if (s->max_positions >= 0 && s->valued > s->max_positions) return raise_interrupted(s, "limit", state, n);
+    return flush_when_due(s);
+}
+
 
 /* ---------------------------------------------------------------------------------------- */
 /* the depth-first search                                                                    */
@@ -224,6 +238,18 @@ static int component_record(SearchObject *s, const pot_t *row, size_t n, uint32_
         return -1;
     }
     return key_record(s, s->key, (size_t)len, table_hash(s->key, (size_t)len), rec);
+}
+
+/* Keep value under the key of state (Search.value_many: a state's own entry when it is not a
+ * single canonical component, as evaluate inserts it) unless the table knows the key already. */
+int search_keep_sum(SearchObject *s, const pot_t *state, size_t n, int32_t value) {
+    uint32_t rec;
+    size_t queued = s->nbatch;
+    if (component_record(s, state, n, &rec) < 0) return -1;
+    if (s->nbatch > queued) s->nbatch = queued; /* (the memo is not asked: as RecordingMemo.insert) */
+    if (table_value(&s->table, rec) >= 0) return 0; /* known already: kept, as a memo keeps the first value */
+    if (keep(s, rec, value) < 0) return -1;
+    return flush_when_due(s);
 }
 
 /* First visit of a frame: the direct value, or the options' components (memo consulted, or queued
@@ -383,33 +409,46 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
     int rc = state_to_pots(state, &s->sc.a, &n);
     if (rc < 0) return NULL;
     if (rc > 0) return Py_NewRef(Py_NotImplemented); /* not a tuple of counts it takes: the caller's reference search */
+    if (search_ready(s) < 0) return NULL;
+    int32_t value;
+    PyObject *result = NULL;
+    s->busy = 1;
+    if (search_component(s, s->sc.a.v, n, &value) == 0 && flush_pending(s) == 0) result = PyLong_FromLong(value);
+    search_done(s, result != NULL);
+    return result;
+}
+
+int search_ready(SearchObject *s) {
     if (s->broken) {
         PyErr_SetString(PyExc_RuntimeError, "this search was interrupted; start a new one");
-        return NULL;
+        return -1;
     }
-    s->busy = 1;
-    s->nframes = s->ncomps = s->path_len = s->nbatch = 0;
-    PyObject *result = NULL;
-    uint32_t rec;
-    if (component_record(s, s->sc.a.v, n, &rec) < 0) goto done;
-    if (s->nbatch && lookup_batch(s) < 0) goto done; /* the root: always asked about first */
-    uint32_t claim = 0;
-    if (table_value(&s->table, rec) == UNKNOWN && !(s->shared && shared_root(s, rec, &claim))) {
-        if (push_frame(s, rec, 0, n, 0, claim) < 0 || GROW(s->path, s->path_cap, n) < 0) goto done;
-        memcpy(s->path, s->sc.a.v, n * sizeof *s->path); /* the root's state, at offset 0 */
-        s->path_len = n;
-        if (run(s) < 0) goto done;
-    }
-    s->nbatch = 0; /* left: only records valued meanwhile (every pushed one has a value now) */
-    if (flush_pending(s) < 0) goto done;
-    result = PyLong_FromLong(table_value(&s->table, rec));
-done:
+    return 0;
+}
+
+void search_done(SearchObject *s, int ok) {
     s->busy = 0;
-    if (!result) { /* markers of the interrupted search are left in the table; its claims are given up */
+    if (!ok) { /* markers of the interrupted search are left in the table; its claims are given up */
         s->broken = 1;
         while (s->nframes) pop_frame(s);
     }
-    return result;
+}
+
+int search_component(SearchObject *s, const pot_t *state, size_t n, int32_t *value) {
+    s->nframes = s->ncomps = s->path_len = s->nbatch = 0;
+    uint32_t rec;
+    if (component_record(s, state, n, &rec) < 0) return -1;
+    if (s->nbatch && lookup_batch(s) < 0) return -1; /* the root: always asked about first */
+    uint32_t claim = 0;
+    if (table_value(&s->table, rec) == UNKNOWN && !(s->shared && shared_root(s, rec, &claim))) {
+        if (push_frame(s, rec, 0, n, 0, claim) < 0 || GROW(s->path, s->path_cap, n) < 0) return -1;
+        memcpy(s->path, state, n * sizeof *s->path); /* the root's state, at offset 0 */
+        s->path_len = n;
+        if (run(s) < 0) return -1;
+    }
+    s->nbatch = 0; /* left: only records valued meanwhile (every pushed one has a value now) */
+    *value = table_value(&s->table, rec);
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -472,6 +511,7 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     s->shared = shared ? (SharedValuesObject *)cache : NULL; /* (held through cache) */
     s->max_positions = max_positions;
     s->flush_at = FLUSH_FIRST;
+    s->batch_index = -1;
     if (compact != Py_None) s->compact = (CompactMemoObject *)Py_NewRef(compact);
     if (table_init(&s->table) < 0) {
         PyErr_NoMemory();
@@ -558,6 +598,9 @@ static PyObject *Search_stats(SearchObject *s, PyObject *unused) {
 static PyMethodDef Search_methods[] = {
     {"value", (PyCFunction)Search_value, METH_O,
      "value(component) -> nim value (impartial) or Game id (partizan) of a normalised component."},
+    {"value_many", (PyCFunction)Search_value_many, METH_VARARGS,
+     "value_many(states, start) -> index: value states[start:] as evaluator.value_many does (impartial rulesets), "
+     "up to the first state this search does not take (its index; len(states) when none)."},
     {"stats", (PyCFunction)Search_stats, METH_NOARGS,
      "stats() -> counters: positions valued, memo hits and misses, expansions, table entries and bytes."},
     {NULL, NULL, 0, NULL},

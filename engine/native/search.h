@@ -89,6 +89,7 @@ typedef struct {
     long long misses_in_row; /* the memo's score: +1 a miss, -HIT_WEIGHT a hit (see above) */
     int speculative;          /* descend into components the memo has not been asked about yet */
     int busy, broken;
+    Py_ssize_t batch_index; /* Search.value_many: the index of the state being valued, else -1 */
     Table table;
     Scratch sc;
     Rows opts, pieces;
@@ -139,6 +140,17 @@ static inline int grow(void **p, size_t *cap, size_t need, size_t size) {
 #define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* search_memo.c */
+/* search.c: a search ready to value (not interrupted before), or -1 with RuntimeError; the value of
+ * one normalised component (the table's entries and the memo's traffic as Search.value, the pending
+ * values not handed over yet); the end of a call (busy cleared; after a failure the search is
+ * broken and its frames, and claims, are given up); a state's own entry (search_keep_sum). */
+int search_ready(SearchObject *s);
+int search_component(SearchObject *s, const pot_t *state, size_t n, int32_t *value);
+void search_done(SearchObject *s, int ok);
+int search_keep_sum(SearchObject *s, const pot_t *state, size_t n, int32_t value);
+/* search_batch.c: Search.value_many */
+PyObject *Search_value_many(SearchObject *s, PyObject *args);
+
 int flush_pending(SearchObject *s);
 int lookup_batch(SearchObject *s);
 /* search_shared.c. The next component of the top frame f to descend into, at f->cursor (f's

@@ -90,6 +90,22 @@ class NativeSearch:
             return self._python_value(component)
         return found if self.rules.impartial else Game.by_id(found)
 
+    def value_states(self, states: list[State], reference: Callable[[State], None]) -> None:
+        """Value ``states`` as ``evaluator.value_many``'s loop does, that loop running in C
+        (``search_batch.c``; impartial rulesets): each state the compiled search does not take
+        goes to ``reference`` (the loop's body), and the rest go on in C. Counters as with
+        ``value_of(..., count=False)``: read by ``sync_stats``."""
+        at = 0
+        while at < len(states):
+            try:
+                at = self._search.value_many(states, at)
+            except _core.Interrupted as stop:
+                kind, state, index = stop.args
+                raise self._error(kind, tuple(states[index]), state) from None
+            if at < len(states):
+                reference(states[at])
+                at += 1
+
     def sync_stats(self) -> None:
         """Bring ``stats`` up to date with the compiled search's counters."""
         self._count()
