@@ -505,9 +505,9 @@ def value_many(
             search.memo.insert(rules.key(canonical), -total if mirrored and isinstance(total, Game) else total)
 
     try:
-        # the compiled search runs this loop itself for an impartial ruleset (value_one for what it
-        # does not take); it is the reference's loop otherwise
-        in_c = getattr(search, "value_states", None) if rules.impartial else None
+        # the compiled search runs this loop itself (value_one for the states it does not take);
+        # it is the reference's loop otherwise
+        in_c = getattr(search, "value_states", None)
         if in_c is not None:
             in_c(states if isinstance(states, list) else list(states), value_one)
         else:

@@ -116,28 +116,34 @@ def _without_the_loop_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
 #: states the compiled search does not take (counts past its range, not a tuple, not exact ints);
 #: the reference values them (Atomic Wari's reference cannot list the options of 10**13 seeds)
 ODD_STATES: dict[str, list[object]] = {
-    "impartial-sowing": [(2, 10**13, 1, 0, 0, 3, 1), [3, 1, 2], (True, 2, 1), (2, 2**70)],
-    "impartial-atomic-wari": [[3, 1, 2], (True, 2, 1), [2, 0, 0, 2], (1, False, 3)],
+    "sowing": [(2, 10**13, 1, 0, 0, 3, 1), [3, 1, 2], (True, 2, 1), (2, 2**70)],
+    "atomic-wari": [[3, 1, 2], (True, 2, 1), [2, 0, 0, 2], (1, False, 3)],
 }
+ODD_STATES["impartial-sowing"] = ODD_STATES["sowing"]
+ODD_STATES["impartial-atomic-wari"] = ODD_STATES["atomic-wari-board"] = ODD_STATES["atomic-wari"]
 
 
-@pytest.mark.parametrize("ruleset", ["impartial-sowing", "impartial-atomic-wari"])
+@pytest.mark.parametrize("ruleset", RULESETS)
 @pytest.mark.parametrize("memo_kind", ["in-memory", "recording", "recording with fallback"])
 def test_the_loop_in_c_stores_and_counts_what_the_python_loop_does(ruleset: str, memo_kind: str,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """``search_batch.c`` against ``value_many``'s Python loop: the same entries (each state's own
-    one included), the same new entries recorded, the same count of positions valued — over rows
-    with several components, rows that are not canonical, and, among them, states the compiled
-    search does not take (the reference values those, and the loop in C goes on after them)."""
+    one included: a xor of nim values, or a sum of Games negated as the orientation asks), the
+    same new entries recorded, the same count of positions valued — over rows with several
+    components, rows that are not canonical, and, among them, states the compiled search does
+    not take (the reference values those, and the loop in C goes on after them)."""
     from ruma.engine.native import search as native_search
 
     rules = get_ruleset(ruleset)
     if not hasattr(native_search.NativeSearch, "value_states") or getattr(type(rules), "native", None) is None:
         pytest.skip("no compiled core (RUMA_ENGINE=python): the Python loop is the only one")
     rng = random.Random(ruleset + memo_kind)
-    rows: list[object] = [*_rows(rng, 300)]
-    rows += [row[::-1] for row in _rows(rng, 60)]  # mirror images: not canonical
-    for at, odd in zip((17, 150, 151, 299), ODD_STATES[ruleset]):
+    # (partizan Atomic Wari's canonical forms of 20 seeds and more take seconds to build)
+    small = [row for row in _rows(rng, 600) if rules.impartial or sum(row) <= 15]
+    many = 300
+    rows: list[object] = [*small[:many]]
+    rows += [row[::-1] for row in small[many:many + many // 5]]  # mirror images: not canonical
+    for at, odd in zip((17, many // 2, many // 2 + 1, many - 1), ODD_STATES[ruleset]):
         rows.insert(at, odd)
     backing = InMemoryMemo()
     value_many(rules, _rows(random.Random(5), 40), backing)  # what a fallback store holds
@@ -177,7 +183,7 @@ def test_the_loop_in_c_raises_what_the_python_loop_raises(monkeypatch: pytest.Mo
     assert outcomes[0] == outcomes[1] and outcomes[0][1]
 
 
-@pytest.mark.parametrize("ruleset", ["impartial-sowing", "impartial-atomic-wari"])
+@pytest.mark.parametrize("ruleset", ["impartial-sowing", "impartial-atomic-wari", "sowing"])
 def test_a_cancelled_loop_names_the_state_it_was_valuing(ruleset: str) -> None:
     """A cancelled ``value_many`` is a ``CancelledError`` naming the state it was valuing, after
     the values found before it reached the memo."""

@@ -599,7 +599,7 @@ static PyMethodDef Search_methods[] = {
     {"value", (PyCFunction)Search_value, METH_O,
      "value(component) -> nim value (impartial) or Game id (partizan) of a normalised component."},
     {"value_many", (PyCFunction)Search_value_many, METH_VARARGS,
-     "value_many(states, start) -> index: value states[start:] as evaluator.value_many does (impartial rulesets), "
+     "value_many(states, start) -> index: value states[start:] as evaluator.value_many does, "
      "up to the first state this search does not take (its index; len(states) when none)."},
     {"stats", (PyCFunction)Search_stats, METH_NOARGS,
      "stats() -> counters: positions valued, memo hits and misses, expansions, table entries and bytes."},

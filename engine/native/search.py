@@ -92,7 +92,7 @@ class NativeSearch:
 
     def value_states(self, states: list[State], reference: Callable[[State], None]) -> None:
         """Value ``states`` as ``evaluator.value_many``'s loop does, that loop running in C
-        (``search_batch.c``; impartial rulesets): each state the compiled search does not take
+        (``search_batch.c``): each state the compiled search does not take
         goes to ``reference`` (the loop's body), and the rest go on in C. Counters as with
         ``value_of(..., count=False)``: read by ``sync_stats``."""
         at = 0

@@ -2,16 +2,18 @@
  *
  * The reference is the loop of ruma.engine.evaluator.value_many: for each state, its components
  * (Rules.decompose) are valued one after another by the search, and a state that is not a single
- * canonical component gets its own entry too, the xor of its components' nim values under the key
- * of its canonical form (evaluate's entry for it). In Python that loop cost more than the
- * searches themselves when most components are known already — a sweep, whose followers were
- * valued with earlier classes: about 2 µs a state of calls, tuples and lists around a table hit.
+ * canonical component gets its own entry too, under the key of its canonical form (evaluate's
+ * entry for it): the xor of its components' nim values, or for a partizan ruleset the sum of their
+ * Games (mirrored ones negated), negated again when the canonical form is the mirror image — the
+ * compiled kernel's sums and negatives (kernel.c, the Python kernel on a miss), as for an option.
+ * In Python that loop cost more than the searches themselves when most components are known
+ * already (a sweep, whose followers were valued with earlier classes): about 2 µs a state of
+ * calls, tuples and lists around a table hit.
  *
- * Only impartial rulesets (a partizan state's own entry is a sum of Games: the kernel's, in
- * Python). A state this search does not take (not a tuple of exact ints in 0..RUMA_MAX_COUNT) ends
- * the call: its index is returned, and the caller values it through the reference and goes on.
- * What reaches the memo is what the reference's loop hands it, and positions_valued counts the
- * same (a state's own entry is kept, not counted: search_keep_sum).
+ * A state this search does not take (not a tuple of exact ints in 0..RUMA_MAX_COUNT) ends the
+ * call: its index is returned, and the caller values it through the reference and goes on. What
+ * reaches the memo is what the reference's loop hands it, and positions_valued counts the same (a
+ * state's own entry is kept, not counted: search_keep_sum).
  */
 #include "search.h"
 
@@ -24,19 +26,27 @@ static int value_state(SearchObject *s, const pot_t *row, size_t n, Rows *pieces
         PyErr_NoMemory();
         return -1;
     }
+    /* evaluator._combine: the xor of nim values, or the sum of Games (mirrored components negated;
+     * ZERO is id 0, and 0 + G is G) */
+    int impartial = s->rules->impartial;
     int32_t total = 0;
     for (size_t k = 0; k < pieces->count; k++) {
         size_t m;
         const pot_t *piece = rows_row(pieces, k, &m);
         int32_t value;
         if (search_component(s, piece, m, &value) < 0) return -1;
-        total ^= value;
+        if (impartial) {
+            total ^= value;
+        } else if ((pieces->flag[k] && kernel_neg(value, &value) < 0) || kernel_add(total, value, &total) < 0) {
+            return -1;
+        }
     }
     size_t cn, m = 0;
     const pot_t *canonical = rows_row(canon, 0, &cn);
     const pot_t *single = pieces->count == 1 ? rows_row(pieces, 0, &m) : NULL;
     if (single && m == cn && (cn == 0 || memcmp(single, canonical, cn * sizeof *canonical) == 0))
         return 0; /* the state is its one canonical component: valued under its own key already */
+    if (!impartial && canon->flag[0] && kernel_neg(total, &total) < 0) return -1; /* (the canonical orientation's) */
     return search_keep_sum(s, canonical, cn, total);
 }
 
@@ -46,10 +56,6 @@ PyObject *Search_value_many(SearchObject *s, PyObject *args) {
     PyObject *states;
     Py_ssize_t start;
     if (!PyArg_ParseTuple(args, "O!n:value_many", &PyList_Type, &states, &start)) return NULL;
-    if (!s->rules->impartial) {
-        PyErr_SetString(PyExc_TypeError, "value_many values the states of an impartial ruleset (partizan sums are the kernel's)");
-        return NULL;
-    }
     if (s->busy) {
         PyErr_SetString(PyExc_RuntimeError, "Search.value_many re-entered from a callback");
         return NULL;
