@@ -87,6 +87,36 @@ def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pyt
             assert contents(tmp_path / f"one{n}") == contents(tmp_path / f"ray{n}")
 
 
+def _kill_group_but_the_resource_tracker(group: int) -> int | None:
+    """SIGKILL every process of ``group`` except multiprocessing's resource tracker, which is left
+    to unlink the named semaphores of the processes killed (killed with them, it leaves them in
+    /dev/shm); returns the tracker's pid, if there is one."""
+    tracker = None
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry.name)) != group:
+                continue
+            if b"resource_tracker" in (entry / "cmdline").read_bytes():
+                tracker = int(entry.name)
+                continue
+            os.kill(int(entry.name), signal.SIGKILL)
+        except (ProcessLookupError, FileNotFoundError, PermissionError):
+            pass
+    return tracker
+
+
+def _wait_gone(pid: int, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.05)
+    try:
+        os.kill(pid, signal.SIGKILL)  # (a tracker still there after its wait: not left behind)
+    except ProcessLookupError:
+        pass
+
+
 def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     data = tmp_path / "data"
     # (11 seeds: 174,877 classes, a second or two — killed once the first values are in the
@@ -98,8 +128,10 @@ def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     while time.monotonic() < deadline and process.poll() is None and not committed(data):
         time.sleep(0.02)
     assert process.poll() is None, "the sweep ended before it could be killed"
-    os.killpg(process.pid, signal.SIGKILL)  # the driver and its workers
+    tracker = _kill_group_but_the_resource_tracker(process.pid)  # the driver and its workers
     process.wait()
+    if tracker is not None:  # (it unlinks the killed processes' semaphores in /dev/shm, then ends)
+        _wait_gone(tracker, 30)
     partial = contents(data)
     assert partial, "nothing was committed before the kill"
     resumed = subprocess.run(command, capture_output=True, text=True, timeout=600, check=True)
