@@ -127,3 +127,18 @@ def test_a_part_or_a_family_out_of_range_is_refused(method: str) -> None:
         walk(0, 3, 1, 3, None, 2, 2)
     with pytest.raises(ValueError, match="bad family ranges seeds 3..2"):
         walk(3, 2, 1, 3, None)
+
+
+def test_the_compiled_states_are_left_to_no_garbage_collection() -> None:
+    # tuples of ints are never in a cycle: the compiled core untracks the states it makes, so that
+    # the cyclic collector does not walk a whole family's of them (pots_to_tuple in module.c)
+    import gc
+
+    if not _compiled("impartial-sowing"):
+        pytest.skip("no compiled core")
+    native = type(get_ruleset("impartial-sowing")).native
+    found = native.class_states(0, 6, 1, 6, None)
+    assert found is not None and found[0]
+    assert not any(map(gc.is_tracked, found[0]))
+    assert not any(gc.is_tracked(state) for state, _ in native.decompose((2, 0, 0, 3, 1)))
+    assert not gc.is_tracked(native.left_options((2, 1, 3))[0])
