@@ -487,7 +487,10 @@ def value_many(
     What reaches the memo is what a loop of ``evaluate`` calls would insert (every component
     valued, and a state of several components under its own key too). One search means one
     table: a follower shared by many states is looked up in the memo once, not once per state,
-    and no per-call objects (``Evaluation``, ``Position``) are built — what a sweep needs.
+    and no per-call objects (``Evaluation``, ``Position``) are built — what a sweep needs. With
+    the compiled engine the loop over the states runs in C too (``Search.value_many``,
+    ``engine/native/search_batch.c``; this function's loop body, ``value_one``, is its reference
+    and values the states the compiled search does not take).
     ``should_cancel`` and ``progress`` behave as in ``evaluate`` (progress counts positions
     computed over all the states).
     """

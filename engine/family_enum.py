@@ -284,7 +284,7 @@ def enumerate_states(family: Family, should_cancel: Callable[[], bool] | None = 
     walk where there is one, ``Rules.class_states``, which keeps no representatives either).
 
     ``part`` of ``parts``: the classes of every ``parts``-th row of the compiled walk from the
-    ``part``-th on (``Rules.classes``), so that processes can share the walk: the raw positions of
+    ``part``-th on (``Rules.class_states``), so that processes can share the walk: the raw positions of
     the parts add up to the family's, and a class is in every part that has one of its rows.
     Without the compiled walk, part 0 is the whole family and the other parts are empty."""
     native = getattr(type(family.rules), "native", None)
