@@ -150,7 +150,7 @@ static int visit(Walk *w, const pot_t *row, size_t n, long long weight) {
         /* the mirror image is the same class, in the other orientation unless the class is its
          * own mirror image (then both rows are in the canonical orientation) */
         const Class *k = &w->classes[c];
-        int symmetric = 1;
+        int symmetric = 1; /* (brief: no orientations, so not looked at) */
         for (size_t i = 0; i < cn && symmetric && !w->brief; i++)
             symmetric = w->arena.v[k->state_off + i] == w->arena.v[k->state_off + cn - 1 - i];
         if (count_row(w, c, w->mirror, n, weight, w->partizan && !mirrored && !symmetric) < 0) return -1;
@@ -204,13 +204,12 @@ static PyObject *class_tuple(Walk *w, const Class *k) {
     return Py_BuildValue("(NNLLNN)", state, key, k->raw, k->raw_mirrored, rep, rep_m);
 }
 
-/* The walk of Rules.classes and Rules.class_states over args (seeds_min, seeds_max, pots_min,
- * pots_max, should_cancel, part=0, parts=1) into w (w->brief set by the caller), the classes sorted
- * into *order (enumerate_family's order: seeds, pots, state). 0 when walked, 1 when should_cancel
+/* The walk of Rules.classes (brief = 0) and Rules.class_states (brief = 1) over args (seeds_min,
+ * seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) into w, the classes sorted into
+ * *order (enumerate_family's order: seeds, pots, state). 0 when walked, 1 when should_cancel
  * answered true, -1 with an exception; walk_free(w, *order) in every case. */
-static int walk_family(RulesObject *self, PyObject *args, const char *format, Walk *w, size_t **order) {
+static int walk_family(RulesObject *self, PyObject *args, const char *format, int brief, Walk *w, size_t **order) {
     long long a, b, c, d, part = 0, parts = 1;
-    int brief = w->brief;
     memset(w, 0, sizeof *w);
     w->brief = brief;
     *order = NULL;
@@ -290,10 +289,10 @@ static void walk_free(Walk *w, size_t *order) {
  * to the family's. A class reached by rows of several parts (Sowing's full pots) is in each of
  * them, with the counts of that part's rows. */
 PyObject *Rules_classes(RulesObject *self, PyObject *args) {
-    Walk w = {.brief = 0};
+    Walk w;
     size_t *order;
     PyObject *result = NULL;
-    int rc = walk_family(self, args, "LLLLO|LL:classes", &w, &order);
+    int rc = walk_family(self, args, "LLLLO|LL:classes", 0, &w, &order);
     if (rc == 1) result = Py_NewRef(Py_None);
     if (rc != 0) goto done;
     result = PyList_New((Py_ssize_t)w.nclasses);
@@ -316,10 +315,10 @@ done:
  * the raw positions of the rows walked, without the books a class that only a census needs (its
  * counts by orientation and representatives): what a sweep values (family_enum.enumerate_states). */
 PyObject *Rules_class_states(RulesObject *self, PyObject *args) {
-    Walk w = {.brief = 1};
+    Walk w;
     size_t *order;
     PyObject *result = NULL, *states = NULL, *keys = NULL;
-    int rc = walk_family(self, args, "LLLLO|LL:class_states", &w, &order);
+    int rc = walk_family(self, args, "LLLLO|LL:class_states", 1, &w, &order);
     if (rc == 1) result = Py_NewRef(Py_None);
     if (rc != 0) goto done;
     states = PyList_New((Py_ssize_t)w.nclasses);

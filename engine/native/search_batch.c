@@ -77,11 +77,8 @@ PyObject *Search_value_many(SearchObject *s, PyObject *args) {
     int ok = 1;
     Py_ssize_t k = start;
     for (; k < PyList_GET_SIZE(states); k++) {
-        PyObject *state = PyList_GET_ITEM(states, k);
-        Py_INCREF(state);
-        size_t n;
-        int rc = state_to_pots(state, &row, &n);
-        Py_DECREF(state);
+        size_t n; /* (state_to_pots calls no Python: the borrowed item stays alive meanwhile) */
+        int rc = state_to_pots(PyList_GET_ITEM(states, k), &row, &n);
         if (rc > 0) break; /* not taken: the caller's reference path */
         s->batch_index = k;
         if (rc < 0 || value_state(s, row.v, n, &pieces, &canon, &sc) < 0) {
