@@ -6,10 +6,10 @@ succeeds and ruma runs its pure-Python engine (``ruma.engine.native`` explains t
 
 from setuptools import Extension, setup
 
-SOURCES = ["module.c", "search.c", "search_batch.c", "search_memo.c", "search_shared.c", "body_sort.c", "rows.c", "sowing.c", "wari.c",
-           "table.c", "parse.c", "order.c", "kernel.c", "memo.c", "enum.c", "shared.c"]
+SOURCES = ["module.c", "search.c", "search_type.c", "search_batch.c", "search_memo.c", "search_shared.c", "body_sort.c", "rows.c", "sowing.c", "wari.c",
+           "table.c", "parse.c", "order.c", "kernel.c", "memo.c", "enum.c", "shared.c", "shared_type.c"]
 HEADERS = ["core.h", "rows.h", "rows_internal.h", "table.h", "parse.h", "search.h", "kernel.h", "kernel_state.h",
-           "memo.h", "shared.h", "frame.h", "body_sort.h"]
+           "memo.h", "shared.h", "shared_layout.h", "frame.h", "body_sort.h"]
 
 LMDB = ["mdb.c", "midl.c"]
 
@@ -21,12 +21,12 @@ setup(
             depends=[f"engine/native/{name}" for name in HEADERS],
             optional=True,
         ),
-        Extension(  # the per-entry byte work of the store's bulk writes (store_bulk falls back to Python)
+        Extension(  # the per-entry byte work of the store's bulk writes (store.bulk falls back to Python)
             # and the writer process's transactions, on the LMDB that py-lmdb bundles (third_party/lmdb)
-            "ruma.server._store_native",
-            sources=["server/store_native.c", "server/store_lmdb.c", *(f"third_party/lmdb/{name}" for name in LMDB)],
-            depends=["server/store_records.h", "third_party/lmdb/lmdb.h", "third_party/lmdb/midl.h"],
-            include_dirs=["server", "third_party/lmdb"],
+            "ruma.server.store._native",
+            sources=["server/store/native.c", "server/store/iterators.c", "server/store/lmdb.c", *(f"third_party/lmdb/{name}" for name in LMDB)],
+            depends=["server/store/records.h", "third_party/lmdb/lmdb.h", "third_party/lmdb/midl.h"],
+            include_dirs=["server/store", "third_party/lmdb"],
             optional=True,
         ),
     ]

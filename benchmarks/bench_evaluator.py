@@ -8,7 +8,7 @@ seconds per suite (wall and CPU), the ratios ruma / fastest peer in wall and in 
 a machine shared with other work, CPU seconds — ``time.process_time`` — are the steadier), and with
 the compiled engine the bytes per position of the evaluator's table (its size at the end of each
 evaluation over the positions it holds). ruma runs the engine ``RUMA_ENGINE`` selects (default: the
-compiled one when built). Targets (issue 10): at most 1/6 on the partizan suites and at most 1/25
+compiled one when built). Targets: at most 1/6 on the partizan suites and at most 1/25
 on the impartial suites.
 """
 

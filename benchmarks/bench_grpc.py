@@ -13,7 +13,7 @@ every measured request is answered from the store. Reported, in one invocation:
 * the same evaluations in-process (``evaluate`` over the LMDB store, no gRPC), as the peer that
   shows what the service adds.
 
-Targets (issue): ≥ 20,000 positions/s through EvaluateBatch; p50 ≤ 2 ms for Evaluate.
+Targets: ≥ 20,000 positions/s through EvaluateBatch; p50 ≤ 2 ms for Evaluate.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def latency(client: Any, texts: list[str], calls: int) -> dict[str, float]:
 def in_process(data: Path, texts: list[str], seconds: float) -> float:
     """Positions per second of ``evaluate`` over the same (stored) LMDB store, in this process."""
     from ruma.engine.evaluator import evaluate
-    from ruma.server.store import LmdbStore
+    from ruma.server.store.memo import LmdbStore
 
     with LmdbStore(data, create=False) as store:
         done = 0

@@ -20,7 +20,7 @@ suite run back to back to share machine conditions; with ``--repeat N`` each mod
 shared machine CPU seconds (``time.process_time``: all threads, user + system) are steadier
 than wall seconds.
 
-The cold run's CPU seconds include those of the store's writer process (``server/store_writer``,
+The cold run's CPU seconds include those of the store's writer process (``server/store/writer.py``,
 which writes the large batches of nim values on the other core while the search goes on; its
 CPU is taken from ``RUSAGE_CHILDREN`` once the store is closed), shown apart as ``main + writer``.
 With the writer the cold run uses two cores: its *wall* time is what a user waits, and on a busy
@@ -57,7 +57,7 @@ def child(mode: str, ruleset: str, positions: list[str], directory: str) -> dict
     """One measurement in this (fresh) process; returns a JSON-able record."""
     from ruma.engine.evaluator import evaluate, format_value
     from ruma.engine.memo import InMemoryMemo
-    from ruma.server.store import LmdbStore
+    from ruma.server.store.memo import LmdbStore
 
     from ruma.engine.rulesets import get_ruleset
 

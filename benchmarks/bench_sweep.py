@@ -27,9 +27,9 @@ import tempfile
 import time
 from typing import Any, Callable
 
-from ruma.client.sweep import LocalProcesses, StoreSink, run_sweep
-from ruma.client.sweep_worker import open_store
-from ruma.engine.family_enum import Family
+from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep
+from ruma.client.sweep.worker import open_store
+from ruma.engine.families.enum import Family
 
 
 def _entries(path: str) -> dict[bytes, Any]:
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     ray_start = None
     if args.ray:
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-        from ruma.client.sweep_ray import RayActors
+        from ruma.client.sweep.ray import RayActors
 
         t = time.perf_counter()
         actors = RayActors(2)

@@ -11,7 +11,7 @@ loaded and laid out) and the explorer's ``Server-Timing`` (``grpc``: waiting for
 
 The peer, in the same invocation: the identical HTML bytes served as a static file by Python's
 ``http.server`` — what the browser alone costs for that page — so the ratio is what the gateway,
-the two gRPC calls and the rendering add. Target (issue 14): under 300 ms on a stored position.
+the two gRPC calls and the rendering add. Target: under 300 ms on a stored position.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
     python benchmarks/sweep_bound.py --ruleset sowing --seeds 9 --depth 2
 
 A sweep hands cells to workers only once every cell that may hold a follower is done
-(``ruma.engine.sweep_order``). This script replays the scheduler (``CellScheduler``) with a
+(``ruma.engine.families.order``). This script replays the scheduler (``CellScheduler``) with a
 unit cost per class — no processes, no store, no engine — and prints (1) the critical path's
 share of the work, whose inverse bounds any number of workers, and (2) the speed-up of
 ``--workers`` simulated workers taking batches of about ``--target`` classes, as the driver does.
@@ -17,9 +17,9 @@ import argparse
 import heapq
 import itertools
 
-from ruma.engine import sweep_order
-from ruma.engine.family_enum import Family, enumerate_family
-from ruma.engine.sweep_order import Cell, CellScheduler, group
+from ruma.engine.families import order as sweep_order
+from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.order import Cell, CellScheduler, group
 
 
 def makespan(cells: dict[Cell, list[object]], workers: int, target: int) -> int:

@@ -22,9 +22,9 @@ from typing import Any
 
 def _value(ruleset: str, seeds: int, barrier: Any, out: Any) -> None:
     from ruma.engine.evaluator import value_many
-    from ruma.engine.family_enum import Family, enumerate_states
+    from ruma.engine.families.enum import Family, enumerate_states
     from ruma.engine.rulesets import get_ruleset
-    from ruma.engine.sweep_values import RecordingMemo
+    from ruma.engine.families.packets import RecordingMemo
 
     rules = get_ruleset(ruleset)
     states, _, _ = enumerate_states(Family.of(ruleset, (0, seeds)))

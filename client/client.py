@@ -276,17 +276,17 @@ class Client:
         return load(self, _ruleset("load", ruleset), _many_positions("load", positions), batch_size=batch_size,
                     progress=progress, **kwargs)
 
-    # -- sweeps and censuses (the ruma.v1.Sweeps service; see ruma.client.sweep_client) -----------
+    # -- sweeps and censuses (the ruma.v1.Sweeps service; see ruma.client.sweep.client) -----------
     def upload(self, ruleset: str, entries: Sequence[tuple[bytes, Any]], *, timeout: float | None = None) -> Any:
         """Store precomputed ``(canonical key, value)`` entries; needs a write token. The server
         re-values a sample and rejects the whole upload on any mismatch. Returns an ``UploadResult``."""
-        from ruma.client import sweep_client
+        from ruma.client.sweep import client as sweep_client
 
         return sweep_client.upload(self, ruleset, entries, timeout=timeout)
 
     def contains(self, ruleset: str, keys: Sequence[bytes], *, timeout: float | None = None) -> list[bool]:
         """For each canonical key, whether the server's store holds it."""
-        from ruma.client import sweep_client
+        from ruma.client.sweep import client as sweep_client
 
         return sweep_client.contains(self, ruleset, keys, timeout=timeout)
 
@@ -294,14 +294,14 @@ class Client:
                       by: str = "value", simplest: int = 3, notations: Iterable[str] | None = None,
                       compute_missing: bool = False, timeout: float | None = None) -> Any:
         """The census of a family as the server streams it: ``CensusRow``s, then a ``CensusSummary``."""
-        from ruma.client import sweep_client
+        from ruma.client.sweep import client as sweep_client
 
         request = sweep_client.census_request(ruleset, seeds, pots, by, simplest, _notations(notations), compute_missing)
         return sweep_client.stream_census(self, request, timeout)
 
     def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, **kwargs: Any) -> Any:
         """The census of a family (``CensusResult``: rows and summary); see ``stream_census``."""
-        from ruma.client import sweep_client
+        from ruma.client.sweep import client as sweep_client
 
         result = sweep_client.CensusResult()
         for item in self.stream_census(ruleset, seeds, pots, **kwargs):

@@ -109,7 +109,7 @@ def load(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from ruma.client.cli_output import progress as progress_display
+    from ruma.client.cli.output import progress as progress_display
     from ruma.client.client import RumaRpcError, status_code
 
     if batch_size < 1:

@@ -1,6 +1,6 @@
 """The engine's errors: every one is a ``ValueError`` subclass that quotes the input.
 
-The server maps these to gRPC status codes in one place (``ruma.server.errors``):
+The server maps these to gRPC status codes in one place (``ruma.server.rpc.errors``):
 ``RumaInputError`` and its subclasses → ``INVALID_ARGUMENT``, ``LimitExceededError`` →
 ``RESOURCE_EXHAUSTED``, ``CancelledError`` → ``CANCELLED`` / ``DEADLINE_EXCEEDED``.
 """

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ruma.client.cli_errors import UsageError
-from ruma.client.cli_options import add_format_option, add_limit_options, count, limits, positive
-from ruma.client.cli_output import Output
+from ruma.client.cli.errors import UsageError
+from ruma.client.cli.options import add_format_option, add_limit_options, count, limits, positive
+from ruma.client.cli.output import Output
 
 FORMATS = (".svg", ".png")
 

@@ -17,9 +17,9 @@ from collections import deque
 from typing import TYPE_CHECKING, Sequence
 
 from ruma.engine.errors import LimitExceededError
-from ruma.engine.sowing_graphs import SowingGraph
-from ruma.engine.sowing_graphs import parse_sowing_graph as parse_graph
-from ruma.engine.tchoukaillon import board
+from ruma.engine.tchoukaillon.graphs import SowingGraph
+from ruma.engine.tchoukaillon.graphs import parse_sowing_graph as parse_graph
+from ruma.engine.tchoukaillon.board import board
 from ruma.plot._mpl import new_figure
 
 if TYPE_CHECKING:

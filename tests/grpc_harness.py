@@ -17,7 +17,7 @@ def running_server(data_dir: Path, **kwargs: Any) -> Iterator[tuple[Any, str]]:
     The catalog service (whose SQLite migrations take a couple of seconds) is left out unless
     ``catalog=True`` is passed.
     """
-    from ruma.server.app import create_server
+    from ruma.server.rpc.app import create_server
 
     kwargs.setdefault("catalog", False)
     server, port = create_server(data_dir, "127.0.0.1", 0, **kwargs)

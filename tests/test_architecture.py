@@ -1,5 +1,7 @@
 """The layering rules: the engine imports only the standard library and itself, the client never
-imports the server, and ``engine/``, ``client/`` and ``server/`` pass ``mypy --strict``."""
+imports the server, each package of the server and the client imports only the packages below it
+(the table ``MAY_IMPORT``, which each package's ``__init__`` states in words), and ``engine/``,
+``client/`` and ``server/`` pass ``mypy --strict``."""
 
 from __future__ import annotations
 
@@ -40,6 +42,69 @@ def test_engine_imports_only_the_standard_library() -> None:
 def test_server_is_never_imported(folder: str) -> None:
     for path, names in imported_modules(ROOT / folder).items():
         assert not any(name.startswith("ruma.server") for name in names), f"{path} imports the server"
+
+
+#: what each package may import of ruma besides itself (prefixes); a subcommand module
+#: (``commands.py`` of a server package) may also import the CLI's shared pieces, ``ruma.client``
+MAY_IMPORT: dict[str, tuple[str, ...]] = {
+    "ruma.engine.cgt": ("ruma.engine",),
+    "ruma.engine.rulesets": ("ruma.engine",),
+    "ruma.engine.families": ("ruma.engine",),
+    "ruma.engine.tchoukaillon": ("ruma.engine.errors",),
+    "ruma.engine.native": ("ruma.engine",),
+    "ruma.engine": ("ruma.engine",),
+    "ruma.server": ("ruma.engine",),
+    "ruma.server.store": ("ruma.engine",),
+    "ruma.server.work": ("ruma.engine", "ruma.v1", "ruma.server.store", "ruma.server.catalog"),
+    "ruma.server.catalog": ("ruma.engine", "ruma.migrations", "ruma.server.store", "ruma.server.work"),
+    "ruma.server.rpc": ("ruma.engine", "ruma.v1", "ruma.server"),
+    "ruma.client.cli": ("ruma.engine", "ruma.v1", "ruma.client"),
+    "ruma.client.sweep": ("ruma.engine", "ruma.v1", "ruma.client"),
+    "ruma.client": ("ruma.engine", "ruma.v1", "ruma.client"),
+    "ruma.web": ("ruma.engine", "ruma.client"),
+    "ruma.plot": ("ruma.engine", "ruma.client.cli"),
+}
+FOLDERS = {"ruma.engine": "engine", "ruma.server": "server", "ruma.client": "client", "ruma.web": "web",
+           "ruma.plot": "plot"}
+
+
+def package_of(path: Path) -> str:
+    """The most specific package of ``MAY_IMPORT`` that holds the module at ``path``."""
+    for top, folder in FOLDERS.items():
+        base = ROOT / folder
+        if path.is_relative_to(base):
+            parts = path.relative_to(base).parts
+            for depth in range(len(parts) - 1, -1, -1):
+                name = ".".join((top, *parts[:depth]))
+                if name in MAY_IMPORT:
+                    return name
+    raise AssertionError(f"{path} is in no package of MAY_IMPORT")
+
+
+@pytest.mark.parametrize("folder", sorted(FOLDERS.values()))
+def test_each_package_imports_only_what_its_layer_may(folder: str) -> None:
+    for relative, names in imported_modules(ROOT / folder).items():
+        path = ROOT / relative
+        package = package_of(path)
+        allowed = MAY_IMPORT[package] + (package,)
+        if path.name == "commands.py" and package.startswith("ruma.server."):
+            allowed += ("ruma.client",)
+        for name in names:
+            if name.startswith("ruma."):  # (the root package, ``ruma.__version__``, is for all)
+                assert name.startswith(allowed), f"{relative} ({package}) imports {name}"
+
+
+def test_nothing_below_the_service_imports_it() -> None:
+    for relative, names in imported_modules(ROOT / "server").items():
+        if not relative.startswith("server/rpc/"):
+            assert not any(name.startswith("ruma.server.rpc") for name in names), f"{relative} imports ruma.server.rpc"
+
+
+def test_every_package_says_what_lives_there_and_what_it_may_import() -> None:
+    for folder in ("engine/families", "engine/tchoukaillon", "server/store", "server/work", "server/catalog",
+                   "server/rpc", "client/cli", "client/sweep"):
+        text = (ROOT / folder / "__init__.py").read_text(encoding="utf-8")
+        assert "May import" in text, f"{folder}/__init__.py does not say what it may import"
 
 
 def test_engine_client_and_server_pass_mypy_strict(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from sqlalchemy import inspect, text
 
 from ruma.client.cli import main
 from ruma.migrations import current, downgrade, head, upgrade
-from ruma.server.catalog import Base, Catalog, make_engine
+from ruma.server.catalog.models import Base, Catalog, make_engine
 
 TABLES = {"named_positions", "position_tags", "theorems", "verification_runs"}
 
@@ -95,7 +95,7 @@ def test_opening_the_catalog_migrates_it(database_url: str) -> None:
 
 
 def test_seed_and_verify_on_each_database(database_url: str) -> None:
-    from ruma.server.catalog_ops import CatalogOps
+    from ruma.server.catalog.ops import CatalogOps
 
     catalog = Catalog(database_url)
     try:
@@ -108,7 +108,7 @@ def test_seed_and_verify_on_each_database(database_url: str) -> None:
         run = ops.verify("wrong-2.3", 2)
         assert run["counterexample"] == {"m": 0, "n": 1} and run["counterexample_value"] == "2"
         assert ops.show_theorem("wrong-2.3")["last_run"] == run
-        from ruma.server.catalog_seed import TABLE3_FEWEST_POTS
+        from ruma.server.catalog.seed import TABLE3_FEWEST_POTS
 
         expected = sorted(f"erickson-t3-{p}" for p in TABLE3_FEWEST_POTS if "1113" in p)
         assert [p["name"] for p in ops.list_positions(tag="table3-fewest-pots", name="1113")] == expected

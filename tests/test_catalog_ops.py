@@ -16,9 +16,9 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.notation import format_pots
 from ruma.engine.errors import NotationError, RumaInputError
 from ruma.engine.memo import InMemoryMemo
-from ruma.server.catalog import Catalog
-from ruma.server.catalog_ops import CatalogError, CatalogOps, octal_037
-from ruma.server.catalog_seed import TABLE3_FEWEST_POTS, TABLE3_FEWEST_SEEDS, seed_theorems
+from ruma.server.catalog.models import Catalog
+from ruma.server.catalog.ops import CatalogError, CatalogOps, octal_037
+from ruma.server.catalog.seed import TABLE3_FEWEST_POTS, TABLE3_FEWEST_SEEDS, seed_theorems
 
 # Every seeded theorem verifies up to K = 6. The Sowing families grow exponentially (Theorem
 # 2.1: 2.3 at K = 4 needs ~495k followers in canonical form), so value claims are decided by the
@@ -171,7 +171,7 @@ def test_value_search_finds_up_star_of_table_1(ops: CatalogOps) -> None:
 
 
 def test_stored_search_uses_the_store_index(tmp_path: Path) -> None:
-    from ruma.server.store import LmdbStore
+    from ruma.server.store.memo import LmdbStore
 
     with LmdbStore(tmp_path / "store") as store, Catalog.open(tmp_path) as catalog:
         ops = CatalogOps(catalog, store=store)
@@ -187,7 +187,7 @@ def test_stored_search_uses_the_store_index(tmp_path: Path) -> None:
 
 def test_stored_search_prints_full_pots(tmp_path: Path) -> None:
     # Sowing keys store a full pot as a marker byte: the search must print it as a full pot.
-    from ruma.server.store import LmdbStore
+    from ruma.server.store.memo import LmdbStore
 
     with LmdbStore(tmp_path / "store") as store, Catalog.open(tmp_path) as catalog:
         ops = CatalogOps(catalog, store=store)

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import pytest
 
-from ruma.client.commands_impartial import p_positions, reachable_nim_values
+from ruma.client.cli.impartial import p_positions, reachable_nim_values
 from ruma.engine.errors import NotationError, PositionError
 from ruma.engine.evaluator import evaluate
 from ruma.engine.rulesets import get_ruleset

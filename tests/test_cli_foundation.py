@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ruma.client.cli import RumaArgumentParser, main
-from ruma.client.cli_errors import Exit, Unreachable, UsageError, WorkFailed, as_cli_error, rpc_error
-from ruma.client.cli_options import (add_data_option, add_format_option, add_limit_options, add_server_options,
+from ruma.client.cli.main import RumaArgumentParser, main
+from ruma.client.cli.errors import Exit, Unreachable, UsageError, WorkFailed, as_cli_error, rpc_error
+from ruma.client.cli.options import (add_data_option, add_format_option, add_limit_options, add_server_options,
                                      count, data_directory, parse_address, port, read_positions)
-from ruma.client.cli_output import Column, Output, progress
+from ruma.client.cli.output import Column, Output, progress
 from ruma.engine.errors import LimitExceededError, NotationError, RumaError
 
 
@@ -111,8 +111,8 @@ def test_data_directory_create_or_must_exist(tmp_path: Path, monkeypatch: pytest
 
 
 def test_limits_and_no_limit() -> None:
-    from ruma.client.local_eval import LocalLimits
-    from ruma.server.limits import Limits
+    from ruma.client.cli.local_eval import LocalLimits
+    from ruma.server.work.limits import Limits
 
     parser = _parser(add_limit_options)
     defaults = LocalLimits.from_args(parser.parse_args([]))

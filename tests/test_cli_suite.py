@@ -1,7 +1,7 @@
 """Every subcommand of ``ruma --help``, with good input and with each kind of bad input (docs/cli.md).
 
 Good input: exit 0, and with ``--json`` every line validates against the record's JSON Schema
-(``ruma/client/schemas/``). Bad input: the documented exit status, exactly one line on stderr
+(``ruma/client/cli/schemas/``). Bad input: the documented exit status, exactly one line on stderr
 naming the command and quoting the input, never a traceback. Commands run in process through
 ``ruma.client.cli.main`` (fast); ``ruma serve`` runs as a real process on a loopback port, with
 its own data directory and a token file, and the remote commands talk to it.
@@ -24,9 +24,9 @@ from typing import Any, Iterator
 import jsonschema
 import pytest
 
-from ruma.client.cli import build_parser, main
-from ruma.client import records
-from ruma.client.records import KINDS, schema
+from ruma.client.cli.main import build_parser, main
+from ruma.client.cli import records
+from ruma.client.cli.records import KINDS, schema
 
 TOKEN = "suite-write-token"
 
@@ -331,7 +331,7 @@ def test_no_command_and_help(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_help_is_fast_and_never_imports_grpc_or_rich() -> None:
-    code = "import sys; from ruma.client.cli import build_parser; build_parser(); " \
+    code = "import sys; from ruma.client.cli.main import build_parser; build_parser(); " \
            "print(sorted(m for m in ('grpc', 'rich', 'argcomplete', 'sqlalchemy', 'lmdb') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr

@@ -1,4 +1,4 @@
-"""Family templates, domains, instance order and claim substitution (ruma.engine.families)."""
+"""Family templates, domains, instance order and claim substitution (ruma.engine.families.templates)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ruma.engine.cgt import ZERO, Game, integer, nimber, up_multiple
 from ruma.engine.cgt.notation import parse_game
 from ruma.engine.errors import NotationError, RumaInputError
-from ruma.engine.families import enumerate_instances, parse_domain, parse_family, substitute_claim
+from ruma.engine.families.templates import enumerate_instances, parse_domain, parse_family, substitute_claim
 from ruma.engine.rulesets import get_ruleset
 
 
@@ -115,7 +115,7 @@ def test_position_text_round_trips_through_the_sowing_parser(m: int, n: int) -> 
 
 
 def test_claim_errors_quote_the_claim_as_typed() -> None:
-    from ruma.engine.families import claim_value
+    from ruma.engine.families.templates import claim_value
 
     assert claim_value("{n+1|0}", {"n": 2}) is parse_game("{3|0}")
     with pytest.raises(RumaInputError) as error:

@@ -1,5 +1,5 @@
 """The compiled walk of a family's classes (``Rules.classes``, ``engine/native/enum.c``) against
-the reference loop of ``family_enum.enumerate_family``: the same classes, keys, raw counts in
+the reference loop of ``families.enum.enumerate_family``: the same classes, keys, raw counts in
 both orientations and representatives, in the same order, for every unbounded row ruleset —
 including Sowing families with full pots and the empty row — and the same cancellation."""
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from ruma.engine import family_enum
+from ruma.engine.families import enum as family_enum
 from ruma.engine.errors import CancelledError
-from ruma.engine.family_enum import Family, enumerate_family
+from ruma.engine.families.enum import Family, enumerate_family
 from ruma.engine.rulesets import get_ruleset
 
 FAMILIES = [(0, 7, 1, 7), (2, 8, 3, 9), (0, 0, 1, 3), (5, 5, 2, 4), (1, 9, 4, 4), (0, 12, 1, 3), (3, 10, 2, 10)]
@@ -74,10 +74,10 @@ def test_the_compiled_walk_can_be_cancelled(walk: Any) -> None:
 @pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari",
                                      "atomic-wari-board"])
 def test_compiled_cells_equal_the_python_grouping(ruleset: str) -> None:
-    """``Rules.cells`` (C) against ``sweep_order._cell_of`` (Python): the same cells with
+    """``Rules.cells`` (C) against ``families.order._cell_of`` (Python): the same cells with
     the same states in the same order, cells in order of first appearance; a state the C code
     does not take sends the whole grouping back to Python (``None``)."""
-    from ruma.engine import sweep_order
+    from ruma.engine.families import order as sweep_order
 
     if not _compiled(ruleset):
         pytest.skip("no compiled core")

@@ -11,7 +11,7 @@ import pytest
 from grpc_harness import connect, running_server
 from ruma.client import RumaRpcError
 from ruma.engine.errors import RumaInputError
-from ruma.server.auth import TokenFileError, WRITE_METHODS, load_tokens, register_write_methods
+from ruma.server.rpc.auth import TokenFileError, WRITE_METHODS, load_tokens, register_write_methods
 
 READ_TOKEN = "r3ad-0nly-t0ken"
 WRITE_TOKEN = "wr1te-t0ken"
@@ -88,7 +88,7 @@ def test_health_needs_no_token_but_reflection_does(address: str) -> None:
 
 
 def test_without_tokens_only_loopback(tmp_path: Path) -> None:
-    from ruma.server.app import create_server
+    from ruma.server.rpc.app import create_server
 
     with pytest.raises(RumaInputError, match="token file"):
         create_server(tmp_path, host="0.0.0.0", port=0)
@@ -150,7 +150,7 @@ def test_tls_with_a_token(tmp_path: Path) -> None:
 
 
 def test_port_in_use_and_missing_tls_files_are_clear_errors(tmp_path: Path) -> None:
-    from ruma.server.app import create_server
+    from ruma.server.rpc.app import create_server
 
     with running_server(tmp_path / "a") as (_, address):
         port = int(address.rsplit(":", 1)[1])

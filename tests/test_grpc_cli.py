@@ -108,7 +108,7 @@ def test_sigterm_shuts_down_and_keeps_the_values(served: tuple[str, Path, subpro
     assert "store flushed and closed" in (process.stderr.read() if process.stderr else "")
     from ruma.client.client import Client  # noqa: F401 - the client works without the server running
     from ruma.engine.rulesets import get_ruleset
-    from ruma.server.store import LmdbStore
+    from ruma.server.store.memo import LmdbStore
 
     rules = get_ruleset("sowing")
     canonical, _ = rules.normalise(rules.parse("3^4"))

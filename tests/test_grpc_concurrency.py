@@ -17,7 +17,7 @@ import pytest
 from grpc_harness import ascii_of, connect, running_server, switch
 from ruma.engine.cgt import UP, ZERO, Game, integer, nimber
 from ruma.engine.errors import CancelledError, RumaInputError
-from ruma.server.inflight import SingleFlight
+from ruma.server.rpc.inflight import SingleFlight
 
 TABLE_2: dict[str, Game] = {
     "1^2": nimber(1), "1^3": ZERO, "1^6": ZERO, "1^7": nimber(2), "1^8": nimber(1), "1^9": ZERO,
@@ -131,7 +131,7 @@ def test_single_flight_shares_input_errors_and_honours_follower_cancel() -> None
 
 def test_hot_value_cache_is_bounded_and_writes_through() -> None:
     from ruma.engine.memo import InMemoryMemo
-    from ruma.server.cache import CachedMemo
+    from ruma.server.rpc.cache import CachedMemo
 
     store = InMemoryMemo()
     cache = CachedMemo(store, size=3)
@@ -149,7 +149,7 @@ def test_hot_value_cache_under_threads() -> None:
     import threading
 
     from ruma.engine.memo import InMemoryMemo
-    from ruma.server.cache import CachedMemo
+    from ruma.server.rpc.cache import CachedMemo
 
     cache = CachedMemo(InMemoryMemo(), size=50)
     errors: list[BaseException] = []

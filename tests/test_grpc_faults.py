@@ -25,9 +25,9 @@ from ruma.engine.cgt.notation import parse_game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.server import store_codec as codec
-from ruma.server.store import LmdbStore
-from ruma.server.store_keys import state_of_key
+from ruma.server.store import codec
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.keys import state_of_key
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
 
@@ -249,9 +249,9 @@ _PROBE = r"""
 import json, sys
 from ruma.engine.cgt import Game
 from ruma.engine.cgt.notation import format_game
-from ruma.server.store import LmdbStore
-from ruma.server.store_check import quick_check
-from ruma.server.store_verify import verify_store
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.check import quick_check
+from ruma.server.store.verify import verify_store
 path, keys = sys.argv[1], json.loads(sys.argv[2])
 try:
     store = LmdbStore(path, create=False)
@@ -279,7 +279,7 @@ def test_a_worker_killed_mid_evaluation_is_unavailable_and_replaced(tmp_path: Pa
     import time
 
     from grpc_harness import running_server
-    from ruma.server.limits import Limits
+    from ruma.server.work.limits import Limits
 
     with running_server(tmp_path / "data", limits=Limits(eval_workers=1)) as (server, address):
         pool = server.servicer.runner

@@ -16,7 +16,7 @@ import pytest
 from grpc_harness import ascii_of, connect, running_server, switch
 from ruma.client import Client, RumaRpcError
 from ruma.engine.cgt import integer
-from ruma.server.service import Limits
+from ruma.server.rpc.servicer import Limits
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
 

@@ -56,7 +56,7 @@ class _Flaky:
     """A real gRPC server whose EvaluateBatch answers UNAVAILABLE ``failures`` times, then works."""
 
     def __init__(self, data: Path, failures: int) -> None:
-        from ruma.server.service import RumaServicer
+        from ruma.server.rpc.servicer import RumaServicer
         from ruma.v1 import ruma_pb2_grpc
 
         self.calls = 0

@@ -168,7 +168,7 @@ def test_capabilities(client: Client) -> None:
     assert by_name["impartial-sowing"].code == 2 and by_name["impartial-sowing"].impartial
     assert caps.max_batch_size > 0 and caps.max_positions > 0 and caps.max_pots > 0
     assert "ruma.v1.Ruma" in caps.services and "grpc.health.v1.Health" in caps.services
-    assert "ruma.v1.Catalog" in caps.services  # registered because ruma.server.catalog_service exists
+    assert "ruma.v1.Catalog" in caps.services  # registered because ruma.server.rpc.catalog exists
     assert not caps.auth_required
     octal = by_name["octal:CODE"]  # the family, not one member of it
     assert "code" in octal.description and "0.07" not in octal.description and octal.impartial
@@ -252,7 +252,7 @@ def test_client_never_imports_the_server() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, ruma.client.client, ruma.client.loader, ruma.client.results, ruma.client.commands_remote;"
+    code = ("import sys, ruma.client.client, ruma.client.loader, ruma.client.results, ruma.client.cli.remote;"
             "print([m for m in sys.modules if m.startswith('ruma.server')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
     assert out.stdout.strip() == "[]"

@@ -9,11 +9,11 @@ from pathlib import Path
 import grpc
 from grpc_harness import connect
 from ruma.client import RumaRpcError
-from ruma.server.app import create_server
+from ruma.server.rpc.app import create_server
 
 
 def test_shutdown_flushes_the_store(tmp_path: Path) -> None:
-    from ruma.server.store import LmdbStore
+    from ruma.server.store.memo import LmdbStore
 
     server, port = create_server(tmp_path)
     with connect(f"127.0.0.1:{port}") as client:

@@ -1,5 +1,5 @@
 """Soak: 16 client processes ask a real ``ruma serve`` for 60 s over a mix of stored and new
-positions, and every answer agrees with single-process ``ruma eval`` (issue 11).
+positions, and every answer agrees with single-process ``ruma eval``.
 
 ``RUMA_SOAK_SECONDS`` shortens the soak when running it by hand; CI runs the full minute.
 """

@@ -1,5 +1,5 @@
-"""``ruma serve`` refuses what it cannot use with one clear line, and warns about clear-text tokens
-(issue 11, point 6): a TLS key or certificate that does not load, ``--data`` naming a file or a
+"""``ruma serve`` refuses what it cannot use with one clear line, and warns about clear-text tokens:
+a TLS key or certificate that does not load, ``--data`` naming a file or a
 path that cannot be created, ``0.0.0.0`` with tokens but without TLS."""
 
 from __future__ import annotations

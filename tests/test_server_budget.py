@@ -1,4 +1,4 @@
-"""A call's budget (``ruma.server.budget``), the tasks' use of it and errors across processes.
+"""A call's budget (``ruma.server.work.budget``), the tasks' use of it and errors across processes.
 
 Deterministic counterparts of the end-to-end robustness tests: which error each way of running
 out gives, that a batch keeps the values it computed before its time ran out, and that an error
@@ -15,12 +15,12 @@ import pytest
 
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.memo import InMemoryMemo
-from ruma.server.budget import Budget
-from ruma.server.errors import status_of
-from ruma.server.limits import Limits
-from ruma.server.store_codec import CorruptRecordError
-from ruma.server.tasks import TASKS, Context
-from ruma.server.wire import WorkerLost, from_wire, to_wire
+from ruma.server.work.budget import Budget
+from ruma.server.rpc.errors import status_of
+from ruma.server.work.limits import Limits
+from ruma.server.store.codec import CorruptRecordError
+from ruma.server.work.tasks import TASKS, Context
+from ruma.server.work.wire import WorkerLost, from_wire, to_wire
 from ruma.v1 import ruma_pb2 as pb
 
 
@@ -82,7 +82,7 @@ def test_errors_keep_their_status_across_processes(error: BaseException, code: g
 
 
 def test_named_statuses_cross_too(tmp_path: Path) -> None:
-    from ruma.server.catalog_ops import NameTakenError, UnknownNameError
+    from ruma.server.catalog.ops import NameTakenError, UnknownNameError
 
     assert status_of(from_wire(*to_wire(NameTakenError("taken"))))[0] == grpc.StatusCode.ALREADY_EXISTS
     assert status_of(from_wire(*to_wire(UnknownNameError("no such"))))[0] == grpc.StatusCode.NOT_FOUND

@@ -18,19 +18,20 @@ import pytest
 
 from ruma.engine.errors import CancelledError
 from ruma.engine.evaluator import evaluate, value_many
-from ruma.engine.family_enum import Family, enumerate_family
+from ruma.engine.families.enum import Family, enumerate_family
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.sweep_values import RecordingMemo
+from ruma.engine.families.packets import RecordingMemo
 
 pytest.importorskip("ruma.engine.native._core")
 if os.environ.get("RUMA_ENGINE") == "python":
     pytest.skip("the shared table is read and written by the compiled search only", allow_module_level=True)
 
-from ruma.client import sweep as sweep_module  # noqa: E402
-from ruma.client import sweep_shared, sweep_table  # noqa: E402
-from ruma.client.sweep import sweep_store  # noqa: E402
-from ruma.client.sweep_table import SharedRegion, table_layout  # noqa: E402
+from ruma.client.sweep import driver as sweep_module  # noqa: E402
+from ruma.client.sweep import shared as sweep_shared  # noqa: E402
+from ruma.client.sweep import table as sweep_table  # noqa: E402
+from ruma.client.sweep.driver import sweep_store  # noqa: E402
+from ruma.client.sweep.table import SharedRegion, table_layout  # noqa: E402
 from test_sweep import contents  # noqa: E402
 from ruma.engine.native import _core  # noqa: E402
 
@@ -61,7 +62,7 @@ def test_the_first_value_is_kept_and_drains_come_sorted_and_resume() -> None:
 
 
 def test_a_packed_drain_is_the_drain_packed_as_the_store_writer_packs_it() -> None:
-    from ruma.server.store_writer import pack
+    from ruma.server.store.writer import pack
 
     _, t = table()
     for i in range(300):

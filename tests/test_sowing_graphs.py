@@ -9,7 +9,7 @@ import random
 import pytest
 
 from ruma.engine.errors import LimitExceededError, RumaInputError
-from ruma.engine.sowing_graphs import (
+from ruma.engine.tchoukaillon.graphs import (
     SowingGraph,
     cycle_graph,
     game_graph_finite,
@@ -24,7 +24,7 @@ from ruma.engine.sowing_graphs import (
     unplay_path,
     winning_boards,
 )
-from ruma.engine.tchoukaillon import board, min_stones
+from ruma.engine.tchoukaillon.board import board, min_stones
 
 
 def test_path_graph_is_tchoukaillon() -> None:

@@ -19,8 +19,8 @@ import lmdb
 import pytest
 
 from ruma.engine.cgt import DOWN, STAR, UP, ZERO, Game, integer, nimber, number
-from ruma.server import store_codec as codec
-from ruma.server.store import LmdbStore, StoreError
+from ruma.server.store import codec
+from ruma.server.store.memo import LmdbStore, StoreError
 
 
 def game_pool(count: int, seed: int = 7) -> list[Game]:
@@ -164,7 +164,7 @@ _CHILD = r"""
 import json, sys
 sys.path.insert(0, {tests!r})
 from test_store_basic import game_pool
-from ruma.server.store import LmdbStore
+from ruma.server.store.memo import LmdbStore
 games = game_pool(200, seed={seed})
 order = list(range(len(games)))
 if {reverse}:
@@ -215,7 +215,7 @@ def test_schema_version_is_checked(tmp_path: Path) -> None:
 
 _GROWER = r"""
 import sys
-from ruma.server.store import LmdbStore
+from ruma.server.store.memo import LmdbStore
 with LmdbStore(sys.argv[1], batch_size=100000) as store:
     for i in range(30000):
         store.insert(bytes((2, 1, 0)) + i.to_bytes(3, "big"), i % 1000, explored=i)

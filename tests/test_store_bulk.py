@@ -18,10 +18,10 @@ from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.server.cache import CachedMemo
-from ruma.server.store import LmdbStore
-from ruma.server.store_bulk import BULK_DIRECT
-from ruma.server.store_codec import CorruptRecordError
+from ruma.server.rpc.cache import CachedMemo
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.bulk import BULK_DIRECT
+from ruma.server.store.codec import CorruptRecordError
 
 
 def dump(store: LmdbStore) -> dict[str, list[tuple[bytes, bytes]]]:
@@ -178,14 +178,14 @@ def store_env(path: Path) -> Any:
 
 
 def test_the_compiled_record_builder_matches_store_codec() -> None:
-    """``_store_native`` (store_native.c) against ``store_codec``: CRC32C as google_crc32c, sealed
+    """``store._native`` (store_native.c) against ``store.codec``: CRC32C as google_crc32c, sealed
     positions records as ``seal``, by_value records as ``by_value_key`` + ``checksum``, on random
     keys of every shape (tag 0 and text bodies, long keys beyond LMDB's limit)."""
     import google_crc32c
 
-    from ruma.server import store_codec as codec
+    from ruma.server.store import codec
 
-    native = pytest.importorskip("ruma.server._store_native")
+    native = pytest.importorskip("ruma.server.store._native")
     rng = random.Random(11)
     for size in [0, 1, 7, 8, 9, 63, 64, 65, 1000]:
         data = bytes(rng.randrange(256) for _ in range(size))
@@ -222,9 +222,9 @@ def test_index_records_of_a_sorted_batch_come_in_byte_order(seed: int, shape: st
     values, equal seed counts, keys of one length: a counting sort by group), values longer than
     8 bytes mixed in (store ids from 2^56 on: comparisons, byte by byte for those), and more groups
     than the counting sort takes (comparisons)."""
-    from ruma.server import store_codec as codec
+    from ruma.server.store import codec
 
-    native = pytest.importorskip("ruma.server._store_native")
+    native = pytest.importorskip("ruma.server.store._native")
     rng = random.Random(seed)
     many = shape == "over a thousand groups"
     pots, lengths = ([0, 1, 1, 2, 4], [4, 5, 6, 9]) if not many else (list(range(40)), list(range(3, 14)))

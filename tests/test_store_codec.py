@@ -1,4 +1,4 @@
-"""The LMDB store's byte encodings (``ruma.server.store_codec``): round trips and orderings."""
+"""The LMDB store's byte encodings (``ruma.server.store.codec``): round trips and orderings."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ruma.engine.rulesets.base import Ruleset, State
-from ruma.server import store_codec as codec
+from ruma.server.store import codec
 
 
 class _Plain(Ruleset):

@@ -15,10 +15,10 @@ from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.server import store_codec as codec
-from ruma.server.commands_store import verify_store
-from ruma.server.store_keys import state_of_key
-from ruma.server.store import LmdbStore
+from ruma.server.store import codec
+from ruma.server.store.commands import verify_store
+from ruma.server.store.keys import state_of_key
+from ruma.server.store.memo import LmdbStore
 
 
 @pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing"])

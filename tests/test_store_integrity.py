@@ -20,12 +20,12 @@ from ruma.client.cli import main
 from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
-from ruma.server import store_codec as codec
-from ruma.server.store import LmdbStore
-from ruma.server.store_check import check_files, quick_check
-from ruma.server.store_codec import CorruptRecordError, StoreDamagedError
-from ruma.server.store_repair import repair_store
-from ruma.server.store_verify import verify_store
+from ruma.server.store import codec
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.check import check_files, quick_check
+from ruma.server.store.codec import CorruptRecordError, StoreDamagedError
+from ruma.server.store.repair import repair_store
+from ruma.server.store.verify import verify_store
 
 V1_STORE = Path(__file__).parent / "data" / "store-v1"
 #: what the schema-1 fixture holds (it was written by ruma before records had checksums)
@@ -48,7 +48,7 @@ def same(a: Game | int | None, b: Game | int) -> bool:
 
 def ask_again(store: LmdbStore, expected: dict[bytes, Game | int]) -> None:
     """Value every expected key that the store no longer holds (a user asking for it again)."""
-    from ruma.server.store_keys import state_of_key
+    from ruma.server.store.keys import state_of_key
 
     for key in expected:
         if store.lookup(key) is None:
@@ -258,7 +258,7 @@ def test_a_zero_filled_page_is_reported_and_never_served(tmp_path: Path, capsys:
 
 def test_repair_refuses_a_store_open_elsewhere(tmp_path: Path) -> None:
     make_store(tmp_path)
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom ruma.server.store import LmdbStore\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom ruma.server.store.memo import LmdbStore\n"
                                "s = LmdbStore(sys.argv[1]); print('open', flush=True); time.sleep(60)", str(tmp_path)],
                               stdout=subprocess.PIPE, text=True)
     try:

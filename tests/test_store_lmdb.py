@@ -1,9 +1,9 @@
-"""The store writer process's transactions in C (``_store_native.Writer``, server/store_lmdb.c, on
+"""The store writer process's transactions in C (``store._native.Writer``, server/store/lmdb.c, on
 the LMDB in third_party/lmdb) against the store's own bulk write through py-lmdb
 (``BulkOps.write_codes``, what the writer process runs without it), on real LMDB files.
 
 What must hold: every table ends byte for byte as the py-lmdb path leaves it — positions records,
-by_value records (tag-0 keys in C, other keys through ``store_codec.by_value_key``, index keys
+by_value records (tag-0 keys in C, other keys through ``store.codec.by_value_key``, index keys
 too long for LMDB left out), the entry counts and the names of rulesets new to the store — with
 keys already stored kept (the first value stays), over several transactions, with frames joined
 to a transaction by ``more()``, from a map far too small (grown and retried) and after another
@@ -22,12 +22,12 @@ from typing import Any
 import pytest
 
 from ruma.engine import ENGINE_VERSION
-from ruma.server import store_writer
-from ruma.server.store import LmdbStore
-from ruma.server.store_writer import pack, unpack
+from ruma.server.store import writer_child
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.writer import pack, unpack
 from test_store_bulk import dump
 
-native = pytest.importorskip("ruma.server._store_native")
+native = pytest.importorskip("ruma.server.store._native")
 
 
 def made_up_frames(seed: int) -> list[list[bytes]]:
@@ -64,7 +64,7 @@ def fresh(path: Path, map_size: int = 64 << 20) -> Path:
 
 
 def c_writer(path: Path, map_size: int = 64 << 20) -> Any:
-    return native.Writer(str(path), map_size, ENGINE_VERSION.encode(), store_writer._ruleset_name, store_writer._index_key)
+    return native.Writer(str(path), map_size, ENGINE_VERSION.encode(), writer_child._ruleset_name, writer_child._index_key)
 
 
 def with_py_lmdb(path: Path, groups: list[list[bytes]]) -> dict[str, Any]:
@@ -125,7 +125,7 @@ def test_frames_joined_by_more_are_one_transaction_and_grow_a_small_map(tmp_path
 def test_a_map_another_process_grew_is_adopted(tmp_path: Path) -> None:
     path = fresh(tmp_path / "store", map_size=64 << 10)
     writer = c_writer(path, map_size=64 << 10)
-    grow = ("import sys; from ruma.server.store import LmdbStore\n"
+    grow = ("import sys; from ruma.server.store.memo import LmdbStore\n"
             "with LmdbStore(sys.argv[1], writer_process=False) as s:\n"
             "    s.insert_many([(bytes((2, 1, 0)) + i.to_bytes(4, 'big'), 1) for i in range(20000)])\n")
     subprocess.run([sys.executable, "-c", grow, str(path)], check=True, timeout=120)

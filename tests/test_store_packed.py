@@ -6,7 +6,7 @@ What must hold: a packed batch is stored exactly as ``insert_many`` of its pairs
 (byte for byte, with the writer process or in line, small batches and keys LMDB cannot hold
 included); lookups see it while it is in flight; a batch lost with the writer is given back and
 written; and the search's frames hold exactly the values it hands over otherwise, sorted, in
-``store_writer.pack``'s format. Expected values come from ``insert_many`` (the pairs' way) and from
+``store.writer.pack``'s format. Expected values come from ``insert_many`` (the pairs' way) and from
 the pure-Python reference engine.
 """
 
@@ -23,15 +23,15 @@ import pytest
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.server.store import LmdbStore
-from ruma.server.store_bulk import BULK_DIRECT, WRITER_MIN
-from ruma.server.store_codec import StoreError
-from ruma.server.store_verify import verify_store
-from ruma.server.store_writer import pack, unpack
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.bulk import BULK_DIRECT, WRITER_MIN
+from ruma.server.store.codec import StoreError
+from ruma.server.store.verify import verify_store
+from ruma.server.store.writer import pack, unpack
 from test_store_bulk import dump
 from test_store_writer import nim_items, up, writer_of
 
-pytest.importorskip("ruma.server._store_native")
+pytest.importorskip("ruma.server.store._native")
 if os.environ.get("RUMA_ENGINE") == "python":
     pytest.skip("packed batches come from the compiled search", allow_module_level=True)
 
@@ -148,7 +148,7 @@ def test_a_full_cache_takes_no_more_from_the_search() -> None:
     cache would grow with the search's own table): past it, batches come with no cache, and the
     store keeps them in a fresh ``recent`` of its own."""
     from ruma.engine.native import new_compact_memo
-    from ruma.server.store_bulk import RECENT_LIMIT
+    from ruma.server.store.bulk import RECENT_LIMIT
 
     cache = new_compact_memo()
     filler = RECENT_LIMIT - 20_000  # (room for the first hand-over, 16,384 values; keys of no ruleset: code 9)

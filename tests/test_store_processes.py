@@ -17,14 +17,14 @@ from typing import Any
 from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
-from ruma.server.commands_store import verify_store
-from ruma.server.store import LmdbStore
+from ruma.server.store.commands import verify_store
+from ruma.server.store.memo import LmdbStore
 
 # A bulk evaluation that keeps writing for several seconds (far longer than the tests wait).
 _WRITER = r"""
 import sys
 from ruma.engine.evaluator import evaluate
-from ruma.server.store import LmdbStore
+from ruma.server.store.memo import LmdbStore
 work = [("sowing", p) for p in ("1^8", "2^6", "1^9", "2^7", "3^6", "1^10", "3^7", "2^8")]
 work += [("impartial-sowing", p) for p in ("2^6", "1^10", "2^7", "3^7", "1^11")]
 with LmdbStore(sys.argv[1], batch_size=int(sys.argv[2]), batch_seconds=0.05) as store:

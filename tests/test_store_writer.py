@@ -1,4 +1,4 @@
-"""The store's writer process (``server/store_writer.py``): large bulk batches written by a child
+"""The store's writer process (``server/store/writer.py``): large bulk batches written by a child
 process while the evaluation goes on, on real LMDB files.
 
 What must hold: the store ends byte for byte as an in-line bulk write leaves it (games interned by
@@ -23,14 +23,14 @@ from ruma.engine.errors import CancelledError
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.server import store_writer
-from ruma.server.store import LmdbStore
-from ruma.server.store_bulk import WRITER_MIN
-from ruma.server.store_codec import StoreError
-from ruma.server.store_verify import verify_store
+from ruma.server.store import writer as store_writer
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.bulk import WRITER_MIN
+from ruma.server.store.codec import StoreError
+from ruma.server.store.verify import verify_store
 from test_store_bulk import dump
 
-native = pytest.importorskip("ruma.server._store_native")
+native = pytest.importorskip("ruma.server.store._native")
 if os.environ.get("RUMA_ENGINE") == "python":
     pytest.skip("the writer process needs the compiled record builder", allow_module_level=True)
 
@@ -201,8 +201,8 @@ def test_recent_keeps_the_bulk_batches_and_lookups_never_read_it(tmp_path: Path,
     """``recent`` (a CompactMemo the compiled search reads) holds what bulk batches stored, up to
     ``RECENT_LIMIT`` entries; ``lookup``/``lookup_many`` read the database (a damaged record
     still raises), and a closed store has none."""
-    from ruma.server import store_bulk
-    from ruma.server.store_codec import CorruptRecordError
+    from ruma.server.store import bulk as store_bulk
+    from ruma.server.store.codec import CorruptRecordError
 
     monkeypatch.setattr(store_bulk, "RECENT_LIMIT", 2 * WRITER_MIN + 10)
     items = nim_items(4 * WRITER_MIN)
@@ -349,10 +349,10 @@ def test_a_forked_process_does_not_hold_the_writers_pipe(tmp_path: Path) -> None
 
 
 def test_interning_helpers_match_store_codec() -> None:
-    """``seal`` and ``encode_options`` in C (used by game interning) against ``store_codec``, and
+    """``seal`` and ``encode_options`` in C (used by game interning) against ``store.codec``, and
     the option ids interning walks against the options themselves."""
     from ruma.engine.cgt import Game, nimber
-    from ruma.server import store_codec as codec
+    from ruma.server.store import codec
 
     rng = random.Random(8)
     for _ in range(2000):
@@ -370,10 +370,10 @@ def test_interning_helpers_match_store_codec() -> None:
 
 
 def test_decode_nim_records_matches_store_codec() -> None:
-    """The C decoding of ``lookup_many``'s hits against ``store_codec``: a sealed nim value decodes
+    """The C decoding of ``lookup_many``'s hits against ``store.codec``: a sealed nim value decodes
     to it; a game, a bad checksum, a truncated or padded record is left to the Python path
     (which decodes the game or raises ``CorruptRecordError``); a miss stays ``None``."""
-    from ruma.server import store_codec as codec
+    from ruma.server.store import codec
 
     rng = random.Random(12)
     keys: list[bytes] = []

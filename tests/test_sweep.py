@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from ruma.client.sweep import LocalProcesses, StoreSink, run_sweep, sweep_store
-from ruma.client.sweep_client import ServerSink
-from ruma.client.sweep_worker import open_store
-from ruma.engine.census import census
+from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep, sweep_store
+from ruma.client.sweep.client import ServerSink
+from ruma.client.sweep.worker import open_store
+from ruma.engine.families.census import census
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.evaluator import evaluate
-from ruma.engine.family_enum import Family, enumerate_family, enumerate_states
+from ruma.engine.families.enum import Family, enumerate_family, enumerate_states
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from grpc_harness import connect, running_server
@@ -71,11 +71,11 @@ def test_one_and_two_workers_give_identical_stores(tmp_path: Path, ruleset: str,
 
 def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("ray")
-    from ruma.client.sweep_ray import RayActors
+    from ruma.client.sweep.ray import RayActors
 
     monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     # (partizan Sowing: cells and packets; impartial Sowing: the actors share the table of values
-    # of ruma.client.sweep_shared, the cluster being on this machine)
+    # of ruma.client.sweep.shared, the cluster being on this machine)
     families = [Family.of("sowing", (0, 7), (1, 7)), Family.of("impartial-sowing", (0, 9), (1, 9))]
     with RayActors(2) as backend:
         assert backend.shares_memory
@@ -301,7 +301,7 @@ def test_cli_sweep_and_census(tmp_path: Path) -> None:
 @pytest.mark.parametrize("ruleset", ["sowing", "atomic-wari"])
 def test_a_partizan_ruleset_is_swept_in_one_process_unless_more_workers_are_asked_for(tmp_path: Path,
                                                                                        ruleset: str) -> None:
-    from ruma.client.sweep import default_workers
+    from ruma.client.sweep.driver import default_workers
 
     cores = default_workers()
     compiled = getattr(type(get_ruleset(ruleset)), "native", None) is not None
@@ -321,8 +321,8 @@ def test_a_sweep_walks_its_family_once(tmp_path: Path, monkeypatch: pytest.Monke
     # No shared table serves partizan values (nor any value of the pure-Python engine): such a
     # sweep must go straight to the packets' way, not walk the family for a table first and then
     # again without it; a sweep through a table walks it once too.
-    import ruma.client.sweep as sweep
-    import ruma.client.sweep_shared as sweep_shared
+    import ruma.client.sweep.driver as sweep
+    import ruma.client.sweep.shared as sweep_shared
 
     walks: list[str] = []
 

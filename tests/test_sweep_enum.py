@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from ruma.engine.errors import RumaInputError
-from ruma.engine.family_enum import (
+from ruma.engine.families.enum import (
     ROW_RULESETS,
     Family,
     enumerate_family,
@@ -94,7 +94,7 @@ def test_compositions_are_every_row_in_lexicographic_order() -> None:
     """The head-and-cached-tail generator against a brute force over all rows of counts."""
     from itertools import product
 
-    from ruma.engine.family_enum import _compositions
+    from ruma.engine.families.enum import _compositions
 
     for parts in range(1, 6):
         for total in range(0, 8):

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from ruma.engine.family_enum import ROW_RULESETS, Family, enumerate_family
+from ruma.engine.families.enum import ROW_RULESETS, Family, enumerate_family
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.sweep_order import CellScheduler, cell, group, precedes
+from ruma.engine.families.order import CellScheduler, cell, group, precedes
 
 
 @pytest.mark.parametrize("ruleset", sorted(ROW_RULESETS))

@@ -10,7 +10,7 @@ from math import lcm
 import pytest
 
 from ruma.engine.errors import LimitExceededError, RumaInputError
-from ruma.engine.tchoukaillon import (
+from ruma.engine.tchoukaillon.board import (
     board,
     board_length,
     board_prefix,
@@ -29,7 +29,7 @@ from ruma.engine.tchoukaillon import (
     theorem_3_2_failure,
     unplay,
 )
-from ruma.engine.tchoukaillon_crt import theorem_4_5_allowable
+from ruma.engine.tchoukaillon.crt import theorem_4_5_allowable
 
 # Figure 2 of the paper: n -> b(n) for n <= 17.
 FIGURE_2 = {

@@ -12,8 +12,8 @@ from math import lcm
 import pytest
 
 from ruma.engine.errors import RumaInputError
-from ruma.engine.tchoukaillon import board, board_length, min_stones
-from ruma.engine.tchoukaillon_crt import (
+from ruma.engine.tchoukaillon.board import board, board_length, min_stones
+from ruma.engine.tchoukaillon.crt import (
     LENGTH_READINGS,
     agrees,
     complete,

@@ -10,7 +10,7 @@ import pytest
 from ruma.engine.evaluator import evaluate, value_many
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.sweep_values import RecordingMemo
+from ruma.engine.families.packets import RecordingMemo
 
 RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
 
@@ -36,8 +36,9 @@ def test_value_many_stores_what_a_loop_of_evaluate_stores(ruleset: str) -> None:
 
 
 def test_value_many_on_the_pure_python_engine_matches_the_compiled_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The reference search takes the same path (``_Search`` has no compiled fast path)."""
+    """The reference search takes the same path (``ruma.engine.search.Search`` has no compiled fast path)."""
     from ruma.engine import evaluator
+    from ruma.engine.search import Search
 
     rules = get_ruleset("sowing")
     rows = _rows(random.Random(7), 60)
@@ -45,7 +46,7 @@ def test_value_many_on_the_pure_python_engine_matches_the_compiled_one(monkeypat
     value_many(rules, rows, compiled)
     reference = InMemoryMemo()
     monkeypatch.setattr(evaluator, "_new_search",
-                        lambda r, memo, p, c, m: evaluator._Search(getattr(r, "reference", r), memo, p, c, m))
+                        lambda r, memo, p, c, m: Search(getattr(r, "reference", r), memo, p, c, m))
     value_many(rules, rows, reference)
     assert reference.entries == compiled.entries
 

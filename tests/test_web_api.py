@@ -18,7 +18,7 @@ from grpc_harness import connect
 from web_harness import explorer
 
 from ruma.engine.cgt import parse_game
-from ruma.server.limits import Limits
+from ruma.server.work.limits import Limits
 
 
 @pytest.fixture(scope="module")
@@ -128,9 +128,9 @@ def test_catalog_theorems_tags_stats_search(service: tuple[str, str]) -> None:
 
 
 def test_census_of_a_swept_family_equals_the_services_census(service: tuple[str, str]) -> None:
-    from ruma.client.sweep import run_sweep
-    from ruma.client.sweep_client import ServerSink
-    from ruma.engine.family_enum import Family
+    from ruma.client.sweep.driver import run_sweep
+    from ruma.client.sweep.client import ServerSink
+    from ruma.engine.families.enum import Family
 
     address, url = service
     before = get(url, "/api/v1/census/sowing?seeds=1-4&pots=1-4&by=outcome").json()

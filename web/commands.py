@@ -15,8 +15,8 @@ import argparse
 import sys
 from typing import Any
 
-from ruma.client.cli_errors import Unreachable, UsageError
-from ruma.client.cli_options import add_server_options, count, port
+from ruma.client.cli.errors import Unreachable, UsageError
+from ruma.client.cli.options import add_server_options, count, port
 
 
 def run_web(args: argparse.Namespace) -> int:

@@ -1,6 +1,6 @@
 /* enum.c — Rules.classes: the normalisation classes of a family of unbounded rows, in C.
  *
- * The reference is ruma.engine.family_enum.enumerate_family (its docstring defines raw
+ * The reference is ruma.engine.families.enum.enumerate_family (its docstring defines raw
  * positions, classes, the two orientations' counts and the representatives); this walks the same
  * stripped rows in the same order and keeps the same books, so the two agree class for class
  * (tests/test_family_enum_native.py compares them on every unbounded ruleset). The Python walk
@@ -68,7 +68,7 @@ static int row_cmp(const pot_t *a, const pot_t *b, size_t n) {
     return 0;
 }
 
-/* family_enum._count: add weight raw rows to one orientation, keeping the simplest row (rows come
+/* families.enum._count: add weight raw rows to one orientation, keeping the simplest row (rows come
  * simplest first but for mirrors counted out of turn, of the same seeds and length: a held row is
  * replaced only by a smaller one of its own length; the seed count is the slice's, equal too). */
 static int count_row(Walk *w, size_t c, const pot_t *row, size_t n, long long weight, int mirrored) {
@@ -313,7 +313,7 @@ done:
 /* Rules.class_states(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) ->
  * (states, keys, raw) or None: the classes' canonical states and keys in Rules.classes' order and
  * the raw positions of the rows walked, without the books a class that only a census needs (its
- * counts by orientation and representatives): what a sweep values (family_enum.enumerate_states). */
+ * counts by orientation and representatives): what a sweep values (families.enum.enumerate_states). */
 PyObject *Rules_class_states(RulesObject *self, PyObject *args) {
     Walk w;
     size_t *order;
@@ -342,7 +342,7 @@ done:
     return result;
 }
 
-/* sweep_order's cell of a canonical Sowing state at DEPTH 1 (its _cell_of, unrolled there too):
+/* families.order's cell of a canonical Sowing state at DEPTH 1 (its _cell_of, unrolled there too):
  * ((sowable seeds, pots),) and, for a nonempty row, the sorted end pots, and, when an interior
  * pot is nonempty, the sorted gaps between the ends and the interior's nonempty span. Computed
  * as numbers (levels = how many pairs); the tuple is built once per distinct cell. */
@@ -373,7 +373,7 @@ static void sowing_cell_key(const pot_t *v, size_t n, CellKey *c) {
     c->levels = 3;
 }
 
-/* sweep_order's cell of a canonical Atomic Wari state: ((seeds, Q - P),), Q and P the reach
+/* families.order's cell of a canonical Atomic Wari state: ((seeds, Q - P),), Q and P the reach
  * bounds of rulesets/atomic_wari.py (reach_right, reach_left; 0 for the empty row); on a board,
  * ((seeds, pots),) (Ruleset.size). */
 static void wari_cell_key(const pot_t *v, size_t n, int board, CellKey *c) {
@@ -405,7 +405,7 @@ static PyObject *cell_tuple(const CellKey *c) {
     return Py_BuildValue("((LL)(LL)(LL))", c->v[0], c->v[1], c->v[2], c->v[3], c->v[4], c->v[5]);
 }
 
-/* Rules.cells(states) -> {cell: [state, ...]} (sweep_order.group: Sowing at DEPTH 1, Atomic Wari,
+/* Rules.cells(states) -> {cell: [state, ...]} (families.order.group: Sowing at DEPTH 1, Atomic Wari,
  * each cell's states in the given order), or None when a state is not a tuple of counts the
  * compiled code takes (the caller groups in Python then). A cell is found by its numbers (the
  * CellKey's bytes) in the search's compact table (table.c), whose value is the cell's index in

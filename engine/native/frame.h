@@ -1,4 +1,4 @@
-/* frame.h — the bytes of a batch of nim values as ruma.server.store_writer.pack lays them out:
+/* frame.h — the bytes of a batch of nim values as ruma.server.store.writer.pack lays them out:
  * count (u32), key lengths (u16 each), value codes 2n (u64 each), little-endian, then the whole
  * keys (ruleset code, version, body). The store hands such a batch to its writer process as it is
  * (LmdbStore.insert_packed); two producers make them: the search's hand-over (search_memo.c,
@@ -26,7 +26,7 @@ static inline Packed frame_start(uint8_t *out, size_t n, int code, int version) 
 /* Put value k (nim value `value` of the key with this body; len + 2 < 65536); returns where the
  * whole key was written. */
 static inline const uint8_t *frame_put(Packed *f, size_t k, const uint8_t *body, size_t len, int32_t value) {
-    uint64_t code = (uint64_t)value << 1; /* (store_codec.encode_value(False, value) as a number) */
+    uint64_t code = (uint64_t)value << 1; /* (store.codec.encode_value(False, value) as a number) */
     f->lengths[2 * k] = (uint8_t)(len + 2);
     f->lengths[2 * k + 1] = (uint8_t)((len + 2) >> 8);
     for (int b = 0; b < 8; b++) f->codes[8 * k + b] = (uint8_t)(code >> (8 * b));

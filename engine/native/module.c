@@ -299,10 +299,10 @@ static PyMethodDef Rules_methods[] = {
     {"options", (PyCFunction)Rules_options, METH_O, "options(state) -> list of states."},
     {"normalise", (PyCFunction)Rules_normalise, METH_O, "normalise(state) -> (canonical state, mirrored)."},
     {"cells", (PyCFunction)Rules_cells, METH_O,
-     "cells(states) -> {cell: [state, ...]} (sweep_order.group: Sowing at DEPTH 1, Atomic Wari), or None."},
+     "cells(states) -> {cell: [state, ...]} (families.order.group: Sowing at DEPTH 1, Atomic Wari), or None."},
     {"classes", (PyCFunction)Rules_classes, METH_VARARGS,
      "classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> [(state, key, raw, "
-     "raw_mirrored, representative, representative_mirrored), ...] or None if cancelled (family_enum.enumerate_family's "
+     "raw_mirrored, representative, representative_mirrored), ...] or None if cancelled (families.enum.enumerate_family's "
      "classes; with parts > 1 those of every parts-th stripped row from the part-th on)."},
     {"class_states", (PyCFunction)Rules_class_states, METH_VARARGS,
      "class_states(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> (states, keys, raw) "

@@ -1,6 +1,6 @@
 """The evaluator's compiled search: ``NativeSearch`` wraps ``_core.Search`` for ``evaluate``.
 
-It has the surface of ``ruma.engine.evaluator._Search`` that ``evaluate`` uses (``value_of``,
+It has the surface of ``ruma.engine.search.Search`` that ``evaluate`` uses (``value_of``,
 ``stats``, ``memo``): the search itself runs in C (``search.c``) over a compact table, consults
 the memo through ``memo.lookup`` for components it has never seen, and hands every newly valued
 ``(key, value)`` back through ``insert_many`` in bulk. Partizan values are ``Game`` ids: sums,
@@ -20,7 +20,7 @@ from ruma.engine.memo import InMemoryMemo, Memo, Value, bulk_inserter
 from ruma.engine.native import _core
 from ruma.engine.rulesets.atomic_wari import octal_37
 from ruma.engine.rulesets.base import Ruleset, State
-from ruma.engine.sweep_values import RecordingMemo
+from ruma.engine.families.packets import RecordingMemo
 
 __all__ = ["NativeSearch", "make_search"]
 
@@ -124,9 +124,9 @@ class NativeSearch:
         """The reference search, for a component the compiled search does not take (negative or
         enormous counts): such inputs then behave exactly as with the pure-Python engine."""
         if self._python is None:
-            from ruma.engine.evaluator import _Search
+            from ruma.engine.search import Search
 
-            self._python = _Search(self.rules.reference, self.memo, self._progress,  # type: ignore[attr-defined]
+            self._python = Search(self.rules.reference, self.memo, self._progress,  # type: ignore[attr-defined]
                                    self._should_cancel, self.max_positions)
         try:
             value: Value = self._python.value_of(component)

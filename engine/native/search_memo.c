@@ -60,7 +60,7 @@ static int sort_pending(SearchObject *s) {
     return rc;
 }
 
-/* Hand the pending nim values over as one bytes object, packed as ruma.server.store_writer.pack
+/* Hand the pending nim values over as one bytes object, packed as ruma.server.store.writer.pack
  * packs a batch — count (u32), key lengths (u16 each), codes 2n (u64 each), little-endian, then
  * the whole keys, sorted — after putting them into the cache when that is a CompactMemo (the
  * store's ``recent``), and call memo.insert_packed(frame, that CompactMemo or None). Why: the LMDB
@@ -68,7 +68,7 @@ static int sort_pending(SearchObject *s) {
  * int per value, then split, packed and remembered again in Python) was main-process work a cold
  * evaluation waited on. (The cache takes values up to CACHE_LIMIT.) 1 when done, 0 when a key is
  * too long for a u16 length (the caller takes the pairs' way), -1 on error. */
-#define CACHE_LIMIT ((size_t)1 << 21) /* values a cache takes from a search: the store's RECENT_LIMIT (store_bulk.py) */
+#define CACHE_LIMIT ((size_t)1 << 21) /* values a cache takes from a search: the store's RECENT_LIMIT (store/bulk.py) */
 
 static int pack_pending(SearchObject *s) {
     size_t n = s->npending, bodies = 0;

@@ -1,0 +1,93 @@
+"""Local evaluation for the command line, with the server's limits and a progress display.
+
+``LocalEvaluator(ruleset, memo, limits, progress=...)`` values positions as ``ruma serve`` would:
+a position larger than ``--max-pots``/``--max-seeds`` is refused before any work, a search that
+values more than ``--max-positions`` positions or runs past ``--max-seconds`` stops; each is a
+``UsageError`` (exit 2) naming the limit and how to raise it. ``--no-limit`` lifts them all.
+``LocalLimits`` lives in ``cli.options`` (re-exported here).
+The persistent store is opened through the ``ruma.stores`` entry point (``open_store``), so the
+client never imports the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Callable
+
+from ruma.client.cli.errors import Unreachable, UsageError
+from ruma.client.cli.options import LocalLimits
+from ruma.engine.errors import CancelledError, LimitExceededError, RumaError
+from ruma.engine.evaluator import Evaluation, evaluate
+from ruma.engine.memo import Memo
+from ruma.engine.rulesets import Ruleset, State
+
+
+
+def open_store(directory: Path) -> Memo:
+    """The persistent store in ``directory`` (the ``ruma.stores`` entry point ``lmdb``)."""
+    for entry in entry_points(group="ruma.stores"):
+        if entry.name == "lmdb":
+            try:
+                return entry.load()(directory)  # type: ignore[no-any-return]
+            except RumaError as error:
+                raise Unreachable(f"cannot open the store in {str(directory)!r}: {error}") from None
+    raise Unreachable(f"no store backend installed to open {str(directory)!r}")
+
+
+__all__ = ["LocalEvaluator", "LocalLimits", "open_store", "store_memo"]
+
+
+class LocalEvaluator:
+    """Values positions of one ruleset through ``memo`` within ``limits``."""
+
+    def __init__(self, rules: Ruleset, memo: Memo, limits: LocalLimits,
+                 progress: Callable[[int], None] | None = None) -> None:
+        self.rules = rules
+        self.memo = memo
+        self.limits = limits
+        self.progress = progress
+
+    def check_size(self, text: str, state: State) -> None:
+        """Refuse a position larger than the pot/seed limits, as the server does."""
+        pots, seeds = self.rules.size(state)
+        limits = self.limits
+        if limits.max_pots is not None and pots > limits.max_pots:
+            raise UsageError(f"position {text!r} has {pots} pots/heaps; the limit is {limits.max_pots}",
+                             "raise it with --max-pots, or --no-limit")
+        if limits.max_seeds is not None and seeds > limits.max_seeds:
+            raise UsageError(f"position {text!r} has {seeds} seeds/tokens; the limit is {limits.max_seeds}",
+                             "raise it with --max-seeds, or --no-limit")
+
+    def evaluate(self, text: str) -> Evaluation:
+        """The value of one position (``UsageError`` when a limit stops it)."""
+        state = self.rules.parse(text)
+        self.check_size(text, state)
+        limits = self.limits
+        should_cancel = None
+        if limits.max_seconds is not None:
+            deadline = time.monotonic() + limits.max_seconds
+            should_cancel = lambda: time.monotonic() > deadline  # noqa: E731
+        try:
+            return evaluate(self.rules, state, self.memo, progress=self.progress, should_cancel=should_cancel,
+                            max_positions=limits.max_positions)
+        except LimitExceededError as error:
+            raise UsageError(f"{text!r}: {error}", "raise it with --max-positions, or --no-limit") from None
+        except CancelledError:
+            raise UsageError(f"{text!r}: not valued within {limits.max_seconds:g} s (limit)",
+                             "raise it with --max-seconds, or --no-limit") from None
+
+
+def store_memo(args: argparse.Namespace, closers: list[Any]) -> Memo | None:
+    """The store in ``--data`` when one was asked for (created if missing), else None."""
+    if not getattr(args, "data", None):
+        return None
+    from ruma.client.cli.options import data_directory
+
+    store = open_store(data_directory(args, create=True))
+    close = getattr(store, "close", None)
+    if callable(close):
+        closers.append(close)
+    return store

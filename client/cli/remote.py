@@ -1,0 +1,126 @@
+"""``ruma query`` and ``ruma load``: use a ruma server from the command line.
+
+    ruma query sowing 312 1^8                       # the server in $RUMA_SERVER, else 127.0.0.1:50051
+    ruma query --server lab.example.org sowing 312  # port 50051 unless given
+    ruma load impartial-sowing positions.txt        # one position a line, or .csv / .jsonl; - reads stdin
+
+``query`` prints the same ``evaluation`` records as ``ruma eval`` (``--lookup``: only what the
+store already has, never computing). ``load`` values every position on the server in batches and
+prints a ``load-summary``; it is idempotent, so a load that stopped is simply run again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from ruma.client.cli.errors import CliError, Exit, UsageError, WorkFailed, as_cli_error, report, rpc_error
+from ruma.client.cli.options import (add_format_option, add_notation_option, add_progress_option, add_server_options,
+                                     connect, positive, read_positions)
+from ruma.client.cli.output import Output
+
+QUERY_FORMATS = ("table", "text", "json", "csv")
+MAX_FAILURES_SHOWN = 20
+
+
+def _check_ruleset(args: argparse.Namespace, following: str | None) -> None:
+    """Fail on an unknown ruleset before any position is read, recognising the old form with
+    the server address as the first argument."""
+    from ruma.client.address import parse_address
+    from ruma.engine.errors import RumaInputError
+    from ruma.engine.rulesets import get_ruleset
+
+    try:
+        get_ruleset(args.ruleset)
+    except RumaInputError as unknown:
+        if following is None:
+            raise
+        try:
+            get_ruleset(following)
+            address = parse_address(args.ruleset)
+        except RumaInputError:
+            raise unknown from None
+        raise UsageError(f"the server address {args.ruleset!r} now goes in --server",
+                         f"{args.command_prog} --server {address} {following} ...") from None
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``ruma query`` and ``ruma load``."""
+    query = subparsers.add_parser("query", help="value positions on a ruma server", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    query.add_argument("ruleset", metavar="RULESET", help="e.g. sowing, atomic-wari, octal:0.37")
+    query.add_argument("positions", nargs="+", metavar="POSITION", help="a position, or - to read one per line")
+    query.add_argument("--lookup", action="store_true", help="only what the store already has: never compute")
+    add_server_options(query)
+    add_notation_option(query)
+    add_format_option(query, formats=QUERY_FORMATS)
+    query.set_defaults(handler=run_query)
+
+    load = subparsers.add_parser("load", help="bulk-load positions into a ruma server", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    load.add_argument("ruleset", metavar="RULESET")
+    load.add_argument("files", nargs="+", metavar="FILE",
+                      help="positions, one a line (or .csv with a 'position' column, .jsonl with a 'position' field); - reads stdin")
+    load.add_argument("--batch-size", type=positive, default=256, metavar="N", help="positions per call (default 256)")
+    add_server_options(load)
+    add_format_option(load, lists=False)
+    add_progress_option(load)
+    load.set_defaults(handler=run_load)
+
+
+def run_query(args: argparse.Namespace) -> int:
+    """Handler of ``ruma query``: 0 when every position was answered; per-position errors are one
+    line each on stderr (2 for a bad position or a limit, 1 for a position not stored)."""
+    from ruma.client.cli.eval import COLUMNS, _text
+
+    _check_ruleset(args, args.positions[0] if args.positions else None)
+    positions = list(read_positions(args.positions))
+    if not positions:
+        raise UsageError("no positions given", "pass POSITION arguments, or - and positions on stdin")
+    status = Exit.OK
+    with connect(args) as client, Output(args.format, COLUMNS) as out:
+        if args.lookup:
+            for found in client.lookup(args.ruleset, positions):
+                if found.evaluation is not None:
+                    record = found.evaluation.to_dict(args.notation)
+                    out.emit(record, _text(record))
+                elif found.ok:
+                    status = max(status, report(args.command_prog, WorkFailed(
+                        f"{found.position!r} is not stored", "query without --lookup to compute it")))
+                else:
+                    status = max(status, report(args.command_prog, CliError(found.message, status=Exit.USAGE)))
+            return status
+        for item in client.evaluate_batch(args.ruleset, positions):
+            if item.evaluation is not None:
+                record = item.evaluation.to_dict(args.notation)
+                out.emit(record, _text(record))
+            else:
+                status = max(status, report(args.command_prog, rpc_error(item.code.name, item.message)))
+    return status
+
+
+def run_load(args: argparse.Namespace) -> int:
+    """Handler of ``ruma load``: 0 when every position was valued or already stored, 1 otherwise."""
+    from ruma.client.client import RumaRpcError
+    from ruma.client.loader import read_positions as read_file
+
+    _check_ruleset(args, args.files[0] if len(args.files) > 1 else None)
+    positions = [position for name in args.files for position in read_file(name)]
+    with connect(args) as client:
+        try:
+            summary = client.load(args.ruleset, positions, batch_size=args.batch_size,
+                                  progress=None if args.progress else False)
+        except RumaRpcError as error:
+            known = as_cli_error(error)
+            done = getattr(error, "summary", None)
+            if known is not None and done is not None and done.total:
+                known.hint = (known.hint + "; " if known.hint else "") + \
+                    f"{done.total} of {len(positions)} positions were done: run it again to go on"
+            raise known if known is not None else error from None
+    with Output(args.format) as out:
+        out.emit(summary.to_dict(), str(summary))
+    for position, reason in summary.failed[:MAX_FAILURES_SHOWN]:
+        print(f"{args.command_prog}: {position!r}: {reason.splitlines()[0]}", file=sys.stderr)
+    if len(summary.failed) > MAX_FAILURES_SHOWN:
+        print(f"{args.command_prog}: ... and {len(summary.failed) - MAX_FAILURES_SHOWN} more (--json lists them all)",
+              file=sys.stderr)
+    return Exit.FAILED if summary.failed else Exit.OK

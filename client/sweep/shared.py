@@ -1,0 +1,351 @@
+"""Sweeps on this machine's cores through one table of values in shared memory.
+
+The worker processes of a local sweep (``LocalProcesses``) value an impartial family with the
+compiled engine through a ``SharedValues`` table (``engine/native/shared.c``) mapped into every
+process: a worker publishes each nim value the moment its search finds it and reads what the
+others published before it searches a position. Dependencies between positions are then
+resolved per position, as they arise, and no cell order is needed. The driver drains the table
+into the store (only the driver writes); the only work done twice is a position two workers
+searched at the same moment. (The packets of ``families.packets`` remain the way between machines,
+and the way for partizan values, whose canonical forms live in each process's own table of
+games.)
+
+Three ways in:
+
+- ``run_family`` (``ruma sweep`` into a local store, 2+ workers): worker ``k`` of ``n`` walks its
+  own part of the family (every ``n``-th row of the compiled walk, ``Rules.classes``), so the
+  enumeration is shared too instead of done by the driver before any worker starts, and values
+  its classes in the family's order, smallest first, ``BLOCK`` at a time; the two parts advance
+  together through the order, so a follower the other part holds is usually published already.
+  A second table in the same memory, used as a set of class keys, gives a class with rows in two
+  parts (Sowing's full pots) to the part that adds it first.
+- ``run_family_inline`` (``--workers 1``): the same in the driver's own process, the table in
+  its memory; drained (sorted in C) into the store while it values on.
+- ``run_shared``: classes the driver has enumerated already (a census sweeping what its store
+  lacks, the tables' generator), handed to every worker, which claim blocks of them from a
+  counter in the table.
+
+The memory and the tables in it: ``ruma.client.sweep.table``.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from ruma.client.sweep.summary import SweepSummary
+from ruma.client.sweep.table import attach_tables, new_table, table_layout
+from ruma.client.sweep.worker import open_store
+from ruma.engine.evaluator import value_many
+from ruma.engine.families.enum import Family, enumerate_states, raw_count
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets.base import State
+from ruma.engine.families.packets import Packet, RecordingMemo, pack, unpack
+
+#: seconds between two drains of the table into the store
+DRAIN_EVERY = 0.1
+
+
+#: seconds between two drains into the store of a sweep in the driver's own process (each drain
+#: is a bulk write the store's writer process takes on while the driver values on; the last one
+#: is written after the valuing ends: at 0.5 s the sweep of impartial Sowing <= 12 waited
+#: 0.2-0.25 s for it, at 0.2 s 0.03 s)
+INLINE_DRAIN_EVERY = 0.2
+#: room in the values table of ``run_family``, in estimated classes of the family
+VALUES_ROOM = 2.0
+#: classes a worker values with one search before it checks for cancellation and reports progress
+BLOCK = 1024
+
+
+@dataclass(frozen=True)
+class FamilyTask:
+    """A worker's share of a sweep through a shared table: the ruleset; the region's path and
+    where its set of class keys starts (0: none); the local store to read (a resumed sweep), or
+    ``None``; what to value — part ``part`` of ``parts`` of ``family``, which the worker walks
+    itself, or the classes ``states`` (their ``keys``) the driver has, in blocks that every
+    worker claims from the table's counter; classes per search."""
+
+    ruleset: str
+    path: str
+    set_offset: int
+    store_path: str | None
+    family: Family | None = None
+    part: int = 0
+    parts: int = 1
+    states: list[State] | None = None
+    keys: list[bytes] | None = None
+    block: int = BLOCK
+
+
+@dataclass(frozen=True)
+class FamilyResult:
+    """What one worker did: the classes of its part (those no other part had first) and the raw
+    positions of its part (0 for classes handed over), the classes it found stored, positions
+    computed, the values the table had no room for (a packet), its CPU seconds."""
+
+    classes: int
+    raw_positions: int
+    already_stored: int
+    computed: int
+    spilled: Packet
+    cpu_seconds: float
+
+
+def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any, store: Any | None,
+                 between: Callable[[], None] | None = None, block: int = BLOCK,
+                 claimed: bool = False) -> tuple[int, int, list[Any]]:
+    """Value ``states`` (their ``keys``) ``block`` at a time with one search each, through the
+    shared ``table`` (every value is published there), until done or the table is cancelled:
+    in order, or (``claimed``) the blocks this process claims from the table's counter, the
+    other processes claiming the rest. ``between()`` runs after each block. With a ``store`` (a
+    resumed sweep: it holds part of the family) the classes it holds are skipped and the
+    searches read it for followers the table lacks. Returns (classes stored, positions computed,
+    the values the table had no room for)."""
+    memo = RecordingMemo(store.lookup, store.lookup_many) if store is not None else RecordingMemo()
+    memo.shared = table
+    stored = computed = 0
+    spilled: list[tuple[bytes, Any]] = []
+
+    def firsts() -> Iterator[int]:
+        if claimed:
+            while 0 <= (first := table.claim(block)) < len(states):  # (-1 once cancelled)
+                yield first
+        else:
+            for first in range(0, len(states), block):
+                if table.claim(min(block, len(states) - first)) < 0:  # (counted for progress)
+                    return
+                yield first
+
+    try:
+        for first in firsts():
+            part = states[first:first + block]
+            if store is not None:
+                known = store.lookup_many(keys[first:first + block])
+                part = [state for state, value in zip(part, known) if value is None]
+                stored += len(known) - len(part)
+            computed += value_many(rules, part, memo)
+            new = memo.take()
+            if table.stats()["full"]:  # values the table may not hold: kept to be sent
+                spilled += new
+            else:
+                memo.entries.clear()  # (all in the table: the search reads them there)
+            if between is not None:
+                between()
+    finally:
+        memo.shared = None
+        table.seal()  # (the drain passes this process's chunk of the table only once it is sealed)
+    return stored, computed, spilled
+
+
+def value_family_part(task: FamilyTask) -> FamilyResult:
+    """(In a worker.) Walk this worker's part of the family, or take the classes handed over,
+    and value them (``value_blocks``)."""
+    cpu = time.process_time()
+    rules = get_ruleset(task.ruleset)
+    region, table, classes_seen = attach_tables(task.path, task.set_offset, rules)
+    store = open_store(task.store_path, create=False) if task.store_path else None
+    try:
+        if task.family is None:
+            states, keys, raw = task.states or [], task.keys or [], 0
+        else:
+            states, keys, raw = enumerate_states(task.family, lambda: bool(table.stats()["cancelled"]), task.part,
+                                                 task.parts)
+            # A class reached by rows of two parts (Sowing's full pots) is the part's that adds its
+            # key first: the other drops it, so each class is counted, skipped or valued by one part.
+            if classes_seen is not None:
+                owned = list(map(classes_seen.add, keys, [0] * len(keys)))
+                if not all(owned):
+                    states = [state for state, mine in zip(states, owned) if mine]
+                    keys = [key for key, mine in zip(keys, owned) if mine]
+            table.add_total(len(states))
+        stored, computed, spilled = value_blocks(rules, states, keys, table, store, block=task.block,
+                                                 claimed=task.family is None)
+        return FamilyResult(len(states), raw, stored, computed, pack(spilled), time.process_time() - cpu)
+    finally:
+        del table, classes_seen
+        region.close()
+        if store is not None:
+            store.close()
+
+
+def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int, int, int], None] | None,
+               resumed: bool) -> SweepSummary | None:
+    """Sweep ``family`` into the local store of ``sink`` on the backend's processes, each walking
+    its part of the family and valuing its classes (module docstring); ``resumed``: the store
+    holds positions of the ruleset (the workers then skip the classes it holds). ``None`` when no
+    table can be made."""
+    started = time.perf_counter()
+    rules = family.rules
+    # A family has about raw / 8 classes (7.7 at 11 and at 13 seeds): room for twice that in the
+    # values, keys of up to a byte a pot and a few more (a table out of room sends the rest back
+    # in packets); the set of class keys after them (it must not run out: +50 %).
+    classes = raw_count(family) // 8 + 4096
+    size, slots = table_layout(int(VALUES_ROOM * classes), family.pots_max + 8)
+    made = new_table(rules, size, slots, *table_layout(classes * 3 // 2, family.pots_max + 8))
+    if made is None:
+        return None
+    region, table, classes_seen = made
+    parts = backend.slots
+    store_path = sink.store_path if resumed else None
+    tasks = [FamilyTask(rules.name, region.path, size, store_path, family, part, parts, block=BLOCK)
+             for part in range(parts)]
+    try:
+        results, committed = _run_workers(tasks, backend, table, sink, progress)
+        if classes_seen.stats()["full"]:  # (sized not to be: refuse a wrong count rather than give it)
+            raise RuntimeError(f"the set of class keys of {family.describe()} ran out of room")
+    finally:
+        del table, classes_seen
+        region.close()
+        region.unlink()
+    found = sum(r.classes for r in results)
+    return _summary(family, found, sum(r.raw_positions for r in results), sum(r.already_stored for r in results),
+                    sum(r.computed for r in results), committed, started, parts, backend.name,
+                    sum(r.cpu_seconds for r in results))
+
+
+def drain_into(sink: Any, table: Any, start: int) -> tuple[int, int]:
+    """Drain ``table`` from arena word ``start`` into ``sink``: as one packed batch where the sink
+    takes them (``put_packed``: a local store hands the bytes to its writer process as they are,
+    with no Python object a value), else as pairs. Returns (entries, where the next drain starts)."""
+    put_packed = getattr(sink, "put_packed", None)
+    if put_packed is not None:
+        frame, start = table.drain_packed(start)
+        count = int.from_bytes(frame[:4], "little")
+        if count:
+            put_packed(frame)
+        return count, start
+    entries, start = table.drain(start)
+    sink.put(entries)
+    return len(entries), start
+
+
+def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
+                 progress: Callable[[int, int, int], None] | None) -> tuple[list[FamilyResult], int]:
+    """Run ``value_family_part`` on task ``k`` in slot ``k``, draining the table into ``sink``
+    every ``DRAIN_EVERY`` seconds meanwhile; returns the results and the entries committed
+    (those the table had no room for included). On an error (or Ctrl-C) the table is cancelled
+    and the workers stop at their next block."""
+    committed = drained = 0
+    running: list["futures.Future[FamilyResult]"] = []
+    try:
+        running += [backend.call(slot, value_family_part, task) for slot, task in enumerate(tasks)]
+        while True:
+            done, _ = futures.wait(running, timeout=DRAIN_EVERY, return_when=futures.FIRST_EXCEPTION)
+            count, drained = drain_into(sink, table, drained)  # (after the last worker: every value is published)
+            committed += count
+            failed = [f.exception() for f in done if f.exception() is not None]
+            if failed:
+                raise failed[0]  # type: ignore[misc]
+            if len(done) == len(running):
+                break
+            if progress is not None:
+                stats = table.stats()
+                progress(min(stats["claimed"], stats["total"]), stats["total"], stats["entries"])
+        results = [f.result() for f in running]
+        spilled: dict[bytes, Any] = {}
+        for result in results:  # values the table ran out of room for (those not in it)
+            spilled.update((k, v) for k, v in unpack(result.spilled, True) if table.get(k) is None)
+        sink.put(sorted(spilled.items()))
+        return results, committed + len(spilled)
+    finally:
+        table.cancel()  # (workers still running stop at their next block)
+        for future in running:
+            try:
+                future.result()
+            except BaseException:  # noqa: BLE001 - the first error is the one raised
+                pass
+
+
+def _summary(family: Family, classes: int, raw: int, stored: int, computed: int, committed: int, started: float,
+             workers: int, backend: str, cpu: float) -> SweepSummary:
+    return SweepSummary(ruleset=family.ruleset, seeds=(family.seeds_min, family.seeds_max),
+                        pots=(family.pots_min, family.pots_max), classes=classes, raw_positions=raw,
+                        already_stored=stored, classes_valued=classes - stored, positions_valued=computed,
+                        entries_committed=committed, seconds=time.perf_counter() - started, workers=workers,
+                        backend=backend, worker_cpu_seconds=cpu)
+
+
+def run_family_inline(family: Family, sink: Any, progress: Callable[[int, int, int], None] | None,
+                      resumed: bool) -> SweepSummary | None:
+    """Sweep ``family`` into ``sink`` in this process, as one worker of ``run_family`` would
+    (``--workers 1``): the walk, then ``run_inline``; ``resumed``: the store holds part of the
+    family (skipped, and read for followers). ``None`` when no table can be made."""
+    started = time.perf_counter()
+    entries = raw_count(family) // 8 + 4096
+    states, keys, raw = enumerate_states(family)
+    done = run_inline(family.rules, states, keys, sink, progress, sink.memo() if resumed else None, entries,
+                      family.pots_max + 8)
+    if done is None:
+        return None
+    stored, computed, committed = done
+    return _summary(family, len(states), raw, stored, computed, committed, started, 1, "inline", 0.0)
+
+
+def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
+               progress: Callable[[int, int, int], None] | None, store: Any | None = None,
+               entries: int | None = None, key_length: int | None = None) -> tuple[int, int, int] | None:
+    """Value ``states`` (their ``keys``) in this process through a table in its own memory
+    (``value_blocks``; with a ``store``: skip what it holds and read it for followers), drained
+    into ``sink`` (sorted, in C) every ``INLINE_DRAIN_EVERY`` seconds while it values on; returns
+    (classes stored, positions computed, entries committed), or ``None`` when no table can be
+    made (a partizan ruleset, the pure-Python engine). The table has room for ``entries`` keys of
+    ``key_length`` bytes (by default twice ``states``, and their longest key)."""
+    room = entries if entries is not None else len(states) + 4096
+    made = new_table(rules, *table_layout(int(VALUES_ROOM * room), key_length or max(map(len, keys), default=2)))
+    if made is None:
+        return None
+    region, table, _ = made
+    table.add_total(len(states))
+    drained = committed = 0
+    last = time.monotonic()
+
+    def drain() -> None:
+        nonlocal drained, committed, last
+        count, drained = drain_into(sink, table, drained)
+        committed += count
+        last = time.monotonic()
+
+    def between() -> None:
+        if time.monotonic() - last >= INLINE_DRAIN_EVERY:
+            drain()
+            if progress is not None:
+                stats = table.stats()
+                progress(stats["claimed"], stats["total"], stats["entries"])
+
+    try:
+        stored, computed, spilled = value_blocks(rules, states, keys, table, store, between)
+        drain()
+        left = [(k, v) for k, v in spilled if table.get(k) is None]  # (the table ran out of room)
+        sink.put(sorted(left))
+        if progress is not None:
+            progress(len(states), len(states), computed)
+        return stored, computed, committed + len(left)
+    finally:
+        del table
+        region.close()
+        region.unlink()
+
+
+def run_shared(rules: Any, todo: list[State], keys: list[bytes], sink: Any, backend: Any,
+               progress: Callable[[int, int, int], None] | None,
+               store_path: str | None) -> tuple[int, int, float] | None:
+    """Value ``todo`` (enumerated already; their ``keys``) on the backend's processes through a
+    shared table, every worker claiming blocks of the list; ``store_path``: the local store the
+    workers read for followers (a sweep of what a store lacks). Returns (positions computed,
+    entries committed, worker CPU seconds), or ``None`` when no table can be made."""
+    # a sweep values about one position per class: room for twice that
+    made = new_table(rules, *table_layout(int(VALUES_ROOM * (len(todo) + 4096)), max(map(len, keys), default=2)))
+    if made is None:
+        return None
+    region, table, _ = made
+    table.add_total(len(todo))
+    task = FamilyTask(rules.name, region.path, 0, store_path, states=todo, keys=keys, block=BLOCK)
+    try:
+        results, committed = _run_workers([task] * backend.slots, backend, table, sink, progress)
+    finally:
+        del table
+        region.close()
+        region.unlink()
+    return sum(r.computed for r in results), committed, sum(r.cpu_seconds for r in results)

@@ -1,0 +1,168 @@
+"""The ``ruma.v1.Sweeps`` servicer: uploads of precomputed values, key lookups, censuses.
+
+``add_sweeps_servicer(server, ruma_servicer, verify_fraction)`` registers it next to the
+``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, ``busy``
+accounting and cancellation; ``Upload`` is declared a write method to ``ruma.server.rpc.auth``.
+
+Upload checks, before anything is stored: at most ``max_batch_size`` entries; every key is a
+canonical key of the named ruleset (decoded, normalised and re-encoded to itself) within the
+pot and seed limits; every value is well formed (a nim value for an impartial ruleset, a game
+node for a partizan one); then a random sample of ``max(1, ceil(fraction * n))`` entries is
+re-valued with the server's own evaluator (reading the store, writing only to a scratch memo)
+and compared. Any failure rejects the whole upload
+(``INVALID_ARGUMENT``, naming the first bad entry); otherwise every entry is inserted (a key the
+store holds already keeps its value).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any, Iterator
+
+import grpc
+
+from ruma.engine.families.census import BY, census
+from ruma.engine.cgt import Game
+from ruma.engine.errors import LimitExceededError, RumaInputError
+from ruma.engine.evaluator import evaluate, format_value
+from ruma.engine.families.enum import Family, enumerate_family, walk_count
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.families.packets import RecordingMemo, unpack
+from ruma.server.work import convert
+from ruma.server.rpc.auth import register_write_methods
+from ruma.server.rpc.errors import rpc_method
+from ruma.server.rpc.servicer import RumaServicer
+from ruma.server.store.codec import CodecError
+from ruma.server.store.keys import state_of_key
+from ruma.v1 import sweep_pb2 as pb
+from ruma.v1 import sweep_pb2_grpc
+
+SERVICE = pb.DESCRIPTOR.services_by_name["Sweeps"].full_name
+WRITE_METHODS = (f"/{SERVICE}/Upload",)
+register_write_methods(*WRITE_METHODS)
+
+#: the share of each upload the server re-values (``ruma serve --verify-fraction``)
+DEFAULT_VERIFY_FRACTION = 0.01
+#: the most rows a census may walk (stripped rows, or boards) before it is refused
+MAX_CENSUS_WALK = 20_000_000
+_BY = {pb.CENSUS_GROUPING_UNSPECIFIED: "value", pb.CENSUS_BY_VALUE: "value", pb.CENSUS_BY_OUTCOME: "outcome",
+       pb.CENSUS_BY_ATOMIC_WEIGHT: "atomic-weight", pb.CENSUS_BY_TEMPERATURE: "temperature"}
+
+
+class UploadRejected(RumaInputError):
+    """An upload with a malformed entry or a value the server computes differently."""
+
+
+class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
+    """Uploads, key lookups and censuses over the ``Ruma`` servicer's store and limits."""
+
+    def __init__(self, ruma: RumaServicer, verify_fraction: float = DEFAULT_VERIFY_FRACTION,
+                 rng: random.Random | None = None) -> None:
+        if not 0.0 <= verify_fraction <= 1.0:
+            raise RumaInputError(f"--verify-fraction must be between 0 and 1, not {verify_fraction}")
+        self.ruma = ruma
+        self.verify_fraction = verify_fraction
+        self.rng = rng or random.SystemRandom()
+
+    # -- Upload ---------------------------------------------------------------------------------
+    def _check_key(self, rules: Any, key: bytes) -> Any:
+        try:
+            owner, state = state_of_key(key)
+        except CodecError as error:
+            raise UploadRejected(f"upload rejected: key {key.hex()} is not a stored-position key ({error})") from None
+        if owner is not rules:
+            raise UploadRejected(f"upload rejected: key {key.hex()} belongs to {owner.name}, not {rules.name}")
+        canonical, _ = rules.normalise(state)
+        if canonical != state:
+            raise UploadRejected(f"upload rejected: key {key.hex()} ({rules.format(state)!r}) is not normalised")
+        pots, seeds = rules.size(state)
+        limits = self.ruma.limits
+        if (limits.max_pots is not None and pots > limits.max_pots) or (limits.max_seeds is not None and seeds > limits.max_seeds):
+            raise LimitExceededError(f"upload rejected: position {rules.format(state)!r} exceeds this server's limits "
+                                     f"({limits.max_pots} pots, {limits.max_seeds} seeds)")
+        return state
+
+    @rpc_method
+    def Upload(self, request: pb.UploadRequest, context: grpc.ServicerContext) -> pb.UploadResponse:
+        rules = get_ruleset(request.ruleset)
+        n = len(request.keys)
+        if n > self.ruma.limits.max_batch_size:
+            raise LimitExceededError(f"upload of {n} entries; this server's limit is {self.ruma.limits.max_batch_size}")
+        if len(request.values) != n:
+            raise UploadRejected(f"upload rejected: {n} keys but {len(request.values)} values")
+        if rules.impartial and request.games:
+            raise UploadRejected("upload rejected: an impartial ruleset's values are nim values, not games")
+        nodes = [(tuple(node.left), tuple(node.right)) for node in request.games]
+        try:
+            entries = unpack((list(request.keys), list(request.values), nodes), rules.impartial)
+        except ValueError as error:
+            raise UploadRejected(f"upload rejected: {error}") from None
+        states = [self._check_key(rules, key) for key, _ in entries]
+        verified = 0
+        if n and self.verify_fraction > 0:
+            count = min(n, max(1, math.ceil(self.verify_fraction * n)))
+            sample = sorted(self.rng.sample(range(n), count))
+            packet = self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
+                                   self.ruma.budget(context))
+            for i, (_, truth) in zip(sample, unpack(packet, rules.impartial)):
+                claimed = entries[i][1]
+                if truth != claimed:
+                    raise UploadRejected(
+                        f"upload rejected: {rules.name} position {rules.format(states[i])!r} was uploaded as "
+                        f"{format_value(claimed)} but is {format_value(truth)}; nothing of the upload was stored")
+                verified += 1
+        memo = self.ruma.memo
+        stored = 0
+        with self.ruma.busy():
+            for key, value in entries:
+                if memo.lookup(key) is None:
+                    memo.insert(key, value)
+                    stored += 1
+            flush = getattr(self.ruma.store, "flush", None)
+            if callable(flush):
+                flush()  # an OK reply means the upload is on disk
+        return pb.UploadResponse(stored=stored, already_stored=n - stored, verified=verified)
+
+    @rpc_method
+    def Contains(self, request: pb.ContainsRequest, context: grpc.ServicerContext) -> pb.ContainsResponse:
+        get_ruleset(request.ruleset)
+        if len(request.keys) > self.ruma.limits.max_batch_size:
+            raise LimitExceededError(f"{len(request.keys)} keys; this server's limit is {self.ruma.limits.max_batch_size}")
+        lookup = self.ruma.memo.lookup
+        return pb.ContainsResponse(found=[lookup(key) is not None for key in request.keys])
+
+    # -- Census ---------------------------------------------------------------------------------
+    def family(self, request: pb.CensusRequest) -> Family:
+        """The family asked for, within the server's limits."""
+        pots = (request.pots_min or 1, request.pots_max or max(1, request.seeds_max))
+        family = Family.of(request.ruleset, (request.seeds_min, request.seeds_max), pots)
+        limits = self.ruma.limits
+        if limits.max_seeds is not None and family.seeds_max > limits.max_seeds:
+            raise LimitExceededError(f"census of up to {family.seeds_max} seeds; this server's limit is {limits.max_seeds}")
+        if limits.max_pots is not None and family.pots_max > limits.max_pots:
+            raise LimitExceededError(f"census of up to {family.pots_max} pots; this server's limit is {limits.max_pots}")
+        walk = walk_count(family)
+        if walk > MAX_CENSUS_WALK:
+            raise LimitExceededError(f"census of {family.describe()} walks {walk} rows; this server's limit is {MAX_CENSUS_WALK}")
+        return family
+
+    @rpc_method
+    def Census(self, request: pb.CensusRequest, context: grpc.ServicerContext) -> Iterator[pb.CensusReply]:
+        by = _BY.get(request.by)
+        if by is None or by not in BY:
+            raise RumaInputError(f"unknown census grouping {request.by}")
+        family = self.family(request)
+        args = (family.ruleset, (family.seeds_min, family.seeds_max), (family.pots_min, family.pots_max))
+        replies = self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
+                                                   convert.styles(request.notations)), self.ruma.budget(context))
+        return iter([pb.CensusReply.FromString(reply) for reply in replies])
+
+
+def add_sweeps_servicer(server: grpc.Server, ruma: RumaServicer,
+                        verify_fraction: float = DEFAULT_VERIFY_FRACTION) -> SweepsServicer:
+    """Register the ``Sweeps`` service on ``server``; returns the servicer."""
+    servicer = SweepsServicer(ruma, verify_fraction)
+    sweep_pb2_grpc.add_SweepsServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]  # generated, unannotated
+    return servicer

@@ -1,0 +1,212 @@
+"""``ruma store stats|backup|verify|repair``: inspect, copy, check and mend an LMDB store.
+
+* ``ruma store stats`` — entries per ruleset, games, bytes used, bytes per entry.
+* ``ruma store backup DEST`` — a consistent, compacted copy taken while the store is in use.
+* ``ruma store verify [--full] [--sample N]`` — checks the records of every table (all of them
+  with ``--full``, else N per table) and re-evaluates N random stored positions from scratch
+  (``ruma.server.store.verify``); any problem or mismatch exits with status 1 and is listed.
+* ``ruma store repair [--sample N]`` — rebuilds the store from the records that pass every check,
+  dropping the rest (and positions whose re-evaluated value differs) so that they are recomputed
+  (``ruma.server.store.repair``); the old file is kept beside it.
+
+The store is the one in ``--data DIR`` (default ``$RUMA_DATA`` or ``./ruma-data``); a directory
+without a store, or a store that cannot be opened or read (damaged), is an error (exit 3), never
+a new empty store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from ruma.client.cli.errors import Unreachable, UsageError, WorkFailed
+from ruma.client.cli.options import add_data_option, add_format_option, add_progress_option, count, data_directory
+from ruma.client.cli.output import Output, progress
+from ruma.engine.errors import RumaInputError
+
+if TYPE_CHECKING:  # lmdb is imported when a store command runs, not for ruma --help
+    from ruma.server.store.memo import LmdbStore
+    from ruma.server.store.verify import VerifyReport
+
+#: the hint for a damaged store
+MEND = "check it with 'ruma store verify --full', mend it with 'ruma store repair'"
+
+
+def verify_store(store: "LmdbStore", sample: int = 100, seed: int | None = None, **options: Any) -> "VerifyReport":
+    """``ruma.server.store.verify.verify_store`` (kept here for callers of this module)."""
+    from ruma.server.store.verify import verify_store as verify
+
+    return verify(store, sample, seed, **options)
+
+
+def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A store that cannot be read (a damaged record or page) is ``Unreachable`` (exit status 3)."""
+
+    @functools.wraps(run)
+    def wrapper(args: argparse.Namespace) -> int:
+        import lmdb
+
+        from ruma.server.store.codec import CorruptRecordError
+
+        try:
+            return run(args)
+        except (CorruptRecordError, lmdb.Error) as error:
+            raise Unreachable(f"the store in {args.data!r} is damaged: {str(error).splitlines()[0]}", MEND) from None
+
+    return wrapper
+
+
+@contextmanager
+def opened(args: argparse.Namespace) -> Iterator["LmdbStore"]:
+    """The store in ``--data`` (which must hold one); a store that cannot be opened is exit 3."""
+    from ruma.server.store.memo import LmdbStore, StoreError
+
+    if getattr(args, "legacy_dir", None):
+        raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
+                         f"{args.command_prog} --data {args.legacy_dir}")
+    from ruma.server.store.codec import StoreDamagedError
+
+    directory = data_directory(args, create=False)
+    try:
+        store = LmdbStore(directory, create=False)
+    except StoreError as error:
+        hint = MEND if isinstance(error, StoreDamagedError) else None
+        raise Unreachable(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
+    with store:
+        yield store
+
+
+@_store_errors
+def run_stats(args: argparse.Namespace) -> int:
+    """Print the store's statistics."""
+    with opened(args) as store:
+        stats = store.stats()
+    lines = [f"store {stats['path']} (schema {stats['schema_version']}, engine {stats['engine_version']})"]
+    for row in stats["rulesets"]:
+        name = row["name"] or f"code {row['code']}"
+        lines.append(f"  {name} v{row['version']}: {row['entries']} entries")
+    per = stats["bytes_per_entry"]
+    lines.append(f"  entries {stats['entries']}, games {stats['games']}, data bytes {stats['data_bytes']}"
+                 + (f" ({per:.1f} per entry)" if per is not None else "")
+                 + f", file high-water {stats['bytes']} bytes, map {stats['map_size']}")
+    with Output(args.format) as out:
+        out.emit(stats, "\n".join(lines))
+    return 0
+
+
+@_store_errors
+def run_backup(args: argparse.Namespace) -> int:
+    """Write a consistent, compacted copy of the store."""
+    if len(args.paths) > 1:
+        args.legacy_dir = args.paths[0]
+    dest = args.paths[-1]
+    from ruma.server.store.memo import LmdbStore
+
+    with opened(args) as store:
+        try:
+            target = store.backup(dest)
+        except RumaInputError as error:
+            raise UsageError(str(error), "give a new or empty directory") from None
+    with LmdbStore(target, create=False) as copy:
+        stats = copy.stats()
+    record = {"backup": str(target), "entries": stats["entries"], "bytes": stats["file_bytes"]}
+    with Output(args.format) as out:
+        out.emit(record, f"backup {target}: {record['entries']} entries, {record['bytes']} bytes")
+    return 0
+
+
+@_store_errors
+def run_verify(args: argparse.Namespace) -> int:
+    """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch."""
+    with opened(args) as store, progress("checking the store", unit="records", enabled=args.progress) as bar:
+        report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
+    records = ", ".join(f"{table} {n}" for table, n in report.records.items())
+    lines = [f"records checked ({'all' if report.full else 'a sample'}): {records}",
+             f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}, "
+             f"problems {len(report.problems)}"]
+    for bad in report.problems:
+        lines.append(f"  PROBLEM {bad['table']} {bad['key']}: {bad['problem']}")
+    for bad in report.mismatches:
+        lines.append(f"  MISMATCH {bad['ruleset']} {bad['position']}: stored {bad['stored']}, "
+                     f"expected {bad['expected']} (key {bad['key']})")
+    with Output(args.format) as out:
+        out.emit(report.to_dict(), "\n".join(lines))
+    if not report.ok:
+        raise WorkFailed(f"{len(report.problems)} damaged records and {len(report.mismatches)} of {report.checked} "
+                         f"stored values differ from a fresh evaluation",
+                         "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
+                         + " drops them so that they are recomputed (ruma store backup first)")
+    return 0
+
+
+@_store_errors
+def run_repair(args: argparse.Namespace) -> int:
+    """Rebuild the store from its sound records."""
+    from ruma.server.store.codec import StoreDamagedError, StoreError
+    from ruma.server.store.repair import repair_store
+
+    if getattr(args, "legacy_dir", None):
+        raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
+                         f"{args.command_prog} --data {args.legacy_dir}")
+    directory = data_directory(args, create=False)
+    try:
+        report = repair_store(directory, args.sample, args.seed)
+    except StoreDamagedError as error:
+        raise Unreachable(str(error).splitlines()[0]) from None
+    except StoreError as error:
+        raise Unreachable(str(error).splitlines()[0], "stop every process using the store first"
+                          if "another process" in str(error) else None) from None
+    lines = [f"kept {report.kept.get('games', 0)} games and {report.kept.get('positions', 0)} positions; dropped "
+             f"{len(report.problems)} damaged records and {len(report.mismatches)} wrong values (they are recomputed "
+             f"when next asked for); the old file is {report.damaged_copy}"]
+    lines += [f"  DROPPED {bad['table']} {bad['key']}: {bad['problem']}" for bad in report.problems]
+    lines += [f"  DROPPED {bad['ruleset']} {bad['position']}: stored {bad['stored']}, expected {bad['expected']}"
+              for bad in report.mismatches]
+    with Output(args.format) as out:
+        out.emit(report.to_dict(), "\n".join(lines))
+    return 0
+
+
+def _legacy_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("legacy_dir", nargs="?", help=argparse.SUPPRESS)  # the old positional DIR
+
+
+def register(subparsers: Any) -> None:
+    """Register ``ruma store`` and its subcommands."""
+    store = subparsers.add_parser("store", help="inspect, back up, verify and repair an LMDB store", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = store.add_subparsers(dest="store_command", metavar="SUBCOMMAND", required=True)
+
+    stats = commands.add_parser("stats", help="entries per ruleset, games, bytes")
+    _legacy_dir(stats)
+    add_data_option(stats)
+    add_format_option(stats, lists=False)
+    stats.set_defaults(handler=run_stats)
+
+    backup = commands.add_parser("backup", help="consistent compacted copy (safe while in use)")
+    backup.add_argument("paths", nargs="+", metavar="DEST", help="a new or empty directory")
+    add_data_option(backup)
+    add_format_option(backup, lists=False)
+    backup.set_defaults(handler=run_backup)
+
+    verify = commands.add_parser("verify", help="check every table's records and re-evaluate a sample")
+    _legacy_dir(verify)
+    add_data_option(verify)
+    verify.add_argument("--full", action="store_true", help="check every record of every table (else N per table)")
+    verify.add_argument("--sample", type=count, default=100, metavar="N",
+                        help="records per table to check without --full, and positions to re-evaluate (100)")
+    verify.add_argument("--seed", type=int, default=None, help="random seed for the sample")
+    add_format_option(verify, lists=False)
+    add_progress_option(verify)
+    verify.set_defaults(handler=run_verify)
+
+    repair = commands.add_parser("repair", help="rebuild the store from its sound records (stop the server first)")
+    _legacy_dir(repair)
+    add_data_option(repair)
+    repair.add_argument("--sample", type=count, default=0, metavar="N",
+                        help="also re-evaluate N positions and drop those with a wrong value (0)")
+    repair.add_argument("--seed", type=int, default=None, help="random seed for the sample")
+    add_format_option(repair, lists=False)
+    repair.set_defaults(handler=run_repair)

@@ -1,0 +1,479 @@
+/* store/lmdb.c — store._native.Writer: the store's writer process's transactions, in C on LMDB.
+ *
+ * The writer process (server/store/writer.py) writes the bulk batches a store sends it: frames of
+ * sorted keys with their value codes (store.writer.pack). In Python each entry was a tuple of two
+ * bytes objects for positions and another for by_value, handed to py-lmdb's putmulti, which
+ * releases and retakes the GIL around every put: about half of the process's time went to that
+ * (py-spy on a replay of a cold run's frames), the other half to LMDB's B-tree puts and commits.
+ * Here a group of frames is one transaction of mdb_cursor_put calls over records built in place,
+ * with the GIL released, on the LMDB that py-lmdb bundles (third_party/lmdb: py-lmdb exports no C
+ * API, and the same sources mean one lock-file and data format for every process on a store).
+ *
+ * What a group writes is what BulkOps.write_codes writes for each of its frames, in one
+ * transaction (tests/test_store_lmdb.py compares every table): positions records key ->
+ * varint(code) 00 crc32c (overwrite=False: the first value stored stays), by_value records (tag-0
+ * keys here; other keys' index keys from store.codec.by_value_key, called back before the
+ * transaction), entry counts per ruleset prefix in meta (with the ruleset's name for a new one)
+ * and engine_version. A full map is grown (doubled) and the group retried; a map another process
+ * grew is adopted. This process must not also open the store with py-lmdb: LMDB allows one
+ * environment per file per process (its locks are per process).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lmdb.h"
+#include "records.h"
+
+#define MAX_DBS 7        /* as store.core opens the environment: its five tables and room */
+#define MAX_READERS 254
+#define COUNT_PREFIX "count/"
+#define RULESET_PREFIX "ruleset/"
+
+typedef struct {
+    PyObject_HEAD
+    MDB_env *env;
+    MDB_dbi positions, by_value, meta;
+    size_t max_key;
+    PyObject *engine_version; /* bytes: meta's engine_version once entries are added */
+    PyObject *name_of;        /* name_of(code, version) -> bytes: a ruleset's name, for a new count */
+    PyObject *index_key;      /* index_key(key, encoded value) -> bytes: store.codec.by_value_key */
+} Writer;
+
+/* One frame, prepared for the transaction. */
+typedef struct {
+    size_t n;
+    const uint8_t **keys;
+    size_t *key_lens;
+    uint8_t (*records)[16]; /* positions payloads: varint(code), 00 (explored), crc32c (4) */
+    uint8_t *record_lens;
+    uint8_t *index_bytes;   /* the by_value keys, back to back */
+    Span *index;            /* and in key order */
+    size_t n_index;
+    uint8_t (*index_seals)[4];
+} Prepared;
+
+/* Entries added per ruleset prefix (a group has a handful). */
+typedef struct {
+    uint8_t prefix[2];
+    size_t added;
+    PyObject *name; /* bytes */
+} Count;
+
+typedef struct {
+    Prepared *frames;
+    size_t n_frames, room; /* (room: the frames it may hold, those joined included) */
+    Count *counts;
+    size_t n_counts;
+    char error[200];
+} Group;
+
+static PyObject *WriteError; /* raised for what LMDB or the store reports (a damaged count, ...) */
+
+static void prepared_free(Prepared *p) {
+    PyMem_RawFree(p->keys);
+    PyMem_RawFree(p->key_lens);
+    PyMem_RawFree(p->records);
+    PyMem_RawFree(p->record_lens);
+    PyMem_RawFree(p->index_bytes);
+    PyMem_RawFree(p->index);
+    PyMem_RawFree(p->index_seals);
+}
+
+static Count *count_of(Group *g, const uint8_t *key) {
+    for (size_t i = 0; i < g->n_counts; i++)
+        if (g->counts[i].prefix[0] == key[0] && g->counts[i].prefix[1] == key[1]) return &g->counts[i];
+    Count *grown = PyMem_RawRealloc(g->counts, (g->n_counts + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    g->counts = grown;
+    g->counts[g->n_counts] = (Count){{key[0], key[1]}, 0, NULL};
+    return &g->counts[g->n_counts++];
+}
+
+/* Read one frame (store.writer.pack: count u32, key lengths u16, codes u64, little-endian, then
+ * the keys) into p, building its records; with the GIL (index_key may be called). */
+static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepared *p) {
+    size_t n = frame_count(buf, size);
+    if (n == SIZE_MAX) goto bad;
+    p->n = n;
+    size_t m = n ? n : 1;
+    p->keys = PyMem_RawMalloc(m * sizeof *p->keys);
+    p->key_lens = PyMem_RawMalloc(m * sizeof *p->key_lens);
+    p->records = PyMem_RawMalloc(m * sizeof *p->records);
+    p->record_lens = PyMem_RawMalloc(m);
+    p->index = PyMem_RawMalloc(m * sizeof *p->index);
+    p->index_seals = PyMem_RawMalloc(m * sizeof *p->index_seals);
+    if (!p->keys || !p->key_lens || !p->records || !p->record_lens || !p->index || !p->index_seals) goto no_memory;
+    const uint8_t *lens = buf + 4, *codes = buf + 4 + 2 * n;
+    size_t at = 4 + 10 * n, index_size = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = (size_t)lens[2 * i] | (size_t)lens[2 * i + 1] << 8;
+        if (len > size - at) goto bad;
+        p->keys[i] = buf + at;
+        p->key_lens[i] = len;
+        at += len;
+        index_size += 2 + 10 + 6 + len;
+        if (len < 3 || len > w->max_key) {
+            PyErr_Format(PyExc_ValueError, "a key of %zu bytes in a batch (LMDB keeps keys of 3 to %zu)", len, w->max_key);
+            return -1;
+        }
+    }
+    if (at != size) goto bad;
+    p->index_bytes = PyMem_RawMalloc(index_size ? index_size : 1);
+    if (!p->index_bytes) goto no_memory;
+    uint8_t *e = p->index_bytes;
+    int sorted = 1;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *k = p->keys[i];
+        size_t nk = p->key_lens[i];
+        uint8_t *r = p->records[i];
+        size_t nv = put_varint(r, frame_code(codes, i));
+        r[nv] = 0; /* explored: 0 */
+        put_le32(r + nv + 1, crc32c_two(k, nk, r, nv + 1));
+        p->record_lens[i] = (uint8_t)(nv + 5);
+        if (i && !bytes_less(p->keys[i - 1], p->key_lens[i - 1], k, nk)) sorted = 0;
+        Count *c = count_of(g, k);
+        if (!c) goto no_memory;
+        size_t len;
+        if (k[2] == 0 && nk < 0xFFFF) { /* store.codec.complexity's common case: seeds = sum of the pots */
+            len = index_key_of(e, k, nk, r, nv);
+        } else { /* other tags: store.codec.by_value_key itself */
+            PyObject *made = PyObject_CallFunction(w->index_key, "y#y#", (const char *)k, (Py_ssize_t)nk, (const char *)r, (Py_ssize_t)nv);
+            if (!made) return -1;
+            if (!PyBytes_Check(made) || (size_t)PyBytes_GET_SIZE(made) > 2 + 10 + 6 + nk) {
+                Py_DECREF(made);
+                PyErr_SetString(PyExc_TypeError, "index_key must return the by_value key (bytes)");
+                return -1;
+            }
+            len = (size_t)PyBytes_GET_SIZE(made);
+            memcpy(e, PyBytes_AS_STRING(made), len);
+            Py_DECREF(made);
+            sorted = 0; /* (its group is not 2 + nv + 6 bytes: compared byte by byte) */
+        }
+        if (len > w->max_key) continue; /* (as a flush: such an index key is not stored) */
+        p->index[p->n_index++] = span_of(e, len, i, (unsigned)(2 + nv + 6));
+        e += len;
+    }
+    sort_spans(p->index, p->n_index, sorted);
+    for (size_t i = 0; i < p->n_index; i++) put_le32(p->index_seals[i], crc32c_two(p->index[i].at, p->index[i].len, NULL, 0));
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "a malformed batch");
+    return -1;
+no_memory:
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* seal(key, payload) into out (payload then crc32c(key + payload)); returns its length. */
+static size_t seal_into(uint8_t *out, const void *key, size_t nk, const void *payload, size_t np) {
+    memcpy(out, payload, np);
+    put_le32(out + np, crc32c_two(key, nk, payload, np));
+    return np + 4;
+}
+
+static int put_sealed(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t nk, const void *payload, size_t np) {
+    uint8_t sealed[300];
+    if (np + 4 > sizeof sealed) return EINVAL;
+    MDB_val k = {nk, (void *)key}, v = {seal_into(sealed, key, nk, payload, np), sealed};
+    return mdb_put(txn, dbi, &k, &v, 0);
+}
+
+/* The meta key count/<prefix> into key (room for 8 bytes); returns its length. */
+static size_t count_key(uint8_t *key, const uint8_t prefix[2]) {
+    memcpy(key, COUNT_PREFIX, sizeof COUNT_PREFIX - 1);
+    memcpy(key + sizeof COUNT_PREFIX - 1, prefix, 2);
+    return sizeof COUNT_PREFIX + 1;
+}
+
+/* The ruleset name of a new count, asked for with the GIL taken back (*save: the thread state
+ * that released it): only a store's first entries of a ruleset need it, and by the time the puts
+ * are done the writer process has the names at hand (store.writer imports the rulesets meanwhile). */
+static int name_of(Writer *w, Count *c, PyThreadState **save, char *error, size_t room) {
+    PyEval_RestoreThread(*save);
+    int rc = 0;
+    c->name = PyObject_CallFunction(w->name_of, "ii", c->prefix[0], c->prefix[1]);
+    if (!c->name || !PyBytes_Check(c->name) || PyBytes_GET_SIZE(c->name) > 200) {
+        PyErr_Clear();
+        Py_CLEAR(c->name);
+        snprintf(error, room, "name_of(%d, %d) did not give a ruleset's name (bytes)", c->prefix[0], c->prefix[1]);
+        rc = -1;
+    }
+    *save = PyEval_SaveThread();
+    return rc;
+}
+
+/* A prepared frame's puts; 0 or an LMDB error. */
+static int put_frame(Group *g, Prepared *p, MDB_cursor *positions, MDB_cursor *by_value) {
+    int rc = 0;
+    Count *c = NULL;
+    for (size_t i = 0; !rc && i < p->n; i++) {
+        MDB_val k = {p->key_lens[i], (void *)p->keys[i]}, v = {p->record_lens[i], p->records[i]};
+        rc = mdb_cursor_put(positions, &k, &v, MDB_NOOVERWRITE);
+        if (rc == MDB_KEYEXIST) {
+            rc = 0;
+            continue;
+        }
+        if (!c || c->prefix[0] != p->keys[i][0] || c->prefix[1] != p->keys[i][1])
+            for (c = g->counts; c->prefix[0] != p->keys[i][0] || c->prefix[1] != p->keys[i][1]; c++) {}
+        c->added++;
+    }
+    for (size_t i = 0; !rc && i < p->n_index; i++) {
+        MDB_val k = {p->index[i].len, (void *)p->index[i].at}, v = {4, p->index_seals[i]};
+        rc = mdb_cursor_put(by_value, &k, &v, MDB_NOOVERWRITE);
+        if (rc == MDB_KEYEXIST) rc = 0;
+    }
+    return rc;
+}
+
+/* With the GIL: the next frame more() gives (None: none waiting) added to the group and held;
+ * 1 when one was, 0 when none, -1 with a Python error. */
+static int join(Writer *w, Group *g, PyObject *more, PyObject *held) {
+    PyObject *frame = PyObject_CallNoArgs(more);
+    if (!frame) return -1;
+    int rc = frame == Py_None ? 0 : PyList_Append(held, frame) < 0 ? -1 : 1;
+    Py_DECREF(frame);
+    if (rc <= 0) return rc;
+    if (!PyBytes_Check(frame)) {
+        PyErr_SetString(PyExc_TypeError, "more() must give a frame (bytes) or None");
+        return -1;
+    }
+    g->n_frames++;
+    return prepare(w, g, (const uint8_t *)PyBytes_AS_STRING(frame), (size_t)PyBytes_GET_SIZE(frame), &g->frames[g->n_frames - 1]) < 0 ? -1 : 1;
+}
+
+/* The group's puts in txn, without the GIL (*save), then — up to g->room frames — those that
+ * more() has waiting by then (the last frames of an evaluation come close together: one commit
+ * for both saves the tail a commit); 0, an LMDB error, -1 (g->error) or -2 (a Python error). */
+static int write_group(Writer *w, Group *g, MDB_txn *txn, const char *version, size_t version_len, PyThreadState **save,
+                       PyObject *more, PyObject *held) {
+    MDB_cursor *positions = NULL, *by_value = NULL;
+    int rc = mdb_cursor_open(txn, w->positions, &positions);
+    if (!rc) rc = mdb_cursor_open(txn, w->by_value, &by_value);
+    for (size_t c = 0; c < g->n_counts; c++) g->counts[c].added = 0;
+    for (size_t f = 0; !rc && f < g->n_frames; f++) rc = put_frame(g, &g->frames[f], positions, by_value);
+    while (!rc && more != Py_None && g->n_frames < g->room) {
+        PyEval_RestoreThread(*save);
+        int joined = join(w, g, more, held);
+        *save = PyEval_SaveThread();
+        if (joined <= 0) {
+            rc = joined < 0 ? -2 : 0;
+            break;
+        }
+        rc = put_frame(g, &g->frames[g->n_frames - 1], positions, by_value);
+    }
+    if (by_value) mdb_cursor_close(by_value);
+    if (positions) mdb_cursor_close(positions);
+    int any = 0;
+    for (size_t i = 0; !rc && i < g->n_counts; i++) { /* store.bulk.add_counts */
+        Count *c = &g->counts[i];
+        if (!c->added) continue;
+        any = 1;
+        uint8_t key[16], total[8];
+        size_t nk = count_key(key, c->prefix);
+        MDB_val k = {nk, key}, old;
+        uint64_t count = c->added;
+        rc = mdb_get(txn, w->meta, &k, &old);
+        if (rc == 0) {
+            const uint8_t *o = old.mv_data;
+            if (old.mv_size != 12 || crc32c_two(key, nk, o, 8) != ((uint32_t)o[8] | (uint32_t)o[9] << 8 | (uint32_t)o[10] << 16 | (uint32_t)o[11] << 24)) {
+                snprintf(g->error, sizeof g->error, "a damaged meta record count/%02x%02x (checksum)", c->prefix[0], c->prefix[1]);
+                return -1;
+            }
+            for (int b = 0; b < 8; b++) count += (uint64_t)o[b] << (8 * (7 - b));
+        } else if (rc == MDB_NOTFOUND) {
+            uint8_t name_key[sizeof RULESET_PREFIX + 2];
+            memcpy(name_key, RULESET_PREFIX, sizeof RULESET_PREFIX - 1);
+            memcpy(name_key + sizeof RULESET_PREFIX - 1, c->prefix, 2);
+            if (!c->name && name_of(w, c, save, g->error, sizeof g->error) < 0) return -1;
+            rc = put_sealed(txn, w->meta, name_key, sizeof name_key - 1, PyBytes_AS_STRING(c->name), (size_t)PyBytes_GET_SIZE(c->name));
+        }
+        for (int b = 0; b < 8; b++) total[b] = (uint8_t)(count >> (8 * (7 - b)));
+        if (!rc) rc = put_sealed(txn, w->meta, key, nk, total, 8);
+    }
+    if (!rc && any) rc = put_sealed(txn, w->meta, "engine_version", 14, version, version_len);
+    return rc;
+}
+
+/* Writer.write(frames, more=None, most=0) -> int: the frames in one transaction, with those that
+ * more() gives (None: no more) after their puts while there are fewer than most; the entries
+ * newly stored. */
+static PyObject *Writer_write(Writer *w, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"frames", "more", "most", NULL};
+    PyObject *frames, *more = Py_None;
+    Py_ssize_t most = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|On", names, &PyList_Type, &frames, &more, &most)) return NULL;
+    if (!w->env) return PyErr_Format(PyExc_ValueError, "the writer is closed");
+    Group g = {0};
+    Py_ssize_t n = PyList_GET_SIZE(frames);
+    PyObject *held = PyList_GetSlice(frames, 0, n); /* (the frames stay alive while the GIL is released) */
+    g.room = (size_t)(most > n ? most : n);
+    g.frames = PyMem_RawCalloc(g.room ? g.room : 1, sizeof *g.frames);
+    PyObject *result = NULL;
+    if (!held || !g.frames) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t f = 0; f < n; f++) {
+        PyObject *frame = PyList_GET_ITEM(held, f);
+        if (!PyBytes_Check(frame)) {
+            PyErr_SetString(PyExc_TypeError, "frames must be a list of bytes");
+            goto done;
+        }
+        g.n_frames++;
+        if (prepare(w, &g, (const uint8_t *)PyBytes_AS_STRING(frame), (size_t)PyBytes_GET_SIZE(frame), &g.frames[f]) < 0) goto done;
+    }
+    int rc;
+    const char *version = PyBytes_AS_STRING(w->engine_version);
+    size_t version_len = (size_t)PyBytes_GET_SIZE(w->engine_version);
+    uint64_t added = 0;
+    PyThreadState *save = PyEval_SaveThread();
+    for (;;) {
+        MDB_txn *txn;
+        rc = mdb_txn_begin(w->env, NULL, 0, &txn);
+        if (rc == MDB_MAP_RESIZED) { /* another process grew the map: adopt its size (store.core._adopt) */
+            rc = mdb_env_set_mapsize(w->env, 0);
+            if (!rc) continue;
+        }
+        if (rc) break;
+        rc = write_group(w, &g, txn, version, version_len, &save, more, held);
+        if (!rc) {
+            rc = mdb_txn_commit(txn);
+        } else {
+            mdb_txn_abort(txn);
+        }
+        if (rc == MDB_MAP_FULL) { /* grow the map (store.core._grow: twice the larger of ours and the file's) */
+            MDB_envinfo before, after;
+            mdb_env_info(w->env, &before);
+            rc = mdb_env_set_mapsize(w->env, 0);
+            mdb_env_info(w->env, &after);
+            size_t size = before.me_mapsize > after.me_mapsize ? before.me_mapsize : after.me_mapsize;
+            if (!rc) rc = mdb_env_set_mapsize(w->env, 2 * size);
+            if (!rc) continue;
+        }
+        break;
+    }
+    for (size_t c = 0; c < g.n_counts; c++) added += g.counts[c].added;
+    PyEval_RestoreThread(save);
+    if (rc == -2) {
+        /* (a joined frame's error, raised by more() or prepare: already set) */
+    } else if (rc == -1) {
+        PyErr_SetString(WriteError, g.error);
+    } else if (rc) {
+        PyErr_Format(WriteError, "LMDB: %s", mdb_strerror(rc));
+    } else {
+        result = PyLong_FromUnsignedLongLong(added);
+    }
+done:
+    for (size_t f = 0; f < g.n_frames; f++) prepared_free(&g.frames[f]);
+    for (size_t c = 0; c < g.n_counts; c++) Py_XDECREF(g.counts[c].name);
+    PyMem_RawFree(g.frames);
+    PyMem_RawFree(g.counts);
+    Py_XDECREF(held);
+    return result;
+}
+
+static PyObject *Writer_close(Writer *w, PyObject *unused) {
+    if (w->env) {
+        MDB_env *env = w->env;
+        w->env = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        mdb_env_close(env);
+        Py_END_ALLOW_THREADS
+    }
+    Py_RETURN_NONE;
+}
+
+static int open_dbs(Writer *w) {
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(w->env, NULL, MDB_RDONLY, &txn);
+    if (rc) return rc;
+    rc = mdb_dbi_open(txn, "positions", 0, &w->positions);
+    if (!rc) rc = mdb_dbi_open(txn, "by_value", 0, &w->by_value);
+    if (!rc) rc = mdb_dbi_open(txn, "meta", 0, &w->meta);
+    if (rc) {
+        mdb_txn_abort(txn);
+        return rc;
+    }
+    return mdb_txn_commit(txn); /* (a read-only commit keeps the handles open) */
+}
+
+/* Writer(path, map_size, engine_version, name_of, index_key): the environment at path (which a
+ * store has made: its tables must exist), its map at least map_size. */
+static int Writer_init(Writer *w, PyObject *args, PyObject *kwargs) {
+    const char *path;
+    Py_ssize_t map_size;
+    PyObject *version, *name_of, *index_key;
+    if (!PyArg_ParseTuple(args, "snSOO", &path, &map_size, &version, &name_of, &index_key)) return -1;
+    if (w->env) {
+        PyErr_SetString(PyExc_ValueError, "the writer is open already");
+        return -1;
+    }
+    Py_INCREF(version), Py_INCREF(name_of), Py_INCREF(index_key);
+    Py_XSETREF(w->engine_version, version);
+    Py_XSETREF(w->name_of, name_of);
+    Py_XSETREF(w->index_key, index_key);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = mdb_env_create(&w->env);
+    if (!rc) rc = mdb_env_set_maxdbs(w->env, MAX_DBS);
+    if (!rc) rc = mdb_env_set_maxreaders(w->env, MAX_READERS);
+    if (!rc) rc = mdb_env_set_mapsize(w->env, (size_t)map_size);
+    if (!rc) rc = mdb_env_open(w->env, path, MDB_NOTLS | MDB_NORDAHEAD, 0644);
+    if (!rc) rc = mdb_env_set_mapsize(w->env, 0); /* adopt the size another process may have grown the map to */
+    if (!rc) {
+        MDB_envinfo info;
+        mdb_env_info(w->env, &info);
+        if (info.me_mapsize < (size_t)map_size) rc = mdb_env_set_mapsize(w->env, (size_t)map_size);
+    }
+    if (!rc) rc = open_dbs(w);
+    if (rc && w->env) {
+        mdb_env_close(w->env);
+        w->env = NULL;
+    }
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        PyErr_Format(WriteError, "cannot open the LMDB store %s: %s", path, mdb_strerror(rc));
+        return -1;
+    }
+    w->max_key = (size_t)mdb_env_get_maxkeysize(w->env);
+    return 0;
+}
+
+static void Writer_dealloc(Writer *w) {
+    if (w->env) mdb_env_close(w->env);
+    Py_XDECREF(w->engine_version);
+    Py_XDECREF(w->name_of);
+    Py_XDECREF(w->index_key);
+    Py_TYPE(w)->tp_free((PyObject *)w);
+}
+
+static PyMethodDef Writer_methods[] = {
+    {"write", (PyCFunction)(void (*)(void))Writer_write, METH_VARARGS | METH_KEYWORDS,
+     "write(frames, more=None, most=0) -> int: the frames (store.writer.pack) in one transaction, then those more() has "
+     "waiting while fewer than most; the entries added."},
+    {"close", (PyCFunction)Writer_close, METH_NOARGS, "close(): close the environment."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject WriterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ruma.server.store._native.Writer",
+    .tp_basicsize = sizeof(Writer),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Writer(path, map_size, engine_version, name_of, index_key): the writer process's transactions (store/lmdb.c).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Writer_init,
+    .tp_dealloc = (destructor)Writer_dealloc,
+    .tp_methods = Writer_methods,
+};
+
+/* Add Writer and WriteError to the module. */
+int store_lmdb_add(PyObject *module) {
+    if (PyType_Ready(&WriterType) < 0) return -1;
+    WriteError = PyErr_NewException("ruma.server.store._native.WriteError", PyExc_RuntimeError, NULL);
+    if (!WriteError || PyModule_AddObjectRef(module, "WriteError", WriteError) < 0) return -1;
+    return PyModule_AddObjectRef(module, "Writer", (PyObject *)&WriterType);
+}

@@ -1,0 +1,431 @@
+"""The persistent shared memo: an LMDB environment that many processes and threads value into.
+
+``LmdbStore(path)`` implements the evaluator's ``Memo`` (``lookup``/``insert``, and the bulk
+``lookup_many``/``insert_many`` of ``store.bulk``) plus ``flush``,
+``close``, ``stats``, ``positions_with_value``, ``sample`` and ``backup``; use it as a context
+manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``docs/store.md``):
+
+* Sub-databases ``games`` (store game id → options as store ids), ``game_index`` (options → store
+  game id), ``positions`` (canonical key → value and explored count), ``meta`` (schema, engine
+  and ruleset versions, entry counts) and ``by_value`` ((code, version, value, complexity, key)).
+* Store game ids are not ``Game.id`` (which is per process): a game is interned recursively into
+  ``games``/``game_index`` inside the write transaction that first needs it, and rebuilt with
+  ``Game.from_options`` when read. LMDB serialises writers and the index is consulted inside the
+  write transaction, so every process agrees on every id.
+* Inserts are buffered and written in one transaction when the buffer holds ``batch_size``
+  entries or is ``batch_seconds`` old (a daemon thread covers idle processes). Lookups see the
+  buffer. Each flush is atomic and writes games before the positions naming them, so a killed
+  process loses at most its unflushed tail.
+* One ``lmdb.Environment`` per path per process, shared by every ``LmdbStore`` opened on it.
+* The map doubles when full (``MapFullError`` → ``set_mapsize`` → retry); a process whose map
+  went stale because another grew it adopts the new size (``MapResizedError`` → ``set_mapsize(0)``).
+
+Modules: this one (the public handle, queries, the per-process registry), ``store.core`` (the
+environment, buffer, flushes, lookups), ``store.bulk`` (batched lookups and inserts),
+``store.games`` (store game ids), ``store.codec`` (bytes).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import random
+import threading
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import lmdb
+
+from ruma.engine.cgt import Game
+from ruma.engine.errors import RumaInputError
+from ruma.engine.native import new_compact_memo
+from ruma.server.store import codec
+from ruma.server.store.core import (
+    _COUNT,
+    _RULESET,
+    DEFAULT_BATCH_SECONDS,
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_MAP_SIZE,
+    SCHEMA_VERSION,
+    _Core,
+)
+from ruma.server.store.codec import StoreError
+from ruma.server.store.games import Value
+
+__all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
+           "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
+
+log = logging.getLogger("ruma.server")
+_CORES: dict[tuple[int, str], _Core] = {}
+_CORES_LOCK = threading.Lock()
+
+
+def _close_all() -> None:
+    with _CORES_LOCK:
+        cores = [core for (pid, _), core in _CORES.items() if pid == os.getpid()]
+        _CORES.clear()
+    for core in cores:
+        try:
+            core.close()
+        except Exception:  # noqa: BLE001 - interpreter exit: nothing left to report to
+            pass
+
+
+atexit.register(_close_all)
+
+
+def open_in_this_process(path: str | os.PathLike[str]) -> bool:
+    """Whether this process has the store in ``path`` open."""
+    ident = (os.getpid(), str(Path(path).resolve()))
+    with _CORES_LOCK:
+        core = _CORES.get(ident)
+        return core is not None and not core.closed
+
+
+class LmdbStore:
+    """The persistent, shared ``Memo``: see the module docstring.
+
+    ``batch_size``/``batch_seconds``/``map_size``/``writer_process`` are taken from the first store
+    opened on a path in a process; later ones share its environment and buffer.
+    ``writer_process``: large batches of nim values handed to ``insert_many`` are written by a child
+    process while the caller goes on (``store.writer``); ``False`` writes them in line.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        batch_seconds: float = DEFAULT_BATCH_SECONDS,
+        map_size: int = DEFAULT_MAP_SIZE,
+        writer_process: bool = True,
+    ) -> None:
+        self.path = Path(path).resolve()
+        ident = (os.getpid(), str(self.path))
+        with _CORES_LOCK:
+            core = _CORES.get(ident)
+            if core is None or core.closed:
+                core = _Core(self.path, create, map_size, batch_size, batch_seconds, writer_process)
+                _CORES[ident] = core
+            core.refs += 1
+        self._core: _Core | None = core
+        # the evaluator's hot path: call the shared core directly (``close`` rebinds these)
+        self.lookup = core.lookup  # type: ignore[method-assign]
+        self.insert = core.insert  # type: ignore[method-assign]
+        self.lookup_many = core.lookup_many  # type: ignore[method-assign]
+        self.insert_many = core.insert_many  # type: ignore[method-assign]
+
+    @property
+    def core(self) -> _Core:
+        """The shared environment state (raises ``StoreError`` once closed)."""
+        if self._core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        return self._core
+
+    @property
+    def env(self) -> lmdb.Environment:
+        """The underlying ``lmdb.Environment`` (for tools and tests)."""
+        return self.core.env
+
+    def db(self, name: str) -> Any:
+        """A named sub-database handle (``games``, ``game_index``, ``positions``, ``meta``, ``by_value``)."""
+        return self.core.dbs[name]
+
+    # -- Memo ----------------------------------------------------------------------------------
+    def lookup(self, key: bytes) -> Value | None:
+        """The stored (or buffered) value of ``key``, or ``None``."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        return core.lookup(key)
+
+    def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
+        """Buffer ``value`` under ``key``; the first value stored under a key is kept."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        core.insert(key, value, explored)
+
+    def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
+        """``lookup`` of many keys through one read transaction (the compiled search's batches)."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        return core.lookup_many(keys)
+
+    def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
+        """Store many ``(key, value)`` pairs at once (what the evaluator's compiled search hands back):
+        a large batch is written in its own transaction, a small one buffered like ``insert``."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        core.insert_many(items)
+
+    def insert_packed(self, frame: bytes, cache: Any = None, remember: bool = True) -> None:
+        """``insert_many`` of nim values packed as ``store.writer.pack`` packs a batch (what the
+        compiled search hands over for an impartial ruleset; ``cache``: the ``CompactMemo`` it put
+        them in already; ``remember=False``: not kept in ``recent`` — see
+        ``store.bulk.BulkOps.insert_packed``)."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        core.insert_packed(frame, cache, remember)
+
+    @property
+    def recent(self) -> Any:
+        """The values of the bulk batches this process stored lately: a ``CompactMemo`` of at most
+        ``store.bulk.RECENT_LIMIT`` entries (``None`` without the compiled engine and once
+        closed; made empty when first asked for: a search puts the values it hands over in it
+        itself, ``insert_packed``), which the compiled search reads before it asks
+        ``lookup_many``. Never consulted by ``lookup``/``lookup_many``, which read the database."""
+        core = self._core
+        if core is None:
+            return None
+        if core.recent is None:
+            core.recent = new_compact_memo()
+        return core.recent
+
+    def flush(self) -> None:
+        """Write every buffered entry now, in one atomic transaction."""
+        self.core.flush()
+
+    def refresh(self) -> None:
+        """Make this process's next lookups read a fresh snapshot (after another process committed)."""
+        self.core.generation += 1
+
+    def reader_check(self) -> int:
+        """Free the reader slots of processes that died (LMDB's ``mdb_reader_check``); returns how many."""
+        return int(self.core.env.reader_check())
+
+    def close(self) -> None:
+        """Flush and release this handle; the environment closes with the last handle."""
+        core = self._core
+        if core is None:
+            return
+        self._core = None
+        del self.lookup, self.insert, self.lookup_many, self.insert_many  # the methods, which now raise StoreError
+        with _CORES_LOCK:
+            core.refs -= 1
+            last = core.refs <= 0
+            if last and _CORES.get((core.pid, str(self.path))) is core:
+                del _CORES[(core.pid, str(self.path))]
+        if last:
+            core.close()
+        else:
+            core.flush()
+
+    def __enter__(self) -> "LmdbStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading -------------------------------------------------------------------------------
+    def entry(self, key: bytes) -> tuple[Value, int] | None:
+        """``(value, explored)`` stored under ``key`` (flushed entries only), or ``None``."""
+        core = self.core
+        positions = core.dbs["positions"]
+
+        def read(txn: Any) -> tuple[Value, int] | None:
+            raw = txn.get(key, db=positions)
+            return None if raw is None else core.decode(txn, key, raw)
+
+        return core._read(read)
+
+    def store_game_id(self, game: Game) -> int | None:
+        """The store id of ``game`` (same in every process), or ``None`` if never stored."""
+        core = self.core
+        core.flush()
+        return core._read(lambda txn: core.find_game(txn, game))
+
+    def game_by_store_id(self, store_id: int) -> Game:
+        """The game stored under ``store_id``; raises ``StoreError`` if there is none."""
+        core = self.core
+        return core._read(lambda txn: core.game(txn, store_id))
+
+    def sample(self, n: int, seed: int | None = None, prefix: bytes = b"", *, raw: bool = False) -> list[Any]:
+        """Up to ``n`` stored entries ``(key, value)`` chosen uniformly (reservoir sampling over one
+        snapshot); ``raw``: ``(key, record)`` undecoded (a damaged record does not raise)."""
+        core = self.core
+        core.flush()
+        rng = random.Random(seed)
+        positions = core.dbs["positions"]
+
+        def read(txn: Any) -> list[Any]:
+            chosen: list[tuple[bytes, bytes]] = []
+            with txn.cursor(db=positions) as cursor:
+                if not cursor.set_range(prefix):
+                    return []
+                for seen, (key, record) in enumerate(cursor):
+                    if not key.startswith(prefix):
+                        break
+                    if seen < n:
+                        chosen.append((key, record))
+                    else:
+                        j = rng.randrange(seen + 1)
+                        if j < n:
+                            chosen[j] = (key, record)
+            if raw:
+                return chosen
+            return [(key, core.decode(txn, key, record)[0]) for key, record in chosen]
+
+        return core._read(read)
+
+    def positions_with_value(self, ruleset_code: int, value: Value, limit: int = 100,
+                             version: int | None = None) -> list[bytes]:
+        """Keys of stored positions of a ruleset whose value is ``value``, simplest first.
+
+        Simplest means fewest seeds (sum of the state), then shortest key. ``version=None``
+        searches every version of the ruleset the store holds.
+        """
+        core = self.core
+        core.flush()
+        by_value, meta = core.dbs["by_value"], core.dbs["meta"]
+
+        def read(txn: Any) -> list[bytes]:
+            if isinstance(value, int):
+                encoded = codec.encode_value(False, value)
+            else:
+                sid = core.find_game(txn, value)
+                if sid is None:
+                    return []
+                encoded = codec.encode_value(True, sid)
+            if version is not None:
+                versions = [version]
+            else:
+                versions = []
+                with txn.cursor(db=meta) as cursor:
+                    start = _COUNT + bytes((ruleset_code,))
+                    if cursor.set_range(start):
+                        for key in cursor.iternext(values=False):
+                            if not key.startswith(start):
+                                break
+                            versions.append(key[len(start)])
+            found: list[bytes] = []
+            for v in versions:
+                prefix = codec.by_value_prefix(ruleset_code, v, encoded)
+                with txn.cursor(db=by_value) as cursor:
+                    if not cursor.set_range(prefix):
+                        continue
+                    for key, record in cursor:
+                        if not key.startswith(prefix) or len(found) >= limit * len(versions):
+                            break
+                        if record != codec.checksum(key, b""):
+                            log.error("skipping a damaged by_value entry %s in %s", key.hex(), self.path)
+                            continue
+                        found.append(key[len(prefix):])
+            found.sort()
+            return [entry[codec.COMPLEXITY_BYTES:] for entry in found[:limit]]
+
+        return core._read(read)
+
+    def stats(self) -> dict[str, Any]:
+        """Entries per ruleset, games, bytes, bytes per entry, map size, buffered entries.
+
+        ``bytes`` is the file's high-water mark (including free pages LMDB will reuse);
+        ``data_bytes`` the pages of the B-trees, on which ``bytes_per_entry`` is based.
+        """
+        core = self.core
+        meta = core.dbs["meta"]
+
+        def read(txn: Any) -> dict[str, Any]:
+            rulesets = []
+            with txn.cursor(db=meta) as cursor:
+                if cursor.set_range(_COUNT):
+                    for key, raw in cursor:
+                        if not key.startswith(_COUNT):
+                            break
+                        code, version = key[len(_COUNT)], key[len(_COUNT) + 1]
+                        name_key = _RULESET + key[len(_COUNT):]
+                        name = txn.get(name_key, db=meta)
+                        name = b"" if name is None else codec.unseal("meta", name_key, name)
+                        rulesets.append({"code": code, "version": version, "name": name.decode(errors="replace"),
+                                         "entries": int.from_bytes(codec.unseal("meta", key, raw), "big")})
+            pages = 0
+            for db in core.dbs.values():
+                st = txn.stat(db)
+                pages += st["branch_pages"] + st["leaf_pages"] + st["overflow_pages"]
+            return {
+                "rulesets": rulesets,
+                "tree_pages": pages,
+                "games": txn.stat(core.dbs["games"])["entries"],
+                "index_entries": txn.stat(core.dbs["by_value"])["entries"],
+                "schema_version": int(txn.get(b"schema_version", db=meta)),
+                "engine_version": _meta_text(txn, meta, b"engine_version"),
+            }
+
+        result = core._read(read)
+        info = core.env.info()
+        psize = core.env.stat()["psize"]
+        used = (info["last_pgno"] + 1) * psize
+        tree = result.pop("tree_pages") * psize
+        entries = sum(r["entries"] for r in result["rulesets"])
+        data = self.path / "data.mdb"
+        result.update(
+            path=str(self.path),
+            entries=entries,
+            bytes=used,  # the file's high-water mark: data pages plus free pages awaiting reuse
+            data_bytes=tree,  # pages of the B-trees: what a compacted copy (backup) needs
+            file_bytes=data.stat().st_size if data.exists() else 0,
+            map_size=info["map_size"],
+            bytes_per_entry=(tree / entries) if entries else None,
+            file_bytes_per_entry=(used / entries) if entries else None,
+            buffered=len(core.buffer),
+        )
+        return result
+
+    def delete_positions(self, keys: list[bytes]) -> int:
+        """Delete stored positions (with their ``by_value`` entries and counts); returns how many.
+
+        For repairs: a dropped position is simply recomputed when next asked for."""
+        core = self.core
+        core.flush()
+        positions, by_value, meta = core.dbs["positions"], core.dbs["by_value"], core.dbs["meta"]
+
+        def write(txn: Any) -> int:
+            removed: dict[bytes, int] = {}
+            for key in keys:
+                record = txn.get(key, db=positions)
+                if record is None:
+                    continue
+                try:
+                    is_game, number, _ = codec.decode_entry(codec.unseal("positions", key, record))
+                    txn.delete(codec.by_value_key(key, codec.encode_value(is_game, number)), db=by_value)
+                except (codec.CodecError, codec.CorruptRecordError):
+                    pass
+                txn.delete(key, db=positions)
+                removed[key[:2]] = removed.get(key[:2], 0) + 1
+            for prefix, n in removed.items():
+                count_key = _COUNT + prefix
+                old = txn.get(count_key, db=meta)
+                total = max(0, (int.from_bytes(codec.unseal("meta", count_key, old), "big") if old else 0) - n)
+                txn.put(count_key, codec.seal(count_key, total.to_bytes(8, "big")), db=meta)
+            return sum(removed.values())
+
+        done = core._write(write)
+        core.generation += 1
+        return done
+
+    def backup(self, dest: str | os.PathLike[str]) -> Path:
+        """A consistent, compacted copy of the store in ``dest`` (created; must be empty)."""
+        core = self.core
+        core.flush()
+        target = Path(dest)
+        if target.exists() and any(target.iterdir()):
+            raise RumaInputError(f"backup destination {str(target)!r} is not empty")
+        target.mkdir(parents=True, exist_ok=True)
+        while True:
+            try:
+                with core.lock.shared():
+                    core.env.copy(str(target), compact=True)
+                return target
+            except lmdb.MapResizedError:
+                core._adopt()
+
+
+def _meta_text(txn: Any, meta: Any, key: bytes) -> str:
+    """A sealed text record of ``meta`` ("" when absent)."""
+    raw = txn.get(key, db=meta)
+    return "" if raw is None else codec.unseal("meta", key, raw).decode(errors="replace")
