@@ -30,6 +30,7 @@ ENGINE_TESTS = [
     "test_cgt_core.py",
     "test_cgt_properties.py",
     "test_cgt_differential.py",
+    "test_kernel_differential.py",
     "test_cgt_notation.py",
     "test_cgt_analysis.py",
     "test_verify.py",
@@ -59,9 +60,9 @@ def test_compiled_engine_is_the_default_where_built() -> None:
     assert out.returncode == 0 and out.stdout.strip() == "ruma 0.1.0 (engine: c (compiled core))", out
     assert out.stderr == ""
     check = run_python("from ruma.engine.rulesets import get_ruleset\n"
-                       "from ruma.engine.cgt import kernel\n"
-                       "print(type(get_ruleset('sowing')).__name__, kernel._le.__module__)", None)
-    assert check.stdout.split() == ["CompiledSowing", "ruma.engine.native._core"], check
+                       "from ruma.engine.cgt.game import KERNEL\n"
+                       "print(type(get_ruleset('sowing')).__name__, KERNEL.__name__)", None)
+    assert check.stdout.split() == ["CompiledSowing", "ruma.engine.native._core.kernel"], check
 
 
 def test_python_engine_is_forced_by_the_environment() -> None:
@@ -69,8 +70,8 @@ def test_python_engine_is_forced_by_the_environment() -> None:
     assert out.stdout.strip() == "ruma 0.1.0 (engine: python (RUMA_ENGINE=python))", out
     check = run_python("from ruma.engine.rulesets import get_ruleset\n"
                        "from ruma.engine.rulesets.sowing import SOWING\n"
-                       "from ruma.engine.cgt import kernel\n"
-                       "print(get_ruleset('sowing') is SOWING, kernel._le.__module__)", "python")
+                       "from ruma.engine.cgt.game import KERNEL\n"
+                       "print(get_ruleset('sowing') is SOWING, KERNEL.__name__)", "python")
     assert check.stdout.split() == ["True", "ruma.engine.cgt.kernel"], check
     assert run_python(VERSION, "c").stdout.strip() == "ruma 0.1.0 (engine: c (compiled core))"
 

@@ -8,7 +8,6 @@
 typedef struct {
     PyObject_HEAD
     Table table;         /* whole key (prefix included) -> n >= 0 (nim value) or -(Game id + 1) */
-    PyObject *games;     /* kernel._OBJ: Game id -> Game */
     PyObject *game_type; /* ruma.engine.cgt.Game */
 } CompactMemoObject;
 

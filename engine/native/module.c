@@ -9,6 +9,7 @@
  * The Python facade is ruma/engine/native/__init__.py; the design is in docs/architecture.md.
  */
 #include "core.h"
+#include "kernel.h"
 #include "memo.h"
 #include "parse.h"
 #include "shared.h"
@@ -342,15 +343,12 @@ PyTypeObject Rules_Type = {
 /* ---------------------------------------------------------------------------------------- */
 /* the module                                                                                */
 
-extern PyMethodDef kernel_methods[]; /* kernel.c: le, canonicalise, kernel_bind, ... */
-
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ruma.engine.native._core",
-    .m_doc = "ruma's compiled engine core: row-of-pots rulesets, the search and the CGT kernel's "
-             "order and canonicalisation (see engine/native/).",
+    .m_doc = "ruma's compiled engine core: row-of-pots rulesets, the search and the game kernel "
+             "(the submodule kernel; see engine/native/).",
     .m_size = -1,
-    .m_methods = kernel_methods,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
@@ -364,6 +362,11 @@ PyMODINIT_FUNC PyInit__core(void) {
                                             "'limit', 'loopy' (the facade raises the engine's error).",
                                             PyExc_Exception, NULL);
     if (!Interrupted) goto fail;
+    PyObject *kernel = kernel_module_create();
+    if (!kernel || PyModule_AddObject(m, "kernel", kernel) < 0) {
+        Py_XDECREF(kernel);
+        goto fail;
+    }
     Py_INCREF(&Rules_Type);
     Py_INCREF(&Search_Type);
     Py_INCREF(&CompactMemo_Type);

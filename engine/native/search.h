@@ -81,8 +81,7 @@ typedef struct {
     long long shared_deferred, shared_overlaps;
     uint8_t *full;              /* a whole key (prefix + body) for the CompactMemo */
     size_t full_cap;
-    PyObject *games;                     /* partizan: kernel._OBJ, id -> Game (None if impartial) */
-    PyObject *octal, *nimber_id;         /* Theorem 3.1 (Atomic Wari families) */
+    PyObject *octal;                     /* Theorem 3.1 (Atomic Wari families) */
     long long max_positions;             /* -1: no limit */
     size_t flush_at;                     /* pending values that make a hand-over (FLUSH_FIRST..FLUSH_MOST) */
     long long valued, hits, misses, expansions;
@@ -116,8 +115,8 @@ typedef struct {
     size_t key_at_cap;
     uint8_t *seen;
     size_t seen_cap;
-    int64_t *octal_values, *nimber_ids;
-    size_t n_octal, n_nimber;
+    int64_t *octal_values;
+    size_t n_octal;
 } SearchObject;
 
 /* ---------------------------------------------------------------------------------------- */

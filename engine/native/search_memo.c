@@ -16,9 +16,7 @@
 /* The memo's value object of a table value (a nim value, or the one Game object of an id). */
 static PyObject *value_object(SearchObject *s, int32_t v) {
     if (s->rules->impartial) return PyLong_FromLong(v);
-    PyObject *game = PyList_GetItem(s->games, v); /* borrowed */
-    Py_XINCREF(game);
-    return game;
+    return kernel_handle(v);
 }
 
 /* Order the pending records by key (all keys share the ruleset prefix, so by body): a store then
@@ -213,7 +211,7 @@ static int memo_value(SearchObject *s, PyObject *value, int32_t *out) {
     long v = PyLong_AsLong(number);
     Py_DECREF(number);
     if (v == -1 && PyErr_Occurred()) return -1;
-    if (v < 0 || v > INT32_MAX) {
+    if (v < 0 || v > INT32_MAX || (!s->rules->impartial && v >= kernel_count())) {
         PyErr_Format(PyExc_ValueError, "memo value %ld out of the compiled engine's range", v);
         return -1;
     }

@@ -28,15 +28,15 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
 
 static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"rules", "lookup", "lookup_many", "insert_many", "entries", "progress",
-                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", "record", "cache",
+                             "should_cancel", "max_positions", "octal", "compact", "record", "cache",
                              "insert_packed", NULL};
     RulesObject *rules;
-    PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
+    PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *octal;
     PyObject *compact = Py_None, *record = Py_None, *cache = Py_None, *insert_packed = Py_None;
     long long max_positions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|OOOO", kwlist, &Rules_Type, &rules, &lookup,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLO|OOOO", kwlist, &Rules_Type, &rules, &lookup,
                                      &lookup_many, &insert_many, &entries, &progress, &should_cancel,
-                                     &max_positions, &games, &octal, &nimber_id, &compact, &record, &cache,
+                                     &max_positions, &octal, &compact, &record, &cache,
                                      &insert_packed))
         return -1;
     if (insert_packed != Py_None && (!PyCallable_Check(insert_packed) || !rules->impartial)) {
@@ -69,16 +69,12 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_RuntimeError, "Search is already initialised");
         return -1;
     }
-    if (!rules->impartial && (!PyList_Check(games) || !kernel_bound())) {
-        PyErr_SetString(PyExc_TypeError, "a partizan search needs the bound kernel and its list of games");
-        return -1;
-    }
     Py_INCREF(rules);
     s->rules = rules;
 #define KEEP(field)          \
     Py_INCREF(field);        \
     s->field = field;
-    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id) KEEP(cache) KEEP(insert_packed)
+    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(octal) KEEP(cache) KEEP(insert_packed)
 #undef KEEP
     s->shared = shared ? (SharedValuesObject *)cache : NULL; /* (held through cache) */
     s->max_positions = max_positions;
@@ -105,9 +101,7 @@ static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
     Py_VISIT(s->compact);
     Py_VISIT(s->progress);
     Py_VISIT(s->should_cancel);
-    Py_VISIT(s->games);
     Py_VISIT(s->octal);
-    Py_VISIT(s->nimber_id);
     Py_VISIT(s->cache);
     Py_VISIT(s->insert_packed);
     return 0;
@@ -123,9 +117,7 @@ static int Search_clear(SearchObject *s) {
     Py_CLEAR(s->compact);
     Py_CLEAR(s->progress);
     Py_CLEAR(s->should_cancel);
-    Py_CLEAR(s->games);
     Py_CLEAR(s->octal);
-    Py_CLEAR(s->nimber_id);
     Py_CLEAR(s->cache);
     Py_CLEAR(s->insert_packed);
     return 0;
@@ -154,7 +146,6 @@ static void Search_dealloc(SearchObject *s) {
     free(s->key_at);
     free(s->seen);
     free(s->octal_values);
-    free(s->nimber_ids);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
