@@ -466,7 +466,8 @@ def clear_caches() -> None:
 
 def cache_info() -> dict[str, int]:
     """Sizes of the table and caches (for benchmarks and monitoring)."""
-    return {"games": len(_OBJ), "sums": len(_SUM), "comparisons": len(_LE), "option_lists": len(_RAW)}
+    return {"games": len(_OBJ), "objects": len(_OBJ), "sums": len(_SUM), "comparisons": len(_LE),
+            "option_lists": len(_RAW)}
 
 
 # -- the interface ``ruma.engine.cgt.game`` uses (the compiled kernel, ``_core.kernel``, has the

@@ -45,7 +45,7 @@ typedef struct {
     uint32_t *nus_index;  /* the NUS nodes by their triple (id + 1) */
     uint32_t nus_mask, nus_count;
     PyObject **handles;   /* the one Python object of an id once asked for (kernel_handle) */
-    size_t handles_cap;
+    size_t handles_cap, nhandles;
     PyObject *factory;    /* id -> a new Python object for it (ruma.engine.cgt.game) */
 } Arena;
 

@@ -51,6 +51,7 @@ PyObject *kernel_handle(int32_t id) {
         return Py_NewRef(A.handles[id]);
     }
     A.handles[id] = h; /* the arena's reference: games live as long as the process */
+    A.nhandles++;
     return Py_NewRef(h);
 }
 
@@ -236,9 +237,10 @@ static PyObject *py_set_factory(PyObject *self, PyObject *factory) {
 static PyObject *py_cache_info(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
-    return Py_BuildValue("{sIsnsnsnsnsn}", "games", A.count, "sums", (Py_ssize_t)g_sum_cache_size(), "comparisons",
-                         (Py_ssize_t)g_le_cache_size(), "option_lists", (Py_ssize_t)g_raw_cache_size(), "bytes",
-                         (Py_ssize_t)arena_bytes(), "wide_numbers", (Py_ssize_t)num_wide_count());
+    return Py_BuildValue("{sIsnsnsnsnsnsn}", "games", A.count, "objects", (Py_ssize_t)A.nhandles, "sums",
+                         (Py_ssize_t)g_sum_cache_size(), "comparisons", (Py_ssize_t)g_le_cache_size(), "option_lists",
+                         (Py_ssize_t)g_raw_cache_size(), "bytes", (Py_ssize_t)arena_bytes(), "wide_numbers",
+                         (Py_ssize_t)num_wide_count());
 }
 
 static PyObject *py_clear_caches(PyObject *self, PyObject *unused) {
