@@ -419,3 +419,19 @@ int g_canon(int32_t *l, size_t nl, int32_t *r, size_t nr, int32_t *out) {
     *out = i;
     return 0;
 }
+
+int g_adopt(int32_t *l, size_t nl, int32_t *r, size_t nr, int32_t *out) {
+    nl = sort_unique(l, nl);
+    nr = sort_unique(r, nr);
+    int32_t i = arena_find(l, (uint32_t)nl, r, (uint32_t)nr, arena_hash(l, (uint32_t)nl, r, (uint32_t)nr));
+    if (i >= 0) {
+        *out = i;
+        return 0;
+    }
+    /* a canonical form the kernel has not met: a number or a nimber by the fast paths (their
+     * options are numbers or nimbers), else what g_finish makes of it (x + n.up + *k detected) */
+    Ids L = {l, nl, nl}, R = {r, nr, nr};
+    int rc = fast(&L, &R, out);
+    if (rc) return rc < 0 ? -1 : 0;
+    return g_finish(l, nl, r, nr, NULL, out);
+}

@@ -28,6 +28,9 @@ size_t sort_unique(int32_t *v, size_t n);
 int g_le(int32_t a, int32_t b);                                               /* kernel._le */
 int g_canon(int32_t *l, size_t nl, int32_t *r, size_t nr, int32_t *out);      /* kernel._canon (sorts l, r) */
 int g_finish(const int32_t *l, size_t nl, const int32_t *r, size_t nr, const Tag *tag, int32_t *out); /* _finish */
+/* The id of {l | r} known to be a canonical form with canonical options (a node another process
+ * or machine made): no option is compared, so nothing is re-canonicalised (sorts l, r). */
+int g_adopt(int32_t *l, size_t nl, int32_t *r, size_t nr, int32_t *out);
 size_t g_le_cache_size(void);
 size_t g_raw_cache_size(void);
 void raw_cache_clear(void);

@@ -13,6 +13,7 @@
 #include "memo.h"
 #include "parse.h"
 #include "shared.h"
+#include "shared_games.h"
 
 #include <structmember.h>
 
@@ -353,7 +354,7 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&Rules_Type) < 0 || PyType_Ready(&Search_Type) < 0 || PyType_Ready(&CompactMemo_Type) < 0 ||
-        PyType_Ready(&SharedValues_Type) < 0)
+        PyType_Ready(&SharedValues_Type) < 0 || PyType_Ready(&SharedGames_Type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
@@ -371,10 +372,12 @@ PyMODINIT_FUNC PyInit__core(void) {
     Py_INCREF(&Search_Type);
     Py_INCREF(&CompactMemo_Type);
     Py_INCREF(&SharedValues_Type);
+    Py_INCREF(&SharedGames_Type);
     if (PyModule_AddObject(m, "Rules", (PyObject *)&Rules_Type) < 0 ||
         PyModule_AddObject(m, "Search", (PyObject *)&Search_Type) < 0 ||
         PyModule_AddObject(m, "CompactMemo", (PyObject *)&CompactMemo_Type) < 0 ||
         PyModule_AddObject(m, "SharedValues", (PyObject *)&SharedValues_Type) < 0 ||
+        PyModule_AddObject(m, "SharedGames", (PyObject *)&SharedGames_Type) < 0 ||
         PyModule_AddObject(m, "Interrupted", Interrupted) < 0 ||
         PyModule_AddIntConstant(m, "FAMILY_SOWING", FAM_SOWING) < 0 ||
         PyModule_AddIntConstant(m, "FAMILY_WARI", FAM_WARI) < 0 ||
