@@ -129,7 +129,10 @@ static int keep(SearchObject *s, uint32_t rec, int32_t value) {
     if (s->shared && !(s->nframes && s->frames[s->nframes - 1].rec == rec && s->frames[s->nframes - 1].claim)) {
         size_t len;
         const uint8_t *body = table_body(&s->table, rec, &len);
-        if (shared_add(s->shared, body, len, table_hash(body, len), value) < 0) s->shared_lost++;
+        int32_t shown;
+        int rc = shared_value_out(s, value, &shown); /* (partizan: its shared game id) */
+        if (rc < 0) return -1;
+        if (rc > 0 || shared_add(s->shared, body, len, table_hash(body, len), shown) < 0) s->shared_lost++;
     }
     if (GROW(s->pending, s->pending_cap, s->npending + 1) < 0) return -1;
     s->pending[s->npending++] = rec;

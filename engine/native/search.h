@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "memo.h"
 #include "shared.h"
+#include "shared_games.h"
 #include "table.h"
 
 #define UNKNOWN (-1)       /* not in the memo, not yet valued */
@@ -75,6 +76,7 @@ typedef struct {
                       * or a sweep's SharedValues, read then and again before a descent, and given
                       * every value this search finds (impartial rulesets) */
     SharedValuesObject *shared; /* cache when it is a SharedValues, else NULL */
+    SharedGamesObject *shared_games; /* partizan, with shared: the sweep's games, whose shared ids the table holds */
     long long shared_hits, shared_lost; /* read from it before a descent; values it had no room for */
     /* claims met (search_shared.c): a later component searched first; a component searched though
      * another process had claimed it */
@@ -161,6 +163,10 @@ int shared_next(SearchObject *s, Frame *f, uint32_t *claim);
 int shared_root(SearchObject *s, uint32_t rec, uint32_t *claim);
 /* A frame leaving the path gives its claim up: settled with its value, or abandoned. */
 void shared_release(SearchObject *s, Frame *f);
+/* A value as the shared table holds it and back: a nim value as it is, a game id as its shared id
+ * (shared_games.h). Out: 0, 1 when the games table has no room, -1 error; in: 0, -1 error. */
+int shared_value_out(SearchObject *s, int32_t value, int32_t *out);
+int shared_value_in(SearchObject *s, int32_t value, int32_t *out);
 int cache_get(SearchObject *s, const uint8_t *body, size_t len, uint32_t hash, int32_t *v);
 
 #endif

@@ -56,6 +56,9 @@ class NativeSearch:
             _cache_of(memo),
             # (nim values packed in C for a memo that takes them so: the LMDB store's writer process)
             getattr(memo, "insert_packed", None) if impartial else None,
+            # (a partizan sweep's games in shared memory, whose ids its SharedValues holds)
+            getattr(memo, "shared_games", None) if not impartial and isinstance(_cache_of(memo), _core.SharedValues)
+            else None,
         )
         self.max_positions = max_positions
         self._progress, self._should_cancel = progress, should_cancel

@@ -282,7 +282,10 @@ static int compact_get(SearchObject *s, uint32_t rec, int32_t *v) {
  * against speculation: a cold store then answers only misses, and the search speculates
  * through them. */
 int cache_get(SearchObject *s, const uint8_t *body, size_t len, uint32_t hash, int32_t *v) {
-    if (s->shared) return shared_find(s->shared, body, len, hash, v);
+    if (s->shared) {
+        int found = shared_find(s->shared, body, len, hash, v);
+        return found && shared_value_in(s, *v, v) < 0 ? -1 : found; /* (partizan: adopted from its shared id) */
+    }
     if (PyObject_TypeCheck(s->cache, &CompactMemo_Type)) { /* the whole key, with no Python object */
         if (GROW(s->full, s->full_cap, len + 2) < 0) return -1;
         s->full[0] = (uint8_t)s->rules->code;
