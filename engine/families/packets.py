@@ -36,9 +36,10 @@ class RecordingMemo:
 
     ``learn`` adds entries computed elsewhere without recording them; ``fallback`` is consulted
     on a miss (its hits are cached, not recorded). ``shared``, when set, is a sweep's table of
-    nim values in shared memory (``native._core.SharedValues``): the compiled search reads it
-    before searching a position and publishes every value it finds there; ``insert`` publishes
-    too.
+    values in shared memory (``native._core.SharedValues``): the compiled search reads it before
+    searching a position and publishes every value it finds there; ``insert`` publishes too. For
+    a partizan ruleset its values are ids of the sweep's games in shared memory,
+    ``shared_games`` (``native._core.SharedGames``).
     """
 
     def __init__(self, fallback: Lookup | None = None, fallback_many: LookupMany | None = None) -> None:
@@ -47,6 +48,7 @@ class RecordingMemo:
         self.fallback = fallback
         self.fallback_many = fallback_many
         self.shared: Any = None
+        self.shared_games: Any = None
 
     def lookup(self, key: bytes) -> Value | None:
         """The known value of ``key``: learned, computed here, or from the fallback."""
@@ -79,7 +81,15 @@ class RecordingMemo:
             self.entries[key] = value
             self.new.append((key, value))
             if self.shared is not None:
-                self.shared.add(key, value)
+                self._publish(key, value)
+
+    def _publish(self, key: bytes, value: Value) -> None:
+        if isinstance(value, Game):
+            shared_id = self.shared_games.publish(value.id)
+            if shared_id is not None:  # (None: the games table is full; the value stays recorded here)
+                self.shared.add(key, shared_id)
+        else:
+            self.shared.add(key, value)
 
     def insert_many(self, items: Iterable[Entry]) -> None:
         """``insert`` of every ``(key, value)`` pair."""

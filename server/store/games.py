@@ -50,22 +50,20 @@ class GameTable:
         encode_options = codec.encode_options if native is None else native.encode_options
         seal = codec.seal if native is None else native.seal
         get, put, max_key = txn.get, txn.put, self.max_key
-        # Depth first over option ids (option_ids: no Game objects made); a game is pushed as its
-        # id, then again as ~id once its options are on the stack above it.
+        # Depth first over option ids (option_ids: no Game objects made): a game is written once
+        # its options are (those missing are pushed above it, and it is looked at again).
         stack = [game.id]
         while stack:
-            gid = stack.pop()
-            ready = gid < 0
-            if ready:
-                gid = ~gid
+            gid = stack[-1]
             if gid in known or gid in pending:
+                stack.pop()
                 continue
             left_ids, right_ids = option_ids(gid)
-            if not ready:
-                stack.append(~gid)
-                stack += [i for i in left_ids if i not in known and i not in pending]
-                stack += [i for i in right_ids if i not in known and i not in pending]
+            missing = [i for i in left_ids + right_ids if i not in known and i not in pending]
+            if missing:
+                stack += missing
                 continue
+            stack.pop()
             left = [known[i] if i in known else pending[i] for i in left_ids]
             right = [known[i] if i in known else pending[i] for i in right_ids]
             options = encode_options(left, right)
