@@ -250,6 +250,17 @@ static PyObject *py_clear_caches(PyObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+PyObject *wire_pack(PyObject *ids);
+PyObject *wire_unpack(PyObject *data);
+static PyObject *py_pack_nodes(PyObject *self, PyObject *ids) {
+    (void)self;
+    return wire_pack(ids);
+}
+static PyObject *py_unpack_nodes(PyObject *self, PyObject *data) {
+    (void)self;
+    return wire_unpack(data);
+}
+
 #define FAST(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
 static PyMethodDef methods[] = {
     {"canon", py_canon, METH_VARARGS, "canon(lefts, rights) -> the id of the canonical form of {lefts | rights}."},
@@ -267,6 +278,10 @@ static PyMethodDef methods[] = {
     {"count", py_count, METH_NOARGS, "count() -> the number of games in the arena."},
     FAST("handle", py_handle, "handle(a) -> the one Python object of game a (made by the factory once)."),
     {"set_factory", py_set_factory, METH_O, "set_factory(f): f(id) makes the Python object of a game."},
+    {"pack_nodes", py_pack_nodes, METH_O,
+     "pack_nodes(ids) -> (bytes, node index of each id): the games and their followers (ruma.engine.cgt.wire)."},
+    {"unpack_nodes", py_unpack_nodes, METH_O,
+     "unpack_nodes(bytes) -> the game id of each node, checked (ruma.engine.cgt.wire); ValueError if refused."},
     {"cache_info", py_cache_info, METH_NOARGS, "cache_info() -> sizes of the arena and the caches."},
     {"clear_caches", py_clear_caches, METH_NOARGS, "clear_caches(): drop the sum, comparison and option-list caches."},
     {NULL, NULL, 0, NULL},
