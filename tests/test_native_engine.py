@@ -31,6 +31,7 @@ ENGINE_TESTS = [
     "test_cgt_properties.py",
     "test_cgt_differential.py",
     "test_kernel_differential.py",
+    "test_game_wire.py",
     "test_cgt_notation.py",
     "test_cgt_analysis.py",
     "test_verify.py",

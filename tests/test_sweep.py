@@ -74,8 +74,9 @@ def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pyt
     from ruma.client.sweep.ray import RayActors
 
     monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    # (partizan Sowing: cells and packets; impartial Sowing: the actors share the table of values
-    # of ruma.client.sweep.shared, the cluster being on this machine)
+    # (the actors share the tables of ruma.client.sweep.shared, the cluster being on this machine;
+    # then, as the actors of a cluster elsewhere would, partizan values go in cells and packets,
+    # their games as engine.cgt.wire bytes)
     families = [Family.of("sowing", (0, 7), (1, 7)), Family.of("impartial-sowing", (0, 9), (1, 9))]
     with RayActors(2) as backend:
         assert backend.shares_memory
@@ -85,6 +86,9 @@ def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pyt
             assert summary.backend == "ray" and summary.workers == 2
             assert summary.classes == len(enumerate_family(family))
             assert contents(tmp_path / f"one{n}") == contents(tmp_path / f"ray{n}")
+        backend.shares_memory = backend.local = False
+        summary = sweep_store(families[0], str(tmp_path / "packets"), backend=backend)
+        assert summary.backend == "ray" and contents(tmp_path / "one0") == contents(tmp_path / "packets")
 
 
 def _kill_group_but_the_resource_tracker(group: int) -> int | None:

@@ -37,7 +37,7 @@ from ruma.engine.evaluator import value_many
 from ruma.engine.families.enum import Family, FamilyClass, enumerate_states
 from ruma.engine.rulesets.base import State
 from ruma.engine.families.order import Cell, CellScheduler, group
-from ruma.engine.families.packets import Entry, Packet, RecordingMemo, unpack
+from ruma.engine.families.packets import Entry, RecordingMemo, WirePacket, unpack_wire
 
 #: tasks queued on each worker slot, so that a worker never waits for the driver between two
 DEPTH = 2
@@ -319,7 +319,7 @@ def _sharded(rules: Any, todo: list[State], keys: list[bytes], sink: Sink, backe
             return through_table
     cells = group(rules, todo)
     scheduler = CellScheduler(cells)
-    pending: list[list[Packet]] = [[] for _ in range(backend.slots)]  # packets each slot has not seen
+    pending: list[list[WirePacket]] = [[] for _ in range(backend.slots)]  # packets each slot has not seen
     running: dict["futures.Future[Result]", tuple[int, list[Cell], int]] = {}
     idle = [slot for _ in range(DEPTH) for slot in range(backend.slots)]  # DEPTH tasks queued per slot
     seen: set[bytes] = set()
@@ -354,7 +354,7 @@ def _sharded(rules: Any, todo: list[State], keys: list[bytes], sink: Sink, backe
             result = future.result()
             scheduler.finish(batch)
             idle.append(slot)
-            entries = unpack(result.packet, rules.impartial)
+            entries = unpack_wire(result.packet, rules.impartial)
             fresh = [(k, v) for k, v in entries if k not in seen]
             seen.update(k for k, _ in fresh)
             sink.put(fresh)

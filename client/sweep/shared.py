@@ -44,7 +44,7 @@ from ruma.engine.evaluator import value_many
 from ruma.engine.families.enum import Family, enumerate_states, raw_count
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
-from ruma.engine.families.packets import Packet, RecordingMemo, pack, unpack
+from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
 
 #: seconds between two drains of the table into the store
 DRAIN_EVERY = 0.1
@@ -93,7 +93,7 @@ class FamilyResult:
     raw_positions: int
     already_stored: int
     computed: int
-    spilled: Packet
+    spilled: WirePacket
     cpu_seconds: float
 
 
@@ -166,7 +166,7 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
             table.add_total(len(states))
         stored, computed, spilled = value_blocks(rules, states, keys, table, store, block=task.block,
                                                  claimed=task.family is None, games=games)
-        return FamilyResult(len(states), raw, stored, computed, pack(spilled), time.process_time() - cpu)
+        return FamilyResult(len(states), raw, stored, computed, pack_wire(spilled), time.process_time() - cpu)
     finally:
         del table, classes_seen, games
         region.close()
@@ -259,7 +259,7 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
         results = [f.result() for f in running]
         spilled: dict[bytes, Any] = {}
         for result in results:  # values the table ran out of room for (those not in it)
-            spilled.update((k, v) for k, v in unpack(result.spilled, games is None) if table.get(k) is None)
+            spilled.update((k, v) for k, v in unpack_wire(result.spilled, games is None) if table.get(k) is None)
         sink.put(sorted(spilled.items()))
         return results, committed + len(spilled)
     finally:
