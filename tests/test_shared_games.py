@@ -15,6 +15,7 @@ import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,6 +31,7 @@ if os.environ.get("RUMA_ENGINE") == "python":
 
 from ruma.client.sweep import driver as sweep_module  # noqa: E402
 from ruma.client.sweep import shared as sweep_shared  # noqa: E402
+from ruma.client.sweep import table as sweep_table  # noqa: E402
 from ruma.client.sweep.driver import sweep_store  # noqa: E402
 from ruma.client.sweep.table import SharedRegion, games_layout  # noqa: E402
 from ruma.engine.native import _core  # noqa: E402
@@ -112,12 +114,26 @@ def test_a_partizan_sweep_through_the_shared_tables_stores_what_the_other_ways_s
     assert two.entries_committed == len(expected) and two.classes_valued == two.classes
 
 
-def test_a_partizan_sweep_whose_games_table_runs_out_sends_the_rest_aside(
+def test_a_partizan_sweep_whose_tables_run_out_sends_the_rest_aside(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     family = Family.of("sowing", (0, 9))
     sweep_store(family, str(tmp_path / "reference"), workers=1)
-    monkeypatch.setattr(sweep_shared, "VALUES_ROOM", 0.003)  # (a small table of values and of games)
+    expected = contents(tmp_path / "reference")
+    full: list[bool] = []
+    blocks = sweep_shared.value_blocks
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        done = blocks(*args, **kwargs)
+        full.append(bool(kwargs["games"].stats()["full"]))
+        return done
+
+    monkeypatch.setattr(sweep_shared, "value_blocks", watched)  # (in this process: workers=1)
+    monkeypatch.setattr(sweep_table, "games_layout", lambda entries: (128 + 1024 * 8 + 4096, 1024))  # 1024 words
+    summary = sweep_store(family, str(tmp_path / "games"), workers=1)
+    assert full == [True] and contents(tmp_path / "games") == expected
+    assert summary.entries_committed == len(expected)
+    monkeypatch.setattr(sweep_shared, "VALUES_ROOM", 0.003)  # (a small table of values too)
     for workers in (1, 2):
         summary = sweep_store(family, str(tmp_path / f"small{workers}"), workers=workers)
-        assert contents(tmp_path / f"small{workers}") == contents(tmp_path / "reference")
-        assert summary.entries_committed == len(contents(tmp_path / "reference"))
+        assert contents(tmp_path / f"small{workers}") == expected
+        assert summary.entries_committed == len(expected)

@@ -87,15 +87,21 @@ def table_layout(entries: int, key_length: int) -> tuple[int, int]:
     return HEADER + slots * 8 + -(-arena * 4 // 64) * 64, slots  # (whole cache lines: tables follow)
 
 
+#: canonical forms a SharedGames table has room for, per value (a sweep of Sowing <= 12 seeds
+#: publishes 0.20 a class, <= 10 seeds 0.17; Atomic Wari <= 12 0.006)
+GAMES_PER_VALUE = 1 / 3
+
+
 def games_layout(entries: int) -> tuple[int, int]:
     """``(bytes, slots)`` of a SharedGames table for the canonical forms of ``entries`` partizan
-    values: a node per value (Sowing has 0.4 canonical forms a position, Atomic Wari fewer), slots
-    at most half full, a record of 7 words and its options (about 6 words), and the chunks'
-    unused tails."""
+    values (``GAMES_PER_VALUE`` a value; a table out of room sends the rest in packets): slots at
+    most half full, records of 7 words and their options (9.5 words a node in all for Sowing
+    <= 12), and the chunks' unused tails."""
+    nodes = int(entries * GAMES_PER_VALUE) + 4096
     slots = 1024
-    while slots < 2 * entries:
+    while slots < 2 * nodes:
         slots *= 2
-    words = entries * 13 + 64 * 8192
+    words = nodes * 11 + 64 * 8192
     return HEADER + slots * 8 + -(-words * 4 // 64) * 64, slots
 
 
