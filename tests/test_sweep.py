@@ -152,7 +152,7 @@ def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("ruleset, workers", [("impartial-sowing", "1"), ("impartial-sowing", "2"), ("sowing", "2")])
 def test_ctrl_c_stops_a_sweep_and_keeps_what_it_committed(tmp_path: Path, ruleset: str, workers: str) -> None:
-    # (impartial: the shared table; partizan Sowing: cells and packets, its workers idle at times)
+    # (both through the shared tables: nim values; partizan Sowing's as shared games)
     data = tmp_path / "data"
     command = [sys.executable, "-m", "ruma.client.cli", "sweep", ruleset, "--seeds", "12",
                "--data", str(data), "--workers", workers, "--no-progress"]
@@ -322,9 +322,9 @@ def test_a_partizan_ruleset_is_swept_in_one_process_unless_more_workers_are_aske
 
 @pytest.mark.parametrize("ruleset", ["sowing", "atomic-wari", "impartial-sowing"])
 def test_a_sweep_walks_its_family_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ruleset: str) -> None:
-    # No shared table serves partizan values (nor any value of the pure-Python engine): such a
-    # sweep must go straight to the packets' way, not walk the family for a table first and then
-    # again without it; a sweep through a table walks it once too.
+    # No shared table serves the values of the pure-Python engine: such a sweep must go straight to
+    # the packets' way, not walk the family for a table first and then again without it; a sweep
+    # through a table (impartial or partizan) walks it once too.
     import ruma.client.sweep.driver as sweep
     import ruma.client.sweep.shared as sweep_shared
 

@@ -303,7 +303,7 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
     (``value_blocks``; with a ``store``: skip what it holds and read it for followers), drained
     into ``sink`` (sorted, in C) every ``INLINE_DRAIN_EVERY`` seconds while it values on; returns
     (classes stored, positions computed, entries committed), or ``None`` when no table can be
-    made (a partizan ruleset, the pure-Python engine). The table has room for ``entries`` keys of
+    made (the pure-Python engine, no memory). The table has room for ``entries`` keys of
     ``key_length`` bytes (by default twice ``states``, and their longest key)."""
     room = entries if entries is not None else len(states) + 4096
     made = new_table(rules, *table_layout(int(VALUES_ROOM * room), key_length or max(map(len, keys), default=2)),

@@ -2,6 +2,7 @@
 #include "arena.h"
 
 Arena A;
+_Static_assert(sizeof(GNode) == 48, "a game node is 48 bytes");
 
 #define POOL_CHUNK ((size_t)1 << 20) /* option ids a pool chunk holds (a longer list gets its own) */
 
@@ -20,8 +21,8 @@ uint32_t arena_hash(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr
     return mix32(h);
 }
 
-static int same(const GNode *g, const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr, uint32_t hash) {
-    return g->hash == hash && g->nl == nl && g->nr == nr && memcmp(g->opts, l, nl * sizeof *l) == 0 &&
+static int same(const GNode *g, const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr) {
+    return g->nl == nl && g->nr == nr && memcmp(g->opts, l, nl * sizeof *l) == 0 &&
            memcmp(g->opts + nl, r, nr * sizeof *r) == 0;
 }
 
@@ -30,7 +31,7 @@ int32_t arena_find(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr,
     for (uint32_t i = hash & A.index_mask;; i = (i + 1) & A.index_mask) {
         uint32_t slot = A.index[i];
         if (!slot) return -1;
-        if (same(node((int32_t)(slot - 1)), l, nl, r, nr, hash)) return (int32_t)(slot - 1);
+        if (same(node((int32_t)(slot - 1)), l, nl, r, nr)) return (int32_t)(slot - 1);
     }
 }
 
@@ -61,7 +62,10 @@ static int grow_index(uint32_t **index, uint32_t *mask, uint32_t count, uint32_t
     return 0;
 }
 
-static uint32_t node_hash(int32_t id) { return node(id)->hash; }
+static uint32_t node_hash(int32_t id) { /* (recomputed when the index grows: a node is 48 bytes without it) */
+    const GNode *g = node(id);
+    return arena_hash(g->opts, g->nl, g->opts + g->nl, g->nr);
+}
 
 static const int32_t *pool_put(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr) {
     size_t n = (size_t)nl + nr;
@@ -116,7 +120,6 @@ int32_t arena_add(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr, 
     g->nl = nl;
     g->nr = nr;
     g->neg = -1;
-    g->hash = hash;
     uint32_t i = hash & A.index_mask;
     while (A.index[i]) i = (i + 1) & A.index_mask;
     A.index[i] = (uint32_t)id + 1;

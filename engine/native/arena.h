@@ -27,9 +27,8 @@ typedef struct {
     int32_t neg;         /* the id of -G, or -1 until computed */
     int32_t up;          /* NUS: n */
     uint32_t star;       /* NUS: k */
-    uint32_t hash;       /* of the option lists */
     uint32_t flags;
-} GNode;
+} GNode; /* 48 bytes */
 
 #define ARENA_CHUNK_BITS 16
 #define ARENA_CHUNK ((uint32_t)1 << ARENA_CHUNK_BITS)
