@@ -112,19 +112,24 @@ static int le_gx(const Ids *L, const Ids *R, int32_t x) {
 /* ---------------------------------------------------------------------------------------- */
 /* sets of ids                                                                               */
 
+int ids_grow(int32_t **v, size_t *cap, size_t need) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    int32_t *w = realloc(*v, c * sizeof *w);
+    if (!w) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *v = w;
+    *cap = c;
+    return 0;
+}
+
 int ids_add(Ids *s, int32_t x) {
     for (size_t k = 0; k < s->n; k++)
         if (s->v[k] == x) return 0;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        int32_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        s->v = v;
-        s->cap = cap;
-    }
+    if (ids_grow(&s->v, &s->cap, s->n + 1) < 0) return -1;
     s->v[s->n++] = x;
     return 0;
 }

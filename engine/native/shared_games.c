@@ -181,16 +181,7 @@ nomem:
 }
 
 static int push(SharedGamesObject *g, size_t *n, int32_t x) {
-    if (*n == g->stack_cap) {
-        size_t cap = g->stack_cap ? g->stack_cap * 2 : 256;
-        int32_t *s = realloc(g->stack, cap * sizeof *s);
-        if (!s) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        g->stack = s;
-        g->stack_cap = cap;
-    }
+    if (ids_grow(&g->stack, &g->stack_cap, *n + 1) < 0) return -1;
     g->stack[(*n)++] = x;
     return 0;
 }

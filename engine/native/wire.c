@@ -29,20 +29,7 @@ typedef struct {
     size_t n, cap;
 } Bytes;
 
-static int grow_ids(int32_t **v, size_t *cap, size_t need) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need) c *= 2;
-    int32_t *w = realloc(*v, c * sizeof *w);
-    if (!w) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    *v = w;
-    *cap = c;
-    return 0;
-}
-#define GROW_STACK(v, cap, need) grow_ids(&(v), &(cap), (need))
+#define GROW_STACK(v, cap, need) ids_grow(&(v), &(cap), (need))
 
 static int put(Bytes *b, uint64_t x) { /* a varint */
     if (b->n + 10 > b->cap) {
@@ -240,7 +227,7 @@ PyObject *wire_unpack(PyObject *data) {
             goto done;
         }
         size_t m = (size_t)(nl + nr);
-        if (grow_ids(&opts, &opts_cap, m + 1) < 0 || grow_ids(&work, &work_cap, m + 1) < 0) goto done;
+        if (ids_grow(&opts, &opts_cap, m + 1) < 0 || ids_grow(&work, &work_cap, m + 1) < 0) goto done;
         for (size_t j = 0; j < m; j++) {
             uint64_t back;
             if (get(p, n, &at, &back) < 0 || back < 1 || back > i) {
