@@ -493,6 +493,8 @@ def _make(game_id: int) -> Game:
 
 
 KERNEL.set_factory(_make)
+if hasattr(KERNEL, "set_handle_type"):  # (the compiled kernel makes the objects itself: no Python call)
+    KERNEL.set_handle_type(Game)
 ZERO: Game = _G(_nus_id(0, 0, 0))
 ONE: Game = integer(1)
 STAR: Game = nimber(1)

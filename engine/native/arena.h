@@ -46,6 +46,8 @@ typedef struct {
     PyObject **handles;   /* the one Python object of an id once asked for (kernel_handle) */
     size_t handles_cap, nhandles;
     PyObject *factory;    /* id -> a new Python object for it (ruma.engine.cgt.game) */
+    PyTypeObject *handle_type; /* or: the class of those objects, made in C (kernel.c) */
+    Py_ssize_t handle_slot;    /* the offset of its id slot */
 } Arena;
 
 extern Arena A;
