@@ -39,6 +39,7 @@ ENGINE_TESTS = [
     "test_sowing_graphs.py",
     "test_cli_value.py",
     "test_store_eval.py",
+    "test_store_games.py",
     # the store's bulk writes: store.codec in Python instead of server/store/native.c
     "test_store_bulk.py::test_bulk_insert_writes_what_insert_and_flush_write",
     "test_store_bulk.py::test_a_flipped_bit_is_caught_through_lookup_many",
