@@ -409,6 +409,7 @@ static PyObject *SharedGames_games(SharedGamesObject *self, PyObject *pairs) {
             PyErr_Format(PyExc_ValueError, "shared game id %R names no node of the table", sid);
         PyObject *item = game ? PyTuple_Pack(2, key, game) : NULL;
         Py_XDECREF(game);
+        if (item) PyObject_GC_UnTrack(item); /* (a key and a Game: never in a cycle; see search_memo.c) */
         if (!item) Py_CLEAR(out);
         else PyList_SET_ITEM(out, k, item);
     }
