@@ -108,11 +108,6 @@ def canonical_id(lefts: Iterable[int], rights: Iterable[int]) -> int:
     return _canon(lefts, rights)
 
 
-def stops_of(game_id: int) -> tuple[Num, Num]:
-    """(Left's stop, Right's stop) of a game by id, exact (ints when integral)."""
-    return _stops(game_id)
-
-
 class Outcome(StrEnum):
     """Who wins: Left (``L``), Right (``R``), the first player (``N``) or the second (``P``)."""
 

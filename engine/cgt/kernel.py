@@ -438,11 +438,6 @@ def _neg(a: int) -> int:
 _ALL_SMALL: dict[int, bool] = {}
 
 
-def _stops(a: int) -> tuple[Num | float, Num | float]:
-    """(left stop, right stop) of ``G_a``."""
-    return _LS[a], _RS[a]
-
-
 def _all_small(a: int) -> bool:
     r = _ALL_SMALL.get(a)
     if r is None:
@@ -487,38 +482,17 @@ def le(a: int, b: int) -> bool:
     return _le(a, b)
 
 
-def left_ids(a: int) -> Ids:
-    """Left's option ids (sorted)."""
-    return _LO[a]
-
-
-def right_ids(a: int) -> Ids:
-    """Right's option ids (sorted)."""
-    return _RO[a]
-
-
-def nus(a: int) -> NUS | None:
-    """``(x, n, k)`` when ``G_a = x + n·↑ + ∗k`` (``x`` an int when integral), else ``None``."""
-    return _NUSV[a]
-
-
-def number(a: int) -> Num | None:
-    """``x`` when ``G_a`` is the number ``x``, else ``None``."""
-    return _NUM[a]
-
-
-def nim(a: int) -> int | None:
-    """``k`` when ``G_a`` is ``∗k``, else ``None``."""
-    return _NIM[a]
+left_ids: Callable[[int], Ids] = _LO.__getitem__  # Left's option ids (sorted)
+right_ids: Callable[[int], Ids] = _RO.__getitem__  # Right's option ids (sorted)
+nus: Callable[[int], "NUS | None"] = _NUSV.__getitem__  # (x, n, k) when G = x + n.up + *k (x an int when integral)
+number: Callable[[int], "Num | None"] = _NUM.__getitem__  # x when G is the number x
+nim: Callable[[int], "int | None"] = _NIM.__getitem__  # k when G is *k
 
 
 def stops(a: int) -> tuple[Num, Num]:
-    """(Left's stop, Right's stop), exact."""
-    return _exact(_LS[a]), _exact(_RS[a])
-
-
-def _exact(x: Num | float) -> Num:
-    return Fraction(x) if isinstance(x, float) else x
+    """(Left's stop, Right's stop), exact (a float kept for speed is exactly a Fraction)."""
+    ls, rs = _LS[a], _RS[a]
+    return Fraction(ls) if isinstance(ls, float) else ls, Fraction(rs) if isinstance(rs, float) else rs
 
 
 def nus_id(x: Num, n: int, k: int) -> int:
