@@ -179,25 +179,10 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def default_workers_for(rules: Any) -> int:
-    """The workers a sweep of ``rules`` gets when none are asked for: the cores this process may
-    use, or 1 for a partizan ruleset valued by the compiled engine.
-
-    Partizan values are canonical forms, which go between processes as packets (cells and
-    packets, docs/sweeps.md): the driver re-canonicalises and interns every packet's games, each
-    worker those the others sent, and two workers value a third to a half more positions than
-    one, so with the compiled engine a second process costs more than it saves (``python
-    benchmarks/bench_sweep.py --ruleset R --seeds B --repeat 1``: Sowing <= 11 in 3.37 s in one
-    process against 5.03 s with two, Atomic Wari <= 12 in 6.62 s against 8.47 s). With the
-    pure-Python engine, whose searches cost more a position, two workers gain (Sowing <= 9:
-    0.89 s against 0.60 s) — docs/benchmarks.md, "Sweeps"."""
-    if not rules.impartial and getattr(type(rules), "native", None) is not None:
-        return 1
-    return default_workers()
-
-
 def default_workers() -> int:
-    """The cores this process may use."""
+    """The cores this process may use: the workers a sweep gets when none are asked for. (Partizan
+    rulesets too: their values cross between local workers as shared games, and two workers
+    sweep Sowing <= 12 faster than one process — docs/benchmarks.md, "Sweeps".)"""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
@@ -213,7 +198,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
     measuring what speculation gains)."""
     started = time.perf_counter()
     rules = family.rules
-    count = workers if workers is not None else (backend.slots if backend is not None else default_workers_for(rules))
+    count = workers if workers is not None else (backend.slots if backend is not None else default_workers())
     owned = backend is None and count > 1
     if owned:
         # started first: their interpreters start up (about half a second) while this process
