@@ -9,7 +9,8 @@ Three references, each independent of the code under test:
   to its canonical option sets, so two ids match exactly when their canonical forms are the same
   tree, and each kernel must give distinct structures distinct ids (hash-consing).
 * cgt-py, on games of the compiled kernel: canonical forms, sums, negatives, the order, stops,
-  temperature and mean.
+  temperature, mean (the thermograph's mast) and birthday. cgt-py has no atomic weight: that
+  is compared with the pure-Python engine below.
 * the pure-Python engine in a subprocess (``RUMA_ENGINE=python``): every public result on random
   games (text in the three notations, outcome, stops, mean, temperature, atomic weight or the
   reason there is none, birthday, sums) and every value of the partizan families the suite checks
@@ -172,7 +173,7 @@ def test_games_agree_with_cgt_py() -> None:
         assert C(format_game(-g, "braces")) == -cg
         assert (g <= h) == (cg <= ch) and (h <= g) == (ch <= cg)
         assert (str(cg.left_stop), str(cg.right_stop)) == (_dyadic(g.left_stop), _dyadic(g.right_stop))
-        assert str(cg.temperature) == _dyadic(g.temperature)
+        assert str(cg.temperature) == _dyadic(g.temperature) and cg.birthday == g.birthday
         assert repr(cg.thermograph) == f"Thermograph({g.thermograph!r})" and g.thermograph.mast == g.mean
         if g.birthday <= 3 and g not in pool:
             pool.append(g)
