@@ -28,6 +28,7 @@
  * worker keeps such values and sends them the way values go between machines.
  */
 #include "shared_games.h"
+#include "shared.h"
 #include "gkernel.h"
 #include "kernel.h"
 
@@ -304,16 +305,11 @@ static int SharedGames_init(SharedGamesObject *self, PyObject *args, PyObject *k
     PyObject *buffer;
     unsigned long long slots = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|K", names, &buffer, &slots)) return -1;
-    if (self->view.buf) {
-        PyErr_SetString(PyExc_RuntimeError, "SharedGames is initialised once");
-        return -1;
-    }
-    if (PyObject_GetBuffer(buffer, &self->view, PyBUF_WRITABLE) < 0) return -1;
+    if (shared_buffer_take(&self->view, buffer, "SharedGames") < 0) return -1;
     size_t size = (size_t)self->view.len;
     SgHeader *h = self->view.buf;
     const char *bad = NULL;
-    if ((uintptr_t)h % 8) bad = "the buffer is not 8-byte aligned";
-    else if (slots) { /* create: the buffer is fresh (zeroed) memory */
+    if (slots) { /* create: the buffer is fresh (zeroed) memory */
         if (slots & (slots - 1)) bad = "slots must be a power of two";
         else if (size < sizeof *h + slots * 8 + 4096) bad = "the buffer is too small for its slots";
         else {
@@ -328,12 +324,7 @@ static int SharedGames_init(SharedGamesObject *self, PyObject *args, PyObject *k
     } else if (size < sizeof *h + h->nslots * 8 + h->arena_words * 4 || h->chunk_words < 256) {
         bad = "the buffer is shorter than its table";
     }
-    if (bad) {
-        PyBuffer_Release(&self->view);
-        self->view.buf = NULL;
-        PyErr_SetString(PyExc_ValueError, bad);
-        return -1;
-    }
+    if (bad) return shared_buffer_refuse(&self->view, bad);
     self->head = h;
     self->slots = (uint64_t *)(h + 1);
     self->arena = (uint32_t *)(self->slots + h->nslots);
