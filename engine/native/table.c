@@ -143,7 +143,7 @@ static int grow_segment(Table *t, unsigned s) {
     t->old_seg = s;
     seg->blocks = blocks;
     seg->nblocks = n;
-    seg->limit = (uint32_t)((uint64_t)n * 7 * 4 / 5);
+    seg->limit = (uint32_t)((uint64_t)n * 7 * 17 / 20); /* (a probe reads whole blocks: 0.85 costs little) */
     if (t->old && t->moved) t->moved(t->moved_ctx, t);
     free(t->old);
     t->old = NULL;

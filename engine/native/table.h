@@ -8,7 +8,7 @@
  * one nibble a byte (255 as 15), right-aligned, so that the first pot's nonzero nibble tells the
  * length and the key is never 0 (table_pack / table_unpack; the bodies, and so the keys a memo or
  * the store is given, are exactly the same). Such keys live in TABLE_SEGS segments, chosen by the
- * top bits of the key's 64-bit hash, each an open-addressing array (linear probing, load <= 4/5)
+ * top bits of the key's 64-bit hash, each an open-addressing array (linear probing, load <= 0.85)
  * of 64-byte blocks: seven keys and their seven value bytes, so a probe reads one cache line and a
  * position costs 64/7 = 9.1 bytes a slot (about 11-17 bytes a position). A value byte is the nim
  * value (0..250), a marker of the search (252..255 = -4..-1, see search.h) or TABLE_BIG: the value
