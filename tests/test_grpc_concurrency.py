@@ -38,7 +38,7 @@ def test_eight_clients_overlapping_positions(tmp_path: Path) -> None:
                 assert seen.setdefault(position, value) == value
         return seen
 
-    with running_server(tmp_path, max_workers=8) as (_, address):
+    with running_server(tmp_path) as (_, address):
         with ThreadPoolExecutor(8) as pool:
             results = list(pool.map(worker, range(8)))
         with connect(address) as client:
@@ -131,7 +131,7 @@ def test_single_flight_shares_input_errors_and_honours_follower_cancel() -> None
 
 def test_hot_value_cache_is_bounded_and_writes_through() -> None:
     from ruma.engine.memo import InMemoryMemo
-    from ruma.server.rpc.cache import CachedMemo
+    from ruma.server.work.cache import CachedMemo
 
     store = InMemoryMemo()
     cache = CachedMemo(store, size=3)
@@ -149,7 +149,7 @@ def test_hot_value_cache_under_threads() -> None:
     import threading
 
     from ruma.engine.memo import InMemoryMemo
-    from ruma.server.rpc.cache import CachedMemo
+    from ruma.server.work.cache import CachedMemo
 
     cache = CachedMemo(InMemoryMemo(), size=50)
     errors: list[BaseException] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import socket
 import time
@@ -68,7 +69,7 @@ class _Flaky:
                 flaky.calls += 1
                 if flaky.calls <= failures:
                     context.abort(grpc.StatusCode.UNAVAILABLE, "restarting")
-                return real.EvaluateBatch(request, context)
+                return asyncio.run(real.EvaluateBatch(request, context))  # (the servicer's methods are coroutines)
 
         self.server = grpc.server(futures.ThreadPoolExecutor(4))
         ruma_pb2_grpc.add_RumaServicer_to_server(Servicer(), self.server)
