@@ -176,7 +176,9 @@ class WorkerPool:
         except (EOFError, OSError):
             self._gone(lane, worker, replace=worker.state != "retiring")
             return
-        if worker.state == "starting":
+        if len(message) == 2:  # ("ready", rss): it has opened the store
+            if worker.state != "starting":  # retired before it was ready (the pool is closing)
+                return
             kind, size = message
             worker.baseline = worker.rss = size
             worker.state = "idle"

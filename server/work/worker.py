@@ -117,7 +117,10 @@ def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, kind: str
                 result = ("error", *to_wire(error))
             conn.send((result, rss(), retire))
     finally:
-        store.close()
+        try:
+            store.close()
+        except Exception as error:  # noqa: BLE001 - what could not be committed was reported to its call
+            log.error("closing the store: %s", error)
 
 
 def _orphan_watch(parent: int) -> None:
