@@ -267,19 +267,31 @@ _FAR: dict[int, int] = {}
 
 
 def birthday(g: Game) -> int:
-    """The birthday of ``g``'s canonical form (0 for ``0``; ``|n|`` for an integer ``n``)."""
-    b = _BIRTHDAY.get(g.id)
-    if b is None:
-        x = g.number_value
+    """The birthday of ``g``'s canonical form (0 for ``0``; ``|n|`` for an integer ``n``).
+
+    Followers first, from an explicit stack: a game as deep as ``^10000`` (the expression limit)
+    has its birthday without deep recursion."""
+    stack = [g]
+    while stack:
+        h = stack[-1]
+        if h.id in _BIRTHDAY:
+            stack.pop()
+            continue
+        x = h.number_value
         if x is not None:
             whole = math.floor(abs(x))
-            b = whole if x.denominator == 1 else whole + x.denominator.bit_length()
-        elif g.nim_value is not None:
-            b = g.nim_value
+            _BIRTHDAY[h.id] = whole if x.denominator == 1 else whole + x.denominator.bit_length()
+        elif h.nim_value is not None:
+            _BIRTHDAY[h.id] = h.nim_value
         else:
-            b = 1 + max(birthday(h) for h in g.left_options + g.right_options)
-        _BIRTHDAY[g.id] = b
-    return b
+            options = h.left_options + h.right_options
+            missing = [o for o in options if o.id not in _BIRTHDAY]
+            if missing:
+                stack += missing
+                continue
+            _BIRTHDAY[h.id] = 1 + max(_BIRTHDAY[o.id] for o in options)
+        stack.pop()
+    return _BIRTHDAY[g.id]
 
 
 def left_stop(g: Game) -> Fraction:
@@ -303,25 +315,36 @@ def right_stop(g: Game) -> Fraction:
 
 
 def thermograph(g: Game) -> Thermograph:
-    """The exact thermograph of ``g`` (an integer is a bare mast at temperature ``-1``)."""
-    th = _THERMO.get(g.id)
-    if th is None:
-        x = g.number_value
+    """The exact thermograph of ``g`` (an integer is a bare mast at temperature ``-1``).
+
+    Followers first, from an explicit stack (no deep recursion for deep games such as ``^5000``)."""
+    stack = [g]
+    while stack:
+        h = stack[-1]
+        if h.id in _THERMO:
+            stack.pop()
+            continue
+        x = h.number_value
         if x is not None and x.denominator == 1:
             wall = Trajectory.constant(x)
-            th = Thermograph(wall, wall, _BASE, x)
-        else:
-            lefts = [thermograph(h).right_wall for h in g.left_options]
-            rights = [thermograph(h).left_wall for h in g.right_options]
-            ls = lefts[0]
-            for w in lefts[1:]:
-                ls = _extremum(ls, w, 1)
-            rs = rights[0]
-            for w in rights[1:]:
-                rs = _extremum(rs, w, -1)
-            th = _intersect(ls.tilt(_BASE), rs.tilt(Fraction(1)))
-        _THERMO[g.id] = th
-    return th
+            _THERMO[h.id] = Thermograph(wall, wall, _BASE, x)
+            stack.pop()
+            continue
+        missing = [o for o in h.left_options + h.right_options if o.id not in _THERMO]
+        if missing:
+            stack += missing
+            continue
+        lefts = [_THERMO[o.id].right_wall for o in h.left_options]
+        rights = [_THERMO[o.id].left_wall for o in h.right_options]
+        ls = lefts[0]
+        for w in lefts[1:]:
+            ls = _extremum(ls, w, 1)
+        rs = rights[0]
+        for w in rights[1:]:
+            rs = _extremum(rs, w, -1)
+        _THERMO[h.id] = _intersect(ls.tilt(_BASE), rs.tilt(Fraction(1)))
+        stack.pop()
+    return _THERMO[g.id]
 
 
 def temperature(g: Game) -> Fraction:
