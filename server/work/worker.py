@@ -32,13 +32,16 @@ NICE = {"eval": 10, "read": 0}
 
 
 def rss(pid: int | None = None) -> int:
-    """Resident memory of a process in bytes (0 if it is gone)."""
+    """Resident memory of a process in bytes that is its own (0 if it is gone): its resident set
+    less the pages it shares — mostly the store's file, which every process maps and the kernel
+    can drop at will, so reading a large store is not counted as growth."""
     import psutil
 
     try:
-        return int(psutil.Process(pid).memory_info().rss)
+        info = psutil.Process(pid).memory_info()
     except (psutil.Error, OSError):
         return 0
+    return int(info.rss - getattr(info, "shared", 0))
 
 
 class Worker:
