@@ -173,7 +173,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         budget = self.budget(context)
         data, refused, todo, hits = await self.read(
             "stored_batch", (request.ruleset, list(request.positions), chosen, request.brief), budget)
-        reply = pb.EvaluateBatchResponse.FromString(data)
+        reply: pb.EvaluateBatchResponse = pb.EvaluateBatchResponse.FromString(data)
         _refuse(reply.items, refused, context)
         self.counters.record_hits(hits)
         if todo:
@@ -194,7 +194,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         self.check_batch(request.positions)
         data, refused = await self.read("lookup_items", (request.ruleset, list(request.positions),
                                                          convert.styles(request.notations)), self.budget(context))
-        reply = pb.LookupResponse.FromString(data)
+        reply: pb.LookupResponse = pb.LookupResponse.FromString(data)
         _refuse(reply.items, refused, context)
         return reply
 

@@ -17,7 +17,8 @@ from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Position, Ruleset, State
 from ruma.server.work import convert
-from ruma.server.work.stored_batch import Refusal, Templates, answer_stored_briefs
+from ruma.server.work.stored_batch import Refusal as Refusal  # (re-exported for the servicer)
+from ruma.server.work.stored_batch import Templates, answer_stored_briefs
 from ruma.server.work.tasks import Context, parse_position, parse_value, position_limit, task
 from ruma.server.work.wire import to_wire
 from ruma.v1 import ruma_pb2 as pb
