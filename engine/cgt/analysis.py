@@ -20,7 +20,7 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ruma.engine.errors import NotAtomicError
 
@@ -266,17 +266,28 @@ _AW: dict[int, Game] = {}
 _FAR: dict[int, int] = {}
 
 
-def birthday(g: Game) -> int:
-    """The birthday of ``g``'s canonical form (0 for ``0``; ``|n|`` for an integer ``n``).
-
-    Followers first, from an explicit stack: a game as deep as ``^10000`` (the expression limit)
-    has its birthday without deep recursion."""
+def _followers_first(g: Game, done: dict[int, Any], leaf: Callable[[Game], bool]) -> Iterator[Game]:
+    """``g`` and those of its followers not in ``done``, each after its options (a ``leaf`` without
+    its options), from an explicit stack: deep games such as ``^9999`` need no deep recursion. The
+    caller puts each game it is given into ``done``."""
     stack = [g]
     while stack:
         h = stack[-1]
-        if h.id in _BIRTHDAY:
+        if h.id in done:
             stack.pop()
             continue
+        if not leaf(h):
+            missing = [o for o in h.left_options + h.right_options if o.id not in done]
+            if missing:
+                stack += missing
+                continue
+        stack.pop()
+        yield h
+
+
+def birthday(g: Game) -> int:
+    """The birthday of ``g``'s canonical form (0 for ``0``; ``|n|`` for an integer ``n``)."""
+    for h in _followers_first(g, _BIRTHDAY, lambda h: h.number_value is not None or h.nim_value is not None):
         x = h.number_value
         if x is not None:
             whole = math.floor(abs(x))
@@ -284,13 +295,7 @@ def birthday(g: Game) -> int:
         elif h.nim_value is not None:
             _BIRTHDAY[h.id] = h.nim_value
         else:
-            options = h.left_options + h.right_options
-            missing = [o for o in options if o.id not in _BIRTHDAY]
-            if missing:
-                stack += missing
-                continue
-            _BIRTHDAY[h.id] = 1 + max(_BIRTHDAY[o.id] for o in options)
-        stack.pop()
+            _BIRTHDAY[h.id] = 1 + max(_BIRTHDAY[o.id] for o in h.left_options + h.right_options)
     return _BIRTHDAY[g.id]
 
 
@@ -314,25 +319,18 @@ def right_stop(g: Game) -> Fraction:
     return s
 
 
-def thermograph(g: Game) -> Thermograph:
-    """The exact thermograph of ``g`` (an integer is a bare mast at temperature ``-1``).
+def _is_integer(g: Game) -> bool:
+    x = g.number_value
+    return x is not None and x.denominator == 1
 
-    Followers first, from an explicit stack (no deep recursion for deep games such as ``^5000``)."""
-    stack = [g]
-    while stack:
-        h = stack[-1]
-        if h.id in _THERMO:
-            stack.pop()
-            continue
+
+def thermograph(g: Game) -> Thermograph:
+    """The exact thermograph of ``g`` (an integer is a bare mast at temperature ``-1``)."""
+    for h in _followers_first(g, _THERMO, _is_integer):
         x = h.number_value
         if x is not None and x.denominator == 1:
             wall = Trajectory.constant(x)
             _THERMO[h.id] = Thermograph(wall, wall, _BASE, x)
-            stack.pop()
-            continue
-        missing = [o for o in h.left_options + h.right_options if o.id not in _THERMO]
-        if missing:
-            stack += missing
             continue
         lefts = [_THERMO[o.id].right_wall for o in h.left_options]
         rights = [_THERMO[o.id].left_wall for o in h.right_options]
@@ -343,7 +341,6 @@ def thermograph(g: Game) -> Thermograph:
         for w in rights[1:]:
             rs = _extremum(rs, w, -1)
         _THERMO[h.id] = _intersect(ls.tilt(_BASE), rs.tilt(Fraction(1)))
-        stack.pop()
     return _THERMO[g.id]
 
 

@@ -67,13 +67,7 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
             async def respond(request: Any) -> Any:
                 if handler.unary_unary is not None:
                     return await inner(request, context)
-                replies = inner(request, context)
-                if hasattr(replies, "__aiter__"):
-                    async for reply in replies:
-                        await context.write(reply)
-                else:
-                    await replies
-                return None
+                return await _relay(inner(request, context), context)
 
             return await self._admit(method, context, refusal, lambda: self._first(method, context, deserialize),
                                      respond)
@@ -98,15 +92,8 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
         inner_stream = handler.stream_stream
 
         async def stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
-            async def relay(_: Any) -> None:
-                replies = inner_stream(request_iterator, context)
-                if hasattr(replies, "__aiter__"):
-                    async for reply in replies:
-                        await context.write(reply)
-                else:
-                    await replies
-
-            await self._admit(method, context, refusal, _none, relay)
+            await self._admit(method, context, refusal, _none,
+                              lambda _: _relay(inner_stream(request_iterator, context), context))
 
         return grpc.stream_stream_rpc_method_handler(stream, **kwargs)
 
@@ -172,6 +159,15 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
 
 async def _none() -> None:
     return None
+
+
+async def _relay(replies: Any, context: grpc.aio.ServicerContext) -> None:
+    """Send a streaming handler's replies: those of an async generator, or those it writes itself."""
+    if hasattr(replies, "__aiter__"):
+        async for reply in replies:
+            await context.write(reply)
+    else:
+        await replies
 
 
 def _code(context: grpc.aio.ServicerContext, default: grpc.StatusCode) -> grpc.StatusCode:

@@ -29,7 +29,6 @@ status; the worker logs bugs with their traceback.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import sys
@@ -122,13 +121,18 @@ def rpc_method(method: F) -> F:
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
             return await method(self, request, context)
-        except (asyncio.CancelledError, grpc.aio.AbortError):
-            raise
         except Exception as error:  # noqa: BLE001 - this is the one place errors are mapped
-            code, message = status_of(error, context)
-            await context.abort(code, message)
+            await _abort(error, context)
 
     return wrapper  # type: ignore[return-value]
+
+
+async def _abort(error: Exception, context: grpc.aio.ServicerContext) -> None:
+    """End the call with ``error``'s status (an abort already under way goes on)."""
+    if isinstance(error, grpc.aio.AbortError):
+        raise error
+    code, message = status_of(error, context)
+    await context.abort(code, message)
 
 
 def rpc_stream(method: F) -> F:
@@ -139,10 +143,7 @@ def rpc_stream(method: F) -> F:
         try:
             async for reply in method(self, request, context):
                 yield reply
-        except (asyncio.CancelledError, grpc.aio.AbortError):
-            raise
         except Exception as error:  # noqa: BLE001 - this is the one place errors are mapped
-            code, message = status_of(error, context)
-            await context.abort(code, message)
+            await _abort(error, context)
 
     return wrapper  # type: ignore[return-value]
