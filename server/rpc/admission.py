@@ -55,8 +55,10 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
         """A handler of the method that admits the call before anything else (see the module doc)."""
         handler = await continuation(details)
         method = details.method
-        if handler is None:
-            return None  # an unknown method: gRPC answers UNIMPLEMENTED itself
+        if handler is None:  # an unknown method: gRPC answers UNIMPLEMENTED itself
+            if self.log_requests:
+                log_call(method, "(unknown method)", grpc.StatusCode.UNIMPLEMENTED, time.perf_counter())
+            return None
         refusal = self.tokens.refusal(method, details.invocation_metadata) if self.tokens is not None else None
         if handler.request_streaming:
             return self._streams(handler, method, refusal)
