@@ -203,7 +203,8 @@ def _runner(store: Memo, servicer_memo: Memo, limits: Limits, readers: int | Non
     """Worker processes for an ``LmdbStore`` (unless ``limits.workers`` is 0), else threads here
     (call on the server's loop)."""
     from ruma.server.store.memo import LmdbStore
-    from ruma.server.work.pool import READERS, InlineRunner, WorkerPool
+    from ruma.server.work.inline import InlineRunner
+    from ruma.server.work.pool import READERS, WorkerPool
 
     if isinstance(store, LmdbStore) and limits.workers > 0:
         def freed() -> None:

@@ -33,9 +33,8 @@ coroutine, not a thread):
   past its baseline is replaced after its task, as is one that was killed or died; an evaluation
   worker that grew more than ``IDLE_SLACK`` is replaced once idle ``IDLE_RECYCLE_SECONDS``.
 
-``InlineRunner`` has the same interface and runs tasks on threads of the server's process
-(``--eval-workers 0`` or a store that is not an ``LmdbStore``): cooperative time budgets, no memory
-budget, no isolation.
+``ruma.server.work.inline.InlineRunner`` has the same interface and runs tasks on threads of the
+server's process (``--eval-workers 0`` or a store that is not an ``LmdbStore``).
 """
 
 from __future__ import annotations
@@ -46,12 +45,10 @@ import logging
 import multiprocessing
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
 from ruma.engine.errors import CancelledError, LimitExceededError
-from ruma.engine.memo import Memo
 from ruma.server.work.budget import CANCELLED, MEMORY, SHUTDOWN, Budget
 from ruma.server.work.limits import Limits
 from ruma.server.work.wire import WorkerLost, from_wire
@@ -486,45 +483,3 @@ class WorkerPool:
                     log.warning("worker %s did not stop; killing it", worker.process.name)
                 self._gone(lane, worker, replace=False)
         await asyncio.get_running_loop().run_in_executor(None, self._monitor.join, 2)
-
-
-class InlineRunner:
-    """Runs tasks on threads of the server's process, then commits the store (durability as with workers)."""
-
-    def __init__(self, memo: Memo, store: Any, limits: Limits, threads: int = 8) -> None:
-        self.memo, self.store, self.limits = memo, store, limits
-        self.size = 0
-        self.busy = 0
-        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ruma-inline")
-
-    def _run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
-        from ruma.server.work.tasks import TASKS, Context
-
-        self.busy += 1
-        try:
-            result = TASKS[name](Context(self.memo, self.store, self.limits, budget), *args)
-        finally:
-            self.busy -= 1
-            flush = getattr(self.store, "flush", None)
-            if callable(flush):
-                flush()
-        return result
-
-    async def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
-        """Run task ``name`` on a thread; the call's cancellation stops it at its next check."""
-        future = asyncio.get_running_loop().run_in_executor(self.executor, self._run, name, args, budget)
-        try:
-            return await asyncio.shield(future)
-        except asyncio.CancelledError:
-            budget.stop(CANCELLED)
-            raise
-
-    read = run
-
-    def stats(self) -> dict[str, int]:
-        """Busy, queued, memory, refused, recycled."""
-        return {"busy": self.busy, "queued": 0, "memory": 0, "refused": 0, "recycled": 0}
-
-    async def close(self) -> None:
-        """Let the threads finish."""
-        self.executor.shutdown(wait=False)
