@@ -210,7 +210,8 @@ def _runner(store: Memo, servicer_memo: Memo, limits: Limits, readers: int | Non
         def freed() -> None:
             store.reader_check()  # the reader slot a killed worker left behind
 
-        return WorkerPool(store.path, limits, limits.workers, READERS if readers is None else readers, on_kill=freed)
+        return WorkerPool(store.path, limits, limits.workers, max(1, READERS if readers is None else readers),
+                          on_kill=freed)
     return InlineRunner(servicer_memo, store, limits)
 
 
