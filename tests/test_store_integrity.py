@@ -193,11 +193,17 @@ def test_a_damaged_file_is_refused_before_it_is_mapped(tmp_path: Path, how: str)
         check_files(tmp_path)
     with pytest.raises(StoreDamagedError):
         LmdbStore(tmp_path, create=False)
-    # in another process: one line and exit status 3, never SIGBUS or a traceback
+    # in another process: one line and exit status 3, never SIGBUS or a traceback; verify reads what
+    # it can of a file with a sound meta page, and reports (exit status 1)
+    readable = how in ("truncated", "meta page")
     for command in (["stats"], ["verify", "--full"]):
         done = subprocess.run([sys.executable, "-m", "ruma.client.cli", "store", command[0], "--data", str(tmp_path),
                                *command[1:]],
                               capture_output=True, text=True, timeout=60)
+        if command[0] == "verify" and readable:
+            assert done.returncode == 1 and "damaged" in done.stdout, (done.returncode, done.stdout, done.stderr)
+            assert "Traceback" not in done.stderr
+            continue
         assert done.returncode == 3, (done.returncode, done.stderr)
         assert "damaged" in done.stderr and "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
 
@@ -246,7 +252,7 @@ def test_a_zero_filled_page_is_reported_and_never_served(tmp_path: Path, capsys:
     (tmp_path / "data.mdb").write_bytes(bytes(data))
     assert main(["store", "verify", "--data", str(tmp_path), "--full", "--json"]) == 1
     problems = json.loads(capsys.readouterr().out)["problems"]
-    assert any("LMDB" in p["problem"] for p in problems), problems
+    assert any(p["table"] == "positions" and "cannot be read" in p["problem"] for p in problems), problems
     with LmdbStore(tmp_path, create=False) as store:
         for k, value in expected.items():
             try:

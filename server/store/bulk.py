@@ -79,6 +79,7 @@ class BulkOps:
     _reader: Callable[[], Any]
     _adopt: Callable[[], None]
     decode: Callable[[Any, bytes, bytes], tuple[Value, int]]
+    damaged_read: Callable[[bytes, Exception], Any]
 
     def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
         """The stored (or buffered) value of each key, ``None`` where there is none; a record that
@@ -125,6 +126,8 @@ class BulkOps:
                 return found
             except lmdb.MapResizedError:
                 pass
+            except lmdb.Error as error:  # a damaged page: the caller asks key by key (``lookup``)
+                raise self.damaged_read(keys[0] if len(keys) == 1 else b"", error) from error
             finally:
                 lock.leave()
             self._adopt()

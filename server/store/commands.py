@@ -119,22 +119,41 @@ def run_backup(args: argparse.Namespace) -> int:
 
 @_store_errors
 def run_verify(args: argparse.Namespace) -> int:
-    """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch."""
-    with opened(args) as store, progress("checking the store", unit="records", enabled=args.progress) as bar:
-        report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
+    """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch.
+
+    A store LMDB cannot open (a truncated file, a damaged meta page) is read from its file all the
+    same (``store.verify.verify_directory``): verify reports what it finds, it does not refuse."""
+    from ruma.server.store.codec import StoreDamagedError
+    from ruma.server.store.verify import LISTED, verify_directory
+
+    with progress("checking the store", unit="records", enabled=args.progress) as bar:
+        try:
+            with opened(args) as store:
+                report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
+        except Unreachable as refused:
+            if not isinstance(refused.__context__, StoreDamagedError):
+                raise
+            try:
+                report = verify_directory(data_directory(args, create=False), args.sample, args.seed,
+                                          full=args.full, progress=bar)
+            except StoreDamagedError as error:
+                raise Unreachable(str(error).splitlines()[0]) from None
+            report.problems.insert(0, {"table": "(file)", "key": "", "problem": str(refused).splitlines()[0]})
     records = ", ".join(f"{table} {n}" for table, n in report.records.items())
     lines = [f"records checked ({'all' if report.full else 'a sample'}): {records}",
              f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}, "
              f"problems {len(report.problems)}"]
-    for bad in report.problems:
+    for bad in report.problems[:LISTED]:
         lines.append(f"  PROBLEM {bad['table']} {bad['key']}: {bad['problem']}")
+    if len(report.problems) > LISTED:
+        lines.append(f"  ... and {len(report.problems) - LISTED} more problems")
     for bad in report.mismatches:
         lines.append(f"  MISMATCH {bad['ruleset']} {bad['position']}: stored {bad['stored']}, "
                      f"expected {bad['expected']} (key {bad['key']})")
     with Output(args.format) as out:
         out.emit(report.to_dict(), "\n".join(lines))
     if not report.ok:
-        raise WorkFailed(f"{len(report.problems)} damaged records and {len(report.mismatches)} of {report.checked} "
+        raise WorkFailed(f"{len(report.problems)} problems (damaged pages or records) and {len(report.mismatches)} of {report.checked} "
                          f"stored values differ from a fresh evaluation",
                          "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
                          + " drops them so that they are recomputed (ruma store backup first)")
@@ -146,6 +165,7 @@ def run_repair(args: argparse.Namespace) -> int:
     """Rebuild the store from its sound records."""
     from ruma.server.store.codec import StoreDamagedError, StoreError
     from ruma.server.store.repair import repair_store
+    from ruma.server.store.verify import LISTED
 
     if getattr(args, "legacy_dir", None):
         raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
@@ -161,7 +181,9 @@ def run_repair(args: argparse.Namespace) -> int:
     lines = [f"kept {report.kept.get('games', 0)} games and {report.kept.get('positions', 0)} positions; dropped "
              f"{len(report.problems)} damaged records and {len(report.mismatches)} wrong values (they are recomputed "
              f"when next asked for); the old file is {report.damaged_copy}"]
-    lines += [f"  DROPPED {bad['table']} {bad['key']}: {bad['problem']}" for bad in report.problems]
+    lines += [f"  DROPPED {bad['table']} {bad['key']}: {bad['problem']}" for bad in report.problems[:LISTED]]
+    if len(report.problems) > LISTED:
+        lines.append(f"  ... and {len(report.problems) - LISTED} more")
     lines += [f"  DROPPED {bad['ruleset']} {bad['position']}: stored {bad['stored']}, expected {bad['expected']}"
               for bad in report.mismatches]
     with Output(args.format) as out:

@@ -34,7 +34,7 @@ DEFAULT_BATCH_SIZE = 16384
 DEFAULT_BATCH_SECONDS = 2.0
 READ_TXN_USES = 4096  # lookups served by one cached read transaction before it is renewed
 READ_TXN_SECONDS = 0.05  # ... or seconds: other processes' commits show within this delay
-_DB_NAMES = ("games", "game_index", "positions", "meta", "by_value")
+_DB_NAMES = ("games", "game_index", "positions", "meta", "by_value", "unverified")
 _COUNT = b"count/"  # meta: count/<code><version> -> 8-byte entry count
 _RULESET = b"ruleset/"  # meta: ruleset/<code><version> -> ruleset name
 
@@ -216,14 +216,7 @@ class _Core(GameTable, BulkOps):
             ):
                 tls.uses += 1
                 return txn
-            tls.txn = None
-            with self.txns_lock:
-                if self.read_txns.get(threading.get_ident()) is txn:
-                    del self.read_txns[threading.get_ident()]
-            try:
-                txn.abort()
-            except lmdb.Error:
-                pass
+            self._drop_reader()
         txn = self.env.begin(db=self.dbs["positions"], buffers=False)
         tls.txn, tls.generation, tls.uses = txn, self.generation, 0
         tls.expires = time.monotonic() + READ_TXN_SECONDS
@@ -267,9 +260,34 @@ class _Core(GameTable, BulkOps):
                 return self.decode(txn, key, raw)[0]
             except lmdb.MapResizedError:
                 pass
+            except lmdb.Error as error:
+                raise self.damaged_read(key, error) from error
             finally:
                 lock.leave()
             self._adopt()
+
+    def damaged_read(self, key: bytes, error: Exception) -> codec.CorruptRecordError:
+        """The ``CorruptRecordError`` (``DATA_LOSS``) of a read LMDB failed (a damaged page), after
+        dropping this thread's cached read transaction: LMDB marks a transaction that met a damaged
+        page unusable (later reads on it fail with ``MDB_BAD_TXN``), so the next read begins a
+        fresh one and only the items on the damaged page fail."""
+        self._drop_reader()
+        return codec.CorruptRecordError("positions", key, f"LMDB cannot read it ({str(error).splitlines()[0]})")
+
+    def _drop_reader(self) -> None:
+        """Abort and forget this thread's cached read transaction."""
+        tls = self.tls
+        txn: Any = getattr(tls, "txn", None)
+        if txn is None:
+            return
+        tls.txn = None
+        with self.txns_lock:
+            if self.read_txns.get(threading.get_ident()) is txn:
+                del self.read_txns[threading.get_ident()]
+        try:
+            txn.abort()
+        except lmdb.Error:
+            pass
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         kind = type(value)

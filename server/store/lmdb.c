@@ -27,7 +27,7 @@
 #include "lmdb.h"
 #include "records.h"
 
-#define MAX_DBS 7        /* as store.core opens the environment: its five tables and room */
+#define MAX_DBS 8        /* as store.core opens the environment: its six tables and room */
 #define MAX_READERS 254
 #define COUNT_PREFIX "count/"
 #define RULESET_PREFIX "ruleset/"
