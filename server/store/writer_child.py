@@ -29,7 +29,12 @@ def main(argv: list[str]) -> int:
     transaction), answer ``ok`` or ``error ...`` a line each, in order."""
     import gc
     import queue
+    import signal
 
+    # A Ctrl-C at a terminal reaches the whole foreground process group, this child too: whether
+    # the batches it holds are still wanted is its parent's decision, which ends this child by
+    # closing its stdin (the last batch written, answered, and the environment closed).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # No cyclic collector: the child makes short-lived, acyclic objects only (a batch's tuples of
     # bytes, freed by reference counting), and the collector, triggered by their allocations
     # alone, took 7% of its time walking them (py-spy, a cold impartial Atomic Wari evaluation).
