@@ -80,6 +80,7 @@ class BulkOps:
     _adopt: Callable[[], None]
     decode: Callable[[Any, bytes, bytes], tuple[Value, int]]
     damaged_read: Callable[[bytes, Exception], Any]
+    tls: Any
 
     def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
         """The stored (or buffered) value of each key, ``None`` where there is none; a record that
@@ -111,6 +112,10 @@ class BulkOps:
             try:
                 txn = self._reader()
                 found: list[Any] = list(map(txn.get, keys))  # (one C loop: most are misses)
+                if self.tls.marks:  # unverified uploads read as misses (``store.provenance``)
+                    marks = self.dbs["unverified"]
+                    found = [None if raw is not None and txn.get(key, db=marks) is not None else raw
+                             for key, raw in zip(keys, found)]
                 misses = found.count(None)
                 if misses == len(found) and not jobs:
                     return found

@@ -2,9 +2,11 @@
 
 * ``ruma store stats`` — entries per ruleset, games, bytes used, bytes per entry.
 * ``ruma store backup DEST`` — a consistent, compacted copy taken while the store is in use.
-* ``ruma store verify [--full] [--sample N]`` — checks the records of every table (all of them
-  with ``--full``, else N per table) and re-evaluates N random stored positions from scratch
-  (``ruma.server.store.verify``); any problem or mismatch exits with status 1 and is listed.
+* ``ruma store verify [--full] [--sample N] [--revalue]`` — checks the records of every table
+  (all of them with ``--full``, else N per table) and re-evaluates N random stored positions from
+  scratch (``ruma.server.store.verify``); any problem or mismatch exits with status 1 and is
+  listed. ``--revalue`` first re-values every uploaded value not re-valued yet and replaces those
+  found wrong (``ruma.server.store.provenance``).
 * ``ruma store repair [--sample N]`` — rebuilds the store from the records that pass every check,
   dropping the rest (and positions whose re-evaluated value differs) so that they are recomputed
   (``ruma.server.store.repair``); the old file is kept beside it.
@@ -126,9 +128,15 @@ def run_verify(args: argparse.Namespace) -> int:
     from ruma.server.store.codec import StoreDamagedError
     from ruma.server.store.verify import LISTED, verify_directory
 
+    revalued: dict[str, Any] | None = None
     with progress("checking the store", unit="records", enabled=args.progress) as bar:
         try:
             with opened(args) as store:
+                if args.revalue:
+                    from ruma.server.store.provenance import revalue_store
+
+                    checked, corrections = revalue_store(store)
+                    revalued = {"checked": checked, "corrected": corrections}
                 report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
         except Unreachable as refused:
             if not isinstance(refused.__context__, StoreDamagedError):
@@ -150,8 +158,15 @@ def run_verify(args: argparse.Namespace) -> int:
     for bad in report.mismatches:
         lines.append(f"  MISMATCH {bad['ruleset']} {bad['position']}: stored {bad['stored']}, "
                      f"expected {bad['expected']} (key {bad['key']})")
+    record = report.to_dict()
+    if revalued is not None:
+        record["revalued"] = revalued
+        lines.append(f"unverified uploads re-valued: {revalued['checked']}, found wrong and replaced: "
+                     f"{len(revalued['corrected'])}")
+        lines += [f"  CORRECTED {c['ruleset']} {c['position']}: uploaded as {c['stored']}, is {c['value']}"
+                  for c in revalued["corrected"]]
     with Output(args.format) as out:
-        out.emit(report.to_dict(), "\n".join(lines))
+        out.emit(record, "\n".join(lines))
     if not report.ok:
         raise WorkFailed(f"{len(report.problems)} problems (damaged pages or records) and {len(report.mismatches)} of {report.checked} "
                          f"stored values differ from a fresh evaluation",
@@ -220,6 +235,9 @@ def register(subparsers: Any) -> None:
     verify.add_argument("--sample", type=count, default=100, metavar="N",
                         help="records per table to check without --full, and positions to re-evaluate (100)")
     verify.add_argument("--seed", type=int, default=None, help="random seed for the sample")
+    verify.add_argument("--revalue", action="store_true",
+                        help="first re-value every uploaded value the server has not re-valued yet, replacing "
+                             "those found wrong (stop the server first: it caches values)")
     add_format_option(verify, lists=False)
     add_progress_option(verify)
     verify.set_defaults(handler=run_verify)

@@ -23,6 +23,7 @@ from ruma.server.store import codec
 from ruma.server.store.codec import StoreDamagedError, StoreError
 from ruma.server.store.bulk import BulkOps, add_counts
 from ruma.server.store.games import GameTable, Value
+from ruma.server.store.provenance import UploadMarks
 from ruma.server.store.writer import BulkWriter, find_in
 
 T = TypeVar("T")
@@ -93,12 +94,13 @@ class _SharedExclusiveLock:
                     self._exclusive = False
 
 
-class _Core(GameTable, BulkOps):
+class _Core(GameTable, BulkOps, UploadMarks):
     """One open environment of one process: the part every ``LmdbStore`` on a path shares."""
 
     def __init__(self, path: Path, create: bool, map_size: int, batch_size: int, batch_seconds: float,
-                 use_writer: bool = False) -> None:
+                 use_writer: bool = False, hide_unverified: bool = False) -> None:
         self.path = path
+        self.hide_unverified = hide_unverified  # marked uploads read as misses (``store.provenance``)
         self.pid = os.getpid()
         self.refs = 0
         self.closed = False
@@ -219,6 +221,7 @@ class _Core(GameTable, BulkOps):
             self._drop_reader()
         txn = self.env.begin(db=self.dbs["positions"], buffers=False)
         tls.txn, tls.generation, tls.uses = txn, self.generation, 0
+        tls.marks = txn.stat(self.dbs["unverified"])["entries"] if self.hide_unverified else 0
         tls.expires = time.monotonic() + READ_TXN_SECONDS
         with self.txns_lock:
             self.read_txns[threading.get_ident()] = txn
@@ -237,7 +240,9 @@ class _Core(GameTable, BulkOps):
             self.env.set_mapsize(0)
 
     # -- games ---------------------------------------------------------------------------------
-    def lookup(self, key: bytes) -> Value | None:
+    def lookup(self, key: bytes, served: bool = False) -> Value | None:
+        """The stored (or buffered) value of ``key``; in a store opened with ``hide_unverified``,
+        an unverified upload reads as a miss unless ``served`` (a reply reads it; a search not)."""
         if not 3 <= len(key) <= self.max_key:
             return None  # never stored (``insert`` skips such keys), and LMDB refuses to look them up
         hit = self.buffer.get(key)
@@ -255,6 +260,8 @@ class _Core(GameTable, BulkOps):
                 raw = txn.get(key)
                 if raw is None:
                     return find_in(jobs, key) if jobs else None
+                if self.tls.marks and not served and txn.get(key, db=self.dbs["unverified"]) is not None:
+                    return None  # an unverified upload, and this store is one the server computes with
                 if len(raw) == 6 and raw[0] < 0x80 and raw[0] & 1 == 0 and raw[-4:] == codec.checksum(key, raw[:2]):
                     return raw[0] >> 1  # type: ignore[no-any-return]  # a one-byte nim value, sealed
                 return self.decode(txn, key, raw)[0]

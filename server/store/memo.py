@@ -90,6 +90,8 @@ class LmdbStore:
     opened on a path in a process; later ones share its environment and buffer.
     ``writer_process``: large batches of nim values handed to ``insert_many`` are written by a child
     process while the caller goes on (``store.writer``); ``False`` writes them in line.
+    ``hide_unverified``: uploaded values the server has not re-valued yet read as misses (a store
+    the server computes with; ``store.provenance``).
     """
 
     def __init__(
@@ -101,13 +103,14 @@ class LmdbStore:
         batch_seconds: float = DEFAULT_BATCH_SECONDS,
         map_size: int = DEFAULT_MAP_SIZE,
         writer_process: bool = True,
+        hide_unverified: bool = False,
     ) -> None:
         self.path = Path(path).resolve()
         ident = (os.getpid(), str(self.path))
         with _CORES_LOCK:
             core = _CORES.get(ident)
             if core is None or core.closed:
-                core = _Core(self.path, create, map_size, batch_size, batch_seconds, writer_process)
+                core = _Core(self.path, create, map_size, batch_size, batch_seconds, writer_process, hide_unverified)
                 _CORES[ident] = core
             core.refs += 1
         self._core: _Core | None = core
@@ -140,6 +143,11 @@ class LmdbStore:
         if core is None:
             raise StoreError(f"store {str(self.path)!r} is closed")
         return core.lookup(key)
+
+    def lookup_served(self, key: bytes) -> Value | None:
+        """``lookup`` that reads an unverified upload as stored also where this store hides them
+        from searches (``hide_unverified``): what a reply, such as a census, reads."""
+        return self.core.lookup(key, True)
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         """Buffer ``value`` under ``key``; the first value stored under a key is kept."""
@@ -186,6 +194,28 @@ class LmdbStore:
         if core.recent is None:
             core.recent = new_compact_memo()
         return core.recent
+
+    # -- provenance (``store.provenance``) -------------------------------------------------------
+    def insert_unverified(self, items: Iterable[tuple[bytes, Value]]) -> int:
+        """Store uploaded entries, marked unverified (a key stored already keeps its value); how many were new."""
+        return self.core.insert_unverified(items)
+
+    def unverified_among(self, keys: Sequence[bytes]) -> list[bool]:
+        """Whether each key's stored value is an upload the server has not re-valued yet."""
+        return self.core.unverified_among(keys)
+
+    def unverified_count(self) -> int:
+        """How many stored values are unverified uploads."""
+        return self.core.unverified_count()
+
+    def unverified_entries(self, limit: int, after: bytes = b"") -> list[tuple[bytes, Value | None]]:
+        """Up to ``limit`` unverified keys after ``after``, with their stored values."""
+        return self.core.unverified_entries(limit, after)
+
+    def settle(self, truths: Sequence[tuple[bytes, Value]]) -> list[bool]:
+        """The server's own values of unverified keys (one transaction): unmarked, and each replaced
+        if it differs (True)."""
+        return self.core.settle(truths)
 
     def flush(self) -> None:
         """Write every buffered entry now, in one atomic transaction."""
