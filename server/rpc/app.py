@@ -208,6 +208,13 @@ def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo, closers: list
     return names
 
 
+def _upload_verifier(servicer: RumaServicer) -> Any:
+    """The thread that re-values unverified uploads when the server is idle (stopped at shutdown)."""
+    from ruma.server.rpc import sweeps
+
+    return sweeps.start_upload_verifier(servicer)
+
+
 def _add_sweeps(server: grpc.Server, servicer: RumaServicer, verify_fraction: float | None) -> list[str]:
     """Register the ``Sweeps`` service (uploads of precomputed values, censuses); its names."""
     from ruma.server.rpc import sweeps
@@ -281,6 +288,7 @@ def create_server(
         servicer.runner = _runner(the_store, data, servicer.memo, servicer.limits)
         ruma_pb2_grpc.add_RumaServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]  # generated, unannotated
         services += _add_sweeps(server, servicer, verify_fraction)
+        wrapper_closers.append(_upload_verifier(servicer))
         health_servicer = health.HealthServicer(experimental_non_blocking=True)
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         if catalog:

@@ -47,6 +47,11 @@ class CachedMemo:
                 self._remember(key, value)
         return value
 
+    def forget(self, key: bytes) -> None:
+        """Drop ``key`` from memory (its stored value was replaced: a wrong upload corrected)."""
+        with self._lock:
+            self.values.pop(key, None)
+
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         """Store and remember."""
         self.store.insert(key, value, explored)

@@ -52,6 +52,7 @@ class Counters:
         self.lock = threading.Lock()
         self.started = time.monotonic()
         self.hits = self.misses = self.total = self.positions_valued = self.shared = 0
+        self.corrected = 0  # uploaded values found wrong and replaced (``store.provenance``)
 
     def record(self, message: pb.Evaluation, shared: bool = False) -> None:
         """Count one answered evaluation."""
@@ -101,6 +102,22 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 self._active -= 1
                 if not self._active:
                     self._idle.notify_all()
+
+    def idle(self) -> bool:
+        """Whether no engine call is running now."""
+        return self._active == 0
+
+    def mark_unverified(self, messages: Sequence[pb.Evaluation]) -> None:
+        """Mark the stored replies whose value (or a component's) is an upload the server has not
+        re-valued yet (``store.provenance``): one read for all of them, none when nothing is."""
+        among = getattr(self.store, "unverified_among", None)
+        if among is None or not messages or not self.store.unverified_count():  # type: ignore[attr-defined]
+            return
+        keys = [[message.key, *(c.key for c in message.components)] for message in messages]
+        flags = iter(among([key for group in keys for key in group]))
+        for message, group in zip(messages, keys):
+            if any([next(flags) for _ in group]):
+                message.unverified = True
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no engine call is running (after shutdown cancelled them); True if idle."""
@@ -179,6 +196,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         """One position's reply: from the store, else computed once for all identical calls in flight."""
         message = self.stored_message(ruleset, text, chosen, brief)
         if message is not None:
+            self.mark_unverified([message])
             self.counters.record(message)
             return message, False
         rules, state = self.parse(ruleset, text)
@@ -225,6 +243,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 else:
                     self.counters.record(message)
                     item.evaluation.CopyFrom(message)
+        self.mark_unverified([item.evaluation for item in reply.items if item.evaluation.from_store])
         if todo:
             done = self.run("evaluate_batch", (rules.name, todo, tuple(chosen), request.brief, request.max_positions),
                             budget)
@@ -255,6 +274,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 item.ClearField("evaluation")
                 item.found = False
                 item.status.code, item.status.message = _status(error, context)
+        self.mark_unverified([item.evaluation for item in reply.items if item.found])
         return reply
 
     @rpc_method
@@ -332,6 +352,8 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 server_memory=_rss(),
                 refused=pool["refused"],
                 workers_recycled=pool["recycled"],
+                unverified_entries=int(getattr(self.store, "unverified_count", lambda: 0)()),
+                uploads_corrected=counters.corrected,
             )
 
     def check_batch(self, positions: Sequence[str]) -> None:

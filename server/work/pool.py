@@ -414,7 +414,7 @@ def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, parent: i
     from ruma.server.store.memo import LmdbStore
     from ruma.server.work.tasks import TASKS, Context
 
-    store = LmdbStore(store_path, create=False, batch_seconds=0)
+    store = LmdbStore(store_path, create=False, batch_seconds=0, hide_unverified=True)  # (computes on no unverified upload)
     conn.send(("ready", _rss()))
     try:
         while True:
