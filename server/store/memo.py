@@ -28,6 +28,7 @@ environment, buffer, flushes, lookups), ``store.bulk`` (batched lookups and inse
 from __future__ import annotations
 
 import atexit
+import itertools
 import logging
 import os
 import random
@@ -52,6 +53,7 @@ from ruma.server.store.core import (
 )
 from ruma.server.store.codec import StoreError
 from ruma.server.store.games import Value
+from ruma.server.store.scan import reservoir
 
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
@@ -284,19 +286,10 @@ class LmdbStore:
         positions = core.dbs["positions"]
 
         def read(txn: Any) -> list[Any]:
-            chosen: list[tuple[bytes, bytes]] = []
             with txn.cursor(db=positions) as cursor:
                 if not cursor.set_range(prefix):
                     return []
-                for seen, (key, record) in enumerate(cursor):
-                    if not key.startswith(prefix):
-                        break
-                    if seen < n:
-                        chosen.append((key, record))
-                    else:
-                        j = rng.randrange(seen + 1)
-                        if j < n:
-                            chosen[j] = (key, record)
+                chosen = reservoir(itertools.takewhile(lambda item: item[0].startswith(prefix), cursor), n, rng)
             if raw:
                 return chosen
             return [(key, core.decode(txn, key, record)[0]) for key, record in chosen]

@@ -21,7 +21,7 @@ records fit.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from ruma.server.store import codec
 from ruma.server.store.pages import PageFile
@@ -32,6 +32,22 @@ COUNT = b"count/"
 RULESET = b"ruleset/"
 _META_KEYS = (b"schema_version", b"created_engine_version", b"engine_version")
 UNVERIFIED_MARK = b"U"  # the payload of an ``unverified`` record starts with it (then 8 bytes: upload time)
+
+
+T = TypeVar("T")
+
+
+def reservoir(items: Iterable[T], n: int, rng: random.Random) -> list[T]:
+    """Up to ``n`` of ``items`` drawn uniformly in one pass (reservoir sampling)."""
+    chosen: list[T] = []
+    for seen, item in enumerate(items):
+        if seen < n:
+            chosen.append(item)
+        else:
+            j = rng.randrange(seen + 1)
+            if j < n:
+                chosen[j] = item
+    return chosen
 
 
 def payload(table: str, key: bytes, value: bytes) -> bytes | None:

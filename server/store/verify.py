@@ -27,7 +27,8 @@ from ruma.server.store import codec
 from ruma.server.store.codec import StoreDamagedError
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.pages import PageError, PageFile
-from ruma.server.store.scan import TABLES, Scan, belongs, payload
+from ruma.server.store.games import rebuild_game
+from ruma.server.store.scan import TABLES, Scan, belongs, payload, reservoir
 
 __all__ = ["TABLES", "VerifyReport", "verify_directory", "verify_store"]
 
@@ -117,41 +118,22 @@ def stored_value(pages: PageFile, key: bytes, data: bytes, games: dict[int, Game
     is_game, number, _ = codec.decode_entry(data)
     if not is_game:
         return number
-    stack = [number]
-    while stack:
-        sid = stack[-1]
-        if sid in games:
-            stack.pop()
-            continue
+
+    def options_of(sid: int) -> tuple[list[int], list[int]]:
         gid = codec.encode_game_id(sid)
         raw = pages.get("games", gid)
         options = None if raw is None else payload("games", gid, raw)
         if options is None:
             raise codec.CorruptRecordError("games", gid, f"game {sid} is damaged or missing")
-        left, right = codec.decode_options(options)
-        missing = [i for i in left + right if i not in games]
-        if any(i >= sid for i in missing):
-            raise codec.CorruptRecordError("games", gid, f"game {sid} names a game not older")
-        if missing:
-            stack += missing
-            continue
-        games[sid] = Game.from_options([games[i] for i in left], [games[i] for i in right])
-        stack.pop()
-    return games[number]
+        return codec.decode_options(options)
+
+    return rebuild_game(number, options_of, games)
 
 
 def _reevaluate(pages: PageFile, sample: int, seed: int | None, report: VerifyReport) -> None:
     """Value up to ``sample`` uniformly drawn stored positions from scratch and compare."""
     memo = InMemoryMemo()
-    rng = random.Random(seed)
-    drawn: list[tuple[bytes, bytes]] = []
-    for seen, (key, raw) in enumerate(pages.records("positions")):  # (a reservoir over one snapshot)
-        if seen < sample:
-            drawn.append((key, raw))
-        else:
-            j = rng.randrange(seen + 1)
-            if j < sample:
-                drawn[j] = (key, raw)
+    drawn = reservoir(pages.records("positions"), sample, random.Random(seed))  # (over one snapshot)
     games: dict[int, Game] = {}
     for key, raw in drawn:
         data = payload("positions", key, raw)
