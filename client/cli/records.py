@@ -105,6 +105,7 @@ def evaluation_record(evaluation: "Evaluation", notation: str = "unicode") -> di
                        for c in evaluation.components],
         "from_store": evaluation.from_memo,
         "shared": False,
+        "unverified": False,  # (a local store's values are its own computations or verified uploads' alike)
         "stats": {"positions_valued": stats.positions_valued, "memo_hits": stats.memo_hits,
                   "memo_misses": stats.memo_misses, "seconds": round(stats.seconds, 6)},
     }
