@@ -7,6 +7,9 @@
   scratch (``ruma.server.store.verify``); any problem or mismatch exits with status 1 and is
   listed. ``--revalue`` first re-values every uploaded value not re-valued yet and replaces those
   found wrong (``ruma.server.store.provenance``).
+* ``ruma store compact`` — rewrites the store into a new file with every page full (records put
+  again in key order through LMDB's append path), verifies it and puts it in place
+  (``ruma.server.store.rewrite``); a killed run goes on where it stopped.
 * ``ruma store repair [--sample N]`` — rebuilds the store from the records that pass every check,
   dropping the rest (and positions whose re-evaluated value differs) so that they are recomputed
   (``ruma.server.store.repair``); the old file is kept beside it.
@@ -206,6 +209,27 @@ def run_repair(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_compact(args: argparse.Namespace) -> int:
+    """Rewrite the store densely (``ruma.server.store.rewrite``)."""
+    from ruma.server.store.codec import StoreDamagedError, StoreError
+    from ruma.server.store.rewrite import compact_store
+
+    directory = data_directory(args, create=False)
+    try:
+        with progress("compacting the store", unit="records", enabled=args.progress) as bar:
+            report = compact_store(directory, bar)
+    except StoreDamagedError as error:
+        raise Unreachable(str(error).splitlines()[0], MEND) from None
+    except StoreError as error:
+        raise Unreachable(str(error).splitlines()[0], "stop every process using the store first"
+                          if "another process" in str(error) else None) from None
+    line = (f"compacted {sum(report.records.values())} records: {report.bytes_before} -> {report.bytes_after} bytes"
+            + (" (a killed run finished)" if report.resumed else ""))
+    with Output(args.format) as out:
+        out.emit(report.to_dict(), line)
+    return 0
+
+
 def _legacy_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("legacy_dir", nargs="?", help=argparse.SUPPRESS)  # the old positional DIR
 
@@ -241,6 +265,12 @@ def register(subparsers: Any) -> None:
     add_format_option(verify, lists=False)
     add_progress_option(verify)
     verify.set_defaults(handler=run_verify)
+
+    compact = commands.add_parser("compact", help="rewrite the store densely, full pages (stop the server first)")
+    add_data_option(compact)
+    add_format_option(compact, lists=False)
+    add_progress_option(compact)
+    compact.set_defaults(handler=run_compact)
 
     repair = commands.add_parser("repair", help="rebuild the store from its sound records (stop the server first)")
     _legacy_dir(repair)

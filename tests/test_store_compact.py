@@ -1,0 +1,110 @@
+"""``ruma store compact``: the store rewritten densely holds every record it held, in less file.
+
+The store is one a sweep wrote (impartial Sowing of at most 11 seeds, partizan Sowing of at most
+6: nim values and games); LMDB itself reads every table before and after and they must be equal.
+A compaction stopped half-way (by an interruption between its transactions, or between the two
+renames of its swap) is finished by the next run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import lmdb
+import pytest
+
+from ruma.client.cli import main
+from ruma.client.sweep.driver import sweep_store
+from ruma.engine.families.enum import Family
+from ruma.server.store import rewrite
+from ruma.server.store.codec import StoreError
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.rewrite import compact_store
+
+
+def everything(path: Path) -> dict[bytes, list[tuple[bytes, bytes]]]:
+    """Every record of every table, read by LMDB."""
+    env = lmdb.open(str(path), readonly=True, lock=False, max_dbs=16)
+    try:
+        with env.begin() as txn:
+            names = [key for key, _ in txn.cursor()]
+            return {name: list(txn.cursor(db=env.open_db(name, txn=txn, create=False))) for name in names}
+    finally:
+        env.close()
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[bytes, Any]]:
+    path = tmp_path_factory.mktemp("compact") / "store"
+    sweep_store(Family.of("impartial-sowing", (0, 11)), str(path), workers=1)
+    sweep_store(Family.of("sowing", (0, 6)), str(path), workers=1)
+    return path, everything(path)
+
+
+def copy_of(swept: tuple[Path, Any], where: Path) -> Path:
+    store = where / "store"
+    store.mkdir(parents=True)
+    shutil.copyfile(swept[0] / "data.mdb", store / "data.mdb")
+    return store
+
+
+def test_compact_keeps_every_record_in_less_file(swept: tuple[Path, dict[bytes, Any]], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    store = copy_of(swept, tmp_path)
+    before = (store / "data.mdb").stat().st_size
+    assert main(["store", "compact", "--data", str(store), "--json", "--no-progress"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert everything(store) == swept[1]
+    after = (store / "data.mdb").stat().st_size
+    assert report["bytes_before"] == before and report["bytes_after"] == after < 0.85 * before
+    assert report["records"][b"positions".decode()] == len(swept[1][b"positions"])
+    assert not (store / rewrite.WORK).exists()
+    assert main(["store", "verify", "--full", "--data", str(store)]) == 0
+
+
+def test_a_compaction_stopped_half_way_is_finished_by_the_next_run(swept: tuple[Path, dict[bytes, Any]],
+                                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = copy_of(swept, tmp_path)
+    monkeypatch.setattr(rewrite, "CHUNK", 10_000)
+
+    def stop(done: int) -> None:
+        if done >= 60_000:
+            raise KeyboardInterrupt  # (as a Ctrl-C between two of its transactions)
+
+    with pytest.raises(KeyboardInterrupt):
+        compact_store(store, stop)
+    assert (store / rewrite.WORK / "new" / "data.mdb").is_file() and everything(store) == swept[1]
+    seen: list[int] = []
+    report = compact_store(store, seen.append)
+    total = sum(len(records) for records in swept[1].values())
+    assert report.resumed and seen[-1] == total - 60_000  # (went on after what it had put)
+    assert everything(store) == swept[1]
+    # stopped between the renames of the swap: the next run puts the verified copy in place
+    again = copy_of(swept, tmp_path / "again")
+    real = os.replace
+    calls: list[Any] = []
+
+    def interrupted(a: Any, b: Any) -> None:
+        calls.append((a, b))
+        if len(calls) == 4:  # (two writes of the state file, then the swap's two renames)
+            raise KeyboardInterrupt
+        real(a, b)
+
+    monkeypatch.setattr(rewrite.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        compact_store(again)
+    monkeypatch.setattr(rewrite.os, "replace", real)
+    assert not (again / "data.mdb").exists()
+    assert compact_store(again).resumed
+    assert everything(again) == swept[1]
+
+
+def test_compact_refuses_a_store_in_use(swept: tuple[Path, dict[bytes, Any]], tmp_path: Path) -> None:
+    store = copy_of(swept, tmp_path)
+    with LmdbStore(store, create=False):
+        with pytest.raises(StoreError, match="open in another process"):
+            compact_store(store)
