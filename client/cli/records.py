@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 KINDS = (
     "evaluation", "value", "option", "load-summary", "ruleset", "nim-value", "p-position", "octal",
     "named-position", "stored-position", "theorem", "verification-run", "seed", "removed", "db-revision",
-    "store-stats", "store-backup", "store-verify", "store-repair", "server", "tchoukaillon-board", "tchoukaillon-min-stones",
+    "store-stats", "store-backup", "store-verify", "store-repair", "store-compact", "server", "tchoukaillon-board",
+    "tchoukaillon-min-stones",
     "tchoukaillon-complete", "tchoukaillon-check", "tchoukaillon-graph", "picture", "sweep-summary", "census-row",
 )
 

@@ -7,6 +7,7 @@
   ``pages``, ``scan``: the file read page by page without LMDB, and the record checks over it;
   ``provenance``: uploaded values marked unverified until the server re-values them;
   ``rewrite``: ``ruma store compact`` (the store rewritten densely, verified, swapped in);
+  ``migrate``: older schemas converted on open, once;
   ``commands``: ``ruma store``. ``native.c``, ``lmdb.c`` and ``records.h`` are the C module
   ``ruma.server.store._native`` (per-record bytes and the writer's transactions).
 

@@ -29,13 +29,13 @@ from ruma.server.store.writer import BulkWriter, find_in
 T = TypeVar("T")
 log = logging.getLogger("ruma.server")
 
-SCHEMA_VERSION = 2  # 2: every record sealed with a CRC32C (store.codec); 1 is migrated on open
+SCHEMA_VERSION = 3  # 3: one B-tree entry a position; 2 (by_value too) and 1 (no seals) are migrated on open
 DEFAULT_MAP_SIZE = 64 << 20
 DEFAULT_BATCH_SIZE = 16384
 DEFAULT_BATCH_SECONDS = 2.0
 READ_TXN_USES = 4096  # lookups served by one cached read transaction before it is renewed
 READ_TXN_SECONDS = 0.05  # ... or seconds: other processes' commits show within this delay
-_DB_NAMES = ("games", "game_index", "positions", "meta", "by_value", "unverified")
+_DB_NAMES = ("games", "game_index", "positions", "meta", "unverified")
 _COUNT = b"count/"  # meta: count/<code><version> -> 8-byte entry count
 _RULESET = b"ruleset/"  # meta: ruleset/<code><version> -> ruleset name
 
@@ -107,8 +107,10 @@ class _Core(GameTable, BulkOps, UploadMarks):
         if not create and not (path / "data.mdb").is_file():
             raise StoreError(f"no LMDB store in {str(path)!r} (data.mdb missing)")
         from ruma.server.store.check import check_files
+        from ruma.server.store.migrate import migrate_if_older
 
         check_files(path)  # a truncated or foreign data.mdb is refused before it is mapped (no SIGBUS)
+        migrate_if_older(path)  # a store of an older schema is converted first, once
         try:
             path.mkdir(parents=True, exist_ok=True)
             self.env = lmdb.open(
@@ -158,11 +160,6 @@ class _Core(GameTable, BulkOps, UploadMarks):
         if schema is None:
             txn.put(b"schema_version", str(SCHEMA_VERSION).encode(), db=meta)
             txn.put(b"created_engine_version", codec.seal(b"created_engine_version", ENGINE_VERSION.encode()), db=meta)
-        elif schema == b"1":
-            from ruma.server.store.check import migrate_v1
-
-            migrate_v1(txn, self.dbs)
-            txn.put(b"schema_version", str(SCHEMA_VERSION).encode(), db=meta)
         elif schema != str(SCHEMA_VERSION).encode():
             raise StoreError(
                 f"store {str(self.path)!r} has schema version {schema.decode(errors='replace')!r}, "
@@ -378,12 +375,10 @@ class _Core(GameTable, BulkOps, UploadMarks):
         pending: dict[int, int] = {}
         made: dict[int, Game] = {}
         next_id: list[int] = []
-        positions, by_value, meta = self.dbs["positions"], self.dbs["by_value"], self.dbs["meta"]
+        positions, meta = self.dbs["positions"], self.dbs["meta"]
         counts: dict[bytes, int] = {}
-        known, intern, varint, max_key = self.to_store, self._intern, codec.encode_varint, self.max_key
-        seal, checksum = codec.seal, codec.checksum
+        known, intern, varint, seal = self.to_store, self._intern, codec.encode_varint, codec.seal
         put_position = txn.cursor(db=positions).put
-        put_index = txn.cursor(db=by_value).put
         for key, (value, explored) in items:
             if isinstance(value, int):
                 raw = value << 1
@@ -396,12 +391,6 @@ class _Core(GameTable, BulkOps, UploadMarks):
             if put_position(key, seal(key, encoded + (b"\x00" if not explored else varint(explored))), overwrite=False):
                 prefix = key[:2]
                 counts[prefix] = counts.get(prefix, 0) + 1
-                if len(key) > 2 and key[2] == 0 and len(key) < 0xFFFF:  # the common case of codec.complexity, inline
-                    index = prefix + encoded + sum(key[3:]).to_bytes(4, "big") + len(key).to_bytes(2, "big") + key
-                else:
-                    index = codec.by_value_key(key, encoded)
-                if len(index) <= max_key:
-                    put_index(index, checksum(index, b""))
         add_counts(txn, meta, counts)
         return made
 

@@ -7,7 +7,8 @@ manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``doc
 
 * Sub-databases ``games`` (store game id → options as store ids), ``game_index`` (options → store
   game id), ``positions`` (canonical key → value and explored count), ``meta`` (schema, engine
-  and ruleset versions, entry counts) and ``by_value`` ((code, version, value, complexity, key)).
+  and ruleset versions, entry counts) and ``unverified`` (uploads not re-valued yet); one B-tree
+  entry a position (schema 3).
 * Store game ids are not ``Game.id`` (which is per process): a game is interned recursively into
   ``games``/``game_index`` inside the write transaction that first needs it, and rebuilt with
   ``Game.from_options`` when read. LMDB serialises writers and the index is consulted inside the
@@ -28,6 +29,7 @@ environment, buffer, flushes, lookups), ``store.bulk`` (batched lookups and inse
 from __future__ import annotations
 
 import atexit
+import heapq
 import itertools
 import logging
 import os
@@ -135,7 +137,7 @@ class LmdbStore:
         return self.core.env
 
     def db(self, name: str) -> Any:
-        """A named sub-database handle (``games``, ``game_index``, ``positions``, ``meta``, ``by_value``)."""
+        """A named sub-database handle (``games``, ``game_index``, ``positions``, ``meta``, ``unverified``)."""
         return self.core.dbs[name]
 
     # -- Memo ----------------------------------------------------------------------------------
@@ -301,11 +303,12 @@ class LmdbStore:
         """Keys of stored positions of a ruleset whose value is ``value``, simplest first.
 
         Simplest means fewest seeds (sum of the state), then shortest key. ``version=None``
-        searches every version of the ruleset the store holds.
+        searches every version of the ruleset the store holds. The ruleset's positions are read
+        in one pass (schema 3 keeps no index by value: ``docs/store.md``, "Searches by value").
         """
         core = self.core
         core.flush()
-        by_value, meta = core.dbs["by_value"], core.dbs["meta"]
+        positions, meta = core.dbs["positions"], core.dbs["meta"]
 
         def read(txn: Any) -> list[bytes]:
             if isinstance(value, int):
@@ -326,21 +329,10 @@ class LmdbStore:
                             if not key.startswith(start):
                                 break
                             versions.append(key[len(start)])
-            found: list[bytes] = []
+            found: list[tuple[bytes, bytes]] = []  # (complexity, key), the ``limit`` simplest kept
             for v in versions:
-                prefix = codec.by_value_prefix(ruleset_code, v, encoded)
-                with txn.cursor(db=by_value) as cursor:
-                    if not cursor.set_range(prefix):
-                        continue
-                    for key, record in cursor:
-                        if not key.startswith(prefix) or len(found) >= limit * len(versions):
-                            break
-                        if record != codec.checksum(key, b""):
-                            log.error("skipping a damaged by_value entry %s in %s", key.hex(), self.path)
-                            continue
-                        found.append(key[len(prefix):])
-            found.sort()
-            return [entry[codec.COMPLEXITY_BYTES:] for entry in found[:limit]]
+                found += _simplest_with_value(txn, positions, bytes((ruleset_code, v)), encoded, limit, self.path)
+            return [key for _, key in heapq.nsmallest(limit, found)]
 
         return core._read(read)
 
@@ -374,7 +366,6 @@ class LmdbStore:
                 "rulesets": rulesets,
                 "tree_pages": pages,
                 "games": txn.stat(core.dbs["games"])["entries"],
-                "index_entries": txn.stat(core.dbs["by_value"])["entries"],
                 "schema_version": int(txn.get(b"schema_version", db=meta)),
                 "engine_version": _meta_text(txn, meta, b"engine_version"),
             }
@@ -400,24 +391,18 @@ class LmdbStore:
         return result
 
     def delete_positions(self, keys: list[bytes]) -> int:
-        """Delete stored positions (with their ``by_value`` entries and counts); returns how many.
+        """Delete stored positions (and their counts); returns how many.
 
         For repairs: a dropped position is simply recomputed when next asked for."""
         core = self.core
         core.flush()
-        positions, by_value, meta = core.dbs["positions"], core.dbs["by_value"], core.dbs["meta"]
+        positions, meta = core.dbs["positions"], core.dbs["meta"]
 
         def write(txn: Any) -> int:
             removed: dict[bytes, int] = {}
             for key in keys:
-                record = txn.get(key, db=positions)
-                if record is None:
+                if txn.get(key, db=positions) is None:
                     continue
-                try:
-                    is_game, number, _ = codec.decode_entry(codec.unseal("positions", key, record))
-                    txn.delete(codec.by_value_key(key, codec.encode_value(is_game, number)), db=by_value)
-                except (codec.CodecError, codec.CorruptRecordError):
-                    pass
                 txn.delete(key, db=positions)
                 removed[key[:2]] = removed.get(key[:2], 0) + 1
             for prefix, n in removed.items():
@@ -452,3 +437,34 @@ def _meta_text(txn: Any, meta: Any, key: bytes) -> str:
     """A sealed text record of ``meta`` ("" when absent)."""
     raw = txn.get(key, db=meta)
     return "" if raw is None else codec.unseal("meta", key, raw).decode(errors="replace")
+
+
+def _simplest_with_value(txn: Any, positions: Any, prefix: bytes, encoded: bytes, limit: int,
+                         path: Path) -> list[tuple[bytes, bytes]]:
+    """``(complexity, key)`` of the ``limit`` simplest positions under ``prefix`` whose sound record
+    holds the value ``encoded`` (one pass over the ruleset's records; a damaged record is logged
+    and skipped)."""
+    best: list[tuple[bytes, bytes]] = []  # a max-heap by complexity, as negated sort keys
+    worst: bytes | None = None
+    with txn.cursor(db=positions) as cursor:
+        if not cursor.set_range(prefix):
+            return []
+        for key, record in cursor:
+            if not key.startswith(prefix):
+                break
+            if not record.startswith(encoded):
+                continue
+            rank = codec.complexity(key) + key
+            if worst is not None and len(best) >= limit and rank >= worst:
+                continue
+            try:
+                if codec.decode_entry(codec.unseal("positions", key, record))[:2] != codec.decode_value(encoded)[:2]:
+                    continue
+            except (codec.CodecError, codec.CorruptRecordError):
+                log.error("skipping a damaged position record %s in %s", key.hex(), path)
+                continue
+            best.append((rank, key))
+            if len(best) > 4 * limit:
+                best = heapq.nsmallest(limit, best)
+                worst = best[-1][0]
+    return [(rank, key) for rank, key in heapq.nsmallest(limit, best)]

@@ -275,6 +275,7 @@ class PageFile:
         the free pages, and the orphan leaves of the tables that lost a subtree."""
         self.overflow_pages: set[int] = set()
         self.leaves: dict[str, list[int]] = {}
+        self.branches: dict[str, list[int]] = {}  # the branch pages read, per table
         reached: set[int] = set()
         for name, table in self.tables.items():
             self.leaves[name] = self._reach(name, table, reached)
@@ -308,6 +309,7 @@ class PageFile:
                 if depth > 32:
                     raise PageError("the tree is deeper than any LMDB tree")
                 children = self._branch(pgno)
+                self.branches.setdefault(name, []).append(pgno)
             except PageError as error:
                 table.lost.append((low, high))
                 self.problems.append(Problem(name, pgno, f"cannot be read ({error}); its keys from "
@@ -353,7 +355,7 @@ class PageFile:
         fits = [name for name, table in self.tables.items() if name not in (FREE, MAIN) and any(
             low >= a and (b is None or high < b) for a, b in table.lost)]
         if self.blind and self.belongs is not None:
-            fits = [name for name in ("meta", "games", "game_index", "positions", "by_value", "unverified")
+            fits = [name for name in ("meta", "games", "game_index", "positions", "unverified")
                     if self.belongs(name, records)]
             for name in fits:
                 self.tables.setdefault(name, _Table(_P_INVALID))

@@ -119,8 +119,8 @@ class UploadMarks:
 
     def settle(self, truths: Sequence[tuple[bytes, Value]]) -> list[bool]:
         """The server's own values of marked keys, in one transaction: each mark goes, and a stored
-        value that differs is replaced (with its ``by_value`` entry). Whether each was replaced."""
-        positions, by_value, marks = self.dbs["positions"], self.dbs["by_value"], self.dbs["unverified"]
+        value that differs is replaced. Whether each was replaced."""
+        positions, marks = self.dbs["positions"], self.dbs["unverified"]
 
         def write(txn: Any) -> tuple[dict[int, Game], list[bool]]:
             made: dict[int, Game] = {}
@@ -134,7 +134,7 @@ class UploadMarks:
                     stored = None
                 replaced = raw is not None and not same_value(stored, truth)
                 if replaced:
-                    self._replace(txn, key, raw, truth, pending, made)
+                    self._replace(txn, key, truth, pending, made)
                 txn.delete(key, db=marks)
                 done.append(replaced)
             return made, done
@@ -143,15 +143,8 @@ class UploadMarks:
         self._adopt_games(made)
         return done  # type: ignore[no-any-return]
 
-    def _replace(self, txn: Any, key: bytes, raw: bytes, truth: Value, pending: dict[int, int],
-                 made: dict[int, Game]) -> None:
-        """Put ``truth`` in place of the stored record ``raw`` of ``key`` (and its ``by_value`` entry)."""
-        positions, by_value = self.dbs["positions"], self.dbs["by_value"]
-        try:
-            old = codec.encode_value(*codec.decode_entry(codec.unseal("positions", key, raw))[:2])
-            txn.delete(codec.by_value_key(key, old), db=by_value)
-        except (codec.CodecError, codec.CorruptRecordError):
-            pass
+    def _replace(self, txn: Any, key: bytes, truth: Value, pending: dict[int, int], made: dict[int, Game]) -> None:
+        """Put ``truth`` in place of the stored record of ``key``."""
         if isinstance(truth, Game):
             sid = self.to_store.get(truth.id)
             if sid is None:
@@ -159,10 +152,7 @@ class UploadMarks:
             encoded = codec.encode_value(True, sid)
         else:
             encoded = codec.encode_value(False, truth)
-        txn.put(key, codec.seal(key, encoded + b"\x00"), db=positions)
-        index = codec.by_value_key(key, encoded)
-        if len(index) <= 511:
-            txn.put(index, codec.checksum(index, b""), db=by_value)
+        txn.put(key, codec.seal(key, encoded + b"\x00"), db=self.dbs["positions"])
 
     def _adopt_games(self, made: dict[int, Game]) -> None:
         for sid, game in made.items():

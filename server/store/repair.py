@@ -10,7 +10,8 @@ The store is rebuilt rather than patched, so that damage to LMDB's own pages is 
    page is damaged found as orphans;
 3. keep every game whose record passes (``store.scan.Scan``) and whose options are kept, with its
    store id, every position whose record passes and whose game is kept, and the ``unverified``
-   marks of kept positions; rebuild ``game_index``, ``by_value`` and the entry counts from them;
+   marks of kept positions; rebuild ``game_index`` and the entry counts from them (a schema-2 store
+   comes out as schema 3: its ``by_value`` index is left behind);
 4. with ``sample``, re-evaluate that many kept positions and drop those whose value is wrong;
 5. move the old file to ``DIR/damaged-<time>/data.mdb`` and the new one into place.
 
@@ -119,10 +120,10 @@ def _copy(scan: Scan, new: lmdb.Environment, report: RepairReport) -> None:
     writer = _Writer(new)
     meta = scan.meta(None)
     schema = meta.get(b"schema_version")
-    if schema not in (None, b"2"):
+    if schema not in (None, b"2", b"3"):
         raise StoreError(f"store has schema {schema!r}: open it once with this ruma (which adds checksums) "
                          f"before repairing it")
-    writer.put(out["meta"], b"schema_version", b"2", sealed=False)
+    writer.put(out["meta"], b"schema_version", b"3", sealed=False)
     for key in (b"created_engine_version", b"engine_version"):
         writer.put(out["meta"], key, meta.get(key, ENGINE_VERSION.encode()))
     games = scan.games()
@@ -136,9 +137,6 @@ def _copy(scan: Scan, new: lmdb.Environment, report: RepairReport) -> None:
         entry = None if data is None else scan.position(key, data)
         if entry is None or not writer.put(out["positions"], key, value, sealed=None):
             continue  # damaged (reported), or read twice (an orphan page's copy of a record)
-        index = codec.by_value_key(key, codec.encode_value(*entry))
-        if len(index) <= MAX_KEY:
-            writer.put(out["by_value"], index, b"")
         counts[key[:2]] = counts.get(key[:2], 0) + 1
         kept.add(hash(key))
     for key, value, data in scan.records("unverified"):
@@ -151,9 +149,9 @@ def _copy(scan: Scan, new: lmdb.Environment, report: RepairReport) -> None:
     writer.commit()
     report.kept = {"games": len(games), "positions": sum(counts.values())}
     scan.page_problems()
-    # problems of derived tables (game_index, by_value, counts) are mended by the rebuild: keep only
-    # those of records that were dropped, and of pages that could not be read
-    report.problems = [p for p in scan.problems if p["table"] not in ("game_index", "by_value", "meta")
+    # problems of derived tables (game_index, counts) are mended by the rebuild: keep only those of
+    # records that were dropped, and of pages that could not be read
+    report.problems = [p for p in scan.problems if p["table"] not in ("game_index", "meta")
                        or p["problem"].startswith("page ")]
 
 

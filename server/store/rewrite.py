@@ -70,7 +70,21 @@ def _set_state(work: Path, phase: str) -> None:
 def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], None] | None = None) -> CompactReport:
     """Rewrite the store in ``directory`` densely (see the module docstring); returns what it did."""
     directory = Path(directory).resolve()
-    work = directory / WORK
+    from ruma.server.store.memo import open_in_this_process
+    from ruma.server.store.repair import in_use
+
+    if open_in_this_process(directory) or in_use(directory):
+        raise StoreError(f"store {str(directory)!r} is open in another process (stop the server first)")
+    return rewrite_store(directory, WORK, progress, check=_check)
+
+
+def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], None] | None = None, *,
+                  check: Callable[[Path], int], drop: tuple[bytes, ...] = (), schema: bytes | None = None) -> CompactReport:
+    """Rewrite the store in ``directory`` through ``DIR/work_name`` (steps 2-4 of the module
+    docstring; the caller has made sure no process has it open): ``check(directory)`` refuses a damaged store and returns its last transaction id;
+    the tables named in ``drop`` are left out and ``schema``, if given, becomes the new file's
+    ``schema_version`` (a migration, ``store.migrate``)."""
+    work = directory / work_name
     report = CompactReport(resumed=work.exists())
     if _state(work) == "verified":  # killed while swapping: finish it
         report.bytes_after = _swap(directory, work)
@@ -78,19 +92,14 @@ def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], N
     data = directory / "data.mdb"
     if not data.is_file():
         raise StoreError(f"no LMDB store in {str(directory)!r} (data.mdb missing)")
-    from ruma.server.store.memo import open_in_this_process
-    from ruma.server.store.repair import in_use
-
-    if open_in_this_process(directory) or in_use(directory):
-        raise StoreError(f"store {str(directory)!r} is open in another process (stop the server first)")
-    source = _check(directory)
+    source = check(directory)
     if _state(work) != f"copying {source}":  # (a store written to since a killed run: start again)
         shutil.rmtree(work, ignore_errors=True)
         report.resumed = False
     report.bytes_before = data.stat().st_size
     (work / "new").mkdir(parents=True, exist_ok=True)
     _set_state(work, f"copying {source}")
-    report.records = _copy(directory, work / "new", progress)
+    report.records = _copy(directory, work / "new", progress, drop, schema)
     from ruma.server.store.verify import verify_directory
 
     checked = verify_directory(work / "new", sample=0, full=True)
@@ -121,9 +130,11 @@ def _check(directory: Path) -> int:
         store.close()
 
 
-def _copy(source: Path, target: Path, progress: Callable[[int], None] | None) -> dict[str, int]:
-    """Every record of every table of ``source`` put into ``target`` in key order by the append path,
-    after what ``target`` holds already; returns the records per table."""
+def _copy(source: Path, target: Path, progress: Callable[[int], None] | None, drop: tuple[bytes, ...] = (),
+          schema: bytes | None = None) -> dict[str, int]:
+    """Every record of every table of ``source`` (but those in ``drop``) put into ``target`` in key
+    order by the append path, after what ``target`` holds already; ``schema``: the new
+    ``schema_version``. Returns the records per table."""
     size = (source / "data.mdb").stat().st_size
     old = lmdb.open(str(source), readonly=True, lock=False, max_dbs=16, map_size=max(size, 1 << 20))
     new = lmdb.open(str(target), map_size=max(64 << 20, 2 * size), max_dbs=16)
@@ -131,7 +142,7 @@ def _copy(source: Path, target: Path, progress: Callable[[int], None] | None) ->
     done = 0
     try:
         with old.begin() as txn:
-            names = [key for key, _ in txn.cursor()]
+            names = [key for key, _ in txn.cursor() if key not in drop]
             for name in names:
                 source_db = old.open_db(name, txn=txn, create=False)
                 target_db = new.open_db(name)
@@ -153,6 +164,10 @@ def _copy(source: Path, target: Path, progress: Callable[[int], None] | None) ->
                         if progress is not None:
                             progress(done)
                 counts[name.decode(errors="replace")] = txn.stat(source_db)["entries"]
+            if schema is not None:
+                meta = new.open_db(b"meta")
+                with new.begin(write=True) as writing:
+                    writing.put(b"schema_version", schema, db=meta)
     finally:
         old.close()
         new.close()

@@ -7,13 +7,11 @@ may stop the process on a damaged page) and checks each record:
 * ``games``: checksum, options that decode and name only older, sound games; its ``game_index``
   entry;
 * ``game_index``: checksum, and the game it names has exactly these options;
-* ``positions``: checksum, a value that decodes, a sound game if it names one; its ``by_value``
-  entry;
-* ``by_value``: checksum, and the position it indexes is stored with that value;
+* ``positions``: checksum, a value that decodes, a sound game if it names one;
 * ``unverified``: checksum, and the position it marks is stored.
 
-A full scan checks the cross references with sets of hashes built as the tables are read (one
-pass a table, no random reads); a sampled one checks the records of random leaf pages with the
+A full scan checks the cross references with sets built as the tables are read (one pass a
+table, no random reads); a sampled one checks the records of random leaf pages with the
 tree's own searches (``PageFile.get``). ``belongs`` tells ``PageFile`` which table an orphan page's
 records fit.
 """
@@ -26,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 from ruma.server.store import codec
 from ruma.server.store.pages import PageFile
 
-TABLES = ("meta", "games", "game_index", "positions", "by_value", "unverified")
+TABLES = ("meta", "games", "game_index", "positions", "unverified")
 MAX_KEY = 511  # LMDB's longest key (MDB_MAXKEYSIZE of the LMDB py-lmdb bundles)
 COUNT = b"count/"
 RULESET = b"ruleset/"
@@ -54,8 +52,6 @@ def payload(table: str, key: bytes, value: bytes) -> bytes | None:
     """The payload of a sound record of ``table`` (``None`` when its checksum fails)."""
     if table == "meta" and key == b"schema_version":
         return value
-    if table == "by_value":
-        return b"" if value == codec.checksum(key, b"") else None
     try:
         return codec.unseal(table, key, value)
     except codec.CorruptRecordError:
@@ -73,8 +69,6 @@ def _fits(table: str, key: bytes, data: bytes) -> bool:
             return len(data) == codec.GAME_ID_BYTES
         if table == "positions":
             return len(key) >= 3 and codec.decode_entry(data) is not None
-        if table == "by_value":
-            return len(key) > 3 + codec.COMPLEXITY_BYTES
         if table == "unverified":
             return len(key) >= 3 and data[:1] == UNVERIFIED_MARK and len(data) == 9
     except codec.CodecError:
@@ -156,7 +150,7 @@ class Scan:
         for key, gid in expected.items():
             self.problem("game_index", key, f"missing or wrong entry for game {int.from_bytes(gid, 'big')}")
 
-    # -- positions and by_value ------------------------------------------------------------------
+    # -- positions ------------------------------------------------------------------------------
     def position(self, key: bytes, data: bytes) -> tuple[bool, int] | None:
         """``(is_game, number)`` of a sound ``positions`` payload, else ``None`` (and a problem)."""
         try:
@@ -201,36 +195,11 @@ class Scan:
         self.games()
         self.game_index()
         counts: dict[bytes, int] = {}
-        indexed: set[int] = set()  # hashes of the by_value keys the positions need
         stored: set[int] = set()  # hashes of the stored position keys
         for key, _, data in self.records("positions"):
             counts[key[:2]] = counts.get(key[:2], 0) + 1  # meta counts every record put
-            entry = None if data is None else self.position(key, data)
-            if entry is None:
-                continue
-            stored.add(hash(key))
-            index = codec.by_value_key(key, codec.encode_value(*entry))
-            if len(index) <= MAX_KEY:
-                indexed.add(hash(index))
-        found: set[int] = set()
-        for key, _, data in self.records("by_value"):
-            if data is None:
-                continue
-            h = hash(key)
-            if h not in indexed:
-                self.problem("by_value", key, "indexes a position that is not stored with this value")
-            found.add(h)
-        if indexed - found:
-            missing = indexed - found
-            for key, value in self.pages.records("positions"):  # (again, for the keys: only on a damaged store)
-                data = payload("positions", key, value)
-                try:
-                    entry = None if data is None else codec.decode_entry(data)[:2]
-                except codec.CodecError:
-                    continue
-                index = b"" if entry is None else codec.by_value_key(key, codec.encode_value(*entry))
-                if entry is not None and hash(index) in missing:
-                    self.problem("by_value", index, "missing or damaged entry for a stored position")
+            if data is not None and self.position(key, data) is not None:
+                stored.add(hash(key))
         for key, _, data in self.records("unverified"):
             if data is not None and hash(key) not in stored:
                 self.problem("unverified", key, "marks a position that is not stored")
@@ -265,25 +234,7 @@ class Scan:
             if options is None or codec.index_key(options, MAX_KEY) != key:
                 self.problem("game_index", key, f"names game {data.hex()}, which does not have these options")
         elif table == "positions":
-            entry = self.position(key, data)
-            if entry is not None:
-                index = codec.by_value_key(key, codec.encode_value(*entry))
-                if len(index) <= MAX_KEY and get("by_value", index) != codec.checksum(index, b""):
-                    self.problem("by_value", index, "missing or damaged entry for a stored position")
-        elif table == "by_value":
-            try:
-                is_game, number, end = codec.decode_value(key, 2)
-            except codec.CodecError:
-                self.problem("by_value", key, "does not decode")
-                return
-            position = key[end + codec.COMPLEXITY_BYTES:]
-            raw = get("positions", position)
-            stored = None if raw is None else payload("positions", position, raw)
-            try:
-                if stored is not None and codec.decode_entry(stored)[:2] != (is_game, number):
-                    self.problem("by_value", key, "indexes a position that is not stored with this value")
-            except codec.CodecError:
-                pass  # reported with the positions table
+            self.position(key, data)
         elif table == "unverified" and get("positions", key) is None:
             self.problem("unverified", key, "marks a position that is not stored")
 
