@@ -207,6 +207,10 @@ class UploadVerifier:
                 after = entries[-1][0]
                 self.run_batch(entries)
                 wait = 0.0  # the next batch at once while the server stays idle
+            except codec.StoreError as error:
+                if "closed" in str(error):
+                    return  # the store closed under it (a server that failed to start, or stopping)
+                log.warning("the upload verifier could not re-value a batch: %s", error)
             except Exception as error:  # noqa: BLE001 - the next round tries again; never the server's end
                 log.warning("the upload verifier could not re-value a batch: %s", error)
 
