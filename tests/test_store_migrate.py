@@ -160,6 +160,36 @@ def test_a_conversion_killed_half_way_resumes(tmp_path: Path) -> None:
     check_converted(path, before)
 
 
+_OPENER = """
+import lmdb, sys
+env = lmdb.open(sys.argv[1], max_dbs=16)
+with env.begin() as txn:
+    print(txn.get(b"schema_version", db=env.open_db(b"meta", txn=txn)).decode())
+"""
+
+
+def test_a_process_opening_the_store_while_it_is_converted_waits_and_finds_schema_3(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = old_store(tmp_path / "store")
+    lmdb.open(str(path), max_dbs=16).close()  # (a store used before has its lock file)
+    from ruma.server.store import migrate
+
+    real = migrate._Progress.__call__
+    opener: list[subprocess.Popen[str]] = []
+
+    def meanwhile(self: object, done: int) -> None:
+        if not opener:  # (an older ruma starting now: it opens the environment, then reads the schema)
+            opener.append(subprocess.Popen([sys.executable, "-c", _OPENER, str(path)], stdout=subprocess.PIPE, text=True))
+            time.sleep(1.0)
+            assert opener[0].poll() is None  # (waiting in LMDB's open)
+        real(self, done)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(migrate._Progress, "__call__", meanwhile)
+    LmdbStore(path, create=False).close()
+    out, _ = opener[0].communicate(timeout=60)
+    assert opener[0].returncode == 0 and out.strip() == "3"
+
+
 def test_a_store_open_elsewhere_is_not_converted(tmp_path: Path) -> None:
     path = old_store(tmp_path / "store")
     holder = subprocess.Popen([sys.executable, "-c", "import lmdb, sys, time\nenv = lmdb.open(sys.argv[1], max_dbs=16)\n"

@@ -9,13 +9,16 @@
   where it stopped (or finishes the swap). Progress goes to stderr.
 
 A store another process has open is not converted (``StoreError``: stop that process — an older
-ruma, which would go on writing the old file — first). An older ruma refuses a converted store
-("schema version '3'") and so never writes it.
+ruma, which would go on writing the old file — first), and while it is converted this process
+holds LMDB's lock on ``lock.mdb`` exclusively, so one that opens it meanwhile waits in LMDB's open
+and then finds schema 3. An older ruma refuses a converted store ("schema version '3'") and so
+never writes it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import sys
 import time
@@ -60,7 +63,7 @@ def migrate_if_older(directory: Path, progress: Callable[[int], None] | None = N
         if work.exists() and schema is not None:  # (stopped after its swap: only the old file was left)
             shutil.rmtree(work, ignore_errors=True)
         return False
-    from ruma.server.store.repair import in_use
+    from ruma.server.store.repair import in_use, lock_out
     from ruma.server.store.rewrite import rewrite_store
 
     # (called by the store's environment as it opens, before it maps the file: so not open in this
@@ -74,7 +77,13 @@ def migrate_if_older(directory: Path, progress: Callable[[int], None] | None = N
     total = _records(directory) if (directory / "data.mdb").is_file() else 0
     say = progress or _Progress(directory, total)
     log.warning("converting the store %s to schema 3 (%d records), once", directory, total)
-    report = rewrite_store(directory, WORK, say, check=_last_txnid, drop=(b"by_value",), schema=b"3")
+    # held while converting: a process that opens the store meanwhile (an older ruma) waits in
+    # LMDB's open, then finds schema 3 and refuses it, instead of writing the file being replaced
+    lock = lock_out(directory)
+    try:
+        report = rewrite_store(directory, WORK, say, check=_last_txnid, drop=(b"by_value",), schema=b"3")
+    finally:
+        os.close(lock)
     if isinstance(say, _Progress):
         say.end()
     log.warning("converted the store %s to schema 3 in %.1f s: %s -> %s bytes", directory,

@@ -70,6 +70,19 @@ def in_use(directory: Path) -> bool:
     return False
 
 
+def lock_out(directory: Path) -> int:
+    """Take the lock LMDB's environments share on ``directory/lock.mdb`` exclusively and return its
+    file descriptor (closing it releases the lock): a process that opens the store meanwhile waits
+    in LMDB's open until then (``StoreError`` if one has it open now)."""
+    fd = os.open(directory / "lock.mdb", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0, 0)
+    except OSError:
+        os.close(fd)
+        raise StoreError(f"store {str(directory)!r} is open in another process") from None
+    return fd
+
+
 def repair_store(directory: str | Path, sample: int = 0, seed: int | None = None) -> RepairReport:
     """Rebuild the store in ``directory`` (see the module docstring); returns what happened."""
     directory = Path(directory).resolve()

@@ -154,6 +154,8 @@ def _copy(source: Path, target: Path, progress: Callable[[int], None] | None, dr
                     if more and last is not None and cursor.key() == last:
                         more = cursor.next()
                     records = cursor.iternext() if more else iter(())
+                    if schema is not None and name == b"meta":  # (no commit of the copy ever names the old schema)
+                        records = ((key, schema if key == b"schema_version" else value) for key, value in records)
                     while True:
                         chunk = [item for _, item in zip(range(CHUNK), records)]
                         if not chunk:
@@ -164,10 +166,6 @@ def _copy(source: Path, target: Path, progress: Callable[[int], None] | None, dr
                         if progress is not None:
                             progress(done)
                 counts[name.decode(errors="replace")] = txn.stat(source_db)["entries"]
-            if schema is not None:
-                meta = new.open_db(b"meta")
-                with new.begin(write=True) as writing:
-                    writing.put(b"schema_version", schema, db=meta)
     finally:
         old.close()
         new.close()
