@@ -111,3 +111,23 @@ def test_compact_refuses_a_store_in_use(swept: tuple[Path, dict[bytes, Any]], tm
     with LmdbStore(store, create=False):
         with pytest.raises(StoreError, match="open in another process"):
             compact_store(store)
+
+
+def test_a_sweep_leaves_its_store_dense(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ruma sweep`` rewrites the store it wrote densely when it ends (its commits, each spread over
+    the key space, leave the file mostly pages freed for reuse); not a store another process has open."""
+    data = tmp_path / "data"
+    assert main(["sweep", "impartial-sowing", "--seeds", "11", "--data", str(data), "--workers", "1", "--no-progress"]) == 0
+    assert main(["store", "stats", "--data", str(data), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert stats["entries"] == 174877 and stats["bytes"] <= 1.05 * stats["data_bytes"]
+    assert stats["file_bytes_per_entry"] <= 40
+    other = tmp_path / "other"
+    sweep_store(Family.of("impartial-sowing", (0, 11)), str(other), workers=1)  # (the library call: no rewrite)
+    before = (other / "data.mdb").stat().st_size
+    with LmdbStore(other, create=False) as elsewhere:  # (this process: another handle keeps it open)
+        assert not LmdbStore(other, create=False).close_dense()
+        stats = elsewhere.stats()
+        assert stats["bytes"] > 1.2 * stats["data_bytes"]
+    assert (other / "data.mdb").stat().st_size == before
+    assert LmdbStore(other, create=False).close_dense() and (other / "data.mdb").stat().st_size < before

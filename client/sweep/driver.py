@@ -120,9 +120,15 @@ class StoreSink:
         """Write the store's buffer."""
         self.store.flush()
 
-    def close(self) -> None:
-        """Flush and close the store."""
-        self.store.close()
+    def close(self, dense: bool = False) -> None:
+        """Flush and close the store; ``dense``: then rewrite it densely where it is mostly free
+        pages and no other process has it open (what a completed ``ruma sweep`` does:
+        ``LmdbStore.close_dense``)."""
+        close_dense = getattr(self.store, "close_dense", None)
+        if dense and callable(close_dense):
+            close_dense()
+        else:
+            self.store.close()
 
 
 class Backend(Protocol):

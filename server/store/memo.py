@@ -250,6 +250,28 @@ class LmdbStore:
         else:
             core.flush()
 
+    def close_dense(self) -> bool:
+        """``close``, then — when this was the store's last handle in this process, no other process
+        has it open and its file is more than a sixth free pages (a sweep's commits, each spread
+        over the whole key space, copy most pages) — rewrite it densely (``ruma store compact``,
+        checked by record counts). Whether it did."""
+        core = self._core
+        self.close()
+        if core is None or not core.closed:
+            return False
+        from ruma.server.store.repair import in_use
+        from ruma.server.store.rewrite import compact_store
+
+        data = self.path / "data.mdb"
+        if in_use(self.path) or not data.is_file():
+            return False
+        with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
+            stats = store.stats()
+        if stats["bytes"] <= 1.2 * stats["data_bytes"]:
+            return False
+        compact_store(self.path, pages=False)
+        return True
+
     def __enter__(self) -> "LmdbStore":
         return self
 
