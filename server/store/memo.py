@@ -61,6 +61,8 @@ __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
 
 log = logging.getLogger("ruma.server")
+#: ``close_dense`` rewrites a store whose file is more than this many times its B-tree pages
+DENSE_RATIO = 1.2
 _CORES: dict[tuple[int, str], _Core] = {}
 _CORES_LOCK = threading.Lock()
 
@@ -267,7 +269,7 @@ class LmdbStore:
             return False
         with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
             stats = store.stats()
-        if stats["bytes"] <= 1.2 * stats["data_bytes"]:
+        if stats["bytes"] <= DENSE_RATIO * stats["data_bytes"]:
             return False
         compact_store(self.path, pages=False)
         return True

@@ -64,7 +64,7 @@ def migrate_if_older(directory: Path, progress: Callable[[int], None] | None = N
             shutil.rmtree(work, ignore_errors=True)
         return False
     from ruma.server.store.repair import in_use, lock_out
-    from ruma.server.store.rewrite import rewrite_store
+    from ruma.server.store.rewrite import last_txnid, rewrite_store
 
     # (called by the store's environment as it opens, before it maps the file: so not open in this
     # process; LMDB's lock on lock.mdb tells whether another has it)
@@ -81,7 +81,7 @@ def migrate_if_older(directory: Path, progress: Callable[[int], None] | None = N
     # LMDB's open, then finds schema 3 and refuses it, instead of writing the file being replaced
     lock = lock_out(directory)
     try:
-        report = rewrite_store(directory, WORK, say, check=_last_txnid, drop=(b"by_value",), schema=b"3")
+        report = rewrite_store(directory, WORK, say, check=last_txnid, drop=(b"by_value",), schema=b"3")
     finally:
         os.close(lock)
     if isinstance(say, _Progress):
@@ -113,18 +113,6 @@ def _records(directory: Path) -> int:
         with env.begin() as txn:
             names = [key for key, _ in txn.cursor() if key != b"by_value"]
             return sum(txn.stat(env.open_db(name, txn=txn, create=False))["entries"] for name in names)
-    finally:
-        env.close()
-
-
-def _last_txnid(directory: Path) -> int:
-    """The old store's last transaction (a conversion killed half-way goes on only if it is the same)."""
-    try:
-        env = lmdb.open(str(directory), readonly=True, lock=False, max_dbs=16)
-    except lmdb.Error as error:
-        raise StoreDamagedError(f"store {str(directory)!r} cannot be converted: {error}; repair it") from error
-    try:
-        return int(env.info()["last_txnid"])
     finally:
         env.close()
 

@@ -74,11 +74,19 @@ def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], N
     sweep's own compaction of the store it just wrote and checked)."""
     directory = Path(directory).resolve()
     from ruma.server.store.memo import open_in_this_process
-    from ruma.server.store.repair import in_use
+    from ruma.server.store.repair import in_use, lock_out
 
     if open_in_this_process(directory) or in_use(directory):
         raise StoreError(f"store {str(directory)!r} is open in another process (stop the server first)")
-    return rewrite_store(directory, WORK, progress, check=_check, pages=pages)
+    if (directory / "data.mdb").is_file() and _state(directory / WORK) != "verified":
+        _check(directory)
+    # held while rewriting: a process that opens the store meanwhile waits in LMDB's open (else it
+    # would write into the file being replaced)
+    lock = lock_out(directory)
+    try:
+        return rewrite_store(directory, WORK, progress, check=last_txnid, pages=pages)
+    finally:
+        os.close(lock)
 
 
 def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], None] | None = None, *,
@@ -132,9 +140,8 @@ def _verify(path: Path, pages: bool) -> tuple[int, dict[str, int]]:
         env.close()
 
 
-def _check(directory: Path) -> int:
-    """The start-up check of ``ruma serve`` (a damaged store is repaired first, not compacted);
-    returns the store's last transaction id."""
+def _check(directory: Path) -> None:
+    """The start-up check of ``ruma serve`` (a damaged store is repaired first, not compacted)."""
     from ruma.server.store.check import quick_check
     from ruma.server.store.memo import LmdbStore
 
@@ -144,7 +151,6 @@ def _check(directory: Path) -> int:
         raise StoreDamagedError(f"{error}; repair it first ('ruma store repair')") from None
     try:
         quick_check(store.core)
-        return int(store.env.info()["last_txnid"])
     finally:
         store.close()
 
@@ -189,6 +195,19 @@ def _copy(source: Path, target: Path, progress: Callable[[int], None] | None, dr
         old.close()
         new.close()
     return counts
+
+
+def last_txnid(directory: Path) -> int:
+    """The store's last transaction, read without its lock (a rewrite stopped half-way goes on only
+    if it is the same)."""
+    try:
+        env = lmdb.open(str(directory), readonly=True, lock=False, max_dbs=16)
+    except lmdb.Error as error:
+        raise StoreDamagedError(f"store {str(directory)!r} cannot be rewritten: {error}; repair it") from error
+    try:
+        return int(env.info()["last_txnid"])
+    finally:
+        env.close()
 
 
 def _swap(directory: Path, work: Path) -> int:
