@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import grpc
 
@@ -107,12 +107,14 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         """Whether no engine call is running now."""
         return self._active == 0
 
-    def mark_unverified(self, messages: Sequence[pb.Evaluation]) -> None:
+    def mark_unverified(self, replies: Iterable[pb.Evaluation]) -> None:
         """Mark the stored replies whose value (or a component's) is an upload the server has not
-        re-valued yet (``store.provenance``): one read for all of them, none when nothing is."""
+        re-valued yet (``store.provenance``): one read for all of them; none, and ``replies`` not
+        even gone through, when the store holds no unverified upload (the common case)."""
         among = getattr(self.store, "unverified_among", None)
-        if among is None or not messages or not self.store.unverified_count():  # type: ignore[attr-defined]
+        if among is None or not self.store.unverified_count():  # type: ignore[attr-defined]
             return
+        messages = list(replies)
         keys = [[message.key, *(c.key for c in message.components)] for message in messages]
         flags = iter(among([key for group in keys for key in group]))
         for message, group in zip(messages, keys):
@@ -243,7 +245,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 else:
                     self.counters.record(message)
                     item.evaluation.CopyFrom(message)
-        self.mark_unverified([item.evaluation for item in reply.items if item.evaluation.from_store])
+        self.mark_unverified(item.evaluation for item in reply.items if item.evaluation.from_store)
         if todo:
             done = self.run("evaluate_batch", (rules.name, todo, tuple(chosen), request.brief, request.max_positions),
                             budget)
@@ -274,7 +276,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 item.ClearField("evaluation")
                 item.found = False
                 item.status.code, item.status.message = _status(error, context)
-        self.mark_unverified([item.evaluation for item in reply.items if item.found])
+        self.mark_unverified(item.evaluation for item in reply.items if item.found)
         return reply
 
     @rpc_method

@@ -61,8 +61,10 @@ __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
 
 log = logging.getLogger("ruma.server")
-#: ``close_dense`` rewrites a store whose file is more than this many times its B-tree pages
+#: ``close_dense`` rewrites a store whose file is more than this many times its B-tree pages,
 DENSE_RATIO = 1.2
+#: or whose leaf pages are together less full than this
+DENSE_FILL = 0.9
 _CORES: dict[tuple[int, str], _Core] = {}
 _CORES_LOCK = threading.Lock()
 
@@ -255,8 +257,9 @@ class LmdbStore:
     def close_dense(self) -> bool:
         """``close``, then — when this was the store's last handle in this process, no other process
         has it open and its file is more than a sixth free pages (a sweep's commits, each spread
-        over the whole key space, copy most pages) — rewrite it densely (``ruma store compact``,
-        checked by record counts). Whether it did."""
+        over the whole key space, copy most pages) or its leaf pages are less than 90% full (LMDB
+        splits a full page halfway) — rewrite it densely (``ruma store compact``, checked by record
+        counts). Whether it did."""
         core = self._core
         self.close()
         if core is None or not core.closed:
@@ -267,9 +270,13 @@ class LmdbStore:
         data = self.path / "data.mdb"
         if in_use(self.path) or not data.is_file():
             return False
+        from ruma.server.store.pages import PageFile
+
         with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
             stats = store.stats()
-        if stats["bytes"] <= DENSE_RATIO * stats["data_bytes"]:
+        with PageFile(data) as pages:
+            fill = pages.leaf_fill()
+        if stats["bytes"] <= DENSE_RATIO * stats["data_bytes"] and fill >= DENSE_FILL:
             return False
         compact_store(self.path, pages=False)
         return True

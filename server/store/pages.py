@@ -419,6 +419,17 @@ class PageFile:
             self.problems.append(Problem(table, pgno, f"cannot be read ({error})"))
             return []
 
+    def leaf_fill(self) -> float:
+        """How full the leaf pages the trees reach are, together (1.0: every byte used; from their
+        headers alone)."""
+        used = room = 0
+        for leaves in self.leaves.values():
+            for pgno in leaves:
+                _, _, _, lower, upper = _H.unpack_from(self._head(pgno))
+                used += self.psize - HEADER - max(0, upper - lower)
+                room += self.psize - HEADER
+        return used / room if room else 1.0
+
     def tree_pages(self) -> int:
         """Leaf pages reached from the trees."""
         return sum(len(v) for v in self.leaves.values())
