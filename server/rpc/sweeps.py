@@ -1,8 +1,10 @@
 """The ``ruma.v1.Sweeps`` servicer: uploads of precomputed values, key lookups, censuses.
 
 ``add_sweeps_servicer(server, ruma_servicer, verify_fraction)`` registers it next to the
-``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, ``busy``
-accounting and cancellation; ``Upload`` is declared a write method to ``ruma.server.rpc.auth``.
+``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, workers and
+cancellation; ``Upload`` is declared a write method to ``ruma.server.rpc.auth``. An upload is
+checked and stored on a thread of the server (its sample re-valued on an evaluation worker),
+``Contains`` is a reader worker's lookup, a census an evaluation worker's task.
 
 Upload checks, before anything is stored: at most ``max_batch_size`` entries; every key is a
 canonical key of the named ruleset (decoded, normalised and re-encoded to itself) within the
@@ -16,10 +18,10 @@ store holds already keeps its value).
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
-import time
-from typing import Any, Iterator
+from typing import Any, AsyncIterator
 
 import grpc
 
@@ -32,7 +34,9 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import RecordingMemo, unpack
 from ruma.server.work import convert
 from ruma.server.rpc.auth import register_write_methods
-from ruma.server.rpc.errors import rpc_method
+from ruma.server.rpc.errors import rpc_method, rpc_stream
+from ruma.server.work.budget import Budget
+from ruma.server.work.disk import check_room
 from ruma.server.rpc.servicer import RumaServicer
 from ruma.server.store.codec import CodecError
 from ruma.server.store.keys import state_of_key
@@ -85,7 +89,14 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         return state
 
     @rpc_method
-    def Upload(self, request: pb.UploadRequest, context: grpc.ServicerContext) -> pb.UploadResponse:
+    async def Upload(self, request: pb.UploadRequest, context: Any) -> pb.UploadResponse:
+        budget = self.ruma.budget(context)
+        if self.ruma.data_dir is not None:
+            check_room(self.ruma.data_dir)
+        return await asyncio.get_running_loop().run_in_executor(None, self.upload, request, budget)
+
+    def upload(self, request: pb.UploadRequest, budget: Budget) -> pb.UploadResponse:
+        """Check, verify (a sample, on a worker) and store an upload (on a thread of the server)."""
         rules = get_ruleset(request.ruleset)
         n = len(request.keys)
         if n > self.ruma.limits.max_batch_size:
@@ -104,8 +115,8 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         if n and self.verify_fraction > 0:
             count = min(n, max(1, math.ceil(self.verify_fraction * n)))
             sample = sorted(self.rng.sample(range(n), count))
-            packet = self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
-                                   self.ruma.budget(context))
+            packet = self.ruma.blocking(self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
+                                                     budget))
             for i, (_, truth) in zip(sample, unpack(packet, rules.impartial)):
                 claimed = entries[i][1]
                 if truth != claimed:
@@ -130,12 +141,12 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         return pb.UploadResponse(stored=stored, already_stored=n - stored, verified=verified)
 
     @rpc_method
-    def Contains(self, request: pb.ContainsRequest, context: grpc.ServicerContext) -> pb.ContainsResponse:
+    async def Contains(self, request: pb.ContainsRequest, context: Any) -> pb.ContainsResponse:
         get_ruleset(request.ruleset)
         if len(request.keys) > self.ruma.limits.max_batch_size:
             raise LimitExceededError(f"{len(request.keys)} keys; this server's limit is {self.ruma.limits.max_batch_size}")
-        lookup = self.ruma.memo.lookup
-        return pb.ContainsResponse(found=[lookup(key) is not None for key in request.keys])
+        found = await self.ruma.read("contains", (list(request.keys),), self.ruma.budget(context))
+        return pb.ContainsResponse(found=found)
 
     # -- Census ---------------------------------------------------------------------------------
     def family(self, request: pb.CensusRequest) -> Family:
@@ -152,16 +163,17 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             raise LimitExceededError(f"census of {family.describe()} walks {walk} rows; this server's limit is {MAX_CENSUS_WALK}")
         return family
 
-    @rpc_method
-    def Census(self, request: pb.CensusRequest, context: grpc.ServicerContext) -> Iterator[pb.CensusReply]:
+    @rpc_stream
+    async def Census(self, request: pb.CensusRequest, context: Any) -> AsyncIterator[pb.CensusReply]:
         by = _BY.get(request.by)
         if by is None or by not in BY:
             raise RumaInputError(f"unknown census grouping {request.by}")
         family = self.family(request)
         args = (family.ruleset, (family.seeds_min, family.seeds_max), (family.pots_min, family.pots_max))
-        replies = self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
-                                                   convert.styles(request.notations)), self.ruma.budget(context))
-        return iter([pb.CensusReply.FromString(reply) for reply in replies])
+        replies = await self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
+                                                         convert.styles(request.notations)), self.ruma.budget(context))
+        for reply in replies:
+            yield pb.CensusReply.FromString(reply)
 
 
 def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
@@ -177,7 +189,7 @@ def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
 
     def revalue(ruleset: str, keys: list[bytes]) -> list[Any]:
         rules = get_ruleset(ruleset)
-        packet = ruma.run("sweep_verify", (ruleset, keys), Budget(max_seconds=ruma.limits.max_seconds))
+        packet = ruma.blocking(ruma.run("sweep_verify", (ruleset, keys), Budget(max_seconds=ruma.limits.max_seconds)))
         return [value for _, value in unpack(packet, rules.impartial)]
 
     def corrected(key: bytes, was: Any, now: Any) -> None:
@@ -188,7 +200,7 @@ def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
     return UploadVerifier(ruma.store, revalue, ruma.idle, corrected, pause=pause).start()
 
 
-def add_sweeps_servicer(server: grpc.Server, ruma: RumaServicer,
+def add_sweeps_servicer(server: grpc.aio.Server, ruma: RumaServicer,
                         verify_fraction: float = DEFAULT_VERIFY_FRACTION) -> SweepsServicer:
     """Register the ``Sweeps`` service on ``server``; returns the servicer."""
     servicer = SweepsServicer(ruma, verify_fraction)

@@ -4,7 +4,7 @@ The map is least-recently-used, kept in a ``collections.OrderedDict`` (a hit mov
 end, an insert beyond the bound drops the first key): every operation is one call into the C
 implementation, ≈ 0.1 µs, where ``cachetools.LRUCache`` spends ≈ 3 µs of Python per hit — the
 largest single cost of a stored lookup once parsing and keys are compiled. A lock
-guards it: gRPC serves calls from a thread pool.
+guards it: it is shared by the threads of a process.
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ class CachedMemo:
         if len(values) > self.size:
             values.popitem(last=False)
 
+    def _unsettled(self, keys: Sequence[bytes]) -> list[bool]:
+        """Whether each key's stored value is an upload not re-valued yet (``store.provenance``):
+        such a value may still be replaced, so it is read from the store each time, never remembered."""
+        among = getattr(self.store, "unverified_among", None)
+        return list(among(keys)) if callable(among) else [False] * len(keys)
+
     def lookup(self, key: bytes) -> Value | None:
         """The value of ``key`` from memory, else from the store (then remembered)."""
         with self._lock:
@@ -42,7 +48,7 @@ class CachedMemo:
                 self.values.move_to_end(key)
                 return value
         value = self.store.lookup(key)
-        if value is not None:
+        if value is not None and not self._unsettled([key])[0]:
             with self._lock:
                 self._remember(key, value)
         return value
@@ -71,11 +77,13 @@ class CachedMemo:
             many = getattr(self.store, "lookup_many", None)
             asked = [keys[i] for i in missing]
             answers = many(asked) if callable(many) else [self.store.lookup(key) for key in asked]
+            unsettled = self._unsettled(asked)
             with self._lock:
-                for i, value in zip(missing, answers):
+                for i, value, unverified in zip(missing, answers, unsettled):
                     if value is not None:
                         found[i] = value
-                        self._remember(keys[i], value)
+                        if not unverified:
+                            self._remember(keys[i], value)
         return found
 
     def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
