@@ -9,8 +9,10 @@ peak resident memory from ``wait4``. Per position: wall and CPU microseconds, an
 the positions valued. Ratios: partizan / impartial time per position (the target is <= 3) and
 the partizan bytes per position (the target is <= 150). ``--check`` (the default) values the
 partizan position again with the pure-Python engine (``RUMA_ENGINE=python``, the reference) in a
-separate process and requires the same value and positions valued. The load average is printed
-with the figures: the machine's 2 cores are shared.
+separate process and requires the same value and positions valued. Last, the partizan position is
+valued once more in this process with ``gc.callbacks`` timing the cyclic collector: its share of
+the evaluation's wall time. The load average is printed with the figures: the machine's 2 cores
+are shared.
 """
 
 from __future__ import annotations
@@ -51,6 +53,32 @@ def run(ruleset: str, position: str, engine: str | None = None) -> dict[str, Any
             "cpu": usage.ru_utime + usage.ru_stime, "peak": usage.ru_maxrss * 1024}
 
 
+def collector_share(ruleset: str, position: str) -> dict[str, float]:
+    """Value ``position`` in this process; the collections the cyclic collector made meanwhile, and
+    their seconds against the evaluation's."""
+    import gc
+
+    from ruma.engine.evaluator import evaluate
+
+    spent, count, started = 0.0, 0, 0.0
+
+    def timing(phase: str, info: dict[str, int]) -> None:
+        nonlocal spent, count, started
+        if phase == "start":
+            started = time.perf_counter()
+        else:
+            spent, count = spent + time.perf_counter() - started, count + 1
+
+    gc.callbacks.append(timing)
+    try:
+        began = time.perf_counter()
+        evaluate(ruleset, position)
+        total = time.perf_counter() - began
+    finally:
+        gc.callbacks.remove(timing)
+    return {"collections": count, "collector_seconds": spent, "seconds": total}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run both evaluations and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -71,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             if name not in best or result["seconds"] < best[name]["seconds"]:
                 best[name] = result
     reference = run(*args.partizan, engine="python") if args.check else None
+    collector = collector_share(*args.partizan)
     if reference is not None and (reference["value"], reference["positions"]) != (best["partizan"]["value"],
                                                                                   best["partizan"]["positions"]):
         raise SystemExit(f"the compiled engine's value {best['partizan']['value']!r} differs from the reference's "
@@ -82,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
               "impartial": {"command": args.impartial, **i, **per["impartial"]},
               "wall_ratio": per["partizan"]["wall_us"] / per["impartial"]["wall_us"],
               "cpu_ratio": per["partizan"]["cpu_us"] / per["impartial"]["cpu_us"],
-              "reference": reference, "load_average": [round(x, 2) for x in load + os.getloadavg()]}
+              "reference": reference, "collector": collector, "load_average": [round(x, 2) for x in load + os.getloadavg()]}
     if args.json:
         print(json.dumps(record, indent=2))
         return 0
@@ -96,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     if reference is not None:
         print(f"  checked: RUMA_ENGINE=python gives {reference['value']} in {reference['seconds']:.1f} s, "
               f"{reference['peak'] / 2**20:.0f} MB")
+    print(f"  cyclic collector: {collector['collections']} collections, {collector['collector_seconds']:.3f} s of "
+          f"{collector['seconds']:.2f} s ({100 * collector['collector_seconds'] / collector['seconds']:.2f} %)")
     print(f"  load average before and after: {record['load_average']}")
     return 0
 
