@@ -16,7 +16,7 @@ import pytest
 
 from ruma.engine.cgt import ZERO, integer, nimber, up_multiple
 from ruma.engine.cgt.expression import ExpressionLimits, nus_birthday
-from ruma.engine.cgt.kernel import _OBJ
+from ruma.engine.cgt.game import KERNEL
 from ruma.engine.cgt.notation import parse_game
 from ruma.engine.errors import LimitExceededError, NotationError, PositionError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
@@ -36,13 +36,13 @@ from ruma.engine.rulesets import get_ruleset
     ],
 )
 def test_values_beyond_the_limits_are_refused_before_building(text: str, fragment: str) -> None:
-    before = len(_OBJ)
+    before = KERNEL.count()
     started = time.perf_counter()
     with pytest.raises(LimitExceededError) as error:
         parse_game(text)
     assert time.perf_counter() - started < 0.5
     assert fragment in str(error.value), str(error.value)
-    assert len(_OBJ) == before  # nothing was built
+    assert KERNEL.count() == before  # nothing was built
 
 
 @pytest.mark.parametrize(

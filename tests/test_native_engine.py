@@ -30,6 +30,8 @@ ENGINE_TESTS = [
     "test_cgt_core.py",
     "test_cgt_properties.py",
     "test_cgt_differential.py",
+    "test_kernel_differential.py",
+    "test_game_wire.py",
     "test_cgt_notation.py",
     "test_cgt_analysis.py",
     "test_verify.py",
@@ -37,6 +39,7 @@ ENGINE_TESTS = [
     "test_sowing_graphs.py",
     "test_cli_value.py",
     "test_store_eval.py",
+    "test_store_games.py",
     # the store's bulk writes: store.codec in Python instead of server/store/native.c
     "test_store_bulk.py::test_bulk_insert_writes_what_insert_and_flush_write",
     "test_store_bulk.py::test_a_flipped_bit_is_caught_through_lookup_many",
@@ -59,9 +62,9 @@ def test_compiled_engine_is_the_default_where_built() -> None:
     assert out.returncode == 0 and out.stdout.strip() == "ruma 0.1.0 (engine: c (compiled core))", out
     assert out.stderr == ""
     check = run_python("from ruma.engine.rulesets import get_ruleset\n"
-                       "from ruma.engine.cgt import kernel\n"
-                       "print(type(get_ruleset('sowing')).__name__, kernel._le.__module__)", None)
-    assert check.stdout.split() == ["CompiledSowing", "ruma.engine.native._core"], check
+                       "from ruma.engine.cgt.game import KERNEL\n"
+                       "print(type(get_ruleset('sowing')).__name__, KERNEL.__name__)", None)
+    assert check.stdout.split() == ["CompiledSowing", "ruma.engine.native._core.kernel"], check
 
 
 def test_python_engine_is_forced_by_the_environment() -> None:
@@ -69,8 +72,8 @@ def test_python_engine_is_forced_by_the_environment() -> None:
     assert out.stdout.strip() == "ruma 0.1.0 (engine: python (RUMA_ENGINE=python))", out
     check = run_python("from ruma.engine.rulesets import get_ruleset\n"
                        "from ruma.engine.rulesets.sowing import SOWING\n"
-                       "from ruma.engine.cgt import kernel\n"
-                       "print(get_ruleset('sowing') is SOWING, kernel._le.__module__)", "python")
+                       "from ruma.engine.cgt.game import KERNEL\n"
+                       "print(get_ruleset('sowing') is SOWING, KERNEL.__name__)", "python")
     assert check.stdout.split() == ["True", "ruma.engine.cgt.kernel"], check
     assert run_python(VERSION, "c").stdout.strip() == "ruma 0.1.0 (engine: c (compiled core))"
 

@@ -209,14 +209,14 @@ def test_a_search_publishes_every_value_and_a_second_search_reads_them(ruleset: 
         assert evaluation.value == found[c.key] and evaluation.stats.positions_valued == 0
 
 
-def test_a_shared_table_is_for_one_impartial_ruleset() -> None:
+def test_a_shared_table_is_for_one_ruleset() -> None:
     buffer = mmap.mmap(-1, 1 << 16)
     sowing = type(get_ruleset("impartial-sowing")).native
     shared = _core.SharedValues(buffer, sowing.code, sowing.version, 1024)
     for other in ("impartial-atomic-wari", "sowing"):
         memo = RecordingMemo()
         memo.shared = shared
-        with pytest.raises(ValueError, match="this impartial ruleset only"):
+        with pytest.raises(ValueError, match="the values of this ruleset only"):
             value_many(get_ruleset(other), [(1, 1)], memo)
 
 
@@ -303,7 +303,7 @@ def family_region(family: Family, entries: int) -> tuple[SharedRegion, Any, swee
     size, slots = table_layout(entries, 24)
     made = sweep_table.new_table(family.rules, size, slots, *table_layout(entries, 24))
     assert made is not None
-    region, values, _ = made
+    region, values, _, _ = made
     return region, values, sweep_shared.FamilyTask(family.ruleset, region.path, size, None, family)
 
 

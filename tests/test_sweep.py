@@ -74,8 +74,9 @@ def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pyt
     from ruma.client.sweep.ray import RayActors
 
     monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    # (partizan Sowing: cells and packets; impartial Sowing: the actors share the table of values
-    # of ruma.client.sweep.shared, the cluster being on this machine)
+    # (the actors share the tables of ruma.client.sweep.shared, the cluster being on this machine;
+    # then, as the actors of a cluster elsewhere would, partizan values go in cells and packets,
+    # their games as engine.cgt.wire bytes)
     families = [Family.of("sowing", (0, 7), (1, 7)), Family.of("impartial-sowing", (0, 9), (1, 9))]
     with RayActors(2) as backend:
         assert backend.shares_memory
@@ -85,6 +86,9 @@ def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pyt
             assert summary.backend == "ray" and summary.workers == 2
             assert summary.classes == len(enumerate_family(family))
             assert contents(tmp_path / f"one{n}") == contents(tmp_path / f"ray{n}")
+        backend.shares_memory = backend.local = False
+        summary = sweep_store(families[0], str(tmp_path / "packets"), backend=backend)
+        assert summary.backend == "ray" and contents(tmp_path / "one0") == contents(tmp_path / "packets")
 
 
 def _kill_group_but_the_resource_tracker(group: int) -> int | None:
@@ -224,7 +228,7 @@ def test_a_sweep_killed_outright_leaves_no_process_and_no_semaphore(tmp_path: Pa
 
 @pytest.mark.parametrize("ruleset, workers", [("impartial-sowing", "1"), ("impartial-sowing", "2"), ("sowing", "2")])
 def test_ctrl_c_stops_a_sweep_and_keeps_what_it_committed(tmp_path: Path, ruleset: str, workers: str) -> None:
-    # (impartial: the shared table; partizan Sowing: cells and packets, its workers idle at times)
+    # (both through the shared tables: nim values; partizan Sowing's as shared games)
     data = tmp_path / "data"
     process, processes, semaphores = _running_sweep(data, ruleset, workers)
     os.killpg(process.pid, signal.SIGINT)
@@ -368,28 +372,26 @@ def test_cli_sweep_and_census(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("ruleset", ["sowing", "atomic-wari"])
-def test_a_partizan_ruleset_is_swept_in_one_process_unless_more_workers_are_asked_for(tmp_path: Path,
-                                                                                       ruleset: str) -> None:
+def test_a_partizan_ruleset_is_swept_on_every_core_unless_fewer_workers_are_asked_for(tmp_path: Path,
+                                                                                     ruleset: str) -> None:
     from ruma.client.sweep.driver import default_workers
 
     cores = default_workers()
-    compiled = getattr(type(get_ruleset(ruleset)), "native", None) is not None
     family = Family.of(ruleset, (0, 6))
     default = sweep_store(family, str(tmp_path / "default"))
-    expected = 1 if compiled else cores
-    assert (default.workers, default.backend) == (expected, "inline" if expected == 1 else "processes")
-    asked = sweep_store(family, str(tmp_path / "asked"), workers=2)
-    assert (asked.workers, asked.backend) == (2, "processes")
+    assert (default.workers, default.backend) == (cores, "inline" if cores == 1 else "processes")
+    one = sweep_store(family, str(tmp_path / "one"), workers=1)
+    assert (one.workers, one.backend) == (1, "inline")
     impartial = sweep_store(Family.of("impartial-" + ruleset, (0, 6)), str(tmp_path / "impartial"))
     assert impartial.workers == cores
-    assert contents(tmp_path / "default") == contents(tmp_path / "asked")
+    assert contents(tmp_path / "default") == contents(tmp_path / "one")
 
 
 @pytest.mark.parametrize("ruleset", ["sowing", "atomic-wari", "impartial-sowing"])
 def test_a_sweep_walks_its_family_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ruleset: str) -> None:
-    # No shared table serves partizan values (nor any value of the pure-Python engine): such a
-    # sweep must go straight to the packets' way, not walk the family for a table first and then
-    # again without it; a sweep through a table walks it once too.
+    # No shared table serves the values of the pure-Python engine: such a sweep must go straight to
+    # the packets' way, not walk the family for a table first and then again without it; a sweep
+    # through a table (impartial or partizan) walks it once too.
     import ruma.client.sweep.driver as sweep
     import ruma.client.sweep.shared as sweep_shared
 

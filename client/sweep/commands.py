@@ -181,8 +181,7 @@ def _location(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", dest="data", metavar="DIR", help="same as --data")
     add_server_options(parser, optional=True)
     parser.add_argument("--workers", type=positive, default=None,
-                        help="worker processes or Ray actors (default: all cores, but 1 for a partizan ruleset with "
-                             "the compiled engine, where one process is faster; 1: value in this process)")
+                        help="worker processes or Ray actors (default: all cores; 1: value in this process)")
     parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                         help="run the workers on Ray: a local cluster, or join the one at ADDRESS (pip install 'ruma[ray]')")
     add_progress_option(parser)

@@ -38,7 +38,7 @@ from ruma.engine.evaluator import value_many
 from ruma.engine.families.enum import Family, FamilyClass, enumerate_states
 from ruma.engine.rulesets.base import State
 from ruma.engine.families.order import Cell, CellScheduler, group
-from ruma.engine.families.packets import Entry, Packet, RecordingMemo, unpack
+from ruma.engine.families.packets import Entry, RecordingMemo, WirePacket, unpack_wire
 
 #: tasks queued on each worker slot, so that a worker never waits for the driver between two
 DEPTH = 2
@@ -210,25 +210,10 @@ def _start_worker(driver: int) -> None:
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
-def default_workers_for(rules: Any) -> int:
-    """The workers a sweep of ``rules`` gets when none are asked for: the cores this process may
-    use, or 1 for a partizan ruleset valued by the compiled engine.
-
-    Partizan values are canonical forms, which go between processes as packets (cells and
-    packets, docs/sweeps.md): the driver re-canonicalises and interns every packet's games, each
-    worker those the others sent, and two workers value a third to a half more positions than
-    one, so with the compiled engine a second process costs more than it saves (``python
-    benchmarks/bench_sweep.py --ruleset R --seeds B --repeat 1``: Sowing <= 11 in 3.37 s in one
-    process against 5.03 s with two, Atomic Wari <= 12 in 6.62 s against 8.47 s). With the
-    pure-Python engine, whose searches cost more a position, two workers gain (Sowing <= 9:
-    0.89 s against 0.60 s) — docs/benchmarks.md, "Sweeps"."""
-    if not rules.impartial and getattr(type(rules), "native", None) is not None:
-        return 1
-    return default_workers()
-
-
 def default_workers() -> int:
-    """The cores this process may use."""
+    """The cores this process may use: the workers a sweep gets when none are asked for. (Partizan
+    rulesets too: their values cross between local workers as shared games, and two workers
+    sweep Sowing <= 12 faster than one process — docs/benchmarks.md, "Sweeps".)"""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
@@ -244,7 +229,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
     measuring what speculation gains)."""
     started = time.perf_counter()
     rules = family.rules
-    count = workers if workers is not None else (backend.slots if backend is not None else default_workers_for(rules))
+    count = workers if workers is not None else (backend.slots if backend is not None else default_workers())
     owned = backend is None and count > 1
     if owned:
         # started first: their interpreters start up (about half a second) while this process
@@ -350,7 +335,7 @@ def _sharded(rules: Any, todo: list[State], keys: list[bytes], sink: Sink, backe
             return through_table
     cells = group(rules, todo)
     scheduler = CellScheduler(cells)
-    pending: list[list[Packet]] = [[] for _ in range(backend.slots)]  # packets each slot has not seen
+    pending: list[list[WirePacket]] = [[] for _ in range(backend.slots)]  # packets each slot has not seen
     running: dict["futures.Future[Result]", tuple[int, list[Cell], int]] = {}
     idle = [slot for _ in range(DEPTH) for slot in range(backend.slots)]  # DEPTH tasks queued per slot
     seen: set[bytes] = set()
@@ -385,7 +370,7 @@ def _sharded(rules: Any, todo: list[State], keys: list[bytes], sink: Sink, backe
             result = future.result()
             scheduler.finish(batch)
             idle.append(slot)
-            entries = unpack(result.packet, rules.impartial)
+            entries = unpack_wire(result.packet, rules.impartial)
             fresh = [(k, v) for k, v in entries if k not in seen]
             seen.update(k for k, _ in fresh)
             sink.put(fresh)

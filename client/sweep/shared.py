@@ -1,14 +1,16 @@
 """Sweeps on this machine's cores through one table of values in shared memory.
 
-The worker processes of a local sweep (``LocalProcesses``) value an impartial family with the
-compiled engine through a ``SharedValues`` table (``engine/native/shared.c``) mapped into every
-process: a worker publishes each nim value the moment its search finds it and reads what the
-others published before it searches a position. Dependencies between positions are then
-resolved per position, as they arise, and no cell order is needed. The driver drains the table
-into the store (only the driver writes); the only work done twice is a position two workers
-searched at the same moment. (The packets of ``families.packets`` remain the way between machines,
-and the way for partizan values, whose canonical forms live in each process's own table of
-games.)
+The worker processes of a local sweep (``LocalProcesses``) value a family with the compiled
+engine through a ``SharedValues`` table (``engine/native/shared.c``) mapped into every process: a
+worker publishes each value the moment its search finds it and reads what the others published
+before it searches a position. Dependencies between positions are then resolved per position, as
+they arise, and no cell order is needed. The driver drains the table into the store (only the
+driver writes); the only work done twice is a position two workers searched at the same moment.
+A partizan value is published as the id of its canonical form in a ``SharedGames`` table in the
+same memory (``engine/native/shared_games.c``): each process translates between its own game ids
+and the shared ones, so a canonical form found by one worker is read by the others (and the
+driver) without being canonicalised again. (The packets of ``families.packets`` remain the way
+between machines.)
 
 Three ways in:
 
@@ -42,7 +44,7 @@ from ruma.engine.evaluator import value_many
 from ruma.engine.families.enum import Family, enumerate_states, raw_count
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
-from ruma.engine.families.packets import Packet, RecordingMemo, pack, unpack
+from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
 
 #: seconds between two drains of the table into the store
 DRAIN_EVERY = 0.1
@@ -65,7 +67,8 @@ class FamilyTask:
     where its set of class keys starts (0: none); the local store to read (a resumed sweep), or
     ``None``; what to value — part ``part`` of ``parts`` of ``family``, which the worker walks
     itself, or the classes ``states`` (their ``keys``) the driver has, in blocks that every
-    worker claims from the table's counter; classes per search."""
+    worker claims from the table's counter; classes per search; where the region's SharedGames
+    starts (0: none, an impartial ruleset)."""
 
     ruleset: str
     path: str
@@ -77,34 +80,35 @@ class FamilyTask:
     states: list[State] | None = None
     keys: list[bytes] | None = None
     block: int = BLOCK
+    games_offset: int = 0
 
 
 @dataclass(frozen=True)
 class FamilyResult:
     """What one worker did: the classes of its part (those no other part had first) and the raw
     positions of its part (0 for classes handed over), the classes it found stored, positions
-    computed, the values the table had no room for (a packet), its CPU seconds."""
+    computed, the values the tables had no room for (a packet), its CPU seconds."""
 
     classes: int
     raw_positions: int
     already_stored: int
     computed: int
-    spilled: Packet
+    spilled: WirePacket
     cpu_seconds: float
 
 
 def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any, store: Any | None,
                  between: Callable[[], None] | None = None, block: int = BLOCK,
-                 claimed: bool = False) -> tuple[int, int, list[Any]]:
+                 claimed: bool = False, games: Any = None) -> tuple[int, int, list[Any]]:
     """Value ``states`` (their ``keys``) ``block`` at a time with one search each, through the
     shared ``table`` (every value is published there), until done or the table is cancelled:
     in order, or (``claimed``) the blocks this process claims from the table's counter, the
     other processes claiming the rest. ``between()`` runs after each block. With a ``store`` (a
     resumed sweep: it holds part of the family) the classes it holds are skipped and the
-    searches read it for followers the table lacks. Returns (classes stored, positions computed,
-    the values the table had no room for)."""
+    searches read it for followers the table lacks. ``games``: the sweep's SharedGames (a partizan
+    ruleset). Returns (classes stored, positions computed, the values the tables had no room for)."""
     memo = RecordingMemo(store.lookup, store.lookup_many) if store is not None else RecordingMemo()
-    memo.shared = table
+    memo.shared, memo.shared_games = table, games
     stored = computed = 0
     spilled: list[tuple[bytes, Any]] = []
 
@@ -127,14 +131,14 @@ def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any,
                 stored += len(known) - len(part)
             computed += value_many(rules, part, memo)
             new = memo.take()
-            if table.stats()["full"]:  # values the table may not hold: kept to be sent
+            if table.stats()["full"] or (games is not None and games.stats()["full"]):  # kept to be sent
                 spilled += new
             else:
                 memo.entries.clear()  # (all in the table: the search reads them there)
             if between is not None:
                 between()
     finally:
-        memo.shared = None
+        memo.shared = memo.shared_games = None
         table.seal()  # (the drain passes this process's chunk of the table only once it is sealed)
     return stored, computed, spilled
 
@@ -144,7 +148,7 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
     and value them (``value_blocks``)."""
     cpu = time.process_time()
     rules = get_ruleset(task.ruleset)
-    region, table, classes_seen = attach_tables(task.path, task.set_offset, rules)
+    region, table, classes_seen, games = attach_tables(task.path, task.set_offset, rules, task.games_offset)
     store = open_store(task.store_path, create=False) if task.store_path else None
     try:
         if task.family is None:
@@ -161,10 +165,10 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
                     keys = [key for key, mine in zip(keys, owned) if mine]
             table.add_total(len(states))
         stored, computed, spilled = value_blocks(rules, states, keys, table, store, block=task.block,
-                                                 claimed=task.family is None)
-        return FamilyResult(len(states), raw, stored, computed, pack(spilled), time.process_time() - cpu)
+                                                 claimed=task.family is None, games=games)
+        return FamilyResult(len(states), raw, stored, computed, pack_wire(spilled), time.process_time() - cpu)
     finally:
-        del table, classes_seen
+        del table, classes_seen, games
         region.close()
         if store is not None:
             store.close()
@@ -183,20 +187,22 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
     # in packets); the set of class keys after them (it must not run out: +50 %).
     classes = raw_count(family) // 8 + 4096
     size, slots = table_layout(int(VALUES_ROOM * classes), family.pots_max + 8)
-    made = new_table(rules, size, slots, *table_layout(classes * 3 // 2, family.pots_max + 8))
+    set_size, set_slots = table_layout(classes * 3 // 2, family.pots_max + 8)
+    made = new_table(rules, size, slots, set_size, set_slots, int(VALUES_ROOM * classes))
     if made is None:
         return None
-    region, table, classes_seen = made
+    region, table, classes_seen, games = made
     parts = backend.slots
     store_path = sink.store_path if resumed else None
-    tasks = [FamilyTask(rules.name, region.path, size, store_path, family, part, parts, block=BLOCK)
-             for part in range(parts)]
+    games_offset = size + set_size if games is not None else 0
+    tasks = [FamilyTask(rules.name, region.path, size, store_path, family, part, parts, block=BLOCK,
+                        games_offset=games_offset) for part in range(parts)]
     try:
-        results, committed = _run_workers(tasks, backend, table, sink, progress)
+        results, committed = _run_workers(tasks, backend, table, sink, progress, games)
         if classes_seen.stats()["full"]:  # (sized not to be: refuse a wrong count rather than give it)
             raise RuntimeError(f"the set of class keys of {family.describe()} ran out of room")
     finally:
-        del table, classes_seen
+        del table, classes_seen, games
         region.close()
         region.unlink()
     found = sum(r.classes for r in results)
@@ -205,10 +211,16 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
                     sum(r.cpu_seconds for r in results))
 
 
-def drain_into(sink: Any, table: Any, start: int) -> tuple[int, int]:
+def drain_into(sink: Any, table: Any, start: int, games: Any = None) -> tuple[int, int]:
     """Drain ``table`` from arena word ``start`` into ``sink``: as one packed batch where the sink
     takes them (``put_packed``: a local store hands the bytes to its writer process as they are,
-    with no Python object a value), else as pairs. Returns (entries, where the next drain starts)."""
+    with no Python object a value), else as pairs; partizan values (``games``: their SharedGames)
+    as pairs of keys and ``Game``s. Returns (entries, where the next drain starts)."""
+    if games is not None:
+        shared, start = table.drain(start)
+        entries = games.games(shared)
+        sink.put(entries)
+        return len(entries), start
     put_packed = getattr(sink, "put_packed", None)
     if put_packed is not None:
         frame, start = table.drain_packed(start)
@@ -222,7 +234,8 @@ def drain_into(sink: Any, table: Any, start: int) -> tuple[int, int]:
 
 
 def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
-                 progress: Callable[[int, int, int], None] | None) -> tuple[list[FamilyResult], int]:
+                 progress: Callable[[int, int, int], None] | None,
+                 games: Any = None) -> tuple[list[FamilyResult], int]:
     """Run ``value_family_part`` on task ``k`` in slot ``k``, draining the table into ``sink``
     every ``DRAIN_EVERY`` seconds meanwhile; returns the results and the entries committed
     (those the table had no room for included). On an error (or Ctrl-C) the table is cancelled
@@ -233,7 +246,7 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
         running += [backend.call(slot, value_family_part, task) for slot, task in enumerate(tasks)]
         while True:
             done, _ = futures.wait(running, timeout=DRAIN_EVERY, return_when=futures.FIRST_EXCEPTION)
-            count, drained = drain_into(sink, table, drained)  # (after the last worker: every value is published)
+            count, drained = drain_into(sink, table, drained, games)  # (after the last worker: every value is published)
             committed += count
             failed = [f.exception() for f in done if f.exception() is not None]
             if failed:
@@ -246,7 +259,7 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
         results = [f.result() for f in running]
         spilled: dict[bytes, Any] = {}
         for result in results:  # values the table ran out of room for (those not in it)
-            spilled.update((k, v) for k, v in unpack(result.spilled, True) if table.get(k) is None)
+            spilled.update((k, v) for k, v in unpack_wire(result.spilled, games is None) if table.get(k) is None)
         sink.put(sorted(spilled.items()))
         return results, committed + len(spilled)
     finally:
@@ -290,20 +303,21 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
     (``value_blocks``; with a ``store``: skip what it holds and read it for followers), drained
     into ``sink`` (sorted, in C) every ``INLINE_DRAIN_EVERY`` seconds while it values on; returns
     (classes stored, positions computed, entries committed), or ``None`` when no table can be
-    made (a partizan ruleset, the pure-Python engine). The table has room for ``entries`` keys of
+    made (the pure-Python engine, no memory). The table has room for ``entries`` keys of
     ``key_length`` bytes (by default twice ``states``, and their longest key)."""
     room = entries if entries is not None else len(states) + 4096
-    made = new_table(rules, *table_layout(int(VALUES_ROOM * room), key_length or max(map(len, keys), default=2)))
+    made = new_table(rules, *table_layout(int(VALUES_ROOM * room), key_length or max(map(len, keys), default=2)),
+                     0, 0, int(VALUES_ROOM * room))
     if made is None:
         return None
-    region, table, _ = made
+    region, table, _, games = made
     table.add_total(len(states))
     drained = committed = 0
     last = time.monotonic()
 
     def drain() -> None:
         nonlocal drained, committed, last
-        count, drained = drain_into(sink, table, drained)
+        count, drained = drain_into(sink, table, drained, games)
         committed += count
         last = time.monotonic()
 
@@ -315,7 +329,7 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
                 progress(stats["claimed"], stats["total"], stats["entries"])
 
     try:
-        stored, computed, spilled = value_blocks(rules, states, keys, table, store, between)
+        stored, computed, spilled = value_blocks(rules, states, keys, table, store, between, games=games)
         drain()
         left = [(k, v) for k, v in spilled if table.get(k) is None]  # (the table ran out of room)
         sink.put(sorted(left))
@@ -323,7 +337,7 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
             progress(len(states), len(states), computed)
         return stored, computed, committed + len(left)
     finally:
-        del table
+        del table, games
         region.close()
         region.unlink()
 
@@ -336,16 +350,19 @@ def run_shared(rules: Any, todo: list[State], keys: list[bytes], sink: Any, back
     workers read for followers (a sweep of what a store lacks). Returns (positions computed,
     entries committed, worker CPU seconds), or ``None`` when no table can be made."""
     # a sweep values about one position per class: room for twice that
-    made = new_table(rules, *table_layout(int(VALUES_ROOM * (len(todo) + 4096)), max(map(len, keys), default=2)))
+    room = int(VALUES_ROOM * (len(todo) + 4096))
+    size, slots = table_layout(room, max(map(len, keys), default=2))
+    made = new_table(rules, size, slots, 0, 0, room)
     if made is None:
         return None
-    region, table, _ = made
+    region, table, _, games = made
     table.add_total(len(todo))
-    task = FamilyTask(rules.name, region.path, 0, store_path, states=todo, keys=keys, block=BLOCK)
+    task = FamilyTask(rules.name, region.path, 0, store_path, states=todo, keys=keys, block=BLOCK,
+                      games_offset=size if games is not None else 0)
     try:
-        results, committed = _run_workers([task] * backend.slots, backend, table, sink, progress)
+        results, committed = _run_workers([task] * backend.slots, backend, table, sink, progress, games)
     finally:
-        del table
+        del table, games
         region.close()
         region.unlink()
     return sum(r.computed for r in results), committed, sum(r.cpu_seconds for r in results)

@@ -3,8 +3,9 @@
 ``SharedRegion`` is a file in ``/dev/shm`` (tmpfs; the system's temporary directory where there is
 none) with its size reserved up front by ``posix_fallocate``, so that a full tmpfs is an error at
 the start (the sweep then goes the packet way) and never a ``SIGBUS`` in a worker. The tables are
-``engine/native/shared.c``'s ``SharedValues``: one of nim values, and optionally a second one after
-it used as a set of keys (see ``ruma.client.sweep.shared``).
+``engine/native/shared.c``'s ``SharedValues``: one of values, optionally a second one after it used
+as a set of keys (see ``ruma.client.sweep.shared``), and for a partizan ruleset, last, the
+``SharedGames`` whose node ids the values are (``engine/native/shared_games.c``).
 """
 
 from __future__ import annotations
@@ -86,41 +87,65 @@ def table_layout(entries: int, key_length: int) -> tuple[int, int]:
     return HEADER + slots * 8 + -(-arena * 4 // 64) * 64, slots  # (whole cache lines: tables follow)
 
 
+#: canonical forms a SharedGames table has room for, per value (a sweep of Sowing <= 12 seeds
+#: publishes 0.20 a class, <= 10 seeds 0.17; Atomic Wari <= 12 0.006)
+GAMES_PER_VALUE = 1 / 3
+
+
+def games_layout(entries: int) -> tuple[int, int]:
+    """``(bytes, slots)`` of a SharedGames table for the canonical forms of ``entries`` partizan
+    values (``GAMES_PER_VALUE`` a value; a table out of room sends the rest in packets): slots at
+    most half full, records of 7 words and their options (9.5 words a node in all for Sowing
+    <= 12), and the chunks' unused tails."""
+    nodes = int(entries * GAMES_PER_VALUE) + 4096
+    slots = 1024
+    while slots < 2 * nodes:
+        slots *= 2
+    words = nodes * 11 + 64 * 8192
+    return HEADER + slots * 8 + -(-words * 4 // 64) * 64, slots
+
+
 def can_share(rules: Any) -> bool:
-    """Whether a sweep of ``rules`` can go through a SharedValues table: an impartial ruleset (its
-    values are nim values, one word each) valued by the compiled engine."""
-    return bool(rules.impartial) and getattr(type(rules), "native", None) is not None
+    """Whether a sweep of ``rules`` can go through a SharedValues table: a ruleset valued by the
+    compiled engine (nim values, or the ids of a SharedGames table for a partizan one)."""
+    return getattr(type(rules), "native", None) is not None
 
 
-def new_table(rules: Any, size: int, slots: int, set_size: int = 0,
-              set_slots: int = 0) -> tuple[SharedRegion, Any, Any] | None:
+def new_table(rules: Any, size: int, slots: int, set_size: int = 0, set_slots: int = 0,
+              games_room: int = 0) -> tuple[SharedRegion, Any, Any, Any] | None:
     """A region holding a fresh SharedValues table of ``size`` bytes and ``slots`` slots (see
-    ``table_layout``) and, after it, when ``set_size`` is given, a second one used as a set of
-    keys (else ``None``); ``None`` when the compiled engine does not value this ruleset or the
-    memory is not there."""
+    ``table_layout``), after it, when ``set_size`` is given, a second one used as a set of keys
+    (else ``None``), and for a partizan ruleset, last, a SharedGames table for the canonical
+    forms of ``games_room`` values (``games_layout``; else ``None``); ``None`` when the compiled
+    engine does not value this ruleset or the memory is not there."""
     if not can_share(rules):
         return None
     from ruma.engine.native import _core
 
     native = type(rules).native
-    region = SharedRegion.create(size + set_size)
+    games_size, games_slots = games_layout(games_room) if not rules.impartial else (0, 0)
+    region = SharedRegion.create(size + set_size + games_size)
     if region is None:
         return None
     view = memoryview(region.map)
     table = _core.SharedValues(view[:size], native.code, native.version, slots)
-    keys = _core.SharedValues(view[size:], native.code, native.version, set_slots) if set_size else None
-    return region, table, keys
+    keys = _core.SharedValues(view[size:size + set_size], native.code, native.version, set_slots) if set_size else None
+    games = _core.SharedGames(view[size + set_size:], games_slots) if games_size else None
+    return region, table, keys, games
 
 
-def attach_tables(path: str, set_offset: int, rules: Any) -> tuple[SharedRegion, Any, Any]:
-    """A worker's view of the sweep's region at ``path``: its table of values and, from
-    ``set_offset`` on, its set of keys (``None`` when ``set_offset`` is 0: no set)."""
+def attach_tables(path: str, set_offset: int, rules: Any, games_offset: int = 0) -> tuple[SharedRegion, Any, Any, Any]:
+    """A worker's view of the sweep's region at ``path``: its table of values, from
+    ``set_offset`` on its set of keys (``None`` when ``set_offset`` is 0: no set), and from
+    ``games_offset`` on its SharedGames (``None`` when 0: an impartial ruleset)."""
     from ruma.engine.native import _core
 
     native = type(rules).native
     region = SharedRegion.attach(path)
     view = memoryview(region.map)
+    end = games_offset or len(view)
+    games = _core.SharedGames(view[games_offset:]) if games_offset else None
     if not set_offset:
-        return region, _core.SharedValues(view, native.code, native.version), None
+        return region, _core.SharedValues(view[:end], native.code, native.version), None, games
     return (region, _core.SharedValues(view[:set_offset], native.code, native.version),
-            _core.SharedValues(view[set_offset:], native.code, native.version))
+            _core.SharedValues(view[set_offset:end], native.code, native.version), games)

@@ -225,8 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--aw-seconds", type=float, default=600.0, help="atomic-weight census: seconds to spend")
     parser.add_argument("--aw-seeds", type=int, default=None, help="atomic-weight census: seeds 1..N (instead of --aw-seconds)")
     parser.add_argument("--workers", type=int, default=None,
-                        help="sweep workers (default: as ruma sweep's, all cores but 1 for a partizan ruleset with the "
-                             "compiled engine)")
+                        help="sweep workers (default: as ruma sweep's, all cores)")
     args = parser.parse_args(argv)
     store = StoreSink(args.data)
     out: list[str] = ["# Tables: Erickson's Tables 2, 3 and 4, extended, and a census of atomic weights", "",

@@ -16,7 +16,7 @@ from typing import Any
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
 from ruma.engine.evaluator import value_many
-from ruma.engine.families.packets import Packet, RecordingMemo, pack, unpack
+from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Task:
     sweep_id: str
     ruleset: str
     states: list[State]
-    incoming: list[Packet]
+    incoming: list[WirePacket]
     store_path: str | None = None
 
 
@@ -36,7 +36,7 @@ class Result:
     """What a shard produced: the entries computed (a packet), positions computed, wall and CPU
     seconds of the worker."""
 
-    packet: Packet
+    packet: WirePacket
     computed: int
     seconds: float
     cpu_seconds: float = 0.0
@@ -72,9 +72,9 @@ def work(task: Task) -> Result:
     rules = get_ruleset(task.ruleset)
     memo = _memo(task)
     for packet in task.incoming:
-        memo.learn(unpack(packet, rules.impartial))
+        memo.learn(unpack_wire(packet, rules.impartial))
     computed = value_many(rules, task.states, memo)
-    packet = pack(memo.take())
+    packet = pack_wire(memo.take())
     return Result(packet, computed, time.perf_counter() - started, time.process_time() - cpu)
 
 

@@ -1,10 +1,13 @@
-"""Exact CGT algebra of short partizan games with interned canonical forms.
+"""Exact CGT algebra of short partizan games in canonical form.
 
-Every distinct canonical form exists once: a row of module-level tables indexed by a small int
-``id`` (``ZERO`` is id 0) and one ``Game`` object per id, so ``==`` is identity and ``hash`` is
-the id. The tables and the hot paths (canonicalisation, sums, comparison) live in
-``ruma.engine.cgt.kernel`` and work on ids and tuples of ids; ``Game.from_ids`` and
-``Game.by_id`` expose that level to the evaluator.
+Every distinct canonical form is one *id* (a small int; ``ZERO`` is id 0) in a kernel that keeps
+each canonical form once, so ``==`` between games is identity and ``hash`` the id. A ``Game`` is a
+thin handle on an id: the kernel makes the one ``Game`` object of an id the first time Python
+asks for it (``Game.by_id``), so the games a search builds cost no Python objects. Two kernels
+have the same functions on ids (``KERNEL``): the compiled one (``_core.kernel``, engine/native/:
+an arena of nodes in C) when the compiled engine is active, else the pure-Python reference
+``ruma.engine.cgt.kernel``. Ids differ between them; values, text and every analysis do not.
+``Game.from_ids``, ``Game.by_id``, ``option_ids`` and ``canonical_id`` expose the id level.
 
 Canonicalisation (``Game.from_options``): dedupe the option ids, then take fast paths — all
 options nimbers with equal sides (``*mex``), all options numbers (the simplest number between, or
@@ -15,42 +18,23 @@ then re-take the fast paths if anything was removed. Values of the form
 their sums, negations and comparisons are plain arithmetic. Sums of a number and a non-number use
 number translation (``x + G = {x + G^L | x + G^R}``). Comparisons exit early on stops
 (``LS(G) > LS(H)`` or ``RS(G) > RS(H)`` refute ``G <= H``; ``LS(G) < RS(H)`` proves ``G < H``).
-Sum, comparison and option-list caches are capped (``kernel.CACHE_LIMIT``) and can be dropped
-with ``clear_caches()``; the table of canonical forms only grows.
+Sum, comparison and option-list caches are bounded and can be dropped with ``clear_caches()``;
+the table of canonical forms only grows.
 
 Recursion: comparisons and canonicalisation recurse along the game tree, so their depth is the
-birthday; games with birthdays below a few hundred are fine under Python's default limit.
-Thread safety: creating a new canonical form is serialised by a lock; everything else only reads
-the tables or fills idempotent caches.
+birthday; the reference is fine below birthdays of a few hundred under Python's default limit,
+the compiled kernel far beyond. Thread safety: the compiled kernel's operations run without
+releasing the GIL; the reference serialises the creation of a canonical form with a lock.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Iterable, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
 
-from ruma.engine.cgt.kernel import (
-    _LO,
-    _NIM,
-    _NUM,
-    _NUS_ID,
-    _NUSV,
-    _OBJ,
-    _RO,
-    _add,
-    _all_small,
-    _canon,
-    _intern,
-    _le,
-    _neg,
-    _nus_id,
-    _stops,
-    cache_info,
-    clear_caches,
-    set_factory,
-)
-from ruma.engine.cgt.nus import NUS, dyadic, nus_ge_zero, nus_neg
+from ruma.engine.cgt import kernel as reference
+from ruma.engine.cgt.nus import NUS, Num, dyadic, nus_ge_zero, nus_neg
 from ruma.engine.errors import RumaInputError
 
 if TYPE_CHECKING:
@@ -74,7 +58,54 @@ __all__ = [
 ]
 
 
-_G = cast("list[Game]", _OBJ)  # the one Game object per id
+def _select_kernel() -> Any:
+    """The compiled game kernel (``_core.kernel``) when the compiled engine is active, else the
+    pure-Python reference (``ruma.engine.cgt.kernel``): the same functions on ids.
+
+    A misconfigured ``RUMA_ENGINE`` is reported where the engine is next asked for (``get_ruleset``
+    raises it as a ``RumaInputError``); here it just keeps the Python kernel.
+    """
+    from ruma.engine.errors import RumaError
+    from ruma.engine.native import active_engine, core
+
+    try:
+        if active_engine() != "c":
+            return reference
+    except RumaError:
+        return reference
+    native = core()
+    assert native is not None
+    return native.kernel
+
+
+KERNEL: Any = _select_kernel()
+"""The kernel games are ids of: ``_core.kernel`` (compiled) or ``ruma.engine.cgt.kernel``."""
+_canon: Callable[[Iterable[int], Iterable[int]], int] = KERNEL.canon
+_add: Callable[[int, int], int] = KERNEL.add
+_neg: Callable[[int], int] = KERNEL.neg
+_le: Callable[[int, int], bool] = KERNEL.le
+_left_ids: Callable[[int], tuple[int, ...]] = KERNEL.left_ids
+_right_ids: Callable[[int], tuple[int, ...]] = KERNEL.right_ids
+_nus: Callable[[int], "NUS | None"] = KERNEL.nus
+_number: Callable[[int], "Num | None"] = KERNEL.number
+_nim: Callable[[int], "int | None"] = KERNEL.nim
+_stops: Callable[[int], "tuple[Num, Num]"] = KERNEL.stops
+_nus_id: Callable[[Num, int, int], int] = KERNEL.nus_id
+_all_small: Callable[[int], bool] = KERNEL.all_small
+_G: Callable[[int], "Game"] = KERNEL.handle  # the one Game object of an id (made when first asked for)
+cache_info: Callable[[], dict[str, int]] = KERNEL.cache_info
+clear_caches: Callable[[], None] = KERNEL.clear_caches
+
+
+def option_ids(game_id: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The option ids of a game by id (Left's, Right's; sorted), with no ``Game`` object made."""
+    return _left_ids(game_id), _right_ids(game_id)
+
+
+def canonical_id(lefts: Iterable[int], rights: Iterable[int]) -> int:
+    """The id of the canonical form of ``{lefts | rights}`` given option ids, with no ``Game``
+    object made (``Game.by_id`` makes the one of an id when it is needed)."""
+    return _canon(lefts, rights)
 
 
 class Outcome(StrEnum):
@@ -120,17 +151,17 @@ class Game:
     @staticmethod
     def from_options(lefts: Iterable[Game], rights: Iterable[Game]) -> Game:
         """The canonical game ``{lefts | rights}`` (interned)."""
-        return _G[_canon({g.id for g in lefts}, {g.id for g in rights})]
+        return _G(_canon({g.id for g in lefts}, {g.id for g in rights}))
 
     @staticmethod
     def from_ids(lefts: Iterable[int], rights: Iterable[int]) -> Game:
         """``from_options`` on option ids (the evaluator's hot path)."""
-        return _G[_canon(set(lefts), set(rights))]
+        return _G(_canon(set(lefts), set(rights)))
 
     @staticmethod
     def by_id(game_id: int) -> Game:
         """The game with this id (ids are only meaningful within one process)."""
-        return _G[game_id]
+        return _G(game_id)
 
     def __copy__(self) -> Game:
         return self
@@ -145,55 +176,55 @@ class Game:
     @property
     def left_options(self) -> tuple[Game, ...]:
         """Left's options in the canonical form (sorted by id)."""
-        return tuple([_G[i] for i in _LO[self.id]])
+        return tuple([_G(i) for i in _left_ids(self.id)])
 
     @property
     def right_options(self) -> tuple[Game, ...]:
         """Right's options in the canonical form (sorted by id)."""
-        return tuple([_G[i] for i in _RO[self.id]])
+        return tuple([_G(i) for i in _right_ids(self.id)])
 
     @property
     def left_ids(self) -> tuple[int, ...]:
         """The ids of Left's options in the canonical form (sorted; no ``Game`` objects made)."""
-        return _LO[self.id]
+        return _left_ids(self.id)
 
     @property
     def right_ids(self) -> tuple[int, ...]:
         """The ids of Right's options in the canonical form (sorted; no ``Game`` objects made)."""
-        return _RO[self.id]
+        return _right_ids(self.id)
 
     @property
     def nus(self) -> tuple[Fraction, int, int] | None:
         """``(x, n, k)`` when the game equals ``x + n·↑ + ∗k``, else ``None``."""
-        t = _NUSV[self.id]
+        t = _nus(self.id)
         return None if t is None else (Fraction(t[0]), t[1], t[2])
 
     @property
     def is_number(self) -> bool:
         """True when the game is a (dyadic) number."""
-        return _NUM[self.id] is not None
+        return _number(self.id) is not None
 
     @property
     def is_integer(self) -> bool:
         """True when the game is an integer."""
-        x = _NUM[self.id]
+        x = _number(self.id)
         return type(x) is int
 
     @property
     def is_nimber(self) -> bool:
         """True when the game is ``*k`` for some ``k >= 0`` (0 included)."""
-        return _NIM[self.id] is not None
+        return _nim(self.id) is not None
 
     @property
     def number_value(self) -> Fraction | None:
         """The number the game equals, or ``None``."""
-        x = _NUM[self.id]
+        x = _number(self.id)
         return None if x is None else Fraction(x)
 
     @property
     def nim_value(self) -> int | None:
         """``k`` when the game equals ``*k``, or ``None``."""
-        return _NIM[self.id]
+        return _nim(self.id)
 
     @property
     def is_infinitesimal(self) -> bool:
@@ -214,12 +245,12 @@ class Game:
         o = _operand(other)
         if o is None:
             return NotImplemented
-        return _G[_add(self.id, o.id)]
+        return _G(_add(self.id, o.id))
 
     __radd__ = __add__  # disjunctive sum is commutative: 1 + UP
 
     def __neg__(self) -> Game:
-        return _G[_neg(self.id)]
+        return _G(_neg(self.id))
 
     def __pos__(self) -> Game:
         return self
@@ -228,19 +259,19 @@ class Game:
         o = _operand(other)
         if o is None:
             return NotImplemented
-        return _G[_add(self.id, _neg(o.id))]
+        return _G(_add(self.id, _neg(o.id)))
 
     def __rsub__(self, other: Operand) -> Game:
         o = _operand(other)
         if o is None:
             return NotImplemented
-        return _G[_add(o.id, _neg(self.id))]
+        return _G(_add(o.id, _neg(self.id)))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Game):
             return self is other
         if isinstance(other, (int, Fraction, float)) and not isinstance(other, bool):
-            x = _NUM[self.id]
+            x = _number(self.id)
             return x is not None and x == other
         return NotImplemented
 
@@ -249,7 +280,7 @@ class Game:
         return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
-        x = _NUM[self.id]  # a number game hashes like its number, as it compares equal to it
+        x = _number(self.id)  # a number game hashes like its number, as it compares equal to it
         return self.id if x is None else hash(x)
 
     def __le__(self, other: Operand) -> bool:
@@ -287,7 +318,7 @@ class Game:
     def outcome(self) -> Outcome:
         """The outcome class: who wins with best play."""
         i = self.id
-        t = _NUSV[i]
+        t = _nus(i)
         if t is not None:
             ge, le = nus_ge_zero(t), nus_ge_zero(nus_neg(t))
         else:
@@ -397,7 +428,7 @@ def _operand(value: object) -> Game | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return _G[_nus_id((value, 0, 0))]
+        return _G(_nus_id(value, 0, 0))
     if isinstance(value, Fraction):
         return number(value)
     if isinstance(value, float):
@@ -415,33 +446,39 @@ def integer(n: int) -> Game:
     """The integer ``n``."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise RumaInputError(f"not an integer: {n!r}")
-    return _G[_nus_id((n, 0, 0))]
+    return _G(_nus_id(n, 0, 0))
 
 
 def number(x: Fraction | int) -> Game:
     """The number ``x``; raises ``RumaInputError`` (a ValueError) unless ``x`` is dyadic."""
-    return _G[_nus_id((dyadic(x), 0, 0))]
+    return _G(_nus_id(_dyadic_number(x), 0, 0))
 
 
 def nimber(k: int) -> Game:
     """The nimber ``*k`` (``k >= 0``)."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
         raise RumaInputError(f"not a nim value (a non-negative integer): {k!r}")
-    return _G[_nus_id((0, 0, k))]
+    return _G(_nus_id(0, 0, k))
 
 
 def up_multiple(n: int) -> Game:
     """``n·↑`` (``n`` may be negative: ``n·↓``)."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise RumaInputError(f"not an integer: {n!r}")
-    return _G[_nus_id((0, n, 0))]
+    return _G(_nus_id(0, n, 0))
 
 
 def nus_game(x: Fraction | int, n: int = 0, k: int = 0) -> Game:
     """``x + n·↑ + ∗k`` (``x`` dyadic, ``k >= 0``)."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 0 or not isinstance(n, int):
         raise RumaInputError(f"not a valid (x, n, k) for x + n.up + *k: {(x, n, k)!r}")
-    return _G[_nus_id((dyadic(x), n, k))]
+    return _G(_nus_id(_dyadic_number(x), n, k))
+
+
+def _dyadic_number(x: Fraction | int) -> Num:
+    """``x`` checked dyadic (``RumaInputError`` otherwise): an int when integral, else a Fraction."""
+    y = dyadic(x)
+    return y.numerator if y.denominator == 1 else y
 
 
 def _make(game_id: int) -> Game:
@@ -450,9 +487,10 @@ def _make(game_id: int) -> Game:
     return g
 
 
-set_factory(_make)
-ZERO: Game = _G[_intern(((), ()), (0, 0, 0))]
-_NUS_ID[(0, 0, 0)] = 0
+KERNEL.set_factory(_make)
+if hasattr(KERNEL, "set_handle_type"):  # (the compiled kernel makes the objects itself: no Python call)
+    KERNEL.set_handle_type(Game)
+ZERO: Game = _G(_nus_id(0, 0, 0))
 ONE: Game = integer(1)
 STAR: Game = nimber(1)
 UP: Game = up_multiple(1)

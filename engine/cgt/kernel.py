@@ -1,8 +1,13 @@
-"""The id-level kernel of ``ruma.engine.cgt.game``: tables, interning, canonicalisation, order, sums.
+"""The pure-Python game kernel: tables, interning, canonicalisation, order, sums — on int ids.
 
-Everything here works on small int ids and tuples of ids; ``Game`` objects are created through
-the factory that ``ruma.engine.cgt.game`` installs (``set_factory``). See the docstring of
-``ruma.engine.cgt.game`` for the algorithms and their sources.
+The readable reference of the compiled kernel (``_core.kernel``, engine/native/kernel.c), which
+has the same public functions (``canon``, ``add``, ``neg``, ``le``, ``left_ids``, ``right_ids``,
+``nus``, ``number``, ``nim``, ``stops``, ``nus_id``, ``all_small``, ``count``, ``handle``,
+``set_factory``, ``cache_info``, ``clear_caches``) with the same meanings, and is tested against
+it (tests/test_kernel_differential.py). ``ruma.engine.cgt.game`` runs on this one when the
+pure-Python engine is active (``RUMA_ENGINE=python``). Everything here works on small int ids and
+tuples of ids; each id's one ``Game`` object is made by the factory ``game`` installs. See the
+docstring of ``ruma.engine.cgt.game`` for the algorithms and their sources.
 
 Recursion: comparisons and canonicalisation recurse along the game tree (depth = birthday), which
 is fine for birthdays below a few hundred under Python's default recursion limit.
@@ -12,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ruma.engine.cgt.nus import NUS, Num, simplest_between
 
@@ -433,11 +438,6 @@ def _neg(a: int) -> int:
 _ALL_SMALL: dict[int, bool] = {}
 
 
-def _stops(a: int) -> tuple[Num | float, Num | float]:
-    """(left stop, right stop) of ``G_a``."""
-    return _LS[a], _RS[a]
-
-
 def _all_small(a: int) -> bool:
     """Whether every follower of ``a`` with a move for one player has one for the other (followers
     first, from an explicit stack: no deep recursion for deep games)."""
@@ -470,48 +470,56 @@ def clear_caches() -> None:
     _SUM.clear()
     _LE.clear()
     _RAW.clear()
-    if _NATIVE is not None:
-        _NATIVE.kernel_clear()
 
 
 def cache_info() -> dict[str, int]:
     """Sizes of the table and caches (for benchmarks and monitoring)."""
-    return {"games": len(_OBJ), "sums": len(_SUM), "comparisons": len(_LE), "option_lists": len(_RAW)}
+    return {"games": len(_OBJ), "objects": len(_OBJ), "sums": len(_SUM), "comparisons": len(_LE),
+            "option_lists": len(_RAW)}
 
 
+# -- the interface ``ruma.engine.cgt.game`` uses (the compiled kernel, ``_core.kernel``, has the
+# -- same functions with the same meanings: engine/native/kernel.c) ---------------------------
+def canon(lefts: Iterable[int], rights: Iterable[int]) -> int:
+    """The id of the canonical form of ``{lefts | rights}`` (option ids of canonical games)."""
+    return _canon(set(lefts), set(rights))
 
 
-# -- the compiled order and canonicalisation ----------------------------------------------------
-def bind_native(native: Any) -> None:
-    """Give the compiled core (``ruma.engine.native._core``) these tables and functions (idempotent)."""
-    native.kernel_bind(_LO, _RO, _LS, _RS, _NUSV, _NIM, _NUM, _NEG, _fast, _finish, _canon, _add, _neg)
+add = _add
+neg = _neg
+all_small = _all_small
 
 
-def _compiled_kernel() -> Any:
-    """The compiled core bound to these tables when the compiled engine is active, else None.
-
-    A misconfigured ``RUMA_ENGINE`` is reported where the engine is next asked for (``get_ruleset``
-    raises it as a ``RumaInputError``); this import just keeps the Python kernel.
-    """
-    from ruma.engine.errors import RumaError
-    from ruma.engine.native import active_engine, core
-
-    try:
-        if active_engine() != "c":
-            return None
-    except RumaError:
-        return None
-    native = core()
-    assert native is not None
-    bind_native(native)
-    return native
+def le(a: int, b: int) -> bool:
+    """``G_a <= G_b``."""
+    return _le(a, b)
 
 
-_NATIVE = _compiled_kernel()
-if _NATIVE is not None:
-    # ``_le`` and ``_canonicalise`` become the compiled ones (engine/native/kernel.c): every
-    # caller looks them up as globals at call time (and ``game`` imports them after this line),
-    # so the sums, comparisons and the evaluator all use them; the Python definitions above stay
-    # the reference the compiled ones are tested against. ``globals()`` keeps mypy's view of the
-    # functions' types, which the compiled ones share.
-    globals().update(_le=_NATIVE.le, _canonicalise=_NATIVE.canonicalise)
+left_ids: Callable[[int], Ids] = _LO.__getitem__  # Left's option ids (sorted)
+right_ids: Callable[[int], Ids] = _RO.__getitem__  # Right's option ids (sorted)
+nus: Callable[[int], "NUS | None"] = _NUSV.__getitem__  # (x, n, k) when G = x + n.up + *k (x an int when integral)
+number: Callable[[int], "Num | None"] = _NUM.__getitem__  # x when G is the number x
+nim: Callable[[int], "int | None"] = _NIM.__getitem__  # k when G is *k
+
+
+def stops(a: int) -> tuple[Num, Num]:
+    """(Left's stop, Right's stop), exact (a float kept for speed is exactly a Fraction)."""
+    ls, rs = _LS[a], _RS[a]
+    return Fraction(ls) if isinstance(ls, float) else ls, Fraction(rs) if isinstance(rs, float) else rs
+
+
+def nus_id(x: Num, n: int, k: int) -> int:
+    """The id of ``x + n·↑ + ∗k`` (``x`` dyadic)."""
+    return _nus_id((x, n, k))
+
+
+def count() -> int:
+    """The number of games interned (ids are ``0 .. count() - 1``)."""
+    return len(_OBJ)
+
+
+def handle(a: int) -> Any:
+    """The one object of game ``a``."""
+    if not 0 <= a < len(_OBJ):
+        raise IndexError(f"no game with id {a}")
+    return _OBJ[a]

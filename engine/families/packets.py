@@ -9,10 +9,17 @@ behind the same ``Memo`` interface is used as is.
 
 Values cross process (and machine) boundaries as a ``Packet``: ``(keys, values, nodes)``. For an
 impartial ruleset ``values`` holds the nim values; for a partizan one, indices into ``nodes``, a
-table of canonical forms in topological order (each node is ``(left option indices, right option
-indices)`` into the nodes before it). Shared sub-games are sent once per packet; rebuilding a
-node is ``Game.from_options`` on canonical options, a table hit. Packets are plain tuples of
-bytes and ints: any serialiser (pickle, Ray, protobuf) carries them.
+table of canonical forms in topological order. Shared sub-games are sent once per packet. Two
+forms of ``nodes``:
+
+* ``pack``/``unpack`` (the ``Upload`` RPC's, whose messages list them): each node is ``(left
+  option indices, right option indices)`` into the nodes before it, rebuilt with
+  ``Game.from_options``;
+* ``pack_wire``/``unpack_wire`` (what sweep workers send, over Ray or between local processes):
+  the compact bytes of ``ruma.engine.cgt.wire`` (varints, a checksum), made and checked on
+  arrival by the compiled kernel with the compiled engine, with no ``Game`` object per node.
+
+Packets are plain tuples of bytes and ints: any serialiser (pickle, Ray, protobuf) carries them.
 """
 
 from __future__ import annotations
@@ -20,13 +27,15 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import Game
+from ruma.engine.cgt.wire import pack_games, unpack_games
 
-__all__ = ["Value", "Entry", "Packet", "RecordingMemo", "pack", "unpack"]
+__all__ = ["Value", "Entry", "Packet", "WirePacket", "RecordingMemo", "pack", "unpack", "pack_wire", "unpack_wire"]
 
 Value = Union[Game, int]
 Entry = tuple[bytes, Value]
 Node = tuple[tuple[int, ...], tuple[int, ...]]
 Packet = tuple[list[bytes], list[int], list[Node]]
+WirePacket = tuple[list[bytes], list[int], bytes]
 Lookup = Callable[[bytes], Union[Value, None]]
 LookupMany = Callable[[Sequence[bytes]], Sequence[Union[Value, None]]]
 
@@ -36,9 +45,10 @@ class RecordingMemo:
 
     ``learn`` adds entries computed elsewhere without recording them; ``fallback`` is consulted
     on a miss (its hits are cached, not recorded). ``shared``, when set, is a sweep's table of
-    nim values in shared memory (``native._core.SharedValues``): the compiled search reads it
-    before searching a position and publishes every value it finds there; ``insert`` publishes
-    too.
+    values in shared memory (``native._core.SharedValues``): the compiled search reads it before
+    searching a position and publishes every value it finds there; ``insert`` publishes too. For
+    a partizan ruleset its values are ids of the sweep's games in shared memory,
+    ``shared_games`` (``native._core.SharedGames``).
     """
 
     def __init__(self, fallback: Lookup | None = None, fallback_many: LookupMany | None = None) -> None:
@@ -47,6 +57,7 @@ class RecordingMemo:
         self.fallback = fallback
         self.fallback_many = fallback_many
         self.shared: Any = None
+        self.shared_games: Any = None
 
     def lookup(self, key: bytes) -> Value | None:
         """The known value of ``key``: learned, computed here, or from the fallback."""
@@ -79,7 +90,15 @@ class RecordingMemo:
             self.entries[key] = value
             self.new.append((key, value))
             if self.shared is not None:
-                self.shared.add(key, value)
+                self._publish(key, value)
+
+    def _publish(self, key: bytes, value: Value) -> None:
+        if isinstance(value, Game):
+            shared_id = self.shared_games.publish(value.id)
+            if shared_id is not None:  # (None: the games table is full; the value stays recorded here)
+                self.shared.add(key, shared_id)
+        else:
+            self.shared.add(key, value)
 
     def insert_many(self, items: Iterable[Entry]) -> None:
         """``insert`` of every ``(key, value)`` pair."""
@@ -168,3 +187,39 @@ def unpack(packet: Packet, impartial: bool) -> list[Entry]:
         out.append((key, games[v]))
     return out
 
+
+
+def pack_wire(entries: Sequence[Entry]) -> WirePacket:
+    """Entries as a ``WirePacket``: nim values as they are, games as node indices into the
+    ``ruma.engine.cgt.wire`` bytes of their canonical forms (``b""`` when there is none)."""
+    keys = [key for key, _ in entries]
+    games = {value.id: value for _, value in entries if isinstance(value, Game)}
+    if not games:
+        return keys, [value for _, value in entries if not isinstance(value, Game)], b""
+    data, at = pack_games(list(games))
+    node = dict(zip(games, at))
+    return keys, [node[value.id] if isinstance(value, Game) else value for _, value in entries], data
+
+
+def unpack_wire(packet: WirePacket, impartial: bool) -> list[Entry]:
+    """The entries of a ``WirePacket``; raises ``ValueError`` on a malformed or damaged one."""
+    keys, values, data = packet
+    if len(keys) != len(values):
+        raise ValueError(f"packet of {len(keys)} keys and {len(values)} values")
+    if impartial or not data:
+        if data:
+            raise ValueError("an impartial packet carries no games")
+        if not impartial and values:
+            raise ValueError("a partizan packet carries its games")
+        for v in values:
+            if type(v) is not int or v < 0:
+                raise ValueError(f"a nim value is a non-negative int, not {v!r}")
+        return list(zip(keys, values))
+    ids = unpack_games(data)
+    out: list[Entry] = []
+    by_id = Game.by_id
+    for key, v in zip(keys, values):
+        if type(v) is not int or not 0 <= v < len(ids):
+            raise ValueError(f"value index {v!r} is not a game node of the packet")
+        out.append((key, by_id(ids[v])))
+    return out

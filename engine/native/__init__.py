@@ -3,8 +3,9 @@
 ``ruma.engine.native._core`` is a C extension (sources beside this file: ``rows.c``, ``sowing.c``,
 ``wari.c`` moves, normalisation, decomposition and keys of the row-of-pots rulesets; ``parse.c``
 the paper's notation; ``table.c`` the compact hash table; ``search.c`` and ``search_memo.c`` the
-depth-first search and its memo traffic; ``order.c`` and ``kernel.c`` the CGT kernel's order and
-canonicalisation and the search's caches of it; ``memo.c`` the compact in-memory memo;
+depth-first search and its memo traffic; ``dyadic.c``, ``arena.c``, ``canon.c``, ``algebra.c`` and
+``kernel.c`` the game kernel (canonical forms as ids, ``_core.kernel``); ``memo.c`` the compact
+in-memory memo;
 ``module.c`` the Python types; docs/architecture.md has the design). It is built by the ordinary
 ``pip install`` when a C compiler is present and skipped (the install still succeeds) when not.
 
@@ -18,8 +19,8 @@ Which engine runs is decided once per process, at first use:
 
 With the compiled engine, ``get_ruleset`` returns compiled subclasses of the five row-of-pots
 rulesets (``ruma.engine.native.rulesets``) and ``evaluate`` runs their searches in C
-(``ruma.engine.native.search``). Everything else — the other rulesets, the CGT kernel, the
-memo — is the same Python in both engines.
+(``ruma.engine.native.search``), and ``Game`` runs on the compiled game kernel. Everything else —
+the other rulesets, the memo — is the same Python in both engines.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def new_compact_memo() -> "Memo | None":
     native = core() if engine == "c" else None
     if native is None:
         return None
-    from ruma.engine.cgt import Game, kernel
+    from ruma.engine.cgt import Game
 
-    memo: Memo = native.CompactMemo(kernel._OBJ, Game)
+    memo: Memo = native.CompactMemo(Game)
     return memo

@@ -1,233 +1,333 @@
-/* kernel.c — the compiled kernel's binding to the Python kernel and the search's caches.
+/* kernel.c — the compiled game kernel's Python functions (``_core.kernel``) and the search's API.
  *
- * kernel_bind gives the compiled code (order.c, this file) the Python kernel's tables and
- * functions once per process. The search (search.c) values partizan positions by Game id through
- * kernel_neg, kernel_add and kernel_canon: C caches keyed by ids (a sum, a negative and the
- * canonical form of an option list are pure functions of the ids), and the Python kernel on a
- * miss, so new canonical forms are interned by Python exactly as in the pure-Python engine.
+ * ``ruma.engine.cgt.game`` runs on these functions when the compiled engine is active, as it runs
+ * on ``ruma.engine.cgt.kernel`` (the pure-Python reference, same names and meanings) otherwise:
+ * canon, add, neg, le, left_ids, right_ids, nus, number, nim, stops, nus_id, all_small, count,
+ * handle, set_factory, cache_info, clear_caches. Games are ids into the arena (arena.h); the
+ * Python object of an id is made by game.py's factory the first time Python asks for it
+ * (``handle``) and kept, so a game has one object and nothing is made for the games a search
+ * builds. The search (search.c) calls kernel_neg, kernel_add and kernel_canon: no Python.
  */
 #include "kernel.h"
-#include "kernel_state.h"
+#include "gkernel.h"
 
-static PyObject *kernel_bind(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *lo, *ro, *ls, *rs, *nusv, *nim, *num, *negs, *fast, *finish, *canon, *add, *neg;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!O!OOOOO", &PyList_Type, &lo, &PyList_Type, &ro, &PyList_Type, &ls,
-                          &PyList_Type, &rs, &PyList_Type, &nusv, &PyList_Type, &nim, &PyList_Type, &num,
-                          &PyList_Type, &negs, &fast, &finish, &canon, &add, &neg))
-        return NULL;
-    if (K.lo == lo) Py_RETURN_NONE; /* bound already (the kernel module is imported once) */
-    if (K.lo) {
-        PyErr_SetString(PyExc_RuntimeError, "the compiled kernel is bound to other tables already");
-        return NULL;
-    }
-    PyObject *all[] = {lo, ro, ls, rs, nusv, nim, num, negs, fast, finish, canon, add, neg};
-    for (int k = 0; k < 13; k++) Py_INCREF(all[k]);
-    K.lo = lo, K.ro = ro, K.ls = ls, K.rs = rs, K.nusv = nusv, K.nim = nim, K.num = num, K.negs = negs;
-    K.fast = fast, K.finish = finish, K.canon = canon, K.add = add, K.neg = neg;
-    Py_RETURN_NONE;
-}
-
-int kernel_bound(void) { return K.lo != NULL; }
+#include <structmember.h>
 
 /* ---------------------------------------------------------------------------------------- */
-/* what the search needs: negatives, sums and {L | R} by id, cached in C                     */
+/* the search's API (kernel.h)                                                               */
 
-static int call_ids(PyObject *fn, PyObject *a, PyObject *b, int32_t *out) {
-    PyObject *r = b ? PyObject_CallFunctionObjArgs(fn, a, b, NULL) : PyObject_CallOneArg(fn, a);
-    if (!r) return -1;
-    long v = PyLong_AsLong(r);
-    Py_DECREF(r);
+int kernel_neg(int32_t a, int32_t *out) { return g_neg(a, out); }
+int kernel_add(int32_t a, int32_t b, int32_t *out) { return g_add(a, b, out); }
+int kernel_canon(int32_t *lefts, size_t nl, int32_t *rights, size_t nr, int32_t *out) {
+    return g_canon(lefts, nl, rights, nr, out);
+}
+int kernel_nimber(int64_t k, int32_t *out) { return g_nus_id(num_small(0), 0, k, out); }
+int32_t kernel_count(void) { return (int32_t)A.count; }
+
+PyObject *kernel_handle(int32_t id) {
+    if (id < 0 || (uint32_t)id >= A.count) {
+        PyErr_Format(PyExc_IndexError, "no game with id %d", (int)id);
+        return NULL;
+    }
+    if ((size_t)id < A.handles_cap && A.handles[id]) return Py_NewRef(A.handles[id]);
+    PyObject *h;
+    if (A.handle_type) { /* made here: the type's instance, its `id` slot set (what the factory does) */
+        PyObject *value = PyLong_FromLong(id);
+        h = value ? A.handle_type->tp_alloc(A.handle_type, 0) : NULL;
+        if (!h) {
+            Py_XDECREF(value);
+            return NULL;
+        }
+        *(PyObject **)((char *)h + A.handle_slot) = value;
+        /* (its one reference is an int: never part of a cycle, so the collector need not walk it —
+         * the games of a big memo's values once cost a sixth of a partizan search in collections) */
+        if (PyObject_GC_IsTracked(h)) PyObject_GC_UnTrack(h);
+    } else if (A.factory) {
+        h = PyObject_CallFunction(A.factory, "i", (int)id);
+        if (!h) return NULL;
+    } else {
+        PyErr_SetString(PyExc_RuntimeError, "the game kernel has no factory of game objects (set_factory)");
+        return NULL;
+    }
+    if ((size_t)id >= A.handles_cap) { /* (after the call: it may have run code that grew the array) */
+        size_t cap = A.handles_cap ? A.handles_cap : 1024;
+        while (cap <= (size_t)id) cap *= 2;
+        PyObject **handles = realloc(A.handles, cap * sizeof *handles);
+        if (!handles) {
+            Py_DECREF(h);
+            return PyErr_NoMemory();
+        }
+        memset(handles + A.handles_cap, 0, (cap - A.handles_cap) * sizeof *handles);
+        A.handles = handles;
+        A.handles_cap = cap;
+    }
+    if (A.handles[id]) { /* made meanwhile by another thread: one object per game */
+        Py_DECREF(h);
+        return Py_NewRef(A.handles[id]);
+    }
+    A.handles[id] = h; /* the arena's reference: games live as long as the process */
+    A.nhandles++;
+    return Py_NewRef(h);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* argument reading                                                                          */
+
+static int read_id(PyObject *x, int32_t *out) {
+    long v = PyLong_AsLong(x);
     if (v == -1 && PyErr_Occurred()) return -1;
-    if (v < 0 || v > INT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "Game id beyond the compiled engine's range");
+    if (v < 0 || v >= (long)A.count) {
+        PyErr_Format(PyExc_IndexError, "no game with id %ld", v);
         return -1;
     }
     *out = (int32_t)v;
     return 0;
 }
 
-int kernel_neg(int32_t a, int32_t *out) {
-    /* kernel._NEG[a] once computed (>= 0), else kernel._neg(a), which fills it */
-    if (a < PyList_GET_SIZE(K.negs)) {
-        long v = PyLong_AsLong(PyList_GET_ITEM(K.negs, a));
-        if (v >= 0 && v <= INT32_MAX) {
-            *out = (int32_t)v;
-            return 0;
-        }
-        PyErr_Clear();
+static int read_args(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, const char *name, int32_t *ids) {
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd game id%s", name, want, want == 1 ? "" : "s");
+        return -1;
     }
-    PyObject *x = PyLong_FromLong(a);
-    if (!x) return -1;
-    int rc = call_ids(K.neg, x, NULL, out);
-    Py_DECREF(x);
-    return rc;
-}
-
-static size_t sum_slot(uint64_t key, size_t mask) { return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17) & mask; }
-
-int kernel_add(int32_t a, int32_t b, int32_t *out) {
-    if (a == 0 || b == 0) { /* ZERO is id 0 */
-        *out = a ? a : b;
-        return 0;
-    }
-    if (a > b) {
-        int32_t t = a;
-        a = b;
-        b = t;
-    }
-    uint64_t key = ((uint64_t)a << 32 | (uint64_t)b) + 1;
-    if (K.sums) {
-        for (size_t i = sum_slot(key, K.sums_mask);; i = (i + 1) & K.sums_mask) {
-            uint64_t slot = K.sums[2 * i];
-            if (!slot) break;
-            if (slot == key) {
-                *out = (int32_t)K.sums[2 * i + 1];
-                return 0;
-            }
-        }
-    }
-    PyObject *x = PyLong_FromLong(a), *y = PyLong_FromLong(b);
-    int rc = (x && y) ? call_ids(K.add, x, y, out) : -1;
-    Py_XDECREF(x);
-    Py_XDECREF(y);
-    if (rc < 0) return -1;
-    if (!K.sums || (K.sums_count + 1) * 2 > K.sums_mask + 1) { /* grow (or drop when too big) */
-        size_t size = K.sums && K.sums_count < SUMS_LIMIT ? (K.sums_mask + 1) * 2 : 1u << 14;
-        uint64_t *fresh = calloc(2 * size, sizeof *fresh);
-        if (!fresh) return 0; /* a cache may forget */
-        size_t mask = size - 1, count = 0;
-        if (K.sums && K.sums_count < SUMS_LIMIT)
-            for (size_t j = 0; j <= K.sums_mask; j++) {
-                uint64_t k = K.sums[2 * j];
-                if (!k) continue;
-                size_t at = sum_slot(k, mask);
-                while (fresh[2 * at]) at = (at + 1) & mask;
-                fresh[2 * at] = k;
-                fresh[2 * at + 1] = K.sums[2 * j + 1];
-                count++;
-            }
-        free(K.sums);
-        K.sums = fresh;
-        K.sums_mask = mask;
-        K.sums_count = count;
-    }
-    size_t i = sum_slot(key, K.sums_mask);
-    while (K.sums[2 * i]) {
-        if (K.sums[2 * i] == key) return 0; /* added meanwhile by another thread */
-        i = (i + 1) & K.sums_mask;
-    }
-    K.sums[2 * i] = key;
-    K.sums[2 * i + 1] = (uint64_t)*out;
-    K.sums_count++;
+    for (Py_ssize_t k = 0; k < want; k++)
+        if (read_id(args[k], &ids[k]) < 0) return -1;
     return 0;
 }
 
-/* Sort and dedupe ids in place; returns the new count. */
-static size_t sort_unique(int32_t *v, size_t n) {
-    for (size_t i = 1; i < n; i++) { /* insertion sort: option lists are short */
-        int32_t x = v[i];
-        size_t j = i;
-        while (j > 0 && v[j - 1] > x) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
+/* The ids of an iterable into a new array (*n of them); NULL with an error set. */
+static int32_t *read_ids(PyObject *iterable, size_t *n) {
+    PyObject *seq = PySequence_Fast(iterable, "game options are an iterable of game ids");
+    if (!seq) return NULL;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    int32_t *v = malloc(((size_t)m + 1) * sizeof *v);
+    if (!v) {
+        Py_DECREF(seq);
+        return (int32_t *)PyErr_NoMemory();
     }
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (m == 0 || v[m - 1] != v[i]) v[m++] = v[i];
-    return m;
-}
-
-PyObject *array_set(const int32_t *v, size_t n) {
-    PyObject *set = PySet_New(NULL);
-    if (!set) return NULL;
-    for (size_t k = 0; k < n; k++) {
-        PyObject *x = PyLong_FromLong(v[k]);
-        if (!x || PySet_Add(set, x) < 0) {
-            Py_XDECREF(x);
-            Py_DECREF(set);
+    for (Py_ssize_t k = 0; k < m; k++)
+        if (read_id(PySequence_Fast_GET_ITEM(seq, k), &v[k]) < 0) {
+            free(v);
+            Py_DECREF(seq);
             return NULL;
         }
-        Py_DECREF(x);
-    }
-    return set;
+    Py_DECREF(seq);
+    *n = (size_t)m;
+    return v;
 }
 
-int kernel_canon(int32_t *lefts, size_t nl, int32_t *rights, size_t nr, int32_t *out) {
-    nl = sort_unique(lefts, nl);
-    nr = sort_unique(rights, nr);
-    /* the cache key: the number of Left options, then both sorted lists (the bytes of int32s) */
-    size_t len = (1 + nl + nr) * sizeof(int32_t);
-    int32_t stack_key[64];
-    int32_t *key = 1 + nl + nr <= 64 ? stack_key : malloc(len);
-    if (!key) {
-        PyErr_NoMemory();
-        return -1;
+static PyObject *ids_tuple(const int32_t *v, size_t n) {
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    for (size_t k = 0; t && k < n; k++) {
+        PyObject *x = PyLong_FromLong(v[k]);
+        if (!x) Py_CLEAR(t);
+        else PyTuple_SET_ITEM(t, (Py_ssize_t)k, x);
     }
-    key[0] = (int32_t)nl;
-    memcpy(key + 1, lefts, nl * sizeof *key);
-    memcpy(key + 1 + nl, rights, nr * sizeof *key);
-    int rc = -1;
-    if (!K.raw_ready || K.raw.count >= RAW_LIMIT) { /* (re)start the cache, like kernel.RAW_LIMIT */
-        if (K.raw_ready) table_free(&K.raw);
-        if (table_init(&K.raw) < 0) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        K.raw_ready = 1;
-    }
-    uint32_t h = table_hash((const uint8_t *)key, len);
-    uint32_t rec = table_find(&K.raw, (const uint8_t *)key, len, h);
-    if (rec != TABLE_NONE) {
-        *out = table_value(&K.raw, rec);
-        rc = 0;
-        goto done;
-    }
-    PyObject *ls = array_set(lefts, nl), *rs = ls ? array_set(rights, nr) : NULL;
-    rc = (ls && rs) ? call_ids(K.canon, ls, rs, out) : -1;
-    Py_XDECREF(ls);
-    Py_XDECREF(rs);
-    if (rc < 0) goto done;
-    /* the Python call may have let another thread add this key (or restart the cache) */
-    if (K.raw_ready && table_find(&K.raw, (const uint8_t *)key, len, h) == TABLE_NONE)
-        table_add(&K.raw, (const uint8_t *)key, len, h, *out); /* a failed add only forgets */
-done:
-    if (key != stack_key) free(key);
-    return rc;
+    return t;
 }
 
-static PyObject *kernel_clear(PyObject *self, PyObject *unused) {
+/* ---------------------------------------------------------------------------------------- */
+/* the Python functions                                                                      */
+
+static PyObject *py_canon(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *lefts, *rights;
+    if (!PyArg_ParseTuple(args, "OO:canon", &lefts, &rights)) return NULL;
+    size_t nl, nr;
+    int32_t *l = read_ids(lefts, &nl), *r = l ? read_ids(rights, &nr) : NULL, out;
+    int rc = r ? g_canon(l, nl, r, nr, &out) : -1;
+    free(l);
+    free(r);
+    return rc < 0 ? NULL : PyLong_FromLong(out);
+}
+
+static PyObject *py_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t ids[2], out;
+    if (read_args(args, nargs, 2, "add", ids) < 0 || g_add(ids[0], ids[1], &out) < 0) return NULL;
+    return PyLong_FromLong(out);
+}
+
+static PyObject *py_neg(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t a, out;
+    if (read_args(args, nargs, 1, "neg", &a) < 0 || g_neg(a, &out) < 0) return NULL;
+    return PyLong_FromLong(out);
+}
+
+static PyObject *py_le(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t ids[2];
+    if (read_args(args, nargs, 2, "le", ids) < 0) return NULL;
+    int r = g_le(ids[0], ids[1]);
+    return r < 0 ? NULL : PyBool_FromLong(r);
+}
+
+static PyObject *py_left_ids(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t a;
+    if (read_args(args, nargs, 1, "left_ids", &a) < 0) return NULL;
+    return ids_tuple(node(a)->opts, node(a)->nl);
+}
+
+static PyObject *py_right_ids(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t a;
+    if (read_args(args, nargs, 1, "right_ids", &a) < 0) return NULL;
+    return ids_tuple(node(a)->opts + node(a)->nl, node(a)->nr);
+}
+
+static PyObject *py_nus(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t a;
+    if (read_args(args, nargs, 1, "nus", &a) < 0) return NULL;
+    const GNode *g = node(a);
+    if (!(g->flags & G_NUS)) Py_RETURN_NONE;
+    return Py_BuildValue("(Nil)", num_to_py(node_ls(g)), (int)g->up, (long)g->star);
+}
+
+static PyObject *py_number(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t a;
+    if (read_args(args, nargs, 1, "number", &a) < 0) return NULL;
+    if (!node_is_number(node(a))) Py_RETURN_NONE;
+    return num_to_py(node_ls(node(a)));
+}
+
+static PyObject *py_nim(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t a;
+    if (read_args(args, nargs, 1, "nim", &a) < 0) return NULL;
+    if (!node_is_nimber(node(a))) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLong(node(a)->star);
+}
+
+static PyObject *py_stops(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t a;
+    if (read_args(args, nargs, 1, "stops", &a) < 0) return NULL;
+    return Py_BuildValue("(NN)", num_to_py(node_ls(node(a))), num_to_py(node_rs(node(a))));
+}
+
+static PyObject *py_nus_id(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *x;
+    long long n, k;
+    Num v;
+    int32_t out;
+    if (!PyArg_ParseTuple(args, "OLL:nus_id", &x, &n, &k) || num_from_py(x, &v) < 0 || g_nus_id(v, n, k, &out) < 0)
+        return NULL;
+    return PyLong_FromLong(out);
+}
+
+static PyObject *py_all_small(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t a;
+    if (read_args(args, nargs, 1, "all_small", &a) < 0) return NULL;
+    return PyBool_FromLong(g_all_small(a));
+}
+
+static PyObject *py_count(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
-    free(K.cache);
-    K.cache = NULL;
-    K.cache_mask = K.cache_count = 0;
-    free(K.sums);
-    K.sums = NULL;
-    K.sums_mask = K.sums_count = 0;
-    if (K.raw_ready) table_free(&K.raw);
-    K.raw_ready = 0;
+    return PyLong_FromUnsignedLong(A.count);
+}
+
+static PyObject *py_handle(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    int32_t a;
+    if (read_args(args, nargs, 1, "handle", &a) < 0) return NULL;
+    return kernel_handle(a);
+}
+
+static PyObject *py_set_factory(PyObject *self, PyObject *factory) {
+    (void)self;
+    if (!PyCallable_Check(factory)) {
+        PyErr_SetString(PyExc_TypeError, "set_factory takes a callable (game id -> object)");
+        return NULL;
+    }
+    Py_XSETREF(A.factory, Py_NewRef(factory));
     Py_RETURN_NONE;
 }
 
-static PyObject *kernel_info(PyObject *self, PyObject *unused) {
+/* set_handle_type(cls): objects of cls (a class with __slots__ = ("id",)) are made here, with no
+ * Python call: tp_alloc, then the id slot — what the factory does, ten times faster. */
+static PyObject *py_set_handle_type(PyObject *self, PyObject *cls) {
     (void)self;
-    (void)unused;
-    return Py_BuildValue("{snsnsnsnsi}", "comparisons", (Py_ssize_t)K.cache_count, "sums", (Py_ssize_t)K.sums_count,
-                         "option_lists", (Py_ssize_t)(K.raw_ready ? K.raw.count : 0), "mirrored_games",
-                         (Py_ssize_t)K.ninfo, "bound", K.lo != NULL);
+    PyObject *slot = PyType_Check(cls) ? PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, "id") : NULL;
+    if (!slot || !PyObject_TypeCheck(slot, &PyMemberDescr_Type) ||
+        ((PyMemberDescrObject *)slot)->d_member->type != T_OBJECT_EX) {
+        PyErr_SetString(PyExc_TypeError, "set_handle_type takes a class whose instances have an id slot");
+        return NULL;
+    }
+    A.handle_slot = ((PyMemberDescrObject *)slot)->d_member->offset;
+    Py_XSETREF(A.handle_type, (PyTypeObject *)Py_NewRef(cls));
+    Py_RETURN_NONE;
 }
 
-PyMethodDef kernel_methods[] = {
-    {"kernel_bind", (PyCFunction)kernel_bind, METH_VARARGS,
-     "kernel_bind(_LO, _RO, _LS, _RS, _NUSV, _NIM, _NUM, _NEG, _fast, _finish, _canon, _add, _neg): "
-     "the kernel's tables and functions (once per process)."},
-    {"le", (PyCFunction)(void (*)(void))kernel_le, METH_FASTCALL, "le(a, b) -> G_a <= G_b (kernel._le)."},
-    {"canonicalise", (PyCFunction)kernel_canonicalise, METH_VARARGS,
-     "canonicalise(lefts, rights, tag) -> canonical id (kernel._canonicalise)."},
-    {"kernel_clear", (PyCFunction)kernel_clear, METH_NOARGS, "Drop the compiled comparison, sum and option-list caches."},
-    {"kernel_info", (PyCFunction)kernel_info, METH_NOARGS, "Sizes of the compiled kernel's cache and mirror."},
+static PyObject *py_cache_info(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return Py_BuildValue("{sIsnsnsnsnsnsn}", "games", A.count, "objects", (Py_ssize_t)A.nhandles, "sums",
+                         (Py_ssize_t)g_sum_cache_size(), "comparisons", (Py_ssize_t)g_le_cache_size(), "option_lists",
+                         (Py_ssize_t)g_raw_cache_size(), "bytes", (Py_ssize_t)arena_bytes(), "wide_numbers",
+                         (Py_ssize_t)num_wide_count());
+}
+
+static PyObject *py_clear_caches(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    g_clear_caches();
+    Py_RETURN_NONE;
+}
+
+PyObject *wire_pack(PyObject *ids);
+PyObject *wire_unpack(PyObject *data);
+static PyObject *py_pack_nodes(PyObject *self, PyObject *ids) {
+    (void)self;
+    return wire_pack(ids);
+}
+static PyObject *py_unpack_nodes(PyObject *self, PyObject *data) {
+    (void)self;
+    return wire_unpack(data);
+}
+
+#define FAST(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
+static PyMethodDef methods[] = {
+    {"canon", py_canon, METH_VARARGS, "canon(lefts, rights) -> the id of the canonical form of {lefts | rights}."},
+    FAST("add", py_add, "add(a, b) -> the id of G_a + G_b."),
+    FAST("neg", py_neg, "neg(a) -> the id of -G_a."),
+    FAST("le", py_le, "le(a, b) -> G_a <= G_b."),
+    FAST("left_ids", py_left_ids, "left_ids(a) -> Left's option ids (sorted)."),
+    FAST("right_ids", py_right_ids, "right_ids(a) -> Right's option ids (sorted)."),
+    FAST("nus", py_nus, "nus(a) -> (x, n, k) when G_a = x + n.up + *k (x an int when integral), else None."),
+    FAST("number", py_number, "number(a) -> x when G_a is the number x, else None."),
+    FAST("nim", py_nim, "nim(a) -> k when G_a is *k, else None."),
+    FAST("stops", py_stops, "stops(a) -> (left stop, right stop), exact."),
+    {"nus_id", py_nus_id, METH_VARARGS, "nus_id(x, n, k) -> the id of x + n.up + *k (x dyadic)."},
+    FAST("all_small", py_all_small, "all_small(a) -> every follower with options has options for both players."),
+    {"count", py_count, METH_NOARGS, "count() -> the number of games in the arena."},
+    FAST("handle", py_handle, "handle(a) -> the one Python object of game a (made by the factory once)."),
+    {"set_factory", py_set_factory, METH_O, "set_factory(f): f(id) makes the Python object of a game."},
+    {"set_handle_type", py_set_handle_type, METH_O,
+     "set_handle_type(cls): the objects of games are instances of cls made here, their id slot set (no Python call)."},
+    {"pack_nodes", py_pack_nodes, METH_O,
+     "pack_nodes(ids) -> (bytes, node index of each id): the games and their followers (ruma.engine.cgt.wire)."},
+    {"unpack_nodes", py_unpack_nodes, METH_O,
+     "unpack_nodes(bytes) -> the game id of each node, checked (ruma.engine.cgt.wire); ValueError if refused."},
+    {"cache_info", py_cache_info, METH_NOARGS, "cache_info() -> sizes of the arena and the caches."},
+    {"clear_caches", py_clear_caches, METH_NOARGS, "clear_caches(): drop the sum, comparison and option-list caches."},
     {NULL, NULL, 0, NULL},
 };
+
+static struct PyModuleDef kernel_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "ruma.engine.native._core.kernel",
+    .m_doc = "The compiled game kernel: canonical forms as ids in an arena (engine/native/kernel.c).",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyObject *kernel_module_create(void) {
+    if (g_init() < 0) return NULL;
+    return PyModule_Create(&kernel_module);
+}

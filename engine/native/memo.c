@@ -14,6 +14,7 @@
  */
 #include "core.h"
 #include "memo.h"
+#include "kernel.h"
 
 PyObject *game_id(PyObject *game) {
     static PyObject *name; /* "id", interned once: GetAttrString would make the string every call */
@@ -54,10 +55,9 @@ static int encode(CompactMemoObject *m, PyObject *value, int32_t *out) {
 }
 
 static PyObject *decode(CompactMemoObject *m, int32_t v) {
+    (void)m;
     if (v >= 0) return PyLong_FromLong(v);
-    PyObject *game = PyList_GetItem(m->games, (Py_ssize_t)(-(int64_t)v - 1));
-    Py_XINCREF(game);
-    return game;
+    return kernel_handle((int32_t)(-(int64_t)v - 1)); /* the game kernel's object of the id */
 }
 
 /* The part of a key's ruleset (created when `make`), or NULL (no memory: an error set, if made). */
@@ -284,11 +284,10 @@ size_t compact_count(const CompactMemoObject *m) {
 static Py_ssize_t CompactMemo_len(CompactMemoObject *m) { return (Py_ssize_t)compact_count(m); }
 
 static int CompactMemo_init(CompactMemoObject *m, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"games", "game_type", NULL};
-    PyObject *games, *game_type;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!", kwlist, &PyList_Type, &games, &PyType_Type, &game_type))
-        return -1;
-    if (m->games) {
+    static char *kwlist[] = {"game_type", NULL};
+    PyObject *game_type;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!", kwlist, &PyType_Type, &game_type)) return -1;
+    if (m->game_type) {
         PyErr_SetString(PyExc_RuntimeError, "CompactMemo is already initialised");
         return -1;
     }
@@ -296,19 +295,16 @@ static int CompactMemo_init(CompactMemoObject *m, PyObject *args, PyObject *kwds
         PyErr_NoMemory();
         return -1;
     }
-    m->games = Py_NewRef(games);
     m->game_type = Py_NewRef(game_type);
     return 0;
 }
 
 static int CompactMemo_traverse(CompactMemoObject *m, visitproc visit, void *arg) {
-    Py_VISIT(m->games);
     Py_VISIT(m->game_type);
     return 0;
 }
 
 static int CompactMemo_clear(CompactMemoObject *m) {
-    Py_CLEAR(m->games);
     Py_CLEAR(m->game_type);
     return 0;
 }
@@ -346,7 +342,7 @@ PyTypeObject CompactMemo_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruma.engine.native._core.CompactMemo",
     .tp_basicsize = sizeof(CompactMemoObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "CompactMemo(games, game_type): an in-memory Memo in a compact table (see memo.c).",
+    .tp_doc = "CompactMemo(game_type): an in-memory Memo in a compact table (see memo.c).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)CompactMemo_init,
     .tp_dealloc = (destructor)CompactMemo_dealloc,

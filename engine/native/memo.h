@@ -21,7 +21,6 @@ typedef struct {
     MemoPart **parts; /* each allocated once: a search may hold on to its table */
     size_t nparts;
     Table odd;           /* keys shorter than a prefix: whole key -> n >= 0 (nim value) or -(Game id + 1) */
-    PyObject *games;     /* kernel._OBJ: Game id -> Game */
     PyObject *game_type; /* ruma.engine.cgt.Game */
 } CompactMemoObject;
 

@@ -9,9 +9,11 @@
  * The Python facade is ruma/engine/native/__init__.py; the design is in docs/architecture.md.
  */
 #include "core.h"
+#include "kernel.h"
 #include "memo.h"
 #include "parse.h"
 #include "shared.h"
+#include "shared_games.h"
 
 #include <structmember.h>
 
@@ -342,20 +344,17 @@ PyTypeObject Rules_Type = {
 /* ---------------------------------------------------------------------------------------- */
 /* the module                                                                                */
 
-extern PyMethodDef kernel_methods[]; /* kernel.c: le, canonicalise, kernel_bind, ... */
-
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ruma.engine.native._core",
-    .m_doc = "ruma's compiled engine core: row-of-pots rulesets, the search and the CGT kernel's "
-             "order and canonicalisation (see engine/native/).",
+    .m_doc = "ruma's compiled engine core: row-of-pots rulesets, the search and the game kernel "
+             "(the submodule kernel; see engine/native/).",
     .m_size = -1,
-    .m_methods = kernel_methods,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&Rules_Type) < 0 || PyType_Ready(&Search_Type) < 0 || PyType_Ready(&CompactMemo_Type) < 0 ||
-        PyType_Ready(&SharedValues_Type) < 0)
+        PyType_Ready(&SharedValues_Type) < 0 || PyType_Ready(&SharedGames_Type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
@@ -364,14 +363,21 @@ PyMODINIT_FUNC PyInit__core(void) {
                                             "'limit', 'loopy' (the facade raises the engine's error).",
                                             PyExc_Exception, NULL);
     if (!Interrupted) goto fail;
+    PyObject *kernel = kernel_module_create();
+    if (!kernel || PyModule_AddObject(m, "kernel", kernel) < 0) {
+        Py_XDECREF(kernel);
+        goto fail;
+    }
     Py_INCREF(&Rules_Type);
     Py_INCREF(&Search_Type);
     Py_INCREF(&CompactMemo_Type);
     Py_INCREF(&SharedValues_Type);
+    Py_INCREF(&SharedGames_Type);
     if (PyModule_AddObject(m, "Rules", (PyObject *)&Rules_Type) < 0 ||
         PyModule_AddObject(m, "Search", (PyObject *)&Search_Type) < 0 ||
         PyModule_AddObject(m, "CompactMemo", (PyObject *)&CompactMemo_Type) < 0 ||
         PyModule_AddObject(m, "SharedValues", (PyObject *)&SharedValues_Type) < 0 ||
+        PyModule_AddObject(m, "SharedGames", (PyObject *)&SharedGames_Type) < 0 ||
         PyModule_AddObject(m, "Interrupted", Interrupted) < 0 ||
         PyModule_AddIntConstant(m, "FAMILY_SOWING", FAM_SOWING) < 0 ||
         PyModule_AddIntConstant(m, "FAMILY_WARI", FAM_WARI) < 0 ||

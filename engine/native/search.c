@@ -2,8 +2,8 @@
  *
  * The Python reference is ruma.engine.search.Search: value a normalised component by valuing
  * every unknown component of every option first, then mex (impartial: nim values, xor within an
- * option) or {Left sums | Right sums} canonicalised by the interned Python kernel (partizan: the
- * values are Game ids, sums and negatives come from the kernel too, so Game interning is untouched).
+ * option) or {Left sums | Right sums} canonicalised by the compiled game kernel (partizan: the
+ * values are game ids of its arena; sums and negatives come from the kernel too, with no Python).
  *
  * Python is called only
  *   - to consult the persistent memo about a component the table has never seen (memo.lookup),
@@ -11,8 +11,7 @@
  *     FLUSH_FIRST..FLUSH_MOST values and before returning or raising, so everything valued is in
  *     the memo; a plain InMemoryMemo's dict or a CompactMemo's table is read and written
  *     directly; a memo's cache of stored values, `recent`, is read before the memo is asked),
- *   - for partizan canonical forms, sums and negatives not in the compiled kernel's caches
- *     (kernel.c: kernel._canon, _add, _neg on a miss) and Theorem 3.1's ·37 values,
+ *   - for Theorem 3.1's ·37 values,
  *   - every POLL_EVERY expansions, for should_cancel and progress.
  *
  * Table values: >= 0 a known value (nim value or Game id); the negative markers of search.h.
@@ -69,23 +68,6 @@ static int octal_nim(SearchObject *s, const size_t *runs, size_t nruns, int64_t 
     return 0;
 }
 
-static int nimber_game_id(SearchObject *s, int64_t k, int64_t *out) {
-    if ((size_t)k >= s->n_nimber) {
-        size_t cap = s->n_nimber;
-        if (GROW(s->nimber_ids, cap, (size_t)k + 1) < 0) return -1;
-        for (size_t j = s->n_nimber; j <= (size_t)k; j++) {
-            PyObject *v = PyObject_CallFunction(s->nimber_id, "n", (Py_ssize_t)j);
-            if (!v) return -1;
-            s->nimber_ids[j] = PyLong_AsLongLong(v);
-            Py_DECREF(v);
-            if (s->nimber_ids[j] == -1 && PyErr_Occurred()) return -1;
-        }
-        s->n_nimber = (size_t)k + 1;
-    }
-    *out = s->nimber_ids[k];
-    return 0;
-}
-
 /* The direct value (Theorem 3.1) of a state, if it applies: 1 and *value, 0 if not, -1 error. */
 static int direct_value(SearchObject *s, const pot_t *state, size_t n, int32_t *value) {
     if (s->rules->family == FAM_SOWING || s->octal == Py_None) return 0;
@@ -99,8 +81,11 @@ static int direct_value(SearchObject *s, const pot_t *state, size_t n, int32_t *
     int64_t nim;
     int rc = octal_nim(s, runs, nruns, &nim);
     if (rc != 0) return rc < 0 ? -1 : 0;
-    if (!s->rules->impartial && nimber_game_id(s, nim, &nim) < 0) return -1;
-    *value = (int32_t)nim;
+    if (s->rules->impartial) {
+        *value = (int32_t)nim;
+    } else if (kernel_nimber(nim, value) < 0) {
+        return -1;
+    }
     return 1;
 }
 
@@ -156,7 +141,10 @@ static int keep(SearchObject *s, uint32_t rec, int32_t value) {
         size_t len;
         uint8_t scratch[TABLE_BODY_SCRATCH];
         const uint8_t *body = table_body(s->t, rec, &len, scratch);
-        if (shared_add(s->shared, body, len, table_hash(body, len), value) < 0) s->shared_lost++;
+        int32_t shown;
+        int rc = shared_value_out(s, value, &shown); /* (partizan: its shared game id) */
+        if (rc < 0) return -1;
+        if (rc > 0 || shared_add(s->shared, body, len, table_hash(body, len), shown) < 0) s->shared_lost++;
     }
     if (s->unified) return 0; /* the memo's table holds it: nothing to hand over */
     if (GROW(s->pending, s->pending_cap, s->npending + 1) < 0) return -1;

@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "memo.h"
 #include "shared.h"
+#include "shared_games.h"
 #include "table.h"
 
 #define UNKNOWN (-1)       /* not in the memo, not yet valued */
@@ -76,14 +77,14 @@ typedef struct {
                       * or a sweep's SharedValues, read then and again before a descent, and given
                       * every value this search finds (impartial rulesets) */
     SharedValuesObject *shared; /* cache when it is a SharedValues, else NULL */
+    SharedGamesObject *shared_games; /* partizan, with shared: the sweep's games, whose shared ids the table holds */
     long long shared_hits, shared_lost; /* read from it before a descent; values it had no room for */
     /* claims met (search_shared.c): a later component searched first; a component searched though
      * another process had claimed it */
     long long shared_deferred, shared_overlaps;
     uint8_t *full;              /* a whole key (prefix + body) for the CompactMemo */
     size_t full_cap;
-    PyObject *games;                     /* partizan: kernel._OBJ, id -> Game (None if impartial) */
-    PyObject *octal, *nimber_id;         /* Theorem 3.1 (Atomic Wari families) */
+    PyObject *octal;                     /* Theorem 3.1 (Atomic Wari families) */
     long long max_positions;             /* -1: no limit */
     size_t flush_at;                     /* pending values that make a hand-over (FLUSH_FIRST..FLUSH_MOST) */
     long long valued, hits, misses, expansions;
@@ -122,8 +123,8 @@ typedef struct {
     size_t key_at_cap;
     uint8_t *seen;
     size_t seen_cap;
-    int64_t *octal_values, *nimber_ids;
-    size_t n_octal, n_nimber;
+    int64_t *octal_values;
+    size_t n_octal;
 } SearchObject;
 
 /* ---------------------------------------------------------------------------------------- */
@@ -170,6 +171,10 @@ int shared_next(SearchObject *s, Frame *f, uint32_t *claim);
 int shared_root(SearchObject *s, uint32_t rec, uint32_t *claim);
 /* A frame leaving the path gives its claim up: settled with its value, or abandoned. */
 void shared_release(SearchObject *s, Frame *f);
+/* A value as the shared table holds it and back: a nim value as it is, a game id as its shared id
+ * (shared_games.h). Out: 0, 1 when the games table has no room, -1 error; in: 0, -1 error. */
+int shared_value_out(SearchObject *s, int32_t value, int32_t *out);
+int shared_value_in(SearchObject *s, int32_t value, int32_t *out);
 int cache_get(SearchObject *s, const uint8_t *body, size_t len, uint32_t hash, int32_t *v);
 
 #endif

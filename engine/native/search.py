@@ -3,18 +3,16 @@
 It has the surface of ``ruma.engine.search.Search`` that ``evaluate`` uses (``value_of``,
 ``stats``, ``memo``): the search itself runs in C (``search.c``) over a compact table, consults
 the memo through ``memo.lookup`` for components it has never seen, and hands every newly valued
-``(key, value)`` back through ``insert_many`` in bulk. Partizan values are ``Game`` ids: sums,
-negatives and ``{L | R}`` go through the compiled kernel's caches and, on a miss, the Python
-kernel (``kernel._add``, ``_neg``, ``_canon``; ``kernel._OBJ`` maps ids back to ``Game`` objects),
-so interning and ids are exactly those of the pure-Python engine.
+``(key, value)`` back through ``insert_many`` in bulk. Partizan values are ids of the compiled game
+kernel (``_core.kernel``, the kernel ``Game`` runs on with the compiled engine): sums, negatives
+and ``{L | R}`` are computed in C, and a ``Game`` object is made only for a value handed to Python.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from ruma.engine.cgt import Game, nimber
-from ruma.engine.cgt import kernel
+from ruma.engine.cgt import Game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.memo import InMemoryMemo, Memo, Value, bulk_inserter
 from ruma.engine.native import _core
@@ -23,10 +21,6 @@ from ruma.engine.rulesets.base import Ruleset, State
 from ruma.engine.families.packets import RecordingMemo
 
 __all__ = ["NativeSearch", "make_search"]
-
-
-def _nimber_id(k: int) -> int:
-    return nimber(k).id
 
 
 def _octal_value(m: int) -> int:
@@ -46,8 +40,6 @@ class NativeSearch:
         self.memo = memo
         self.stats = stats
         impartial = native.impartial
-        if not impartial:
-            kernel.bind_native(_core)
         direct, record = _direct_dict(memo)
         self._search = _core.Search(
             native,
@@ -58,14 +50,15 @@ class NativeSearch:
             progress,
             should_cancel,
             -1 if max_positions is None else max(0, max_positions),
-            None if impartial else kernel._OBJ,
             None if native.family == _core.FAMILY_SOWING else _octal_value,
-            None if impartial else _nimber_id,
             memo if isinstance(memo, _core.CompactMemo) else None,  # read and written in C
             record,
             _cache_of(memo),
             # (nim values packed in C for a memo that takes them so: the LMDB store's writer process)
             getattr(memo, "insert_packed", None) if impartial else None,
+            # (a partizan sweep's games in shared memory, whose ids its SharedValues holds)
+            getattr(memo, "shared_games", None) if not impartial and isinstance(_cache_of(memo), _core.SharedValues)
+            else None,
         )
         self.max_positions = max_positions
         self._progress, self._should_cancel = progress, should_cancel

@@ -16,9 +16,7 @@
 /* The memo's value object of a table value (a nim value, or the one Game object of an id). */
 static PyObject *value_object(SearchObject *s, int32_t v) {
     if (s->rules->impartial) return PyLong_FromLong(v);
-    PyObject *game = PyList_GetItem(s->games, v); /* borrowed */
-    Py_XINCREF(game);
-    return game;
+    return kernel_handle(v);
 }
 
 /* Order the pending records by key (all keys share the ruleset prefix, so by body): a store then
@@ -213,7 +211,7 @@ static int memo_value(SearchObject *s, PyObject *value, int32_t *out) {
     long v = PyLong_AsLong(number);
     Py_DECREF(number);
     if (v == -1 && PyErr_Occurred()) return -1;
-    if (v < 0 || v > INT32_MAX) {
+    if (v < 0 || v > INT32_MAX || (!s->rules->impartial && v >= kernel_count())) {
         PyErr_Format(PyExc_ValueError, "memo value %ld out of the compiled engine's range", v);
         return -1;
     }
@@ -287,7 +285,10 @@ static int compact_get(SearchObject *s, uint32_t rec, int32_t *v) {
  * against speculation: a cold store then answers only misses, and the search speculates
  * through them. */
 int cache_get(SearchObject *s, const uint8_t *body, size_t len, uint32_t hash, int32_t *v) {
-    if (s->shared) return shared_find(s->shared, body, len, hash, v);
+    if (s->shared) {
+        int found = shared_find(s->shared, body, len, hash, v);
+        return found && shared_value_in(s, *v, v) < 0 ? -1 : found; /* (partizan: adopted from its shared id) */
+    }
     if (PyObject_TypeCheck(s->cache, &CompactMemo_Type)) { /* the whole key, with no Python object */
         if (GROW(s->full, s->full_cap, len + 2) < 0) return -1;
         s->full[0] = (uint8_t)s->rules->code;

@@ -12,6 +12,9 @@
  *
  * A claim is settled with its frame's value, or given up, when the frame leaves the path
  * (pop_frame, unwind_settled, an interrupted search), so a process holds claims only on its path.
+ *
+ * Partizan values cross the table as shared game ids (shared_games.c): a value found here is
+ * published with its game's followers, a value read is adopted into this process's kernel.
  */
 #include "search.h"
 
@@ -24,6 +27,10 @@ static int claim_record(SearchObject *s, uint32_t rec, uint32_t *claim) {
     uint32_t at;
     *claim = 0;
     int rc = shared_claim(s->shared, body, len, table_hash(body, len), &v, &at);
+    if (rc == SV_KNOWN && shared_value_in(s, v, &v) < 0) {
+        PyErr_Clear(); /* (out of memory adopting the game: searched here instead, a value is a fact) */
+        return SV_THEIRS;
+    }
     if (rc == SV_KNOWN) {
         if (table_set(s->t, rec, v) < 0) { /* (no memory for a large value: searched again instead) */
             *claim = 0;
@@ -65,10 +72,29 @@ int shared_root(SearchObject *s, uint32_t rec, uint32_t *claim) {
 
 void shared_release(SearchObject *s, Frame *f) {
     if (!f->claim) return;
-    int32_t v = table_value(s->t, f->rec);
-    if (v >= 0)
-        shared_settle(s->shared, f->claim - 1, v);
+    int32_t v = table_value(s->t, f->rec), out;
+    int rc = v >= 0 ? shared_value_out(s, v, &out) : 1;
+    if (rc < 0) PyErr_Clear(); /* (out of memory publishing the game: the value stays this process's) */
+    if (rc == 0)
+        shared_settle(s->shared, f->claim - 1, out);
     else
         shared_abandon(s->shared, f->claim - 1);
+    if (rc && v >= 0) s->shared_lost++;
     f->claim = 0;
+}
+
+int shared_value_out(SearchObject *s, int32_t value, int32_t *out) {
+    if (!s->shared_games) {
+        *out = value;
+        return 0;
+    }
+    return games_to_shared(s->shared_games, value, out);
+}
+
+int shared_value_in(SearchObject *s, int32_t value, int32_t *out) {
+    if (!s->shared_games) {
+        *out = value;
+        return 0;
+    }
+    return games_to_local(s->shared_games, value, out);
 }

@@ -28,16 +28,16 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
 
 static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"rules", "lookup", "lookup_many", "insert_many", "entries", "progress",
-                             "should_cancel", "max_positions", "games", "octal", "nimber_id", "compact", "record", "cache",
-                             "insert_packed", NULL};
+                             "should_cancel", "max_positions", "octal", "compact", "record", "cache",
+                             "insert_packed", "shared_games", NULL};
     RulesObject *rules;
-    PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *games, *octal, *nimber_id;
-    PyObject *compact = Py_None, *record = Py_None, *cache = Py_None, *insert_packed = Py_None;
+    PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *octal;
+    PyObject *compact = Py_None, *record = Py_None, *cache = Py_None, *insert_packed = Py_None, *games = Py_None;
     long long max_positions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLOOO|OOOO", kwlist, &Rules_Type, &rules, &lookup,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLO|OOOOO", kwlist, &Rules_Type, &rules, &lookup,
                                      &lookup_many, &insert_many, &entries, &progress, &should_cancel,
-                                     &max_positions, &games, &octal, &nimber_id, &compact, &record, &cache,
-                                     &insert_packed))
+                                     &max_positions, &octal, &compact, &record, &cache,
+                                     &insert_packed, &games))
         return -1;
     if (insert_packed != Py_None && (!PyCallable_Check(insert_packed) || !rules->impartial)) {
         PyErr_SetString(PyExc_TypeError, "insert_packed must be callable (nim values only: an impartial ruleset) or None");
@@ -56,9 +56,17 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_TypeError, "cache must be a CompactMemo, a dict, a SharedValues or None");
         return -1;
     }
-    if (shared && (!rules->impartial || ((SharedValuesObject *)cache)->code != rules->code ||
+    if (shared && (((SharedValuesObject *)cache)->code != rules->code ||
                    ((SharedValuesObject *)cache)->version != rules->version || !((SharedValuesObject *)cache)->head)) {
-        PyErr_SetString(PyExc_ValueError, "a SharedValues cache holds the nim values of this impartial ruleset only");
+        PyErr_SetString(PyExc_ValueError, "a SharedValues cache holds the values of this ruleset only");
+        return -1;
+    }
+    /* a partizan ruleset's shared values are shared game ids: the games table comes with them */
+    int with_games = PyObject_TypeCheck(games, &SharedGames_Type);
+    if ((games != Py_None && !with_games) || (shared && !rules->impartial) != with_games ||
+        (with_games && !((SharedGamesObject *)games)->head)) {
+        PyErr_SetString(PyExc_TypeError, "shared_games: the sweep's SharedGames with a SharedValues cache of a "
+                                         "partizan ruleset, else None");
         return -1;
     }
     if (entries != Py_None && !PyDict_CheckExact(entries)) {
@@ -69,18 +77,15 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_RuntimeError, "Search is already initialised");
         return -1;
     }
-    if (!rules->impartial && (!PyList_Check(games) || !kernel_bound())) {
-        PyErr_SetString(PyExc_TypeError, "a partizan search needs the bound kernel and its list of games");
-        return -1;
-    }
     Py_INCREF(rules);
     s->rules = rules;
 #define KEEP(field)          \
     Py_INCREF(field);        \
     s->field = field;
-    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(games) KEEP(octal) KEEP(nimber_id) KEEP(cache) KEEP(insert_packed)
+    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(octal) KEEP(cache) KEEP(insert_packed)
 #undef KEEP
     s->shared = shared ? (SharedValuesObject *)cache : NULL; /* (held through cache) */
+    if (with_games) s->shared_games = (SharedGamesObject *)Py_NewRef(games);
     s->max_positions = max_positions;
     s->flush_at = FLUSH_FIRST;
     s->batch_index = -1;
@@ -115,11 +120,10 @@ static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
     Py_VISIT(s->compact);
     Py_VISIT(s->progress);
     Py_VISIT(s->should_cancel);
-    Py_VISIT(s->games);
     Py_VISIT(s->octal);
-    Py_VISIT(s->nimber_id);
     Py_VISIT(s->cache);
     Py_VISIT(s->insert_packed);
+    Py_VISIT(s->shared_games);
     return 0;
 }
 
@@ -141,11 +145,10 @@ static int Search_clear(SearchObject *s) {
     Py_CLEAR(s->compact);
     Py_CLEAR(s->progress);
     Py_CLEAR(s->should_cancel);
-    Py_CLEAR(s->games);
     Py_CLEAR(s->octal);
-    Py_CLEAR(s->nimber_id);
     Py_CLEAR(s->cache);
     Py_CLEAR(s->insert_packed);
+    Py_CLEAR(s->shared_games);
     return 0;
 }
 
@@ -174,7 +177,6 @@ static void Search_dealloc(SearchObject *s) {
     free(s->key_at);
     free(s->seen);
     free(s->octal_values);
-    free(s->nimber_ids);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 

@@ -25,6 +25,12 @@ typedef struct {
 
 extern PyTypeObject SharedValues_Type;
 
+/* The writable, 8-byte aligned buffer of a shared table (SharedValues, SharedGames), taken into
+ * `view` once (`type`: the table's name, for the errors); -1 with an error set. */
+int shared_buffer_take(Py_buffer *view, PyObject *buffer, const char *type);
+/* Give the buffer back when the table in it is refused (ValueError `bad`); returns -1. */
+int shared_buffer_refuse(Py_buffer *view, const char *bad);
+
 /* 1 and *value when the key body is present and published, else 0 (never an error). */
 int shared_find(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t *value);
 /* Publish a nim value: 1 added, 0 the key was there (the first value is kept), -1 no room (the

@@ -27,22 +27,34 @@ static int key_body(SharedValuesObject *t, PyObject *key, const uint8_t **body, 
     return 0;
 }
 
+int shared_buffer_take(Py_buffer *view, PyObject *buffer, const char *type) {
+    if (view->buf) {
+        PyErr_Format(PyExc_RuntimeError, "%s is initialised once", type);
+        return -1;
+    }
+    if (PyObject_GetBuffer(buffer, view, PyBUF_WRITABLE) < 0) return -1;
+    if ((uintptr_t)view->buf % 8) return shared_buffer_refuse(view, "the buffer is not 8-byte aligned");
+    return 0;
+}
+
+int shared_buffer_refuse(Py_buffer *view, const char *bad) {
+    PyBuffer_Release(view);
+    view->buf = NULL;
+    PyErr_SetString(PyExc_ValueError, bad);
+    return -1;
+}
+
 static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject *kwds) {
     static char *names[] = {"buffer", "code", "version", "slots", NULL};
     PyObject *buffer;
     int code, version;
     unsigned long long slots = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oii|K", names, &buffer, &code, &version, &slots)) return -1;
-    if (self->view.buf) {
-        PyErr_SetString(PyExc_RuntimeError, "SharedValues is initialised once");
-        return -1;
-    }
-    if (PyObject_GetBuffer(buffer, &self->view, PyBUF_WRITABLE) < 0) return -1;
+    if (shared_buffer_take(&self->view, buffer, "SharedValues") < 0) return -1;
     size_t size = (size_t)self->view.len;
     SvHeader *h = self->view.buf;
     const char *bad = NULL;
-    if ((uintptr_t)h % 8) bad = "the buffer is not 8-byte aligned";
-    else if (slots) { /* create: the buffer is fresh (zeroed) memory */
+    if (slots) { /* create: the buffer is fresh (zeroed) memory */
         if (slots & (slots - 1)) bad = "slots must be a power of two";
         else if (size < sizeof *h + slots * 8 + 64) bad = "the buffer is too small for its slots";
         else {
@@ -65,12 +77,7 @@ static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject 
     } else if (h->chunk_words < table_record_words(254) || h->chunk_words % 16) {
         bad = "the table's chunks are not of a size it makes";
     }
-    if (bad) {
-        PyBuffer_Release(&self->view);
-        self->view.buf = NULL;
-        PyErr_SetString(PyExc_ValueError, bad);
-        return -1;
-    }
+    if (bad) return shared_buffer_refuse(&self->view, bad);
     self->head = h;
     self->slots = (uint64_t *)(h + 1);
     self->arena = (uint32_t *)(self->slots + h->nslots);

@@ -61,10 +61,11 @@ class BulkOps:
     dbs: dict[str, Any]
     max_key: int
     to_store: dict[int, int]
-    from_store: dict[int, Game]
+    from_store: dict[int, int]
     generation: int
     _write: Callable[..., Any]
     _intern: Callable[..., int]
+    _remember_games: Callable[[dict[int, int]], None]
     insert: Callable[..., None]
     buffer: dict[bytes, tuple[Value, int]]
     flushing: dict[bytes, tuple[Value, int]]
@@ -232,28 +233,22 @@ class BulkOps:
         known = self.to_store
         new = [v for v in distinct.values() if type(v) is Game and v.id not in known]
         if new:
-            def intern_all(txn: Any) -> dict[int, Game]:
+            def intern_all(txn: Any) -> dict[int, int]:
                 pending: dict[int, int] = {}
-                made: dict[int, Game] = {}
+                made: dict[int, int] = {}
                 next_id: list[int] = []
                 for game in new:
                     self._intern(txn, game, pending, made, next_id)
                 return made
 
-            made = self._write(intern_all)
-            for sid, game in made.items():
-                self.from_store.setdefault(sid, game)
-                self.to_store.setdefault(game.id, sid)
+            self._remember_games(self._write(intern_all))
             self.generation += 1
         return {ident: known[v.id] << 1 | 1 for ident, v in distinct.items() if type(v) is Game}
 
     def write_batch(self, keys: list[bytes], values: list[Value], distinct: dict[int, Value]) -> None:
         """Write a checked batch in one transaction (keys sorted; ``distinct``: the values by ``id``,
         in key order) and make the commit visible to this process's lookups."""
-        made: dict[int, Game] = self._write(lambda txn: self._write_bulk(txn, keys, values, distinct))
-        for sid, game in made.items():
-            self.from_store.setdefault(sid, game)
-            self.to_store.setdefault(game.id, sid)
+        self._remember_games(self._write(lambda txn: self._write_bulk(txn, keys, values, distinct)))
         self.generation += 1  # cached read transactions renew: lookups see the commit
 
     def give_back(self, keys: list[bytes], values: list[Value]) -> None:
@@ -263,11 +258,11 @@ class BulkOps:
             for key, value in zip(keys, values):
                 buffer.setdefault(key, (value, 0))
 
-    def _write_bulk(self, txn: Any, keys: list[bytes], values: list[Value], distinct: dict[int, Value]) -> dict[int, Game]:
+    def _write_bulk(self, txn: Any, keys: list[bytes], values: list[Value], distinct: dict[int, Value]) -> dict[int, int]:
         """Write sorted, checked keys with their values in ``txn`` (``distinct``: the values by
-        ``id``, in key order); returns the games interned (store id -> Game)."""
+        ``id``, in key order); returns the games interned (store id -> Game.id)."""
         pending: dict[int, int] = {}
-        made: dict[int, Game] = {}
+        made: dict[int, int] = {}
         next_id: list[int] = []
         known, intern = self.to_store, self._intern
         entry_bytes: dict[int, bytes] = {}  # id(value) -> positions payload (value, explored 0)

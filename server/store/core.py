@@ -136,7 +136,7 @@ class _Core(GameTable, BulkOps, UploadMarks):
         self.flush_lock = threading.Lock()
         self.last_flush = time.monotonic()
         self.to_store: dict[int, int] = {}  # Game.id -> store id
-        self.from_store: dict[int, Game] = {}  # store id -> Game
+        self.from_store: dict[int, int] = {}  # store id -> Game.id
         self.tls = threading.local()  # per thread: a cached read transaction for lookups
         self.read_txns: dict[int, Any] = {}  # thread ident -> that transaction (to abort on resize)
         self.txns_lock = threading.Lock()
@@ -363,17 +363,15 @@ class _Core(GameTable, BulkOps, UploadMarks):
                     for key, entry in items:
                         self.buffer.setdefault(key, entry)
                 raise
-            for sid, game in made.items():
-                self.from_store.setdefault(sid, game)
-                self.to_store.setdefault(game.id, sid)
+            self._remember_games(made)
             self.generation += 1  # before the batch leaves ``flushing``: lookups must see the commit
         finally:
             self.flushing = {}
             self.flush_lock.release()
 
-    def _write_entries(self, txn: Any, items: list[tuple[bytes, tuple[Value, int]]]) -> dict[int, Game]:
+    def _write_entries(self, txn: Any, items: list[tuple[bytes, tuple[Value, int]]]) -> dict[int, int]:
         pending: dict[int, int] = {}
-        made: dict[int, Game] = {}
+        made: dict[int, int] = {}
         next_id: list[int] = []
         positions, meta = self.dbs["positions"], self.dbs["meta"]
         counts: dict[bytes, int] = {}

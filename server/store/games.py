@@ -3,7 +3,9 @@
 ``Game.id`` is per process, so the store numbers games itself. ``GameTable`` (a mixin of the
 store's ``_Core``) writes a game and its followers into ``games``/``game_index`` inside a write
 transaction (looking the options up first, so every process agrees on every id) and rebuilds
-games from their stored options with ``Game.from_options``; both directions are memoised.
+games from their stored options; both directions are memoised. Both work on process game ids
+(``option_ids``, ``canonical_id``): a ``Game`` object is made for a value read, never for the
+followers of a game written or rebuilt.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Union
 
 from ruma.engine.cgt import Game
+from ruma.engine.cgt.game import canonical_id, option_ids
 from ruma.server.store import codec
 
 Value = Union[Game, int]
@@ -24,11 +27,18 @@ class GameTable:
     dbs: dict[str, Any]
     max_key: int
     to_store: dict[int, int]  # Game.id -> store id
-    from_store: dict[int, Game]  # store id -> Game
+    from_store: dict[int, int]  # store id -> Game.id
 
-    def _intern(self, txn: Any, game: Game, pending: dict[int, int], made: dict[int, Game],
+    def _remember_games(self, made: dict[int, int]) -> None:
+        """Memoise the games a committed transaction interned (store id -> Game.id)."""
+        for sid, gid in made.items():
+            self.from_store.setdefault(sid, gid)
+            self.to_store.setdefault(gid, sid)
+
+    def _intern(self, txn: Any, game: Game, pending: dict[int, int], made: dict[int, int],
                 next_id: list[int]) -> int:
-        """The store id of ``game``, writing it and its followers into ``games`` if new."""
+        """The store id of ``game``, writing it and its followers into ``games`` if new (``made``:
+        store id -> Game.id of each game written)."""
         known = self.to_store
         found = known.get(game.id)
         if found is None:
@@ -39,26 +49,23 @@ class GameTable:
         native = codec.NATIVE  # (store/native.c: encode_options and seal in C, byte for byte)
         encode_options = codec.encode_options if native is None else native.encode_options
         seal = codec.seal if native is None else native.seal
-        get, put, max_key, by_id = txn.get, txn.put, self.max_key, Game.by_id
-        # Depth first over option ids (Game.left_ids/right_ids: no Game objects or tuples made,
-        # which would also set off the cyclic collector over every Game of the process); a game
-        # is pushed as its id, then again as ~id once its options are on the stack above it.
+        get, put, max_key = txn.get, txn.put, self.max_key
+        # Depth first over option ids (option_ids: no Game objects made): a game is written once
+        # its options are (those missing are pushed above it, and it is looked at again).
         stack = [game.id]
         while stack:
-            gid = stack.pop()
-            ready = gid < 0
-            if ready:
-                gid = ~gid
+            gid = stack[-1]
             if gid in known or gid in pending:
+                stack.pop()
                 continue
-            g = by_id(gid)
-            if not ready:
-                stack.append(~gid)
-                stack += [i for i in g.left_ids if i not in known and i not in pending]
-                stack += [i for i in g.right_ids if i not in known and i not in pending]
+            left_ids, right_ids = option_ids(gid)
+            missing = [i for i in left_ids + right_ids if i not in known and i not in pending]
+            if missing:
+                stack += missing
                 continue
-            left = [known[i] if i in known else pending[i] for i in g.left_ids]
-            right = [known[i] if i in known else pending[i] for i in g.right_ids]
+            stack.pop()
+            left = [known[i] if i in known else pending[i] for i in left_ids]
+            right = [known[i] if i in known else pending[i] for i in right_ids]
             options = encode_options(left, right)
             ikey = options if len(options) < max_key and options[0] != 0xFF else codec.index_key(options, max_key)
             existing = get(ikey, db=index)
@@ -79,7 +86,7 @@ class GameTable:
                 put(record_id, seal(record_id, options), db=games)
                 put(ikey, seal(ikey, record_id), db=index)
             pending[gid] = sid
-            made[sid] = g
+            made[sid] = gid
         return pending[game.id]
 
     def game(self, txn: Any, store_id: int) -> Game:
@@ -87,7 +94,7 @@ class GameTable:
         cache = self.from_store
         hit = cache.get(store_id)
         if hit is not None:
-            return hit
+            return Game.by_id(hit)
         games = self.dbs["games"]
 
         def options_of(sid: int) -> tuple[list[int], list[int]]:
@@ -100,18 +107,21 @@ class GameTable:
             except codec.CodecError as error:
                 raise codec.CorruptRecordError("games", gid, str(error)) from error
 
-        return rebuild_game(store_id, options_of, cache, self.to_store)
+        return Game.by_id(rebuild_game(store_id, options_of, cache, self.to_store))
 
     def find_game(self, txn: Any, game: Game) -> int | None:
         """The store id of ``game`` without writing, or ``None`` if the store never held it."""
-        found = self.to_store.get(game.id)
+        return self._find(txn, game.id)
+
+    def _find(self, txn: Any, gid: int) -> int | None:
+        found = self.to_store.get(gid)
         if found is not None:
             return found
         ids = []
-        for side in (game.left_options, game.right_options):
+        for side in option_ids(gid):
             row = []
             for option in side:
-                sid = self.find_game(txn, option)
+                sid = self._find(txn, option)
                 if sid is None:
                     return None
                 row.append(sid)
@@ -134,12 +144,13 @@ class GameTable:
 
 
 
-def rebuild_game(store_id: int, options_of: Callable[[int], tuple[list[int], list[int]]], cache: dict[int, Game],
-                 ids: dict[int, int] | None = None) -> Game:
-    """The game with ``store_id`` built from its options' store ids (``options_of(sid)``, which
-    raises ``CorruptRecordError`` for a game it cannot give), followers first, without recursion;
-    every game built goes into ``cache`` (store id -> Game) and ``ids`` (Game.id -> store id). An
-    option that is not older than its game is damage (ids are given in order)."""
+def rebuild_game(store_id: int, options_of: Callable[[int], tuple[list[int], list[int]]], cache: dict[int, int],
+                 ids: dict[int, int] | None = None) -> int:
+    """The process game id (``Game.id``) of the game with ``store_id``, built from its options'
+    store ids (``options_of(sid)``, which raises ``CorruptRecordError`` for a game it cannot give),
+    followers first, without recursion and with no ``Game`` object made; every game built goes
+    into ``cache`` (store id -> Game.id) and ``ids`` (Game.id -> store id). An option that is not
+    older than its game is damage (ids are given in order)."""
     decoded: dict[int, tuple[list[int], list[int]]] = {}
     stack = [store_id]
     while stack:
@@ -156,9 +167,9 @@ def rebuild_game(store_id: int, options_of: Callable[[int], tuple[list[int], lis
         if missing:
             stack.extend(missing)
             continue
-        g = Game.from_options([cache[i] for i in opts[0]], [cache[i] for i in opts[1]])
-        cache[sid] = g
+        made = canonical_id([cache[i] for i in opts[0]], [cache[i] for i in opts[1]])
+        cache[sid] = made
         if ids is not None:
-            ids.setdefault(g.id, sid)
+            ids.setdefault(made, sid)
         stack.pop()
     return cache[store_id]

@@ -10,9 +10,10 @@ manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``doc
   and ruleset versions, entry counts) and ``unverified`` (uploads not re-valued yet); one B-tree
   entry a position (schema 3).
 * Store game ids are not ``Game.id`` (which is per process): a game is interned recursively into
-  ``games``/``game_index`` inside the write transaction that first needs it, and rebuilt with
-  ``Game.from_options`` when read. LMDB serialises writers and the index is consulted inside the
-  write transaction, so every process agrees on every id.
+  ``games``/``game_index`` inside the write transaction that first needs it, and rebuilt from
+  its options' ids by the game kernel when read (``store.games``: no ``Game`` object for a
+  follower). LMDB serialises writers and the index is consulted inside the write transaction, so
+  every process agrees on every id.
 * Inserts are buffered and written in one transaction when the buffer holds ``batch_size``
   entries or is ``batch_seconds`` old (a daemon thread covers idle processes). Lookups see the
   buffer. Each flush is atomic and writes games before the positions naming them, so a killed

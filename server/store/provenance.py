@@ -48,11 +48,12 @@ class UploadMarks:
     dbs: dict[str, Any]
     generation: int
     to_store: dict[int, int]
-    from_store: dict[int, Game]
+    from_store: dict[int, int]
     _write: Callable[..., Any]
     _read: Callable[..., Any]
     _intern: Callable[..., int]
-    _write_entries: Callable[..., dict[int, Game]]
+    _write_entries: Callable[..., dict[int, int]]
+    _remember_games: Callable[[dict[int, int]], None]
     decode: Callable[[Any, bytes, bytes], tuple[Value, int]]
     flush: Callable[..., None]
     _marks_seen: tuple[int, int] = (-1, 0)
@@ -81,7 +82,7 @@ class UploadMarks:
         positions, marks = self.dbs["positions"], self.dbs["unverified"]
         stamp = UNVERIFIED_MARK + int(time.time()).to_bytes(8, "big")
 
-        def write(txn: Any) -> tuple[dict[int, Game], int]:
+        def write(txn: Any) -> tuple[dict[int, int], int]:
             new = [(key, (value, 0)) for key, value in batch if txn.get(key, db=positions) is None]
             made = self._write_entries(txn, new)
             for key, _ in new:
@@ -122,8 +123,8 @@ class UploadMarks:
         value that differs is replaced. Whether each was replaced."""
         positions, marks = self.dbs["positions"], self.dbs["unverified"]
 
-        def write(txn: Any) -> tuple[dict[int, Game], list[bool]]:
-            made: dict[int, Game] = {}
+        def write(txn: Any) -> tuple[dict[int, int], list[bool]]:
+            made: dict[int, int] = {}
             pending: dict[int, int] = {}
             done = []
             for key, truth in truths:
@@ -143,7 +144,7 @@ class UploadMarks:
         self._adopt_games(made)
         return done  # type: ignore[no-any-return]
 
-    def _replace(self, txn: Any, key: bytes, truth: Value, pending: dict[int, int], made: dict[int, Game]) -> None:
+    def _replace(self, txn: Any, key: bytes, truth: Value, pending: dict[int, int], made: dict[int, int]) -> None:
         """Put ``truth`` in place of the stored record of ``key``."""
         if isinstance(truth, Game):
             sid = self.to_store.get(truth.id)
@@ -154,10 +155,8 @@ class UploadMarks:
             encoded = codec.encode_value(False, truth)
         txn.put(key, codec.seal(key, encoded + b"\x00"), db=self.dbs["positions"])
 
-    def _adopt_games(self, made: dict[int, Game]) -> None:
-        for sid, game in made.items():
-            self.from_store.setdefault(sid, game)
-            self.to_store.setdefault(game.id, sid)
+    def _adopt_games(self, made: dict[int, int]) -> None:
+        self._remember_games(made)
         self.generation += 1  # cached read transactions renew: lookups see the commit
 
 

@@ -112,8 +112,9 @@ def verify_directory(directory: str | os.PathLike[str], sample: int = 100, seed:
         return check_pages(pages, sample, seed, full, progress)
 
 
-def stored_value(pages: PageFile, key: bytes, data: bytes, games: dict[int, Game]) -> Any:
-    """The value a sound ``positions`` payload names (a ``Game`` rebuilt from ``games`` records;
+def stored_value(pages: PageFile, key: bytes, data: bytes, games: dict[int, int]) -> Any:
+    """The value a sound ``positions`` payload names (a ``Game`` rebuilt from ``games`` records,
+    ``games`` memoising store id -> Game.id;
     ``CorruptRecordError`` when one is missing or damaged)."""
     is_game, number, _ = codec.decode_entry(data)
     if not is_game:
@@ -127,14 +128,14 @@ def stored_value(pages: PageFile, key: bytes, data: bytes, games: dict[int, Game
             raise codec.CorruptRecordError("games", gid, f"game {sid} is damaged or missing")
         return codec.decode_options(options)
 
-    return rebuild_game(number, options_of, games)
+    return Game.by_id(rebuild_game(number, options_of, games))
 
 
 def _reevaluate(pages: PageFile, sample: int, seed: int | None, report: VerifyReport) -> None:
     """Value up to ``sample`` uniformly drawn stored positions from scratch and compare."""
     memo = InMemoryMemo()
     drawn = reservoir(pages.records("positions"), sample, random.Random(seed))  # (over one snapshot)
-    games: dict[int, Game] = {}
+    games: dict[int, int] = {}
     for key, raw in drawn:
         data = payload("positions", key, raw)
         try:

@@ -1,0 +1,442 @@
+/* canon.c — the game order and canonical forms of the compiled game kernel (gkernel.h).
+ *
+ * A transcription of ruma.engine.cgt.kernel's _le, _le_xg, _le_gx, _canon, _fast, _canonicalise,
+ * _finish and _detect on the arena's nodes (arena.h). The canonical form of a game is unique and
+ * the order is a truth, so visiting options in array order (where the reference iterates sets)
+ * reaches the same canonical forms; only the ids differ from the reference's.
+ *
+ * Caches: comparisons by pair of ids (exact, as the reference's _LE: the recursion of the order
+ * is exponential without it), and option lists already canonicalised in a lossy cache of short
+ * lists (RAW_IDS ids at most; a slot holds the last list that hashed to it), sized with the
+ * arena. A cache only saves work: a miss recomputes.
+ */
+#include "gkernel.h"
+
+static PairCache LE = {NULL, 0, 0, 1};
+
+size_t g_le_cache_size(void) { return LE.count; }
+void le_cache_clear(void) { pair_cache_clear(&LE); }
+
+/* ---------------------------------------------------------------------------------------- */
+/* the order                                                                                 */
+
+/* stops(i) >= (ls, rs) componentwise: the condition for i >= a game with those stops */
+static int stops_ge(const GNode *g, Num ls, Num rs) {
+    int c;
+    if (num_compare(node_ls(g), ls, &c) < 0) return -1;
+    if (c < 0) return 0;
+    if (num_compare(node_rs(g), rs, &c) < 0) return -1;
+    return c >= 0;
+}
+
+static int stops_le(const GNode *g, Num ls, Num rs) {
+    int c;
+    if (num_compare(node_ls(g), ls, &c) < 0) return -1;
+    if (c > 0) return 0;
+    if (num_compare(node_rs(g), rs, &c) < 0) return -1;
+    return c <= 0;
+}
+
+int g_le(int32_t a, int32_t b) {
+    if (a == b) return 1;
+    const GNode *ga = node(a), *gb = node(b);
+    Num lsa = node_ls(ga), lsb = node_ls(gb), rsa = node_rs(ga), rsb = node_rs(gb);
+    int c;
+    if (ga->flags & gb->flags & G_NUS) { /* the stops are the number parts */
+        if (num_compare(lsa, lsb, &c) < 0) return -1;
+        if (c) return c < 0;
+        int64_t n = (int64_t)gb->up - ga->up;
+        if (n == 0) return ga->star == gb->star;
+        return n > 1 || (n == 1 && (ga->star ^ gb->star) != 1);
+    }
+    /* G <= H needs LS(G) <= LS(H) and RS(G) <= RS(H); LS(G) < RS(H) gives G < x < H */
+    if (num_compare(lsa, lsb, &c) < 0) return -1;
+    if (c > 0) return 0;
+    if (num_compare(lsa, rsb, &c) < 0) return -1;
+    if (c < 0) return 1;
+    if (num_compare(rsa, rsb, &c) < 0) return -1;
+    if (c > 0) return 0;
+    int32_t answer;
+    if (pair_cache_get(&LE, a, b, &answer)) return answer;
+    answer = 1;
+    for (uint32_t k = 0; k < ga->nl && answer; k++) { /* b <= a^L refutes a <= b */
+        int32_t i = ga->opts[k];
+        int ok = stops_ge(node(i), lsb, rsb);
+        if (ok > 0) ok = g_le(b, i);
+        if (ok < 0) return -1;
+        if (ok) answer = 0;
+    }
+    const int32_t *rb = gb->opts + gb->nl;
+    for (uint32_t k = 0; k < gb->nr && answer; k++) { /* b^R <= a refutes a <= b */
+        int32_t i = rb[k];
+        int ok = stops_le(node(i), lsa, rsa);
+        if (ok > 0) ok = g_le(i, a);
+        if (ok < 0) return -1;
+        if (ok) answer = 0;
+    }
+    pair_cache_put(&LE, a, b, answer);
+    return answer;
+}
+
+static int le_gx(const Ids *L, const Ids *R, int32_t x);
+
+/* G_x <= {L | R} for a game not interned (kernel._le_xg) */
+static int le_xg(int32_t x, const Ids *L, const Ids *R) {
+    for (size_t k = 0; k < R->n; k++) {
+        int r = g_le(R->v[k], x);
+        if (r) return r < 0 ? -1 : 0;
+    }
+    const GNode *g = node(x);
+    for (uint32_t k = 0; k < g->nl; k++) {
+        int r = le_gx(L, R, g->opts[k]);
+        if (r) return r < 0 ? -1 : 0;
+    }
+    return 1;
+}
+
+/* {L | R} <= G_x for a game not interned (kernel._le_gx) */
+static int le_gx(const Ids *L, const Ids *R, int32_t x) {
+    for (size_t k = 0; k < L->n; k++) {
+        int r = g_le(x, L->v[k]);
+        if (r) return r < 0 ? -1 : 0;
+    }
+    const GNode *g = node(x);
+    const int32_t *ro = g->opts + g->nl;
+    for (uint32_t k = 0; k < g->nr; k++) {
+        int r = le_xg(ro[k], L, R);
+        if (r) return r < 0 ? -1 : 0;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* sets of ids                                                                               */
+
+int ids_grow(int32_t **v, size_t *cap, size_t need) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    int32_t *w = realloc(*v, c * sizeof *w);
+    if (!w) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *v = w;
+    *cap = c;
+    return 0;
+}
+
+int ids_add(Ids *s, int32_t x) {
+    for (size_t k = 0; k < s->n; k++)
+        if (s->v[k] == x) return 0;
+    if (ids_grow(&s->v, &s->cap, s->n + 1) < 0) return -1;
+    s->v[s->n++] = x;
+    return 0;
+}
+
+void ids_remove(Ids *s, int32_t x) {
+    for (size_t k = 0; k < s->n; k++)
+        if (s->v[k] == x) {
+            s->v[k] = s->v[--s->n];
+            return;
+        }
+}
+
+size_t sort_unique(int32_t *v, size_t n) {
+    for (size_t i = 1; i < n; i++) { /* insertion sort: option lists are short */
+        int32_t x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || v[m - 1] != v[i]) v[m++] = v[i];
+    return m;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* canonicalisation                                                                          */
+
+/* Left keeps a unless a <= b for another b (Right: b <= a); *removed set when one goes. */
+static int undominated(Ids *s, int left, int *removed) {
+    if (s->n < 2) return 0;
+    size_t n = 0;
+    for (size_t x = 0; x < s->n; x++) {
+        const GNode *ga = node(s->v[x]);
+        Num la = node_ls(ga), ra = node_rs(ga);
+        int dominated = 0;
+        for (size_t y = 0; y < s->n && !dominated; y++) {
+            if (y == x) continue;
+            const GNode *gb = node(s->v[y]);
+            int r = left ? stops_ge(gb, la, ra) : stops_le(gb, la, ra);
+            if (r > 0) r = left ? g_le(s->v[x], s->v[y]) : g_le(s->v[y], s->v[x]);
+            if (r < 0) return -1;
+            dominated = r;
+        }
+        /* Compacted in place: every entry of s->v is still one of the original options, none of
+         * them a's id, and the undominated ones all stay, so a dominated option always meets one
+         * that dominates it (<= is transitive and no two distinct canonical ids are equal). */
+        if (!dominated) s->v[n++] = s->v[x];
+        else *removed = 1;
+    }
+    s->n = n;
+    return 0;
+}
+
+static int same_set(const Ids *L, const Ids *R) {
+    if (L->n != R->n) return 0;
+    for (size_t k = 0; k < L->n; k++) {
+        int found = 0;
+        for (size_t j = 0; j < R->n && !found; j++) found = R->v[j] == L->v[k];
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+/* kernel._fast: 1 and *out when every option is a nimber with equal sides, or every option a
+ * number; 0 when no fast path applies; -1 on error. */
+static int fast(const Ids *L, const Ids *R, int32_t *out) {
+    if (L->n && same_set(L, R)) {
+        size_t n = L->n, k;
+        uint8_t stack[256], *seen = n < 256 ? stack : calloc(n + 1, 1); /* the mex of n values is <= n */
+        if (!seen) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memset(seen, 0, n + 1);
+        for (k = 0; k < n; k++) {
+            const GNode *g = node(L->v[k]);
+            if (!node_is_nimber(g)) break;
+            if (g->star <= n) seen[g->star] = 1;
+        }
+        size_t mex = 0;
+        while (k == n && seen[mex]) mex++;
+        if (seen != stack) free(seen);
+        if (k == n) return g_nus_id(num_small(0), 0, (int64_t)mex, out) < 0 ? -1 : 1;
+    }
+    Num lo = {0, 0}, hi = {0, 0};
+    int32_t lo_id = -1, hi_id = -1, c;
+    for (size_t k = 0; k < L->n; k++) {
+        const GNode *g = node(L->v[k]);
+        if (!node_is_number(g)) return 0;
+        if (lo_id >= 0 && num_compare(node_ls(g), lo, &c) < 0) return -1;
+        if (lo_id < 0 || c > 0) lo = node_ls(g), lo_id = L->v[k];
+    }
+    for (size_t k = 0; k < R->n; k++) {
+        const GNode *g = node(R->v[k]);
+        if (!node_is_number(g)) return 0;
+        if (hi_id >= 0 && num_compare(node_ls(g), hi, &c) < 0) return -1;
+        if (hi_id < 0 || c < 0) hi = node_ls(g), hi_id = R->v[k];
+    }
+    if (lo_id >= 0 && hi_id >= 0 && num_compare(lo, hi, &c) < 0) return -1;
+    if (lo_id < 0 || hi_id < 0 || c < 0) {
+        Num x;
+        if (num_simplest_between(lo_id >= 0 ? &lo : NULL, hi_id >= 0 ? &hi : NULL, &x) < 0) return -1;
+        return g_nus_id(x, 0, 0, out) < 0 ? -1 : 1;
+    }
+    return g_finish(&lo_id, 1, &hi_id, 1, NULL, out) < 0 ? -1 : 1; /* a switch {a | b}, a >= b numbers */
+}
+
+/* kernel._detect: which x + n.up + *k the new canonical form {l | r} could be (up to cap). */
+static size_t detect(const int32_t *l, size_t nl, const int32_t *r, size_t nr, Tag *guesses) {
+    if (!nl || !nr) return 0;
+    for (size_t k = 0; k < nl + nr; k++)
+        if (!(node(k < nl ? l[k] : r[k - nl])->flags & G_NUS)) return 0;
+    Num x = node_ls(node(l[0]));
+    for (size_t k = 0; k < nl + nr; k++)
+        if (!num_eq(node_ls(node(k < nl ? l[k] : r[k - nl])), x)) return 0;
+    size_t count = 0;
+    if (nl == nr && memcmp(l, r, nl * sizeof *l) == 0) {
+        guesses[0] = (Tag){x, 0, (int64_t)nl};
+        return 1;
+    }
+    int64_t top = INT64_MIN, bottom = INT64_MAX;
+    for (size_t k = 0; k < nr; k++)
+        if (node(r[k])->up > top) top = node(r[k])->up;
+    for (size_t k = 0; k < nl; k++)
+        if (node(l[k])->up < bottom) bottom = node(l[k])->up;
+    if (top >= 0)
+        for (size_t k = 0; k < nr; k++)
+            if (node(r[k])->up == top) guesses[count++] = (Tag){x, top + 1, (int64_t)(node(r[k])->star ^ 1)};
+    if (bottom <= 0)
+        for (size_t k = 0; k < nl; k++)
+            if (node(l[k])->up == bottom) guesses[count++] = (Tag){x, bottom - 1, (int64_t)(node(l[k])->star ^ 1)};
+    return count;
+}
+
+int g_finish(const int32_t *l, size_t nl, const int32_t *r, size_t nr, const Tag *tag, int32_t *out) {
+    uint32_t h = arena_hash(l, (uint32_t)nl, r, (uint32_t)nr);
+    int32_t i = arena_find(l, (uint32_t)nl, r, (uint32_t)nr, h);
+    if (i >= 0) {
+        if (tag && !(node(i)->flags & G_NUS)) return g_intern(l, nl, r, nr, tag, out);
+        *out = i;
+        return 0;
+    }
+    if (!tag) {
+        Tag stack_guesses[16];
+        Tag *guesses = nl + nr <= 16 ? stack_guesses : malloc((nl + nr) * sizeof *guesses);
+        if (!guesses) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        size_t n = detect(l, nl, r, nr, guesses);
+        for (size_t k = 0; k < n && i < 0; k++) {
+            int32_t ignored;
+            if (g_nus_id(guesses[k].x, guesses[k].n, guesses[k].k, &ignored) < 0) {
+                if (guesses != stack_guesses) free(guesses);
+                return -1;
+            }
+            i = arena_find(l, (uint32_t)nl, r, (uint32_t)nr, h); /* interned with its tag when the guess was right */
+        }
+        if (guesses != stack_guesses) free(guesses);
+        if (i >= 0) {
+            *out = i;
+            return 0;
+        }
+    }
+    return g_intern(l, nl, r, nr, tag, out);
+}
+
+/* kernel._canonicalise(L, R, None): the canonical id of {L | R} (option ids canonical). */
+static int canonicalise(Ids *L, Ids *R, int32_t *out) {
+    int rc = fast(L, R, out);
+    if (rc) return rc < 0 ? -1 : 0;
+    int bypassed = 0;
+    for (;;) {
+        if (undominated(L, 1, &bypassed) < 0 || undominated(R, 0, &bypassed) < 0) return -1;
+        int changed = 0;
+        /* a Left option a is reversible through a^R <= G: a gives way to a^R's Left options */
+        for (size_t x = 0; x < L->n && !changed; x++) {
+            const GNode *ga = node(L->v[x]);
+            const int32_t *ro = ga->opts + ga->nl;
+            for (uint32_t k = 0; k < ga->nr; k++) {
+                int r = le_xg(ro[k], L, R);
+                if (r < 0) return -1;
+                if (r) {
+                    const GNode *g = node(ro[k]);
+                    ids_remove(L, L->v[x]);
+                    for (uint32_t j = 0; j < g->nl; j++)
+                        if (ids_add(L, g->opts[j]) < 0) return -1;
+                    changed = 1;
+                    break;
+                }
+            }
+        }
+        for (size_t x = 0; x < R->n && !changed; x++) {
+            const GNode *ga = node(R->v[x]);
+            for (uint32_t k = 0; k < ga->nl; k++) {
+                int r = le_gx(L, R, ga->opts[k]);
+                if (r < 0) return -1;
+                if (r) {
+                    const GNode *g = node(ga->opts[k]);
+                    ids_remove(R, R->v[x]);
+                    for (uint32_t j = 0; j < g->nr; j++)
+                        if (ids_add(R, g->opts[g->nl + j]) < 0) return -1;
+                    changed = 1;
+                    break;
+                }
+            }
+        }
+        if (!changed) break;
+        bypassed = 1;
+    }
+    if (bypassed) { /* the remaining options may all be numbers or nimbers now */
+        rc = fast(L, R, out);
+        if (rc) return rc < 0 ? -1 : 0;
+    }
+    L->n = sort_unique(L->v, L->n);
+    R->n = sort_unique(R->v, R->n);
+    return g_finish(L->v, L->n, R->v, R->n, NULL, out);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* option lists canonicalised (kernel._RAW): a lossy cache of short lists                     */
+
+#define RAW_IDS 13
+typedef struct {
+    uint32_t hash;
+    int32_t id;     /* -1 empty */
+    uint8_t nl, nr;
+    int32_t ids[RAW_IDS];
+} RawSlot; /* 64 bytes */
+
+static struct {
+    RawSlot *slots;
+    size_t mask;
+} RAW;
+
+size_t g_raw_cache_size(void) { return RAW.slots ? RAW.mask + 1 : 0; }
+
+static RawSlot *raw_slot(uint32_t h) {
+    size_t want = 1u << 10; /* a quarter of the games, within 2^10 .. 2^14 slots (1 MiB) */
+    while (want < A.count / 4 && want < (1u << 14)) want *= 2;
+    if (!RAW.slots || RAW.mask + 1 < want) {
+        RawSlot *fresh = malloc(want * sizeof *fresh);
+        if (!fresh) return RAW.slots ? &RAW.slots[h & RAW.mask] : NULL;
+        for (size_t k = 0; k < want; k++) fresh[k].id = -1;
+        free(RAW.slots);
+        RAW.slots = fresh;
+        RAW.mask = want - 1;
+    }
+    return &RAW.slots[h & RAW.mask];
+}
+
+void raw_cache_clear(void) {
+    free(RAW.slots);
+    RAW.slots = NULL;
+    RAW.mask = 0;
+}
+
+int g_canon(int32_t *l, size_t nl, int32_t *r, size_t nr, int32_t *out) {
+    nl = sort_unique(l, nl);
+    nr = sort_unique(r, nr);
+    uint32_t h = arena_hash(l, (uint32_t)nl, r, (uint32_t)nr);
+    RawSlot *slot = nl + nr <= RAW_IDS ? raw_slot(h) : NULL;
+    if (slot && slot->id >= 0 && slot->hash == h && slot->nl == nl && slot->nr == nr &&
+        memcmp(slot->ids, l, nl * sizeof *l) == 0 && memcmp(slot->ids + nl, r, nr * sizeof *r) == 0) {
+        *out = slot->id;
+        return 0;
+    }
+    int32_t i = arena_find(l, (uint32_t)nl, r, (uint32_t)nr, h); /* canonical already */
+    if (i < 0) {
+        Ids L = {0}, R = {0};
+        int rc = 0;
+        for (size_t k = 0; k < nl && rc == 0; k++) rc = ids_add(&L, l[k]);
+        for (size_t k = 0; k < nr && rc == 0; k++) rc = ids_add(&R, r[k]);
+        if (rc == 0) rc = canonicalise(&L, &R, &i);
+        free(L.v);
+        free(R.v);
+        if (rc < 0) return -1;
+        slot = nl + nr <= RAW_IDS ? raw_slot(h) : NULL; /* (the cache may have been resized) */
+        if (slot) {
+            slot->hash = h;
+            slot->id = i;
+            slot->nl = (uint8_t)nl;
+            slot->nr = (uint8_t)nr;
+            memcpy(slot->ids, l, nl * sizeof *l);
+            memcpy(slot->ids + nl, r, nr * sizeof *r);
+        }
+    }
+    *out = i;
+    return 0;
+}
+
+int g_adopt(int32_t *l, size_t nl, int32_t *r, size_t nr, int32_t *out) {
+    nl = sort_unique(l, nl);
+    nr = sort_unique(r, nr);
+    int32_t i = arena_find(l, (uint32_t)nl, r, (uint32_t)nr, arena_hash(l, (uint32_t)nl, r, (uint32_t)nr));
+    if (i >= 0) {
+        *out = i;
+        return 0;
+    }
+    /* a canonical form the kernel has not met: a number or a nimber by the fast paths (their
+     * options are numbers or nimbers), else what g_finish makes of it (x + n.up + *k detected) */
+    Ids L = {l, nl, nl}, R = {r, nr, nr};
+    int rc = fast(&L, &R, out);
+    if (rc) return rc < 0 ? -1 : 0;
+    return g_finish(l, nl, r, nr, NULL, out);
+}
