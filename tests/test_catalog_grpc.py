@@ -102,3 +102,37 @@ def test_cli_against_the_server(address: str, capsys: pytest.CaptureFixture[str]
     assert json.loads(capsys.readouterr().out)["holds"] is True  # Theorem 2.4
     assert main(["catalog", "search", "--value", "{0|-2}", *base, "--token", "reader-token"]) == 0
     assert [json.loads(line)["name"] for line in capsys.readouterr().out.splitlines()] == ["ex"]
+
+
+def test_a_costly_value_in_a_search_does_not_hold_the_server(tmp_path: Path) -> None:
+    """A value expression is built on a worker: ``*1000 + Tiny(3)`` (within the expression limits,
+    minutes of canonicalisation) ends in DEADLINE_EXCEEDED for its caller while the service goes on
+    answering everyone else at once."""
+    import threading
+    import time
+
+    with running_server(tmp_path / "data", catalog=True) as (_, address):
+        with connect(address) as client:
+            client.catalog.add_position("example-312", "sowing", "312")
+            errors: list[BaseException] = []
+
+            def search() -> None:
+                with connect(address, timeout=3) as slow:
+                    try:
+                        slow.catalog.search(value="*1000 + Tiny(3)")
+                    except RumaRpcError as error:
+                        errors.append(error)
+
+            searching = threading.Thread(target=search)
+            searching.start()
+            time.sleep(0.5)
+            latencies = []
+            while searching.is_alive():
+                start = time.monotonic()
+                assert client.health(timeout=5) == "SERVING"
+                assert client.evaluate("sowing", "312").value.ascii == "{0|-2}"  # Erickson §2's example
+                latencies.append(time.monotonic() - start)
+                time.sleep(0.1)
+            searching.join()
+            assert len(errors) == 1 and errors[0].code == grpc.StatusCode.DEADLINE_EXCEEDED, errors
+            assert latencies and max(latencies) < 1.0, latencies

@@ -23,7 +23,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ruma.engine.errors import RumaInputError
-from ruma.engine.evaluator import format_value
 from ruma.engine.families.templates import claim_value, enumerate_instances, parse_domain, parse_family
 from ruma.engine.memo import InMemoryMemo, Memo
 from ruma.engine.rulesets import get_ruleset
@@ -227,8 +226,8 @@ class CatalogOps:
                value: str | None = None, limit: int | None = None,
                should_cancel: Callable[[], bool] | None = None, valuer: Valuer | None = None) -> list[dict[str, Any]]:
         """Named positions matching every given filter; ``value`` compares evaluated values."""
-        target = format_value(parse_value(value)) if value else None  # canonical forms print uniquely
         chosen = self._valuer(valuer, should_cancel)
+        target = chosen.canonical(value) if value else None  # canonical forms print uniquely
         found: list[dict[str, Any]] = []
         for row in self._rows(name=name, tag=tag, ruleset=ruleset):
             out = self._position_dict(row)

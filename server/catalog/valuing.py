@@ -51,6 +51,9 @@ class Valuer(Protocol):
     def search_stored(self, ruleset: str, value: str, limit: int) -> list[dict[str, Any]]:
         """Stored positions with a value."""
 
+    def canonical(self, value: str) -> str:
+        """The canonical form of a value expression, as ``format_value`` prints it."""
+
 
 def parse_value(text: str) -> Game:
     """A value in game notation (``^*``, ``*4``, ``{1|0}``), within the expression limits."""
@@ -213,3 +216,9 @@ class LocalValuer:
     def search_stored(self, ruleset: str, value: str, limit: int) -> list[dict[str, Any]]:
         """Stored positions with a value, read here."""
         return search_stored(self.store, ruleset, parse_value(value), limit)
+
+    def canonical(self, value: str) -> str:
+        """The canonical form of a value expression, built here."""
+        from ruma.engine.evaluator import format_value
+
+        return format_value(parse_value(value))

@@ -47,7 +47,7 @@ SERVER_VERSION = "0.1.0"
 __all__ = ["Limits", "RumaServicer", "SERVER_VERSION"]
 
 #: heavy tasks that never write to the store (the others are refused at once on a full disk)
-READ_ONLY_TASKS = frozenset({"sum_of", "compare", "catalog_search_stored", "sweep_verify"})
+READ_ONLY_TASKS = frozenset({"sum_of", "compare", "canonical_value", "catalog_search_stored", "sweep_verify"})
 
 
 class Counters:
@@ -368,3 +368,9 @@ class ServiceValuer:
         """Stored positions with a value, searched on a worker."""
         servicer = self.servicer
         return list(servicer.blocking(servicer.run("catalog_search_stored", (ruleset, value, limit), self.budget)))
+
+    def canonical(self, value: str) -> str:
+        """The canonical form of a value expression, built on a worker (a sum can take minutes of
+        compiled canonicalisation, which must not hold this process)."""
+        servicer = self.servicer
+        return str(servicer.blocking(servicer.run("canonical_value", (value,), self.budget)))

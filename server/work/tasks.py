@@ -241,6 +241,14 @@ def catalog_verify(ctx: Context, ruleset: str, family: str, domain: str, claim: 
 
 
 @task
+def canonical_value(ctx: Context, value_text: str) -> str:
+    """The canonical form of a value expression, as ``format_value`` prints it."""
+    from ruma.engine.evaluator import format_value
+
+    return format_value(parse_value(ctx.limits, value_text))
+
+
+@task
 def catalog_search_stored(ctx: Context, ruleset: str, value_text: str, limit: int) -> list[dict[str, Any]]:
     """Stored positions of ``ruleset`` with value ``value_text``."""
     from ruma.server.catalog.valuing import search_stored

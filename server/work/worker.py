@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -88,6 +90,7 @@ def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, kind: str
         os.nice(NICE.get(kind, 10))
     except OSError:
         pass
+    _die_with(parent)
     threading.Thread(target=_orphan_watch, args=(parent,), name="ruma-worker-orphan", daemon=True).start()
     from ruma.server.store.memo import LmdbStore
     from ruma.server.work.cache import CachedMemo
@@ -125,6 +128,26 @@ def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, kind: str
             store.close()
         except Exception as error:  # noqa: BLE001 - what could not be committed was reported to its call
             log.error("closing the store: %s", error)
+
+
+def _die_with(parent: int) -> None:
+    """Ask Linux to SIGKILL this worker when the server's thread that started it ends
+    (``PR_SET_PDEATHSIG``; the server starts its workers on its event loop's thread, which lives as
+    long as the server). The orphan watch thread below cannot run while a compiled computation holds
+    the GIL (a canonical form of minutes), so on Linux the kernel's signal is what ends such a
+    worker when the server is killed."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+            pass
+    if os.getppid() != parent:  # the server died before the signal was asked for
+        os._exit(0)
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def _orphan_watch(parent: int) -> None:
