@@ -16,8 +16,9 @@ the server's memory returns to its baseline after any evaluation.
 * **budgets**: the worker polls the call's deadlines itself (the monotonic clock is the machine's)
   and a shared flag the server sets when the client goes away or the memory budget is exceeded;
   the call is answered with its budget's error at most ``STOP_GRACE`` seconds after its budget
-  ended, and a worker that has still not stopped ``KILL_GRACE`` seconds later (a computation with
-  no point at which to stop) is killed (SIGKILL);
+  ended (``KILL_GRACE`` when the memory budget stopped it: the worker's own answer, naming what it
+  valued before, is worth the wait), and a worker that has still not stopped ``KILL_GRACE``
+  seconds later (a computation with no point at which to stop) is killed (SIGKILL);
 * **memory**: a monitor thread reads every worker's resident memory each ``MONITOR_SECONDS``;
   past the budget, the largest busy worker is stopped (its call gets RESOURCE_EXHAUSTED);
 * **durability**: a worker commits what it computed (``LmdbStore.flush``) before it answers, so an
@@ -350,7 +351,7 @@ class WorkerPool:
                     told = time.monotonic()
                     if budget.reason in _FLAGS:
                         worker.flag.value = _FLAGS[budget.reason]
-                elif told is not None and time.monotonic() - told > STOP_GRACE:
+                elif told is not None and time.monotonic() - told > (KILL_GRACE if budget.reason == MEMORY else STOP_GRACE):
                     handed = True  # answer now; the worker commits and stops, or is killed, meanwhile
                     threading.Thread(target=self._abandon, args=(worker, told), daemon=True).start()
                     raise budget.error()
