@@ -9,7 +9,11 @@ every fast path is tested against).
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import grpc
@@ -22,12 +26,69 @@ HEAVY = "1^13"
 BUDGET = 192 << 20
 
 
+def ruma(*args: str) -> subprocess.CompletedProcess[str]:
+    """The ``ruma`` command line in a fresh process."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("RUMA_TOKEN", None)
+    return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+def _reasons(text: str) -> dict[str, str]:
+    """A text failure file read back: each position with the ``#`` lines above it."""
+    out: dict[str, str] = {}
+    comment: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("# "):
+            comment.append(line[2:])
+        else:
+            out[line] = "\n".join(comment)
+            comment = []
+    return out
+
+
 def _cheap(count: int) -> list[str]:
     rng = random.Random(31)
     out: set[str] = set()
     while len(out) < count:
         out.add("".join(str(rng.randint(0, 3)) for _ in range(rng.randint(2, 6))).strip("0") or "1")
     return sorted(out)
+
+
+def test_a_load_with_heavy_and_bad_positions_finishes_and_names_them(tmp_path: Path) -> None:
+    cheap = _cheap(60)
+    bad = {"3x2": "'3x2'", "(10)^3 03 (01": "'(10)^3 03 (01'", "1^70": "64"}  # 1^70: more pots than the limit
+    rows = cheap[:30] + [HEAVY] + list(bad) + cheap[30:]
+    positions = tmp_path / "positions.txt"
+    positions.write_text("\n".join(rows) + "\n")
+    failed = tmp_path / "failed.txt"
+    limits = Limits(max_memory=BUDGET, eval_workers=1)
+    with running_server(tmp_path / "data", limits=limits) as (_, address):
+        first = ruma("load", "--server", address, "sowing", str(positions), "--batch-size", "64",
+                     "--failed", str(failed), "--json")
+        assert first.returncode == 1, first.stderr
+        summary = json.loads(first.stdout)
+        # (a cheap position may be valued as a follower of another before its turn: then it was stored)
+        assert (summary["total"], summary["valued"] + summary["already_stored"]) == (len(rows), len(cheap))
+        assert first.stderr.strip().splitlines()[-1] == \
+            f"ruma load: {len(bad) + 1} of {len(rows)} positions could not be valued: written to {failed} with their reasons"
+        # the failure file names each heavy or bad position with its reason, and reads back as positions
+        from ruma.client.loader import read_positions
+
+        assert read_positions(failed) == [HEAVY, *bad]
+        reasons = _reasons(failed.read_text())
+        assert "memory budget" in reasons[HEAVY] and "'1^13'" in reasons[HEAVY]
+        for position, quoted in bad.items():
+            assert quoted in reasons[position], (position, reasons[position])
+        with connect(address) as client:
+            assert all(item.found for item in client.lookup("sowing", cheap))
+            assert client.evaluate("sowing", "312").value.ascii == "{0|-2}"
+            # a rerun values nothing twice: the stored positions count as done before anything is sent
+            seen: list[tuple[int, int]] = []
+            again = client.load("sowing", rows, progress=lambda done, total: seen.append((done, total)))
+            assert (again.valued, again.already_stored) == (0, len(cheap))
+            assert [p for p, _ in again.failed] == [HEAVY, *bad]
+            assert seen[0] == (len(cheap), len(rows)) and seen[-1] == (len(rows), len(rows))
 
 
 def test_a_position_the_memory_budget_stops_fails_alone(tmp_path: Path) -> None:
