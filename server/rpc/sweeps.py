@@ -4,14 +4,16 @@
 ``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, ``busy``
 accounting and cancellation; ``Upload`` is declared a write method to ``ruma.server.rpc.auth``.
 
-Upload checks, before anything is stored: at most ``max_batch_size`` entries; every key is a
-canonical key of the named ruleset (decoded, normalised and re-encoded to itself) within the
-pot and seed limits; every value is well formed (a nim value for an impartial ruleset, a game
-node for a partizan one); then a random sample of ``max(1, ceil(fraction * n))`` entries is
-re-valued with the server's own evaluator (reading the store, writing only to a scratch memo)
-and compared. Any failure rejects the whole upload
-(``INVALID_ARGUMENT``, naming the first bad entry); otherwise every entry is inserted (a key the
-store holds already keeps its value).
+Upload checks, before anything is stored: at most ``max_batch_size`` entries; every value is
+well formed (a nim value for an impartial ruleset, a game node for a partizan one) — else the
+whole upload is refused (``INVALID_ARGUMENT``). Every key must be a canonical key of the named
+ruleset (decoded, normalised and re-encoded to itself) within the pot and seed limits: an entry
+whose key is not is rejected alone (``UploadResponse.rejected``, with its reason). Then a random
+sample of ``max(1, ceil(fraction * n))`` of the other entries is re-valued with the server's own
+evaluator (reading the store, writing only to a scratch memo) and compared: a sampled entry whose
+check runs out of time or memory is rejected alone, and a value that differs rejects the whole
+upload (``INVALID_ARGUMENT``, naming it: the sample vouches for the entries it does not check).
+Every entry not rejected is then inserted (a key the store holds already keeps its value).
 """
 
 from __future__ import annotations
@@ -32,10 +34,11 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import RecordingMemo, unpack
 from ruma.server.work import convert
 from ruma.server.rpc.auth import register_write_methods
-from ruma.server.rpc.errors import rpc_method
+from ruma.server.rpc.errors import from_wire, rpc_method, status_of
 from ruma.server.rpc.servicer import RumaServicer
 from ruma.server.store.codec import CodecError
 from ruma.server.store.keys import state_of_key
+from ruma.v1 import ruma_pb2
 from ruma.v1 import sweep_pb2 as pb
 from ruma.v1 import sweep_pb2_grpc
 
@@ -99,31 +102,49 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             entries = unpack((list(request.keys), list(request.values), nodes), rules.impartial)
         except ValueError as error:
             raise UploadRejected(f"upload rejected: {error}") from None
-        states = [self._check_key(rules, key) for key, _ in entries]
-        verified = 0
-        if n and self.verify_fraction > 0:
-            count = min(n, max(1, math.ceil(self.verify_fraction * n)))
-            sample = sorted(self.rng.sample(range(n), count))
-            packet = self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
-                                   self.ruma.budget(context))
-            for i, (_, truth) in zip(sample, unpack(packet, rules.impartial)):
+        reply = pb.UploadResponse()
+        states: dict[int, Any] = {}
+        for i, (key, _) in enumerate(entries):  # a bad key is rejected alone
+            try:
+                states[i] = self._check_key(rules, key)
+            except (UploadRejected, LimitExceededError) as error:
+                _reject(reply, i, error, context)
+        good = sorted(states)
+        if good and self.verify_fraction > 0:
+            count = min(len(good), max(1, math.ceil(self.verify_fraction * len(good))))
+            sample = sorted(self.rng.sample(good, count))
+            packet, unchecked = self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
+                                              self.ruma.budget(context))
+            for j, wire in unchecked:  # a sampled entry whose check ran out of time or memory
+                _reject(reply, sample[j], from_wire(*wire), context)
+                states.pop(sample[j])
+            checked = [i for j, i in enumerate(sample) if i in states]
+            for i, (_, truth) in zip(checked, unpack(packet, rules.impartial)):
                 claimed = entries[i][1]
                 if truth != claimed:
                     raise UploadRejected(
                         f"upload rejected: {rules.name} position {rules.format(states[i])!r} was uploaded as "
                         f"{format_value(claimed)} but is {format_value(truth)}; nothing of the upload was stored")
-                verified += 1
+                reply.verified += 1
+            if not reply.verified:  # nothing vouches for the entries not sampled
+                for i in sorted(states):
+                    _reject(reply, i, LimitExceededError(
+                        "not stored: no sampled entry of the upload could be checked within this server's limits"),
+                        context)
+                states.clear()
         memo = self.ruma.memo
-        stored = 0
         with self.ruma.busy():
-            for key, value in entries:
+            for i in sorted(states):
+                key, value = entries[i]
                 if memo.lookup(key) is None:
                     memo.insert(key, value)
-                    stored += 1
+                    reply.stored += 1
+                else:
+                    reply.already_stored += 1
             flush = getattr(self.ruma.store, "flush", None)
             if callable(flush):
                 flush()  # an OK reply means the upload is on disk
-        return pb.UploadResponse(stored=stored, already_stored=n - stored, verified=verified)
+        return reply
 
     @rpc_method
     def Contains(self, request: pb.ContainsRequest, context: grpc.ServicerContext) -> pb.ContainsResponse:
@@ -158,6 +179,12 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         replies = self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
                                                    convert.styles(request.notations)), self.ruma.budget(context))
         return iter([pb.CensusReply.FromString(reply) for reply in replies])
+
+
+def _reject(reply: pb.UploadResponse, index: int, error: BaseException, context: grpc.ServicerContext) -> None:
+    """Add entry ``index`` to ``reply.rejected`` with the status of ``error``."""
+    code, message = status_of(error, context)
+    reply.rejected.add(index=index, status=ruma_pb2.Status(code=code.value[0], message=message))
 
 
 def add_sweeps_servicer(server: grpc.Server, ruma: RumaServicer,

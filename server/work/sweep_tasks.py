@@ -1,7 +1,8 @@
 """The ``Sweeps`` service's heavy work, run as tasks of ``ruma.server.work.tasks`` (worker processes).
 
 ``sweep_verify`` re-values a sample of an upload (reading the store, writing nothing to it) and
-returns the values as a ``Packet`` for the servicer to compare; ``census_replies`` enumerates a
+returns the values as a ``Packet`` for the servicer to compare, with the entries whose check ran
+out of time or memory; ``census_replies`` enumerates a
 family, values its missing classes when asked (committed by the worker before it answers) and
 returns the serialised ``CensusReply`` messages. Both poll the call's ``Budget``, so a census or a
 verification stops at the server's time limit or the client's deadline like any evaluation.
@@ -14,7 +15,7 @@ from typing import Any, Sequence
 
 from ruma.engine.families.census import census
 from ruma.engine.cgt import Game
-from ruma.engine.errors import CancelledError
+from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.engine.evaluator import evaluate
 from ruma.engine.families.enum import Family, enumerate_family
 from ruma.engine.rulesets import get_ruleset
@@ -22,6 +23,7 @@ from ruma.engine.families.packets import Packet, RecordingMemo, pack
 from ruma.server.work import convert
 from ruma.server.store.keys import state_of_key
 from ruma.server.work.tasks import Context, position_limit, stopped, task
+from ruma.server.work.wire import to_wire
 from ruma.v1 import ruma_pb2
 from ruma.v1 import sweep_pb2 as pb
 
@@ -29,20 +31,34 @@ __all__ = ["census_replies", "row_message", "sweep_verify"]
 
 
 @task
-def sweep_verify(ctx: Context, ruleset: str, keys: Sequence[bytes]) -> Packet:
-    """The values of the positions under ``keys`` (canonical keys of ``ruleset``), computed afresh."""
+def sweep_verify(ctx: Context, ruleset: str, keys: Sequence[bytes]) -> tuple[Packet, list[tuple[int, tuple[str, str]]]]:
+    """The values of the positions under ``keys`` (canonical keys of ``ruleset``), computed afresh,
+    and ``(index, wire error)`` of the keys whose check ran out of the call's time or of the
+    memory budget (each has its own outcome; after a memory stop the rest are not checked)."""
     rules = get_ruleset(ruleset)
     scratch = RecordingMemo(ctx.memo.lookup)  # verification reads the store but writes nothing to it
     limit = position_limit(ctx.limits, 0)
+    budget = ctx.budget
     entries = []
-    try:
-        for key in keys:
-            _, state = state_of_key(key)
-            value = evaluate(rules, state, scratch, should_cancel=ctx.budget.should_cancel, max_positions=limit).value
-            entries.append((key, value))
-    except CancelledError as error:
-        raise stopped(ctx, error, "the upload's verification") from None
-    return pack(entries)
+    failed: list[tuple[int, tuple[str, str]]] = []
+    for index, key in enumerate(keys):
+        _, state = state_of_key(key)
+        what = f"the check of {rules.format(state)[:60]!r}"
+        if budget.reason in ("time", "memory"):
+            failed.append((index, to_wire(budget.error(what))))
+            continue
+        try:
+            value = evaluate(rules, state, scratch, should_cancel=budget.should_cancel, max_positions=limit).value
+        except CancelledError as error:
+            if budget.reason not in ("time", "memory"):
+                raise stopped(ctx, error, "the upload's verification") from None
+            failed.append((index, to_wire(budget.error(what))))
+            continue
+        except LimitExceededError as error:
+            failed.append((index, to_wire(error)))
+            continue
+        entries.append((key, value))
+    return pack(entries), failed
 
 
 @task

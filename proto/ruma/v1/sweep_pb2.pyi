@@ -42,14 +42,24 @@ class UploadRequest(_message.Message):
     def __init__(self, ruleset: _Optional[str] = ..., keys: _Optional[_Iterable[bytes]] = ..., values: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[_Union[GameNode, _Mapping]]] = ...) -> None: ...
 
 class UploadResponse(_message.Message):
-    __slots__ = ("stored", "already_stored", "verified")
+    __slots__ = ("stored", "already_stored", "verified", "rejected")
     STORED_FIELD_NUMBER: _ClassVar[int]
     ALREADY_STORED_FIELD_NUMBER: _ClassVar[int]
     VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    REJECTED_FIELD_NUMBER: _ClassVar[int]
     stored: int
     already_stored: int
     verified: int
-    def __init__(self, stored: _Optional[int] = ..., already_stored: _Optional[int] = ..., verified: _Optional[int] = ...) -> None: ...
+    rejected: _containers.RepeatedCompositeFieldContainer[RejectedEntry]
+    def __init__(self, stored: _Optional[int] = ..., already_stored: _Optional[int] = ..., verified: _Optional[int] = ..., rejected: _Optional[_Iterable[_Union[RejectedEntry, _Mapping]]] = ...) -> None: ...
+
+class RejectedEntry(_message.Message):
+    __slots__ = ("index", "status")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    status: _ruma_pb2.Status
+    def __init__(self, index: _Optional[int] = ..., status: _Optional[_Union[_ruma_pb2.Status, _Mapping]] = ...) -> None: ...
 
 class ContainsRequest(_message.Message):
     __slots__ = ("ruleset", "keys")

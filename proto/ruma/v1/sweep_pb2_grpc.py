@@ -55,10 +55,13 @@ class SweepsServicer:
     """Missing associated documentation comment in .proto file."""
 
     def Upload(self, request, context):
-        """Store precomputed values (a sweep's results). Needs a write token. The server re-values a
-        random sample of the entries (its --verify-fraction, default 1%, at least one entry) and
-        rejects the whole upload with INVALID_ARGUMENT if any sampled value differs, or if any key
-        is not a canonical key of the ruleset: then nothing of the upload is stored.
+        """Store precomputed values (a sweep's results). Needs a write token. Each entry has its own
+        outcome: an entry whose key is not a canonical key of the ruleset, or is beyond the server's
+        limits, is rejected alone (UploadResponse.rejected, with its reason), as is a sampled entry
+        whose check runs out of time or memory. The server re-values a random sample of the other
+        entries (its --verify-fraction, default 1%, at least one entry) and rejects the whole upload
+        with INVALID_ARGUMENT if any sampled value differs: the sample vouches for the entries it
+        does not check, so then nothing of the upload is stored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
