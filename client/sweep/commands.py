@@ -89,11 +89,14 @@ def _run(args: argparse.Namespace, family: Any, sink: Any, **kwargs: Any) -> Any
 def run_sweep_command(args: argparse.Namespace) -> int:
     """``ruma sweep``: value every class of the family and commit it; prints a summary."""
     family = _family(args)
+    rejected: list[tuple[bytes, str]] = []
     if args.server:
         from ruma.client.sweep.client import ServerSink
 
         with connect(args) as client:
-            summary = _run(args, family, ServerSink(client, family.ruleset))
+            remote = ServerSink(client, family.ruleset)
+            summary = _run(args, family, remote)
+            rejected = remote.rejected
     else:
         sink = _store_sink(args)
         try:
@@ -108,6 +111,12 @@ def run_sweep_command(args: argparse.Namespace) -> int:
             f"worker(s) [{record['backend']}]")
     with Output(args.format) as out:
         out.emit(record, text)
+    if rejected:
+        for key, reason in rejected[:5]:
+            print(f"{args.command_prog}: key {key.hex()}: {reason}", file=sys.stderr)
+        print(f"{args.command_prog}: the server rejected {len(rejected):,} of the values sent "
+              f"(it stored the others)", file=sys.stderr)
+        return 1
     return 0
 
 
