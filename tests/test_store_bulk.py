@@ -94,6 +94,9 @@ def test_lookup_many_answers_like_lookup(tmp_path: Path) -> None:
             store.insert(key, value)  # buffered
         keys = [k for k, _ in items] + [b"\x02\x01\x00\x07\x07"]
         assert store.lookup_many(keys) == [store.lookup(k) for k in keys]
+        assert store.contains_many(keys + [b"\x02", b"\x02\x01\x00" + b"\x01" * 600]) == [
+            store.lookup(k) is not None for k in keys] + [False, False]
+        assert sum(store.contains_many(keys)) == len(items) // 2 + 50  # written and buffered, nothing else
         cached = CachedMemo(store, size=10)
         assert cached.lookup_many(keys) == [store.lookup(k) for k in keys]
         cached.insert_many([(b"\x02\x01\x00\x07\x07", 4)])

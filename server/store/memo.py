@@ -155,6 +155,13 @@ class LmdbStore:
             raise StoreError(f"store {str(self.path)!r} is closed")
         return core.lookup_many(keys)
 
+    def contains_many(self, keys: Sequence[bytes]) -> list[bool]:
+        """For each key, whether a value is stored under it (no value is decoded)."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        return core.contains_many(keys)
+
     def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
         """Store many ``(key, value)`` pairs at once (what the evaluator's compiled search hands back):
         a large batch is written in its own transaction, a small one buffered like ``insert``."""
