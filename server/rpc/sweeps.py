@@ -32,7 +32,7 @@ from ruma.engine.evaluator import evaluate, format_value
 from ruma.engine.families.enum import Family, enumerate_family, walk_count
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import RecordingMemo, unpack
-from ruma.server.work import convert
+from ruma.server.work import convert, tasks
 from ruma.server.rpc.auth import register_write_methods
 from ruma.server.rpc.errors import from_wire, rpc_method, status_of
 from ruma.server.rpc.servicer import RumaServicer
@@ -175,9 +175,12 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         if by is None or by not in BY:
             raise RumaInputError(f"unknown census grouping {request.by}")
         family = self.family(request)
+        for text in request.values:  # a malformed value is refused before a worker is taken
+            tasks.parse_value(self.ruma.limits, text)
         args = (family.ruleset, (family.seeds_min, family.seeds_max), (family.pots_min, family.pots_max))
         replies = self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
-                                                   convert.styles(request.notations)), self.ruma.budget(context))
+                                                   convert.styles(request.notations), tuple(request.values)),
+                                self.ruma.budget(context))
         return iter([pb.CensusReply.FromString(reply) for reply in replies])
 
 

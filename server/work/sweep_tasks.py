@@ -11,18 +11,20 @@ verification stops at the server's time limit or the client's deadline like any 
 from __future__ import annotations
 
 import time
+from itertools import chain
 from typing import Any, Sequence
 
-from ruma.engine.families.census import census
+from ruma.engine.families.census import Tally, indexed_values, wanted_values
+from ruma.engine.families.stream import stream_classes
 from ruma.engine.cgt import Game
 from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.engine.evaluator import evaluate
-from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.enum import Family
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import Packet, RecordingMemo, pack
 from ruma.server.work import convert
 from ruma.server.store.keys import state_of_key
-from ruma.server.work.tasks import Context, position_limit, stopped, task
+from ruma.server.work.tasks import Context, parse_value, position_limit, stopped, task
 from ruma.server.work.wire import to_wire
 from ruma.v1 import ruma_pb2
 from ruma.v1 import sweep_pb2 as pb
@@ -63,34 +65,49 @@ def sweep_verify(ctx: Context, ruleset: str, keys: Sequence[bytes]) -> tuple[Pac
 
 @task
 def census_replies(ctx: Context, family_args: tuple[Any, ...], by: str, simplest: int, compute_missing: bool,
-                   styles: Sequence[str]) -> list[bytes]:
-    """A census of the family ``Family.of(*family_args)``: its rows and summary, serialised."""
+                   styles: Sequence[str], values: Sequence[str] = ()) -> list[bytes]:
+    """A census of the family ``Family.of(*family_args)``: its rows and summary, serialised. The
+    classes are streamed (``families.stream``), so memory holds the rows, not the family; with
+    ``values`` only the positions of those values are counted in rows, answered from the store's
+    index by value where it has one (``census.indexed_values``)."""
     started = time.perf_counter()
     family = Family.of(*family_args)
     rules = family.rules
     should_cancel = ctx.budget.should_cancel
     limit = position_limit(ctx.limits, 0)
+    wanted = wanted_values(rules, [parse_value(ctx.limits, text) for text in values]) if values else None
+    values_of = indexed_values(ctx.store if ctx.store is not None else ctx.memo, rules, wanted) if wanted is not None \
+        else _lookup_many(ctx.memo)
+    counted = Tally(rules, by, simplest, wanted)
     computed = 0
     try:
-        classes = enumerate_family(family, should_cancel)
-        present = []
-        for entry in classes:
-            if ctx.memo.lookup(entry.key) is None:
-                if not compute_missing:
+        batch: list[Any] = []
+        for entry in chain(stream_classes(family, should_cancel), [None]):
+            if entry is not None:
+                batch.append(entry)
+                if len(batch) < 4096:
                     continue
-                evaluate(rules, entry.state, ctx.memo, should_cancel=should_cancel, max_positions=limit)
-                computed += 1
-            present.append(entry)
-        rows = census(rules, present, ctx.memo.lookup, by, simplest)
+            for item, value in zip(batch, values_of([c.key for c in batch])):
+                if value is None and compute_missing:
+                    value = evaluate(rules, item.state, ctx.memo, should_cancel=should_cancel, max_positions=limit).value
+                    computed += 1
+                counted.add(item, value)
+            batch = []
     except CancelledError as error:
         raise stopped(ctx, error, f"the census of {family.describe()}") from None
+    rows = counted.rows()
     replies = [pb.CensusReply(row=row_message(rules, by, row, tuple(styles))) for row in rows]
     replies.append(pb.CensusReply(summary=pb.CensusSummary(
         ruleset=rules.name, seeds_min=family.seeds_min, seeds_max=family.seeds_max, pots_min=family.pots_min,
-        pots_max=family.pots_max, classes=len(classes), raw_positions=sum(c.raw_total for c in classes),
-        rows=len(rows), computed=computed, seconds=time.perf_counter() - started,
-        missing=len(classes) - len(present))))
+        pots_max=family.pots_max, classes=counted.classes, raw_positions=counted.raw_positions,
+        rows=len(rows), computed=computed, seconds=time.perf_counter() - started, missing=counted.missing)))
     return [reply.SerializeToString() for reply in replies]
+
+
+def _lookup_many(memo: Any) -> Any:
+    """``memo.lookup_many`` where it has it, else a loop of ``lookup``."""
+    many = getattr(memo, "lookup_many", None)
+    return many if callable(many) else (lambda keys: [memo.lookup(key) for key in keys])
 
 
 def row_message(rules: Any, by: str, row: Any, chosen: tuple[str, ...]) -> pb.CensusRow:

@@ -76,7 +76,7 @@ class ContainsResponse(_message.Message):
     def __init__(self, found: _Optional[_Iterable[bool]] = ...) -> None: ...
 
 class CensusRequest(_message.Message):
-    __slots__ = ("ruleset", "seeds_min", "seeds_max", "pots_min", "pots_max", "by", "simplest", "notations", "compute_missing")
+    __slots__ = ("ruleset", "seeds_min", "seeds_max", "pots_min", "pots_max", "by", "simplest", "notations", "compute_missing", "values")
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEEDS_MIN_FIELD_NUMBER: _ClassVar[int]
     SEEDS_MAX_FIELD_NUMBER: _ClassVar[int]
@@ -86,6 +86,7 @@ class CensusRequest(_message.Message):
     SIMPLEST_FIELD_NUMBER: _ClassVar[int]
     NOTATIONS_FIELD_NUMBER: _ClassVar[int]
     COMPUTE_MISSING_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
     ruleset: str
     seeds_min: int
     seeds_max: int
@@ -95,7 +96,8 @@ class CensusRequest(_message.Message):
     simplest: int
     notations: _containers.RepeatedScalarFieldContainer[_ruma_pb2.Notation]
     compute_missing: bool
-    def __init__(self, ruleset: _Optional[str] = ..., seeds_min: _Optional[int] = ..., seeds_max: _Optional[int] = ..., pots_min: _Optional[int] = ..., pots_max: _Optional[int] = ..., by: _Optional[_Union[CensusGrouping, str]] = ..., simplest: _Optional[int] = ..., notations: _Optional[_Iterable[_Union[_ruma_pb2.Notation, str]]] = ..., compute_missing: _Optional[bool] = ...) -> None: ...
+    values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, ruleset: _Optional[str] = ..., seeds_min: _Optional[int] = ..., seeds_max: _Optional[int] = ..., pots_min: _Optional[int] = ..., pots_max: _Optional[int] = ..., by: _Optional[_Union[CensusGrouping, str]] = ..., simplest: _Optional[int] = ..., notations: _Optional[_Iterable[_Union[_ruma_pb2.Notation, str]]] = ..., compute_missing: _Optional[bool] = ..., values: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CensusPosition(_message.Message):
     __slots__ = ("position", "canonical", "seeds", "pots", "mirrored")

@@ -78,7 +78,9 @@ class SweepsServicer:
         """A census of a family over the stored values: one CensusReply with a row per group, in the
         group order, then one with the summary. Classes the store lacks are left out of the rows and
         counted in summary.missing (0: the census is complete), unless compute_missing asks the
-        server to value them first.
+        server to value them first. With values, only the positions of those values are counted in
+        rows (a question by value: "the simplest positions of value *3"); the summary still counts
+        the whole family.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
