@@ -292,11 +292,13 @@ class Client:
 
     def stream_census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, *,
                       by: str = "value", simplest: int = 3, notations: Iterable[str] | None = None,
-                      compute_missing: bool = False, timeout: float | None = None) -> Any:
-        """The census of a family as the server streams it: ``CensusRow``s, then a ``CensusSummary``."""
+                      compute_missing: bool = False, values: Sequence[str] = (), timeout: float | None = None) -> Any:
+        """The census of a family as the server streams it: ``CensusRow``s, then a ``CensusSummary``;
+        ``values`` (value expressions such as ``"*3"``) keeps only the positions of those values."""
         from ruma.client.sweep import client as sweep_client
 
-        request = sweep_client.census_request(ruleset, seeds, pots, by, simplest, _notations(notations), compute_missing)
+        request = sweep_client.census_request(ruleset, seeds, pots, by, simplest, _notations(notations), compute_missing,
+                                              [values] if isinstance(values, str) else list(values))
         return sweep_client.stream_census(self, request, timeout)
 
     def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, **kwargs: Any) -> Any:

@@ -11,11 +11,15 @@ census (``enumerate_family``/``census``), themselves checked against brute force
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from grpc_harness import connect, running_server
 from ruma.client.sweep.driver import StoreSink, sweep_store
 from ruma.engine.cgt import nimber, parse_game
 from ruma.engine.families.bounds import fill_pots, question_pots
@@ -25,6 +29,10 @@ from ruma.engine.families.stream import stream_classes
 from ruma.engine.rulesets import get_ruleset
 
 ROW_RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
+
+
+def ruma(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.parametrize("ruleset", ROW_RULESETS)
@@ -97,3 +105,47 @@ def test_a_census_restricted_to_values_is_the_full_census_on_those_values(tmp_pa
         assert len(expected) == len(asked) - 1
     finally:
         sink.close()
+
+
+def test_find_answers_with_table_3_and_states_its_bound(tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    assert ruma("sweep", "impartial-sowing", "--seeds", "1", "--data", data).returncode == 0  # (a store to ask)
+    found = ruma("find", "impartial-sowing", "*3", "*4", "--seeds", "..6", "--simplest", "1", "--data", data,
+                 "--workers", "1")
+    assert found.returncode == 0, found.stderr
+    lines = found.stdout.splitlines()
+    assert lines[0].startswith("# searched impartial-sowing: every row of 0..6 seeds in 1..22 pots (")
+    assert "classes valued first" in lines[0] and "NOT SEARCHED" not in found.stdout  # 6 seeds fill 22 pots
+    assert "∗3: " in found.stdout and "  1112  (5 seeds, 4 pots)" in lines  # Erickson's Table 3
+    assert "  110111  (5 seeds, 6 pots)" in lines
+    again = ruma("find", "impartial-sowing", "*4", "*40", "--seeds", "..6", "--data", data, "--json")
+    assert again.returncode == 1  # no ∗40 in this bound
+    record = json.loads(again.stdout)
+    assert record["group"] == "∗4" and record["simplest"][0] == "110111"
+    assert "all stored already" in again.stderr and "no impartial-sowing position of value ∗40" in again.stderr
+    narrow = ruma("census", "impartial-sowing", "--seeds", "6", "--pots", "6", "--value", "*4", "--data", data,
+                  "--format", "csv")
+    assert narrow.returncode == 0 and narrow.stdout.splitlines()[1].startswith("value,∗4,4,")
+    assert "# NOT SEARCHED: rows of 7..22 pots" in narrow.stderr
+    bad = ruma("find", "impartial-sowing", "{1|", "--seeds", "3", "--data", data)
+    assert bad.returncode == 2 and "'{1|'" in bad.stderr
+
+
+def test_a_census_by_value_over_grpc_is_the_local_one(tmp_path: Path) -> None:
+    family = Family.of("sowing", (0, 6), (1, 8))
+    sweep_store(family, str(tmp_path / "local"), workers=1)
+    sink = StoreSink(str(tmp_path / "local"), create=False)
+    try:
+        full = census(family.rules, enumerate_family(family), sink.store.lookup, "value", 3)
+    finally:
+        sink.close()
+    star = next(r for r in full if r.group == parse_game("*"))  # Erickson §2: 11 = ∗, two seeds
+    assert star.simplest[0][0] == (1, 1)
+    with running_server(tmp_path / "data") as (_, address), connect(address) as client:
+        result = client.census("sowing", (0, 6), (1, 8), values=["*", "^"], compute_missing=True, notations=["ascii"])
+        assert result.summary.classes == len(enumerate_family(family)) and result.summary.missing == 0
+        assert [(r.group["ascii"], r.classes, r.raw_positions) for r in result.rows] == [
+            (format(r.group, "ascii"), r.classes, r.raw_positions) for r in full if r.group in (parse_game("*"), parse_game("^"))]
+        with pytest.raises(Exception) as bad:
+            client.census("sowing", (0, 3), values=["{1|"])
+        assert getattr(bad.value, "code").name == "INVALID_ARGUMENT" and "'{1|'" in str(bad.value)

@@ -115,15 +115,16 @@ def contains(client: "Client", ruleset: str, keys: Sequence[bytes], *, timeout: 
 
 
 def census_request(ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None, by: str, simplest: int,
-                   notations: Iterable[Any], compute_missing: bool) -> pb.CensusRequest:
-    """The ``CensusRequest`` message."""
+                   notations: Iterable[Any], compute_missing: bool, values: Sequence[str] = ()) -> pb.CensusRequest:
+    """The ``CensusRequest`` message (``values``: only the positions of these values)."""
     if by not in BY:
         from ruma.engine.errors import RumaInputError
 
         raise RumaInputError(f"unknown census grouping {by!r}; use one of {', '.join(BY)}")
     low, high = pots if pots is not None else (0, 0)
     return pb.CensusRequest(ruleset=ruleset, seeds_min=seeds[0], seeds_max=seeds[1], pots_min=low, pots_max=high,
-                            by=BY[by], simplest=simplest, notations=list(notations), compute_missing=compute_missing)
+                            by=BY[by], simplest=simplest, notations=list(notations), compute_missing=compute_missing,
+                            values=list(values))
 
 
 def stream_census(client: "Client", request: pb.CensusRequest, timeout: float | None = None) -> Iterator[CensusRow | CensusSummary]:
