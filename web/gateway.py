@@ -3,8 +3,9 @@
 Every call goes through a ``ruma.client.Client`` with the gateway's token, or with the bearer
 token of the HTTP request when it brings one (so the service's own tokens and per-token rights
 apply to each visitor). gRPC failures become ``GatewayError`` with the HTTP status of Google's
-standard mapping (``INVALID_ARGUMENT`` 400, ``RESOURCE_EXHAUSTED`` 429, ``DEADLINE_EXCEEDED`` 504,
-``UNAVAILABLE`` 503 ...) and the server's message, quoted unchanged.
+standard mapping (``INVALID_ARGUMENT`` 400, ``DEADLINE_EXCEEDED`` 504, ``UNAVAILABLE`` 503 ...;
+``RESOURCE_EXHAUSTED`` is 422, a limit the message names, or 429 when the service is busy) and the
+server's message, quoted unchanged.
 
 The explorer is read-only by default: it never changes the catalog. Asking about a position
 lets the service value it (and cache the value, as any client would), within the service's limits
@@ -61,6 +62,15 @@ class GatewayError(Exception):
     def to_dict(self) -> dict[str, Any]:
         """The JSON body of the error response."""
         return {"error": {"status": self.status, "code": self.code, "message": self.message}}
+
+
+def http_status(code: grpc.StatusCode, details: str = "") -> int:
+    """The HTTP status of a gRPC failure: ``HTTP_STATUS``, except that ``RESOURCE_EXHAUSTED`` is
+    ``422`` (a request beyond a limit of the service, which its message names) unless the service
+    says to try again later (``429``: it is busy)."""
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "try again later" not in details:
+        return 422
+    return HTTP_STATUS.get(code, 502)
 
 
 def position_path(ruleset: str, position: str) -> str:
@@ -157,7 +167,7 @@ class Gateway:
         try:
             return function()
         except RumaRpcError as error:
-            _raise(HTTP_STATUS.get(error.code, 502), error.code.name, error.details or error.code.name)
+            _raise(http_status(error.code, error.details), error.code.name, error.details or error.code.name)
         except RumaError as error:  # raised by the client before calling (bad notation, say)
             _raise(400, "INVALID_ARGUMENT", str(error))
         finally:
