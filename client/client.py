@@ -190,12 +190,14 @@ class Client:
         return r.Evaluation.from_message(self.call(self.stub.Evaluate, request, timeout))
 
     def evaluate_batch(self, ruleset: str, positions: Sequence[str], *, notations: Iterable[str] | None = None,
-                       brief: bool = False, max_positions: int = 0, timeout: float | None = None) -> list[r.BatchItem]:
-        """Many positions; each item has its own status (one bad position does not fail the others)."""
+                       brief: bool = False, max_positions: int = 0, max_seconds: float = 0.0,
+                       timeout: float | None = None) -> list[r.BatchItem]:
+        """Many positions; each item has its own status (one bad or heavy position does not fail
+        the others: ``max_seconds`` is the time each position may take, 0 the server's limit)."""
         request = pb.EvaluateBatchRequest(ruleset=_ruleset("evaluate_batch", ruleset),
                                           positions=_many_positions("evaluate_batch", positions),
                                           notations=_notations(notations), brief=brief,  # type: ignore[arg-type]
-                                          max_positions=max_positions)
+                                          max_positions=max_positions, max_seconds=max_seconds)
         reply = self.call(self.stub.EvaluateBatch, request, timeout)
         return [
             r.BatchItem(item.position, status_code(item.status.code), item.status.message,
@@ -247,7 +249,8 @@ class Client:
         return r.Capabilities(
             [r.RulesetInfo(i.name, i.code, i.version, i.impartial, i.description) for i in c.rulesets],
             c.limits.max_pots, c.limits.max_seeds, c.limits.max_positions, c.max_batch_size,
-            c.server_version, c.engine_version, c.auth_required, list(c.services),
+            c.server_version, c.engine_version, c.auth_required, list(c.services), c.limits.max_text,
+            c.limits.max_seconds,
         )
 
     def stats(self, *, timeout: float | None = None) -> r.Stats:
