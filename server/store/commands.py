@@ -85,8 +85,7 @@ def run_stats(args: argparse.Namespace) -> int:
         stats = store.stats()
     lines = [f"store {stats['path']} (schema {stats['schema_version']}, engine {stats['engine_version']})"]
     for row in stats["rulesets"]:
-        name = row["name"] or f"code {row['code']}"
-        lines.append(f"  {name} v{row['version']}: {row['entries']} entries")
+        lines.append(f"  {_ruleset_label(row)}: {row['entries']} entries")
     per = stats["bytes_per_entry"]
     lines.append(f"  entries {stats['entries']}, games {stats['games']}, data bytes {stats['data_bytes']}"
                  + (f" ({per:.1f} per entry)" if per is not None else "")
@@ -94,6 +93,19 @@ def run_stats(args: argparse.Namespace) -> int:
     with Output(args.format) as out:
         out.emit(stats, "\n".join(lines))
     return 0
+
+
+def _ruleset_label(row: dict[str, Any]) -> str:
+    """A ruleset of the store's statistics by name: its own, its family's (``octal:CODE``: every
+    octal game), or its key code when this version knows no ruleset of that code."""
+    from ruma.engine.rulesets import family_by_code
+
+    if row["name"]:
+        return f"{row['name']} v{row['version']}"
+    family = family_by_code(row["code"])
+    if family is not None:
+        return f"{family} v{row['version']} (every game of the family)"
+    return f"key code {row['code']} v{row['version']} (a ruleset this version of ruma does not know)"
 
 
 @_store_errors
