@@ -134,10 +134,13 @@ def run_verify(args: argparse.Namespace) -> int:
     """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch."""
     with opened(args) as store, progress("checking the store", unit="records", enabled=args.progress) as bar:
         report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
-    records = ", ".join(f"{table} {n}" for table, n in report.records.items())
-    lines = [f"records checked ({'all' if report.full else 'a sample'}): {records}",
-             f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}, "
-             f"problems {len(report.problems)}"]
+    records = ", ".join(f"{table} {n:,}" for table, n in report.records.items())
+    lines = [f"records checked ({'every record of every table' if report.full else 'a sample'}): {records}; "
+             f"damaged: {len(report.problems)}",
+             f"values re-evaluated and compared: "
+             + (f"{report.checked:,} stored positions drawn at random (--sample {args.sample})"
+                if report.checked >= args.sample else f"all {report.checked:,} stored positions")
+             + f", {len(report.mismatches)} differ, {len(report.skipped)} skipped"]
     for bad in report.problems:
         lines.append(f"  PROBLEM {bad['table']} {bad['key']}: {bad['problem']}")
     for bad in report.mismatches:
