@@ -309,6 +309,9 @@ def test_cli_sweep_and_census(tmp_path: Path) -> None:
     swept = ruma("sweep", "impartial-sowing", "--seeds", "6", "--data", data, "--workers", "1", "--json")
     assert swept.returncode == 0, swept.stderr
     assert '"classes_valued"' in swept.stdout and "created a new store" in swept.stderr
+    again = ruma("sweep", "impartial-sowing", "--seeds", "7", "--data", data, "--workers", "1")
+    assert again.returncode == 0 and " classes valued by searching " in again.stdout
+    assert "a class made of components already valued is summed, not searched" in again.stdout
     table = ruma("census", "impartial-sowing", "--seeds", "6", "--data", data, "--format", "csv", "--simplest", "1")
     assert table.returncode == 0 and table.stdout.splitlines()[0].startswith("by,group")
     assert "value,∗2,2," in table.stdout

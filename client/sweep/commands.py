@@ -98,9 +98,10 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     record = summary.to_dict()
     text = (f"{record['ruleset']} seeds {family.seeds_min}..{family.seeds_max} pots {family.pots_min}..{family.pots_max}: "
             f"{record['classes']:,} classes ({record['raw_positions']:,} raw positions), "
-            f"{record['already_stored']:,} already stored, {record['classes_valued']:,} valued "
-            f"({record['positions_valued']:,} positions) in {record['seconds']} s on {record['workers']} "
-            f"worker(s) [{record['backend']}]")
+            f"{record['already_stored']:,} already stored, {record['classes_valued']:,} classes valued by searching "
+            f"{record['positions_valued']:,} positions (followers included; a class made of components already "
+            f"valued is summed, not searched) in {record['seconds']} s on {record['workers']} worker(s) "
+            f"[{record['backend']}]")
     with Output(args.format) as out:
         out.emit(record, text)
     if rejected:
