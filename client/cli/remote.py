@@ -81,18 +81,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run_query(args: argparse.Namespace) -> int:
     """Handler of ``ruma query``: 0 when every position was answered; per-position errors are one
     line each on stderr (2 for a bad position or a limit, 1 for a position not stored)."""
-    from ruma.client.cli.eval import COLUMNS, _text
+    from ruma.client.cli.eval import _text, columns, shown
 
     _check_ruleset(args, args.positions[0] if args.positions else None)
     positions = list(read_positions(args.positions))
     if not positions:
         raise UsageError("no positions given", "pass POSITION arguments, or - and positions on stdin")
     status = Exit.OK
-    with connect(args) as client, Output(args.format, COLUMNS) as out:
+    with connect(args) as client, Output(args.format, columns(args.ruleset)) as out:
         if args.lookup:
-            for found in client.lookup(args.ruleset, positions):
+            for text, found in zip(positions, client.lookup(args.ruleset, positions)):
                 if found.evaluation is not None:
-                    record = found.evaluation.to_dict(args.notation)
+                    record = shown(found.evaluation.to_dict(args.notation), text, args.format)
                     out.emit(record, _text(record))
                 elif found.ok:
                     status = max(status, report(args.command_prog, WorkFailed(
@@ -100,9 +100,9 @@ def run_query(args: argparse.Namespace) -> int:
                 else:
                     status = max(status, report(args.command_prog, CliError(found.message, status=Exit.USAGE)))
             return status
-        for item in client.evaluate_batch(args.ruleset, positions):
+        for text, item in zip(positions, client.evaluate_batch(args.ruleset, positions)):
             if item.evaluation is not None:
-                record = item.evaluation.to_dict(args.notation)
+                record = shown(item.evaluation.to_dict(args.notation), text, args.format)
                 out.emit(record, _text(record))
             else:
                 status = max(status, report(args.command_prog, rpc_error(item.code.name, item.message)))
