@@ -121,19 +121,13 @@ class PositionOut(BaseModel):
     right: Optional[list[Option]] = None
 
 
-class ValueAnalyses(BaseModel):
+class ValueAnalyses(Analyses):
     """A value's analyses: typed as a position's are (``birthday`` and ``nim_value`` are integers)."""
 
     model_config = ConfigDict(extra="allow")
 
     outcome: str
     nim_value: Optional[int] = None
-    left_stop: Optional[str] = None
-    right_stop: Optional[str] = None
-    mean: Optional[str] = None
-    temperature: Optional[str] = None
-    birthday: Optional[int] = None
-    atomic_weight: Optional[str] = None
 
 
 class ValueOut(BaseModel):

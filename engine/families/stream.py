@@ -2,8 +2,9 @@
 
 ``enumerate_family`` returns every class at once: for Sowing up to 13 seeds that is 2.6 million
 ``FamilyClass`` objects, more than a gigabyte. ``stream_classes`` walks the same rows in the same
-order (``enum._weighted_rows``: stripped rows, simplest first, each with the number of raw rows
-it stands for) and hands each class over as soon as no later row can belong to it:
+order (``enum.walk_rows``: stripped rows, simplest first, each with the number of raw rows it
+stands for, booked by ``enum.book``) and hands each class over as soon as no later row can belong
+to it:
 
 * a walked row whose normalisation is the row itself or its mirror image (only the empty end pots
   and the orientation differ) stands, with its mirror image, for its whole class: no other
@@ -23,9 +24,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from ruma.engine.errors import CancelledError
-from ruma.engine.families.enum import (UNBOUNDED_ROWS, Family, FamilyClass, _count, _weighted_rows,
-                                       enumerate_family)
+from ruma.engine.families.enum import UNBOUNDED_ROWS, Family, FamilyClass, book, enumerate_family, walk_rows
 from ruma.engine.rulesets.base import State
 
 __all__ = ["stream_classes"]
@@ -38,25 +37,16 @@ def stream_classes(family: Family, should_cancel: Callable[[], bool] | None = No
         yield from enumerate_family(family, should_cancel)
         return
     rules = family.rules
-    normalise, key = rules.normalise, rules.key
-    partizan = not rules.impartial
+    key, partizan = rules.key, not rules.impartial
     kept: dict[State, FamilyClass] = {}
-    for walked, (row, weight) in enumerate(_weighted_rows(family)):
-        if should_cancel is not None and walked & 4095 == 0 and should_cancel():
-            raise CancelledError(f"enumeration of {family.describe()} was cancelled")
-        mirror = row[::-1]
-        if mirror < row:
-            continue  # counted with its mirror image, which came first (same seeds and pots)
-        canonical, mirrored = normalise(row)
+    for row, mirror, weight, canonical, mirrored in walk_rows(family, should_cancel):
         alone = canonical == row or canonical == mirror
         entry = None if alone else kept.get(canonical)
         if entry is None:
             entry = FamilyClass(canonical, key(canonical))
             if not alone:
                 kept[canonical] = entry
-        _count(entry, row, weight, mirrored and partizan)
-        if mirror != row:
-            _count(entry, mirror, weight, partizan and not mirrored and canonical != canonical[::-1])
+        book(entry, row, mirror, weight, mirrored, partizan)
         if alone:
             yield entry
     yield from kept.values()
