@@ -101,27 +101,6 @@ class BulkOps:
                 found[i] = value
         return found
 
-    def contains_many(self, keys: Sequence[bytes]) -> list[bool]:
-        """For each key, whether the store holds a value under it (buffered, with the writer, or
-        committed), through one read transaction and without decoding any value: how a reader
-        asks whether a whole family is stored."""
-        buffer, flushing, max_key = self.buffer, self.flushing, self.max_key
-        writer = self.writer
-        jobs = writer.snapshot() if writer is not None and writer.pending else None  # (before the reads)
-        lock = self.lock
-        while True:
-            lock.enter()
-            try:
-                get = self._reader().get
-                return [key in buffer or key in flushing or (
-                    3 <= len(key) <= max_key and (get(key) is not None or jobs is not None and find_in(jobs, key) is not None))
-                    for key in keys]
-            except lmdb.MapResizedError:
-                pass
-            finally:
-                lock.leave()
-            self._adopt()
-
     def _read_many(self, keys: Sequence[bytes], jobs: Any) -> list[Value | None]:
         """The stored values of valid keys through one read transaction, else their values in the
         writer's batches ``jobs`` (a snapshot taken before the read), else ``None``."""
