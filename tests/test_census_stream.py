@@ -23,7 +23,7 @@ from grpc_harness import connect, running_server
 from ruma.client.sweep.driver import StoreSink, sweep_store
 from ruma.engine.cgt import nimber, parse_game
 from ruma.engine.families.bounds import fill_pots, question_pots
-from ruma.engine.families.census import census, indexed_values, tally, wanted_values
+from ruma.engine.families.census import census, values_among, tally, wanted_values
 from ruma.engine.families.enum import Family, enumerate_family
 from ruma.engine.families.stream import stream_classes
 from ruma.engine.rulesets import get_ruleset
@@ -96,7 +96,7 @@ def test_a_census_restricted_to_values_is_the_full_census_on_those_values(tmp_pa
         full = census(rules, enumerate_family(family), store.lookup, "value", 4)
         asked = [row.group for row in full[:: max(1, len(full) // 6)]] + [parse_game("{5|-5}")]  # and one absent
         wanted = wanted_values(rules, [nimber(v) if isinstance(v, int) else v for v in asked])
-        by_index = tally(rules, stream_classes(family), indexed_values(store, rules, wanted), "value", 4, wanted, chunk=97)
+        by_index = tally(rules, stream_classes(family), values_among(store, rules, wanted), "value", 4, wanted, chunk=97)
         by_lookup = tally(rules, stream_classes(family), store.lookup_many, "value", 4, wanted)
         expected = [(r.group, r.classes, r.raw_positions, r.simplest) for r in full if r.group in wanted]
         for counted in (by_index, by_lookup):

@@ -5,8 +5,8 @@
     ruma census sowing --seeds 13 --value '*3' --value '^'
 
 A census streams through the family (``ruma.engine.families.stream``): memory holds its rows, not
-its millions of classes; restricted to some values, a local census answers from the store's index
-by value (``census.indexed_values``) and builds no other value. When every class of the family is
+its millions of classes; restricted to some values, a local census compares the ids the store
+keeps under each class (``census.values_among``) and builds no other value. When every class of the family is
 stored, nothing is computed; otherwise the family is swept first (locally) or valued by the
 server (``--server``).
 
@@ -116,7 +116,7 @@ def ask_locally(args: argparse.Namespace, question: Question, by: str, simplest:
     """The census of ``question`` from the local store, sweeping the family first if any of its
     classes is not stored."""
     from ruma.client.sweep.commands import run_family_sweep, store_sink
-    from ruma.engine.families.census import indexed_values, tally, wanted_values
+    from ruma.engine.families.census import values_among, tally, wanted_values
     from ruma.engine.families.stream import stream_classes
 
     started = time.perf_counter()
@@ -127,14 +127,14 @@ def ask_locally(args: argparse.Namespace, question: Question, by: str, simplest:
     try:
         store = sink.store
         many = getattr(store, "lookup_many", None)
-        values_of = indexed_values(store, rules, wanted) if wanted is not None else (
+        values_of = values_among(store, rules, wanted) if wanted is not None else (
             many if callable(many) else (lambda keys: [store.lookup(key) for key in keys]))
         counted = tally(rules, stream_classes(family), values_of, by, simplest, wanted, stop_at_missing=True)
         if counted.missing:  # the family is not swept yet: sweep it, then count again
             question.computed = run_family_sweep(args, family, sink).classes_valued
             sink.flush()
             if wanted is not None:
-                values_of = indexed_values(store, rules, wanted)  # (the index holds the new values now)
+                values_of = values_among(store, rules, wanted)  # (the sweep may have stored them first)
             counted = tally(rules, stream_classes(family), values_of, by, simplest, wanted)
     finally:
         sink.close()

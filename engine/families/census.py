@@ -4,9 +4,10 @@ raw positions have it, and the K simplest positions.
 Input: the family's classes (``ruma.engine.families.enum.enumerate_family``, or one at a time from
 ``ruma.engine.families.stream.stream_classes``) and their stored values (a store's ``Memo.lookup``
 or ``lookup_many``). ``Tally`` counts one class at a time, so a census streamed through it keeps
-only its rows; restricted to some values (``wanted``) it keeps only theirs, and ``indexed_values``
-then answers from a store's index by value without building any other value — how ``ruma find``
-and ``ruma census --value`` stay within a fixed memory on millions of classes. A partizan class stands for raw
+only its rows; restricted to some values (``wanted``) it keeps only theirs, and ``values_among``
+then compares the ids the store keeps (``LmdbStore.value_ids_many``) without building any other
+value — how ``ruma find`` and ``ruma census --value`` stay within a fixed memory on millions of
+classes. A partizan class stands for raw
 positions of two values, ``v`` (canonical orientation) and ``-v`` (mirrored): each orientation
 that has raw positions is counted as one *oriented class* under its own value, so ``classes``
 of a row counts oriented classes (an impartial class is one oriented class). Summed over the
@@ -31,7 +32,7 @@ from ruma.engine.errors import NotAtomicError, RumaError, RumaInputError
 from ruma.engine.families.enum import FamilyClass, simplicity
 from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["BY", "CensusRow", "census", "group_label", "indexed_values", "MissingValuesError", "OTHER", "Tally",
+__all__ = ["BY", "CensusRow", "census", "group_label", "values_among", "MissingValuesError", "OTHER", "Tally",
            "tally", "wanted_values"]
 
 BY = ("value", "outcome", "atomic-weight", "temperature")
@@ -203,7 +204,7 @@ def tally(rules: Ruleset, classes: Iterable[FamilyClass], values_of: ValuesOf, b
           simplest: int = 3, wanted: Iterable[Value] | None = None, *, chunk: int = 4096,
           stop_at_missing: bool = False) -> Tally:
     """A ``Tally`` of ``classes``, asking ``values_of`` for ``chunk`` keys at a time (a store's
-    ``lookup_many``, or ``indexed_values``); ``stop_at_missing``: stop at the first chunk with a
+    ``lookup_many``, or ``values_among``); ``stop_at_missing``: stop at the first chunk with a
     class not stored (``missing`` is then at least 1, and the other counts are partial)."""
     counted = Tally(rules, by, simplest, wanted)
     batch: list[FamilyClass] = []
@@ -233,30 +234,29 @@ def census(rules: Ruleset, classes: Iterable[FamilyClass], lookup: Callable[[byt
     return counted.rows()
 
 
-def indexed_values(store: Any, rules: Ruleset, wanted: Sequence[Value]) -> ValuesOf:
+def values_among(store: Any, rules: Ruleset, wanted: Sequence[Value]) -> ValuesOf:
     """``values_of`` for a census restricted to ``wanted``, without building any other value.
 
-    With a store that keeps an index by value and answers presence (the LMDB store's
-    ``positions_with_value(code, value, limit)`` and ``contains_many(keys)``), the keys of every
-    wanted value and of its negative (a partizan class counts its mirror images under ``-v``) are
-    read once from the index, and each class is then a set membership and a presence test: a key
-    of ``v`` answers ``v``, a stored key of no wanted value ``OTHER``, a key not stored ``None``.
-    Other stores are asked their values (``lookup_many``, else ``lookup``), other values becoming
-    ``OTHER``."""
+    With a store that tells what it keeps under a key without building it (the LMDB store's
+    ``value_ids_many(keys)``: a nim value or a game's ``store_game_id``), each class is a
+    comparison of ids: the id of a wanted value or of its negative (a partizan class counts its
+    mirror images under ``-v``) answers that value, any other stored id ``OTHER``, a key not
+    stored ``None`` — memory for one chunk of keys, whatever the family or the value. Other stores
+    are asked their values (``lookup_many``, else ``lookup``), other values becoming ``OTHER``."""
     targets = _targets(rules, wanted)
-    index = getattr(store, "positions_with_value", None)
-    contains = getattr(store, "contains_many", None)
-    if callable(index) and callable(contains):
-        owner: dict[bytes, Value] = {}
+    ids_of = getattr(store, "value_ids_many", None)
+    game_id = getattr(store, "store_game_id", None)
+    if callable(ids_of) and callable(game_id):
+        by_id: dict[tuple[bool, int], Value] = {}
         for target in targets:
-            for key in index(rules.code, target, 1 << 62, rules.version):
-                owner[key] = target
+            found = (False, target) if isinstance(target, int) else (True, game_id(target))
+            if found[1] is not None:  # (a game the store never held: no position has it)
+                by_id[found] = target
 
-        def from_index(keys: Sequence[bytes]) -> list[Value | None | object]:
-            present = contains(keys)
-            return [owner.get(key, OTHER) if found else None for key, found in zip(keys, present)]
+        def from_ids(keys: Sequence[bytes]) -> list[Value | None | object]:
+            return [None if found is None else by_id.get(found, OTHER) for found in ids_of(keys)]
 
-        return from_index
+        return from_ids
     many = getattr(store, "lookup_many", None)
     look: Callable[[Sequence[bytes]], Sequence[Value | None]] = many if callable(many) else (
         lambda keys: [store.lookup(key) for key in keys])

@@ -14,7 +14,7 @@ import time
 from itertools import chain
 from typing import Any, Sequence
 
-from ruma.engine.families.census import Tally, indexed_values, wanted_values
+from ruma.engine.families.census import Tally, values_among, wanted_values
 from ruma.engine.families.stream import stream_classes
 from ruma.engine.cgt import Game
 from ruma.engine.errors import CancelledError, LimitExceededError
@@ -68,15 +68,15 @@ def census_replies(ctx: Context, family_args: tuple[Any, ...], by: str, simplest
                    styles: Sequence[str], values: Sequence[str] = ()) -> list[bytes]:
     """A census of the family ``Family.of(*family_args)``: its rows and summary, serialised. The
     classes are streamed (``families.stream``), so memory holds the rows, not the family; with
-    ``values`` only the positions of those values are counted in rows, answered from the store's
-    index by value where it has one (``census.indexed_values``)."""
+    ``values`` only the positions of those values are counted in rows, the store's ids compared
+    without building any other value (``census.values_among``)."""
     started = time.perf_counter()
     family = Family.of(*family_args)
     rules = family.rules
     should_cancel = ctx.budget.should_cancel
     limit = position_limit(ctx.limits, 0)
     wanted = wanted_values(rules, [parse_value(ctx.limits, text) for text in values]) if values else None
-    values_of = indexed_values(ctx.store if ctx.store is not None else ctx.memo, rules, wanted) if wanted is not None \
+    values_of = values_among(ctx.store if ctx.store is not None else ctx.memo, rules, wanted) if wanted is not None \
         else _lookup_many(ctx.memo)
     counted = Tally(rules, by, simplest, wanted)
     computed = 0
