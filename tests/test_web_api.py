@@ -152,6 +152,10 @@ def test_census_of_a_swept_family_equals_the_services_census(service: tuple[str,
     for row in reply["rows"]:
         for simplest in row["simplest"]:
             assert simplest["url"] == "/sowing/" + quote(simplest["position"])
+    default = get(url, "/api/v1/census/sowing?seeds=1-4&value=" + quote("*")).json()
+    assert default["summary"]["pots"] == [1, 9] and default["fill_pots"] == 9  # 4 seeds fill 9 pots: all searched
+    narrow = get(url, "/census?ruleset=sowing&seeds=1-4&pots=1-4&by=outcome").text
+    assert "Not searched: rows of 5..9 pots." in narrow
     page = get(url, "/census?ruleset=sowing&seeds=1-4&pots=1-4&by=outcome").text
     assert all(f"<td><code>{r.group['unicode']}</code></td>" in page for r in reference.rows)
     first = reference.rows[0].simplest[0].position

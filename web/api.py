@@ -379,6 +379,19 @@ def parse_range(text: Optional[str], what: str) -> Optional[tuple[int, int]]:
     return int(low), int(high if dash else low)
 
 
+def census_pots(ruleset: str, seeds: tuple[int, int], pots: Optional[tuple[int, int]]
+                ) -> tuple[Optional[tuple[int, int]], Optional[int]]:
+    """The pots a census searches — ``pots`` as given, else what the seeds can fill as far as the
+    walk budget reaches, as ``ruma census`` does (``ruma.engine.families.bounds``) — and what the
+    seeds can fill (``None`` for a family this process cannot walk: the service judges it)."""
+    try:
+        from ruma.engine.families.bounds import fill_pots, question_pots
+
+        return pots or (1, question_pots(ruleset, seeds)[0]), fill_pots(ruleset, seeds[1])
+    except Exception:  # noqa: BLE001
+        return pots, None
+
+
 @router.get("/census/{ruleset}", response_model=Open, responses=ERRORS)
 def census(ruleset: str, seeds: str = Query(..., examples=["1-8"], description="seeds A-B (or N)"),
            pots: Optional[str] = Query(None, examples=["1-6"], description="pots C-D (or N); default: any"),
@@ -389,12 +402,17 @@ def census(ruleset: str, seeds: str = Query(..., examples=["1-8"], description="
     """The census of a family over the shared store: how many positions (normalisation classes and
     raw positions) have each value (or outcome, atomic weight, temperature), with the simplest
     positions of each row; with ``value``, only the positions of those values (a question by
-    value: the simplest positions of ``*3``). The summary states the family searched."""
+    value: the simplest positions of ``*3``). The summary states the family searched; ``pots``
+    defaults to what the seeds can fill as far as a walk of 6 million rows reaches, and
+    ``fill_pots`` says how many pots rows of that many seeds can fill (more than the summary's
+    pots: those longer rows were not searched)."""
     gw.check_ruleset(ruleset, token)
     seed_range = parse_range(seeds, "seeds")
     assert seed_range is not None
-    return gw.census(ruleset, seed_range, parse_range(pots, "pots"), by=by, simplest=simplest, token=token,
-                     values=value)
+    pot_range, fill = census_pots(ruleset, seed_range, parse_range(pots, "pots"))
+    out = gw.census(ruleset, seed_range, pot_range, by=by, simplest=simplest, token=token, values=value)
+    out["fill_pots"] = fill
+    return out
 
 
 class NewPosition(BaseModel):

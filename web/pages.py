@@ -23,7 +23,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
 from ruma.web import heavy
-from ruma.web.api import bearer, gateway, jobs_of, page_seconds, parse_range
+from ruma.web.api import bearer, census_pots, gateway, jobs_of, page_seconds, parse_range
 from ruma.web.catalog import COUNT_UP_TO, counted, unicode, with_values
 from ruma.web.gateway import Gateway, GatewayError, position_path, sketch
 
@@ -199,15 +199,16 @@ def census_page(request: Request, ruleset: Optional[str] = None, seeds: Optional
                 value: Optional[str] = Query(None, description="only these values, comma-separated"),
                 gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
     """A census of a family over the store, or only of some values (a question by value)."""
-    c = None
+    c, fill = None, None
     if ruleset and seeds:
         gw.check_ruleset(ruleset, token)
         seed_range = parse_range(seeds, "seeds")
         assert seed_range is not None
+        pot_range, fill = census_pots(ruleset, seed_range, parse_range(pots, "pots"))
         values = [v.strip() for v in (value or "").split(",") if v.strip()]
-        c = gw.census(ruleset, seed_range, parse_range(pots, "pots"), by=by, token=token, values=values)
+        c = gw.census(ruleset, seed_range, pot_range, by=by, token=token, values=values)
     return render(request, "census.html", c=c, ruleset=ruleset or "sowing", seeds=seeds, pots=pots, by=by,
-                  value=value, choices=choices(gw, token, ruleset))
+                  value=value, fill=fill, choices=choices(gw, token, ruleset))
 
 
 @router.get("/stats", response_class=HTMLResponse)
