@@ -13,10 +13,10 @@ failed and why. What a load does, in order:
    ``concurrency`` calls in flight). Every position has its own outcome: the server stops one
    that runs out of its time (``max_seconds`` each) or of the memory budget alone, and values the
    others. A position the server refuses fails alone, with the server's reason.
-3. **A call that fails as a whole** (its deadline passed, or the server was out of resources) is
-   split in two and each half sent again, down to single positions, so that one heavy position
-   never takes its batch with it; a single position whose call fails gets that failure as its
-   reason.
+3. **A call that fails as a whole** (its deadline passed, the server was out of resources or met
+   an internal error) is split in two and each half sent again, down to single positions, so that
+   one heavy position never takes its batch with it; a single position whose call fails gets that
+   failure as its reason.
 4. **Positions refused for want of capacity** (the server's queue full, its memory budget in use:
    "try again later") are sent again after a pause, up to ``rounds`` times.
 
@@ -51,9 +51,10 @@ if TYPE_CHECKING:
 
 ProgressCallback = Callable[[int, int], None]
 
-#: failures of a whole call that say nothing about its positions but their number: split the batch
-_SPLIT = (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE,
-          grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
+#: failures of a whole call that a smaller batch may not have: split the batch (a server that stays
+#: UNAVAILABLE after gRPC's own retries, or a cancelled call, stops the load instead)
+_SPLIT = (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.INTERNAL,
+          grpc.StatusCode.UNKNOWN)
 #: a position refused for want of capacity (the server's words) is sent again later
 _LATER = "try again later"
 #: seconds before each further round of positions refused for want of capacity
@@ -139,8 +140,9 @@ def _stored(client: "Client", ruleset: str, todo: Sequence[str], batch: int) -> 
         try:
             answers = client.contains(ruleset, [keys[i] for i in chunk])  # type: ignore[misc]
         except RumaRpcError as error:
-            if error.code in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.INVALID_ARGUMENT):
-                return found  # (no Sweeps service, or another ruleset version: value them all)
+            if error.code in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.INVALID_ARGUMENT,
+                              grpc.StatusCode.RESOURCE_EXHAUSTED):
+                return found  # (no Sweeps service, another ruleset version, smaller batches: value the rest)
             raise
         for i, present in zip(chunk, answers):
             found[i] = present
