@@ -2,13 +2,14 @@
 page can wait.
 
 ``Jobs`` is a small queue in the explorer's process: ``submit(ruleset, position, token)`` returns
-the job of that position (the same one while it is queued or running), and ``JOBS_RUNNING``
-threads value jobs one after the other by calling the service (``Evaluate``, then ``Options`` so
-that the page's options are stored too) within the service's own limits (``JOB_SECONDS`` is only
-the calls' deadline); the value lands in the service's store, so the position's page is
-then served at once. A page polls ``/jobs/ID`` (a ``<meta http-equiv="refresh">``, no script);
-``/api/v1/jobs/ID`` is the same in JSON. At most ``MAX_JOBS`` jobs wait; more are refused
-(``503``, with ``Retry-After``). Finished jobs are forgotten after ``KEEP_SECONDS``.
+the job of that position (the same one while it is queued or running), and up to
+``JOBS_RUNNING`` threads (started by ``submit``, ended when idle) value the jobs one after the
+other by calling the service (``Evaluate``, then ``Options`` so that the page's options are
+stored too) within the service's own limits (``JOB_SECONDS`` is only the calls' deadline); the
+value lands in the service's store, so the position's page is then served at once. A page polls
+``/jobs/ID`` (a ``<meta http-equiv="refresh">``, no script); ``/api/v1/jobs/ID`` is the same in
+JSON. At most ``MAX_JOBS`` jobs wait; more are refused (``503``: try again later). Finished jobs
+are forgotten after ``KEEP_SECONDS``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ MAX_JOBS = 16
 KEEP_SECONDS = 600.0
 #: the deadline of a job's calls (the service's own time limit still applies)
 JOB_SECONDS = 3600.0
+#: seconds a job thread waits for another job before it ends
+IDLE_SECONDS = 30.0
 
 
 @dataclass
@@ -67,13 +70,11 @@ class Jobs:
     def __init__(self, gateway: Gateway, running: int = JOBS_RUNNING, max_jobs: int = MAX_JOBS) -> None:
         self.gateway = gateway
         self.max_jobs = max_jobs
+        self.running = max(1, running)
         self.lock = threading.Condition()
         self.jobs: OrderedDict[str, Job] = OrderedDict()
         self.waiting: list[Job] = []
-        self.threads = [threading.Thread(target=self._work, name=f"ruma-web-job-{n}", daemon=True)
-                        for n in range(max(1, running))]
-        for thread in self.threads:
-            thread.start()
+        self.threads = 0  # threads valuing jobs; each ends after IDLE_SECONDS without one
 
     def submit(self, ruleset: str, position: str, token: str | None = None) -> Job:
         """The job valuing ``position`` (an existing one while it is queued or running)."""
@@ -88,6 +89,9 @@ class Jobs:
             job = Job(secrets.token_hex(8), ruleset, position, token)
             self.jobs[job.id] = job
             self.waiting.append(job)
+            if self.threads < self.running:
+                self.threads += 1
+                threading.Thread(target=self._work, name="ruma-web-job", daemon=True).start()
             self.lock.notify()
             return job
 
@@ -107,8 +111,11 @@ class Jobs:
     def _work(self) -> None:
         while True:
             with self.lock:
-                while not self.waiting:
-                    self.lock.wait()
+                if not self.waiting:
+                    self.lock.wait(IDLE_SECONDS)
+                if not self.waiting:
+                    self.threads -= 1
+                    return
                 job = self.waiting.pop(0)
                 job.state, job.started = "running", time.monotonic()
             self._value(job)
