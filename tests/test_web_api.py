@@ -126,6 +126,11 @@ def test_catalog_theorems_tags_stats_search(service: tuple[str, str]) -> None:
     assert rulesets["impartial-sowing"]["impartial"] and not rulesets["sowing"]["impartial"]
     value = get(url, "/api/v1/value?expression=" + quote("{2||1|0} + ^*")).json()
     assert value["value"]["ascii"] == format(parse_game("{2||1|0} + ^*"), "ascii")
+    # typed as /positions types them: birthday and nim value are integers (cgt-py: {2||1|0} is born on day 3)
+    typed = get(url, "/api/v1/value?expression=" + quote("{2||1|0}")).json()["analyses"]
+    assert typed["birthday"] == 3 and isinstance(typed["birthday"], int)
+    assert get(url, "/api/v1/value?expression=" + quote("*3")).json()["analyses"]["nim_value"] == 3
+    assert isinstance(get(url, "/api/v1/positions/sowing/312").json()["analyses"]["birthday"], int)
 
 
 def test_census_of_a_swept_family_equals_the_services_census(service: tuple[str, str]) -> None:
