@@ -238,12 +238,15 @@ class _Load:
                         batch = queue.popleft()
                         running[pool.submit(self.send, batch)] = batch
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                    for future in finished:
+                    for future in sorted(finished, key=lambda f: f.exception() is not None):
                         batch = running.pop(future)
                         queue.extendleft(reversed(self.take(batch, *future.result())))
             except BaseException:
                 for future in running:
                     future.cancel()
+                for future, batch in running.items():  # the calls under way when the load stopped, if answered
+                    if not future.cancelled() and future.exception() is None:
+                        self.take(batch, *future.result())
                 raise
 
 

@@ -127,3 +127,11 @@ def test_eval_echoes_the_position_as_typed_and_impartial_analyses_say_only_what_
     assert header == ["position", "value", "outcome", "nim", "value", "born", "stored"]
     assert main(["eval", "sowing", "312"]) == 0
     assert "stop" in capsys.readouterr().out.splitlines()[0]  # a partizan position keeps its stops
+
+
+def test_deep_values_have_every_analysis(capsys: pytest.CaptureFixture[str]) -> None:
+    # n·↑ = {0 | (n-1)·↑∗} (Winning Ways ch. 3): birthday n + 1, atomic weight n (ch. 8)
+    status, out, err = _run(capsys, "--notation", "ascii", "^350", "^9999")
+    assert (status, err) == (0, "")
+    assert "  birthday       351" in out.splitlines() and "  atomic weight  350" in out.splitlines()
+    assert "  birthday       10000" in out.splitlines() and "  atomic weight  9999" in out.splitlines()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import socket
 import time
@@ -68,7 +69,7 @@ class _Flaky:
                 flaky.calls += 1
                 if flaky.calls <= failures:
                     context.abort(grpc.StatusCode.UNAVAILABLE, "restarting")
-                return real.EvaluateBatch(request, context)
+                return asyncio.run(real.EvaluateBatch(request, context))  # (the servicer's methods are coroutines)
 
         self.server = grpc.server(futures.ThreadPoolExecutor(4))
         ruma_pb2_grpc.add_RumaServicer_to_server(Servicer(), self.server)
@@ -144,7 +145,7 @@ class _Strained:
                 strained.batches.append(list(request.positions))
                 if poison in request.positions:
                     context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"evaluation of {poison!r} ran out of memory")
-                reply = real.EvaluateBatch(request, context)
+                reply = asyncio.run(real.EvaluateBatch(request, context))  # (the servicer's methods are coroutines)
                 for item in reply.items:
                     if item.position in refused:
                         refused.remove(item.position)
@@ -178,3 +179,31 @@ def test_a_call_failing_whole_is_split_until_its_culprit_is_alone(monkeypatch: p
     loader.write_failures(tmp_path / "f.csv", summary.failed)
     loader.write_failures(tmp_path / "f.jsonl", summary.failed)
     assert read_positions(tmp_path / "f.csv") == read_positions(tmp_path / "f.jsonl") == [positions[5]]
+
+
+def test_a_load_says_how_far_it_got_when_the_server_dies(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from serve_harness import serving
+
+    cheap = [f"{a}{b}{c}" for a in range(1, 4) for b in range(4) for c in range(4)]  # 48 small rows
+    positions = tmp_path / "positions.txt"
+    positions.write_text("\n".join(cheap + [f"1^{20 + n % 10} {n // 10 + 2}" for n in range(100)]) + "\n")
+    with serving(tmp_path / "data", "--max-seconds", "60") as (server, address):
+        load = subprocess.Popen([sys.executable, "-m", "ruma.client.cli", "load", "sowing", str(positions),
+                                 "--server", address, "--batch-size", "8"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        with Client(address, timeout=10) as client:
+            deadline = time.monotonic() + 60
+            while client.stats().evaluations_total < len(cheap):  # the small rows are in; a large one is computing
+                assert time.monotonic() < deadline and load.poll() is None
+                time.sleep(0.1)
+        os.kill(server.pid, signal.SIGKILL)
+        _, err = load.communicate(timeout=60)
+    assert load.returncode == 3, err
+    assert f"of {len(cheap) + 100} positions were done before that" in err and "run it again to go on" in err, err
+    done = int(err.split(" of ")[0].rsplit(" ", 1)[-1].lstrip("("))
+    assert len(cheap) <= done < len(cheap) + 100, err

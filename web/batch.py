@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import grpc
 
 from ruma.web import heavy
-from ruma.web.gateway import HTTP_STATUS, Gateway, GatewayError
+from ruma.web.gateway import Gateway, GatewayError, http_status
 
 
 def _item(position: str, status: int, code: str, message: str = "", **fields: Any) -> dict[str, Any]:
@@ -28,14 +28,13 @@ def _item(position: str, status: int, code: str, message: str = "", **fields: An
 
 def _refused(gw: Gateway, ruleset: str, position: str, code: grpc.StatusCode, message: str) -> dict[str, Any]:
     """The item of a position the service did not value."""
-    error = GatewayError(HTTP_STATUS.get(code, 502), code.name, message)
+    error = GatewayError(http_status(code, message), code.name, message)
     reason = "time" if "each position may take" in message else heavy.stopped_by(error)
     if reason == "time":
         return _item(position, 202, "NOT_STORED", message, command=heavy.service_command(gw.address, ruleset, position))
     if reason is not None:
         return _item(position, 422, code.name, message, command=heavy.local_command(ruleset, position))
-    status = 429 if code == grpc.StatusCode.RESOURCE_EXHAUSTED else error.status
-    return _item(position, status, code.name, message)
+    return _item(position, error.status, code.name, message)
 
 
 def value_batch(gw: Gateway, ruleset: str, positions: Sequence[str], token: str | None,

@@ -18,7 +18,8 @@ import sys
 from typing import Any
 
 from ruma.client.cli.errors import Unreachable, UsageError
-from ruma.client.cli.options import add_server_options, count, port, seconds
+from ruma.client.cli.options import add_server_options, count, port, positive, seconds
+from ruma.web.shedding import MAX_REQUESTS, MAX_SLOW
 
 
 def run_web(args: argparse.Namespace) -> int:
@@ -44,7 +45,7 @@ def run_web(args: argparse.Namespace) -> int:
     print(f"ruma web: exploring {args.server} ({len(rulesets)} rulesets, {mode}) at http://{host}:{args.port}/",
           file=sys.stderr, flush=True)
     try:
-        app = create_app(gateway)
+        app = create_app(gateway, max_requests=args.max_requests, max_slow=args.max_slow)
         app.state.page_seconds = args.page_seconds
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     finally:
@@ -65,7 +66,12 @@ def register(subparsers: Any) -> None:
                         help="how long a page waits for a value not stored yet before it offers to compute it in "
                              "the background (default 5)")
     parser.add_argument("--allow-writes", action="store_true",
-                        help="offer the API's writes (add named positions, verify theorems); off by default")
+                        help="offer the API's writes (add named positions, verify theorems); off by default. "
+                             "With a write --token, anyone who can reach the explorer may then write: see docs/service.md")
+    parser.add_argument("--max-requests", type=positive, default=MAX_REQUESTS, metavar="N",
+                        help=f"requests served at once; more are answered 503 with Retry-After (default {MAX_REQUESTS})")
+    parser.add_argument("--max-slow", type=positive, default=MAX_SLOW, metavar="N",
+                        help=f"of those, requests that may make the service compute (default {MAX_SLOW})")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                         help="uvicorn's log level (default info)")
     parser.set_defaults(handler=run_web)

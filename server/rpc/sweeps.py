@@ -1,8 +1,10 @@
 """The ``ruma.v1.Sweeps`` servicer: uploads of precomputed values, key lookups, censuses.
 
 ``add_sweeps_servicer(server, ruma_servicer, verify_fraction)`` registers it next to the
-``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, ``busy``
-accounting and cancellation; ``Upload`` is declared a write method to ``ruma.server.rpc.auth``.
+``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, workers and
+cancellation; ``Upload`` is declared a write method to ``ruma.server.rpc.auth``. An upload is
+checked and stored on a thread of the server (its sample re-valued on an evaluation worker),
+``Contains`` is a reader worker's lookup, a census an evaluation worker's task.
 
 Upload checks, before anything is stored: at most ``max_batch_size`` entries; every value is
 well formed (a nim value for an impartial ruleset, a game node for a partizan one) — else the
@@ -18,10 +20,10 @@ Every entry not rejected is then inserted (a key the store holds already keeps i
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
-import time
-from typing import Any, Iterator
+from typing import Any, AsyncIterator
 
 import grpc
 
@@ -32,9 +34,11 @@ from ruma.engine.evaluator import evaluate, format_value
 from ruma.engine.families.enum import Family, enumerate_family, walk_count
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import RecordingMemo, unpack
-from ruma.server.work import convert, tasks
+from ruma.server.work import convert
 from ruma.server.rpc.auth import register_write_methods
-from ruma.server.rpc.errors import from_wire, rpc_method, status_of
+from ruma.server.rpc.errors import from_wire, rpc_method, rpc_stream, status_of
+from ruma.server.work.budget import Budget
+from ruma.server.work.disk import check_room
 from ruma.server.rpc.servicer import RumaServicer
 from ruma.server.store.codec import CodecError
 from ruma.server.store.keys import state_of_key
@@ -88,7 +92,14 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         return state
 
     @rpc_method
-    def Upload(self, request: pb.UploadRequest, context: grpc.ServicerContext) -> pb.UploadResponse:
+    async def Upload(self, request: pb.UploadRequest, context: Any) -> pb.UploadResponse:
+        budget = self.ruma.budget(context)
+        if self.ruma.data_dir is not None:
+            check_room(self.ruma.data_dir)
+        return await asyncio.get_running_loop().run_in_executor(None, self.upload, request, budget)
+
+    def upload(self, request: pb.UploadRequest, budget: Budget) -> pb.UploadResponse:
+        """Check, verify (a sample, on a worker) and store an upload (on a thread of the server)."""
         rules = get_ruleset(request.ruleset)
         n = len(request.keys)
         if n > self.ruma.limits.max_batch_size:
@@ -108,15 +119,15 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             try:
                 states[i] = self._check_key(rules, key)
             except (UploadRejected, LimitExceededError) as error:
-                _reject(reply, i, error, context)
+                _reject(reply, i, error)
         good = sorted(states)
         if good and self.verify_fraction > 0:
             count = min(len(good), max(1, math.ceil(self.verify_fraction * len(good))))
             sample = sorted(self.rng.sample(good, count))
-            packet, unchecked = self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
-                                              self.ruma.budget(context))
+            packet, unchecked = self.ruma.blocking(self.ruma.run(
+                "sweep_verify", (rules.name, [entries[i][0] for i in sample]), budget))
             for j, wire in unchecked:  # a sampled entry whose check ran out of time or memory
-                _reject(reply, sample[j], from_wire(*wire), context)
+                _reject(reply, sample[j], from_wire(*wire))
                 states.pop(sample[j])
             checked = [i for j, i in enumerate(sample) if i in states]
             for i, (_, truth) in zip(checked, unpack(packet, rules.impartial)):
@@ -129,30 +140,28 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             if not reply.verified:  # nothing vouches for the entries not sampled
                 for i in sorted(states):
                     _reject(reply, i, LimitExceededError(
-                        "not stored: no sampled entry of the upload could be checked within this server's limits"),
-                        context)
+                        "not stored: no sampled entry of the upload could be checked within this server's limits"))
                 states.clear()
         memo = self.ruma.memo
-        with self.ruma.busy():
-            for i in sorted(states):
-                key, value = entries[i]
-                if memo.lookup(key) is None:
-                    memo.insert(key, value)
-                    reply.stored += 1
-                else:
-                    reply.already_stored += 1
-            flush = getattr(self.ruma.store, "flush", None)
-            if callable(flush):
-                flush()  # an OK reply means the upload is on disk
+        for i in sorted(states):
+            key, value = entries[i]
+            if memo.lookup(key) is None:
+                memo.insert(key, value)
+                reply.stored += 1
+            else:
+                reply.already_stored += 1
+        flush = getattr(self.ruma.store, "flush", None)
+        if callable(flush):
+            flush()  # an OK reply means the upload is on disk
         return reply
 
     @rpc_method
-    def Contains(self, request: pb.ContainsRequest, context: grpc.ServicerContext) -> pb.ContainsResponse:
+    async def Contains(self, request: pb.ContainsRequest, context: Any) -> pb.ContainsResponse:
         get_ruleset(request.ruleset)
         if len(request.keys) > self.ruma.limits.max_batch_size:
             raise LimitExceededError(f"{len(request.keys)} keys; this server's limit is {self.ruma.limits.max_batch_size}")
-        lookup = self.ruma.memo.lookup
-        return pb.ContainsResponse(found=[lookup(key) is not None for key in request.keys])
+        found = await self.ruma.read("contains", (list(request.keys),), self.ruma.budget(context))
+        return pb.ContainsResponse(found=found)
 
     # -- Census ---------------------------------------------------------------------------------
     def family(self, request: pb.CensusRequest) -> Family:
@@ -169,28 +178,27 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             raise LimitExceededError(f"census of {family.describe()} walks {walk} rows; this server's limit is {MAX_CENSUS_WALK}")
         return family
 
-    @rpc_method
-    def Census(self, request: pb.CensusRequest, context: grpc.ServicerContext) -> Iterator[pb.CensusReply]:
+    @rpc_stream
+    async def Census(self, request: pb.CensusRequest, context: Any) -> AsyncIterator[pb.CensusReply]:
         by = _BY.get(request.by)
         if by is None or by not in BY:
             raise RumaInputError(f"unknown census grouping {request.by}")
         family = self.family(request)
-        for text in request.values:  # a malformed value is refused before a worker is taken
-            tasks.parse_value(self.ruma.limits, text)
         args = (family.ruleset, (family.seeds_min, family.seeds_max), (family.pots_min, family.pots_max))
-        replies = self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
-                                                   convert.styles(request.notations), tuple(request.values)),
-                                self.ruma.budget(context))
-        return iter([pb.CensusReply.FromString(reply) for reply in replies])
+        replies = await self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
+                                                         convert.styles(request.notations), tuple(request.values)),
+                                      self.ruma.budget(context))
+        for reply in replies:
+            yield pb.CensusReply.FromString(reply)
 
 
-def _reject(reply: pb.UploadResponse, index: int, error: BaseException, context: grpc.ServicerContext) -> None:
+def _reject(reply: pb.UploadResponse, index: int, error: BaseException) -> None:
     """Add entry ``index`` to ``reply.rejected`` with the status of ``error``."""
-    code, message = status_of(error, context)
+    code, message = status_of(error)
     reply.rejected.add(index=index, status=ruma_pb2.Status(code=code.value[0], message=message))
 
 
-def add_sweeps_servicer(server: grpc.Server, ruma: RumaServicer,
+def add_sweeps_servicer(server: grpc.aio.Server, ruma: RumaServicer,
                         verify_fraction: float = DEFAULT_VERIFY_FRACTION) -> SweepsServicer:
     """Register the ``Sweeps`` service on ``server``; returns the servicer."""
     servicer = SweepsServicer(ruma, verify_fraction)

@@ -173,13 +173,6 @@ def item_budget(budget: Budget, seconds: float) -> Budget:
                   memory_budget=budget.memory_budget)
 
 
-def renewed(budget: Budget) -> Budget:
-    """A copy of ``budget`` that has not stopped (same deadlines, liveness and memory budget)."""
-    return Budget(client_deadline=budget.client_deadline, server_deadline=budget.server_deadline,
-                  max_seconds=budget.max_seconds, is_active=budget.is_active, flag=budget.flag,
-                  memory_budget=budget.memory_budget)
-
-
 def item_time_out(budget: Budget, own: Budget) -> bool:
     """Whether ``own`` (an ``item_budget`` of ``budget``) stopped at its position's own deadline."""
     return own is not budget and own.reason == "time" and (
@@ -292,5 +285,6 @@ def catalog_search_stored(ctx: Context, ruleset: str, value_text: str, limit: in
     return search_stored(ctx.store, ruleset, parse_value(ctx.limits, value_text), limit)
 
 
-# The Sweeps service's tasks register themselves here, so every worker knows them.
+# The Sweeps service's tasks and the stored lookups register themselves here, so every worker knows them.
 from ruma.server.work import sweep_tasks  # noqa: E402,F401  (import for its registrations)
+from ruma.server.work import reads  # noqa: E402,F401  (import for its registrations)
