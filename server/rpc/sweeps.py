@@ -143,16 +143,20 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
                         "not stored: no sampled entry of the upload could be checked within this server's limits"))
                 states.clear()
         memo = self.ruma.memo
-        for i in sorted(states):
-            key, value = entries[i]
-            if memo.lookup(key) is None:
-                memo.insert(key, value)
-                reply.stored += 1
+        kept = [entries[i] for i in sorted(states)]
+        with self.ruma.busy():
+            marked = getattr(self.ruma.store, "insert_unverified", None)
+            if callable(marked):  # stored marked unverified until the server re-values them (store.provenance)
+                reply.stored = marked(kept)
             else:
-                reply.already_stored += 1
-        flush = getattr(self.ruma.store, "flush", None)
-        if callable(flush):
-            flush()  # an OK reply means the upload is on disk
+                for key, value in kept:
+                    if memo.lookup(key) is None:
+                        memo.insert(key, value)
+                        reply.stored += 1
+            flush = getattr(self.ruma.store, "flush", None)
+            if callable(flush):
+                flush()  # an OK reply means the upload is on disk
+        reply.already_stored = len(kept) - reply.stored
         return reply
 
     @rpc_method
@@ -196,6 +200,33 @@ def _reject(reply: pb.UploadResponse, index: int, error: BaseException) -> None:
     """Add entry ``index`` to ``reply.rejected`` with the status of ``error``."""
     code, message = status_of(error)
     reply.rejected.add(index=index, status=ruma_pb2.Status(code=code.value[0], message=message))
+
+
+def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
+    """Start the thread that re-values unverified uploads while the server is idle
+    (``store.provenance.UploadVerifier``), on the evaluation workers as ``Upload``'s sample is;
+    ``None`` for a store without provenance. A value found wrong is replaced, forgotten by the
+    hot-value cache, logged and counted (``Stats.uploads_corrected``)."""
+    from ruma.server.store.provenance import UploadVerifier
+    from ruma.server.work.budget import Budget
+
+    if not callable(getattr(ruma.store, "unverified_entries", None)):
+        return None
+
+    def revalue(ruleset: str, keys: list[bytes]) -> list[Any]:
+        rules = get_ruleset(ruleset)
+        packet, failed = ruma.blocking(ruma.run("sweep_verify", (ruleset, keys),
+                                                Budget(max_seconds=ruma.limits.max_seconds)))
+        values = dict(unpack(packet, rules.impartial))
+        reached = min((index for index, _ in failed), default=len(keys))  # (the rest stay marked)
+        return [values[key] for key in keys[:reached]]
+
+    def corrected(key: bytes, was: Any, now: Any) -> None:
+        ruma.memo.forget(key)
+        with ruma.counters.lock:
+            ruma.counters.corrected += 1
+
+    return UploadVerifier(ruma.store, revalue, ruma.idle, corrected, pause=pause).start()
 
 
 def add_sweeps_servicer(server: grpc.aio.Server, ruma: RumaServicer,

@@ -24,6 +24,7 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import Packet, RecordingMemo, pack
 from ruma.server.work import convert
 from ruma.server.store.keys import state_of_key
+from ruma.server.store.provenance import trusted_lookups
 from ruma.server.work.tasks import Context, parse_value, position_limit, stopped, task
 from ruma.server.work.wire import to_wire
 from ruma.v1 import ruma_pb2
@@ -38,7 +39,10 @@ def sweep_verify(ctx: Context, ruleset: str, keys: Sequence[bytes]) -> tuple[Pac
     and ``(index, wire error)`` of the keys whose check ran out of the call's time or of the
     memory budget (each has its own outcome; after a memory stop the rest are not checked)."""
     rules = get_ruleset(ruleset)
-    scratch = RecordingMemo(ctx.memo.lookup)  # verification reads the store but writes nothing to it
+    # verification reads the store but writes nothing to it, and reads no upload the server has not
+    # re-valued itself (store.provenance)
+    marks = callable(getattr(ctx.store, "unverified_among", None))
+    scratch = RecordingMemo(*trusted_lookups(ctx.store)) if marks else RecordingMemo(ctx.memo.lookup)
     limit = position_limit(ctx.limits, 0)
     budget = ctx.budget
     entries = []
@@ -77,7 +81,7 @@ def census_replies(ctx: Context, family_args: tuple[Any, ...], by: str, simplest
     limit = position_limit(ctx.limits, 0)
     wanted = wanted_values(rules, [parse_value(ctx.limits, text) for text in values]) if values else None
     values_of = values_among(ctx.store if ctx.store is not None else ctx.memo, rules, wanted) if wanted is not None \
-        else _lookup_many(ctx.memo)
+        else _served_many(ctx)
     counted = Tally(rules, by, simplest, wanted)
     computed = 0
     try:
@@ -104,10 +108,14 @@ def census_replies(ctx: Context, family_args: tuple[Any, ...], by: str, simplest
     return [reply.SerializeToString() for reply in replies]
 
 
-def _lookup_many(memo: Any) -> Any:
-    """``memo.lookup_many`` where it has it, else a loop of ``lookup``."""
-    many = getattr(memo, "lookup_many", None)
-    return many if callable(many) else (lambda keys: [memo.lookup(key) for key in keys])
+def _served_many(ctx: Context) -> Any:
+    """The values stored under many keys as a reply reads them (uploads not re-valued yet count as
+    stored: the store's ``lookup_served``), else ``memo.lookup_many`` or a loop of ``lookup``."""
+    served = getattr(ctx.store, "lookup_served", None)
+    if callable(served):
+        return lambda keys: [served(key) for key in keys]
+    many = getattr(ctx.memo, "lookup_many", None)
+    return many if callable(many) else (lambda keys: [ctx.memo.lookup(key) for key in keys])
 
 
 def row_message(rules: Any, by: str, row: Any, chosen: tuple[str, ...]) -> pb.CensusRow:
