@@ -190,12 +190,14 @@ class Client:
         return r.Evaluation.from_message(self.call(self.stub.Evaluate, request, timeout))
 
     def evaluate_batch(self, ruleset: str, positions: Sequence[str], *, notations: Iterable[str] | None = None,
-                       brief: bool = False, max_positions: int = 0, timeout: float | None = None) -> list[r.BatchItem]:
-        """Many positions; each item has its own status (one bad position does not fail the others)."""
+                       brief: bool = False, max_positions: int = 0, max_seconds: float = 0.0,
+                       timeout: float | None = None) -> list[r.BatchItem]:
+        """Many positions; each item has its own status (one bad or heavy position does not fail
+        the others: ``max_seconds`` is the time each position may take, 0 the server's limit)."""
         request = pb.EvaluateBatchRequest(ruleset=_ruleset("evaluate_batch", ruleset),
                                           positions=_many_positions("evaluate_batch", positions),
                                           notations=_notations(notations), brief=brief,  # type: ignore[arg-type]
-                                          max_positions=max_positions)
+                                          max_positions=max_positions, max_seconds=max_seconds)
         reply = self.call(self.stub.EvaluateBatch, request, timeout)
         return [
             r.BatchItem(item.position, status_code(item.status.code), item.status.message,
@@ -249,7 +251,8 @@ class Client:
         return r.Capabilities(
             [r.RulesetInfo(i.name, i.code, i.version, i.impartial, i.description) for i in c.rulesets],
             c.limits.max_pots, c.limits.max_seeds, c.limits.max_positions, c.max_batch_size,
-            c.server_version, c.engine_version, c.auth_required, list(c.services),
+            c.server_version, c.engine_version, c.auth_required, list(c.services), c.limits.max_text,
+            c.limits.max_seconds,
         )
 
     def stats(self, *, timeout: float | None = None) -> r.Stats:
@@ -295,11 +298,13 @@ class Client:
 
     def stream_census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, *,
                       by: str = "value", simplest: int = 3, notations: Iterable[str] | None = None,
-                      compute_missing: bool = False, timeout: float | None = None) -> Any:
-        """The census of a family as the server streams it: ``CensusRow``s, then a ``CensusSummary``."""
+                      compute_missing: bool = False, values: Sequence[str] = (), timeout: float | None = None) -> Any:
+        """The census of a family as the server streams it: ``CensusRow``s, then a ``CensusSummary``;
+        ``values`` (value expressions such as ``"*3"``) keeps only the positions of those values."""
         from ruma.client.sweep import client as sweep_client
 
-        request = sweep_client.census_request(ruleset, seeds, pots, by, simplest, _notations(notations), compute_missing)
+        request = sweep_client.census_request(ruleset, seeds, pots, by, simplest, _notations(notations), compute_missing,
+                                              [values] if isinstance(values, str) else list(values))
         return sweep_client.stream_census(self, request, timeout)
 
     def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, **kwargs: Any) -> Any:

@@ -1,26 +1,45 @@
-"""Bulk loading: value many positions on a server, in batches.
+"""Bulk loading: value many positions on a server, each with its own outcome.
 
-``load(client, ruleset, positions, batch_size=256, progress=None)`` sends ``EvaluateBatch`` calls
-(``brief``: no components or analyses come back; two batches in flight) and returns a
-``LoadSummary``: how many positions were valued now, how many were already stored, and which
-failed and why. A position the server refuses fails alone; a call the server refuses as a whole
-(unknown ruleset, missing token, unreachable server) stops the load at once with that
-``RumaRpcError`` (its ``summary`` holds what was done before), so the same problem is reported
-once. Calls that fail with ``UNAVAILABLE`` were already retried by gRPC's ``retryPolicy`` (see
-``ruma.client.client``). Loading is idempotent: a rerun skips what is stored.
+``load(client, ruleset, positions, batch_size=256, progress=None, max_seconds=0)`` returns a
+``LoadSummary``: how many positions were valued now, how many were stored already, and which
+failed and why. What a load does, in order:
+
+1. **Skip what is stored.** The canonical keys of the positions (computed here with the engine)
+   are asked of the server's ``Sweeps.Contains`` in large batches; a stored position counts as
+   done at once, so a rerun of a load that stopped starts where it ended and its progress is
+   cumulative. (Positions this process cannot read, and servers without the ``Sweeps`` service,
+   skip this step: the server answers stored positions from its store anyway.)
+2. **Value the rest** in ``EvaluateBatch`` calls (``brief``: no components or analyses come back;
+   ``concurrency`` calls in flight). Every position has its own outcome: the server stops one
+   that runs out of its time (``max_seconds`` each) or of the memory budget alone, and values the
+   others. A position the server refuses fails alone, with the server's reason.
+3. **A call that fails as a whole** (its deadline passed, the server was out of resources or met
+   an internal error) is split in two and each half sent again, down to single positions, so that
+   one heavy position never takes its batch with it; a single position whose call fails gets that
+   failure as its reason.
+4. **Positions refused for want of capacity** (the server's queue full, its memory budget in use:
+   "try again later") are sent again after a pause, up to ``rounds`` times.
+
+A call the server refuses for everyone (unknown ruleset, missing token, unreachable server) stops
+the load at once with that ``RumaRpcError`` (its ``summary`` holds what was done before), so the
+same problem is reported once. Calls that fail with ``UNAVAILABLE`` were already retried by
+gRPC's ``retryPolicy`` (see ``ruma.client.client``). Loading is idempotent.
 
 ``progress``: ``None`` or ``True`` shows a progress bar on stderr when it is a terminal, ``False``
-never does, and a callable receives ``(done, total)`` after every batch.
+never does, and a callable receives ``(done, total)`` whenever positions are done.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 import time
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import grpc
 
@@ -28,9 +47,18 @@ from ruma.client.results import LoadSummary
 from ruma.engine.errors import RumaInputError
 
 if TYPE_CHECKING:
-    from ruma.client.client import Client
+    from ruma.client.client import Client, RumaRpcError
 
 ProgressCallback = Callable[[int, int], None]
+
+#: failures of a whole call that a smaller batch may not have: split the batch (a server that stays
+#: UNAVAILABLE after gRPC's own retries, or a cancelled call, stops the load instead)
+_SPLIT = (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.INTERNAL,
+          grpc.StatusCode.UNKNOWN)
+#: a position refused for want of capacity (the server's words) is sent again later
+_LATER = "try again later"
+#: seconds before each further round of positions refused for want of capacity
+PAUSES = (1.0, 3.0, 9.0)
 
 
 def read_positions(path: str | Path) -> list[str]:
@@ -65,31 +93,161 @@ def read_positions(path: str | Path) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
-def _batches(positions: list[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(positions), size):
-        yield positions[start : start + size]
-
-
-_CALL_FAILS_ONE_BATCH = (grpc.StatusCode.DEADLINE_EXCEEDED,)
-
-
-def _send(client: "Client", ruleset: str, batch: list[str], timeout: float | None
-          ) -> tuple[list[tuple[str, int, str, bool]], str | None]:
-    """One batch: ``(items, error)``; each item is ``(position, status code, message, already
-    stored)``; ``error`` is the reason when the batch's deadline passed. Other call failures raise."""
-    from ruma.client.client import RumaRpcError
-    from ruma.v1 import ruma_pb2 as pb
-
-    request = pb.EvaluateBatchRequest(ruleset=ruleset, positions=batch, notations=[pb.NOTATION_ASCII], brief=True)
+def write_failures(path: str | Path, failed: Sequence[tuple[str, str]]) -> None:
+    """Write ``(position, reason)`` pairs so that ``read_positions`` reads the positions back (a
+    rerun of the failures is ``ruma load RULESET FILE``): a ``.csv`` with ``position`` and
+    ``reason`` columns, ``.jsonl`` records, or else text with each reason as a ``#`` line above
+    its position."""
+    file = Path(path)
+    suffix = file.suffix.lower()
+    out = io.StringIO()
+    if suffix == ".csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["position", "reason"])
+        writer.writerows(failed)
+    elif suffix == ".jsonl":
+        for position, reason in failed:
+            out.write(json.dumps({"position": position, "reason": reason}, ensure_ascii=False) + "\n")
+    else:
+        for position, reason in failed:
+            out.write("".join(f"# {line}\n" for line in reason.splitlines() or [""]) + position + "\n")
     try:
-        reply = client.call(client.stub.EvaluateBatch, request, timeout)
-    except RumaRpcError as error:
-        if error.code in _CALL_FAILS_ONE_BATCH:
-            return [], f"deadline exceeded: {error.details}"
-        raise
-    items = [(item.position, item.status.code, item.status.message, item.evaluation.from_store or item.evaluation.shared)
-             for item in reply.items]
-    return items, None
+        file.write_text(out.getvalue(), encoding="utf-8")
+    except OSError as error:
+        raise RumaInputError(f"cannot write the failures to {str(path)!r}: {error.strerror}") from None
+
+
+def _stored(client: "Client", ruleset: str, todo: Sequence[str], batch: int) -> list[bool]:
+    """For each position, whether the server's store holds it (``Sweeps.Contains`` on the keys
+    computed here; ``False`` where this process cannot tell)."""
+    from ruma.client.client import RumaRpcError
+    from ruma.engine.rulesets import get_ruleset
+
+    try:
+        rules = get_ruleset(ruleset)
+    except RumaInputError:
+        return [False] * len(todo)
+    keys: list[bytes | None] = []
+    for text in todo:
+        try:
+            keys.append(rules.canonical_key(rules.parse(text))[0])
+        except Exception:  # noqa: BLE001 - the server gives the reason when it values the position
+            keys.append(None)
+    known = [i for i, key in enumerate(keys) if key is not None]
+    found = [False] * len(todo)
+    for start in range(0, len(known), batch):
+        chunk = known[start:start + batch]
+        try:
+            answers = client.contains(ruleset, [keys[i] for i in chunk])  # type: ignore[misc]
+        except RumaRpcError as error:
+            if error.code in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.INVALID_ARGUMENT,
+                              grpc.StatusCode.RESOURCE_EXHAUSTED):
+                return found  # (no Sweeps service, another ruleset version, smaller batches: value the rest)
+            raise
+        for i, present in zip(chunk, answers):
+            found[i] = present
+    return found
+
+
+class _Load:
+    """One load's books: what is done, what is waiting, what to send again later."""
+
+    def __init__(self, client: "Client", ruleset: str, todo: list[str], batch_size: int, timeout: float | None,
+                 max_seconds: float, report: ProgressCallback) -> None:
+        self.client, self.ruleset, self.todo = client, ruleset, todo
+        self.batch_size, self.timeout, self.max_seconds = batch_size, timeout, max_seconds
+        self.report = report
+        self.summary = LoadSummary()
+        self.failed: dict[int, str] = {}  # index -> reason
+        self.later: list[tuple[int, str]] = []  # (index, last reason) refused for want of capacity
+        self.done = 0
+
+    def finish(self, count: int) -> None:
+        """Count ``count`` more positions done and report."""
+        if count:
+            self.done += count
+            self.report(self.done, len(self.todo))
+
+    def send(self, indices: list[int]) -> tuple[list[tuple[int, int, str, bool]], "RumaRpcError | None"]:
+        """One ``EvaluateBatch`` call: per item ``(index, status code, message, stored)``, or the
+        call's own failure when it is one that a smaller batch may not have."""
+        from ruma.client.client import RumaRpcError
+        from ruma.v1 import ruma_pb2 as pb
+
+        request = pb.EvaluateBatchRequest(ruleset=self.ruleset, positions=[self.todo[i] for i in indices],
+                                          notations=[pb.NOTATION_ASCII], brief=True, max_seconds=self.max_seconds)
+        try:
+            reply = self.client.call(self.client.stub.EvaluateBatch, request, self.timeout)
+        except RumaRpcError as error:
+            if error.code in _SPLIT:
+                return [], error
+            raise
+        return [(i, item.status.code, item.status.message, item.evaluation.from_store or item.evaluation.shared)
+                for i, item in zip(indices, reply.items)], None
+
+    def take(self, indices: list[int], items: list[tuple[int, int, str, bool]], error: "RumaRpcError | None"
+             ) -> list[list[int]]:
+        """Book a call's answer; returns the batches to send again (the halves of a failed call)."""
+        from ruma.client.client import status_code
+
+        if error is not None:
+            if len(indices) > 1:
+                half = len(indices) // 2
+                return [indices[:half], indices[half:]]
+            reason = error.details or error.code.name.lower().replace("_", " ")
+            self.finish(self.fail(indices[0], reason, error.code == grpc.StatusCode.RESOURCE_EXHAUSTED))
+            return []
+        count = 0
+        for index, code, message, stored in items:
+            if not code:
+                if stored:
+                    self.summary.already_stored += 1
+                else:
+                    self.summary.valued += 1
+                count += 1
+                continue
+            reason = message or status_code(code).name.lower().replace("_", " ")
+            count += self.fail(index, reason, code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
+        self.finish(count)
+        return []
+
+    def fail(self, index: int, reason: str, exhausted: bool) -> int:
+        """A position that failed: kept to send again later when it was refused for want of
+        capacity (0), else failed for good (1)."""
+        if exhausted and _LATER in reason:
+            self.later.append((index, reason))
+            return 0
+        self.failed[index] = reason
+        return 1
+
+    def close(self, started: float) -> LoadSummary:
+        """The summary, failures in the order of the positions."""
+        self.summary.failed = [(self.todo[i], reason) for i, reason in sorted(self.failed.items())]
+        self.summary.seconds = time.monotonic() - started
+        return self.summary
+
+    def run(self, indices: list[int], concurrency: int) -> None:
+        """Send every position of ``indices`` in batches, ``concurrency`` calls at a time,
+        splitting the calls that fail as a whole."""
+        queue = deque(indices[start:start + self.batch_size] for start in range(0, len(indices), self.batch_size))
+        with ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="ruma-load") as pool:
+            running: dict[Future[tuple[list[tuple[int, int, str, bool]], RumaRpcError | None]], list[int]] = {}
+            try:
+                while queue or running:
+                    while queue and len(running) < max(1, concurrency):
+                        batch = queue.popleft()
+                        running[pool.submit(self.send, batch)] = batch
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in sorted(finished, key=lambda f: f.exception() is not None):
+                        batch = running.pop(future)
+                        queue.extendleft(reversed(self.take(batch, *future.result())))
+            except BaseException:
+                for future in running:
+                    future.cancel()
+                for future, batch in running.items():  # the calls under way when the load stopped, if answered
+                    if not future.cancelled() and future.exception() is None:
+                        self.take(batch, *future.result())
+                raise
 
 
 def load(
@@ -101,60 +259,42 @@ def load(
     progress: bool | ProgressCallback | None = None,
     timeout: float | None = None,
     concurrency: int = 2,
+    max_seconds: float = 0.0,
+    rounds: int = len(PAUSES),
 ) -> LoadSummary:
-    """Value every position on the server; returns what happened to each (see module docstring).
+    """Value every position on the server; returns what happened to each (see the module docstring).
 
-    ``concurrency`` batches are in flight at once, so the server values one while this process
-    sends the next and reads the previous reply.
-    """
-    from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-
+    ``max_seconds``: the time each position may compute (0: the server's limit only); ``rounds``:
+    how many times positions refused for want of capacity are sent again."""
     from ruma.client.cli.output import progress as progress_display
-    from ruma.client.client import RumaRpcError, status_code
+    from ruma.client.client import RumaRpcError
 
     if batch_size < 1:
         raise RumaInputError(f"batch size must be at least 1, got {batch_size!r}")
+    if max_seconds < 0:
+        raise RumaInputError(f"--max-seconds must be positive, got {max_seconds!r}")
     todo = list(positions)
-    summary = LoadSummary()
     started = time.monotonic()
-    done = 0
     enabled = False if progress is False or callable(progress) else None
-
-    def count(batch: list[str], items: list[tuple[str, int, str, bool]], error: str | None) -> None:
-        if error is not None:
-            summary.failed.extend((position, error) for position in batch)
-        for position, code, message, stored in items:
-            if code:
-                summary.failed.append((position, message or status_code(code).name.lower().replace("_", " ")))
-            elif stored:
-                summary.already_stored += 1
-            else:
-                summary.valued += 1
-
-    with progress_display(f"loading {ruleset}", total=len(todo), enabled=enabled) as bar, \
-            ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="ruma-load") as pool:
-        report: ProgressCallback = progress if callable(progress) else bar.update
-        batches = list(_batches(todo, batch_size))
-        futures = {pool.submit(_send, client, ruleset, batch, timeout): batch for batch in batches}
-        batches_order = {future: n for n, future in enumerate(futures)}
-        pending = set(futures)
-        while pending:  # batches are counted as they end (in any order), so a failure loses none of them
-            finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
-            failure = next((f.exception() for f in finished if f.exception() is not None), None)
-            for future in sorted(finished, key=batches_order.__getitem__):
-                if future.exception() is None:
-                    count(futures[future], *future.result())
-                    done += len(futures[future])
-                    report(done, len(todo))
-            if failure is not None:
-                for future in pending:
-                    future.cancel()
-                for future in pending:  # what was under way when the call failed, if it was answered
-                    if not future.cancelled() and future.exception(timeout=None) is None:
-                        count(futures[future], *future.result())
-                summary.seconds = time.monotonic() - started
-                if isinstance(failure, RumaRpcError):
-                    failure.summary = summary  # type: ignore[attr-defined]
-                raise failure
-    summary.seconds = time.monotonic() - started
-    return summary
+    with progress_display(f"loading {ruleset}", total=len(todo), enabled=enabled) as bar:
+        books = _Load(client, ruleset, todo, batch_size, timeout, max_seconds,
+                      progress if callable(progress) else bar.update)
+        try:
+            found = _stored(client, ruleset, todo, max(batch_size, 1024)) if todo else []
+            books.summary.already_stored = sum(found)
+            books.finish(books.summary.already_stored)
+            pending = [i for i, present in enumerate(found) if not present]
+            reasons: dict[int, str] = {}
+            for pause in (0.0, *PAUSES[:max(0, rounds)]):
+                if not pending:
+                    break
+                time.sleep(pause)
+                books.run(pending, concurrency)
+                pending, reasons = [i for i, _ in books.later], dict(books.later)
+                books.later = []
+            books.failed.update((index, reasons[index]) for index in pending)
+            books.finish(len(pending))
+        except RumaRpcError as error:
+            error.summary = books.close(started)  # type: ignore[attr-defined]
+            raise
+    return books.close(started)

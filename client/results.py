@@ -370,6 +370,10 @@ class Capabilities:
     engine_version: str
     auth_required: bool
     services: list[str]
+    max_text: int = 0
+    """characters of a position or value expression (0: not said)"""
+    max_seconds: float = 0.0
+    """a request's time budget on the server (0: none)"""
 
 
 @dataclass(frozen=True)

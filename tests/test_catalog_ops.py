@@ -235,8 +235,21 @@ def test_cli_seed_verify_and_search(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert names == {"erickson-t3-110111", "erickson-t3-11131"}
     assert main(["catalog", "search", "--stored", "--ruleset", "impartial-sowing", "--value", "*4",
                  "--data", data, "--json"]) == 0
-    stored = [json.loads(line)["position"] for line in capsys.readouterr().out.splitlines()]
+    out, err = capsys.readouterr()
+    stored = [json.loads(line)["position"] for line in out.splitlines()]
     assert "110111" in stored and "11131" in stored
+    assert len(stored) == 20 and "more than 980 more: --limit 1000 lists the first 1,000" in err
+    # a search that lists fewer than there are says how many more, and shows no internal key
+    assert main(["catalog", "search", "--stored", "--ruleset", "impartial-sowing", "--value", "*7", "--data", data,
+                 "--limit", "1000", "--json"]) == 0
+    every = len(capsys.readouterr().out.splitlines())
+    assert 1 < every < 1000
+    assert main(["catalog", "search", "--stored", "--ruleset", "impartial-sowing", "--value", "*7", "--data", data,
+                 "--limit", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "key" not in out.splitlines()[0] and len(out.splitlines()) == 2  # the header and one row
+    assert err.strip() == f"ruma catalog search: 1 shown, the simplest first; {every - 1:,} more ({every:,} in all): " \
+                          f"--limit {every} lists them"
 
 
 def test_every_table_5_value_agrees_with_the_paper(ops: CatalogOps) -> None:

@@ -62,8 +62,8 @@ TABLE = [
 
 @pytest.mark.parametrize("game,ascii_,unicode_,braces", TABLE, ids=[row[1] for row in TABLE])
 def test_printing_table(game: Game, ascii_: str, unicode_: str, braces: str) -> None:
-    assert format_game(game, "ascii") == ascii_ == str(game)
-    assert format_game(game, "unicode") == unicode_
+    assert format_game(game, "ascii") == ascii_ == format(game, "") and repr(game) == f"Game({ascii_!r})"
+    assert format_game(game, "unicode") == unicode_ == str(game)  # print() shows what the CLI shows
     assert format_game(game, "braces") == braces
     for text in (ascii_, unicode_, braces):
         assert parse_game(text) is game

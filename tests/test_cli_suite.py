@@ -168,6 +168,9 @@ GOOD: list[tuple[str, list[str], str | None]] = [
     ("sweep", ["sweep", "sowing", "--seeds", "4", *REMOTE, "--workers", "1"], "sweep-summary"),
     ("census", ["census", "impartial-sowing", "--seeds", "5", "--data", "{local}", "--workers", "1"], "census-row"),
     ("census", ["census", "sowing", "--seeds", "4", "--by", "outcome", *REMOTE], "census-row"),
+    ("find", ["find", "impartial-sowing", "*2", "--seeds", "..5", "--data", "{local}", "--workers", "1", "--json"],
+     "census-row"),
+    ("find", ["find", "sowing", "*", "0", "--seeds", "4", "--json", *REMOTE], "census-row"),
 ]
 
 # ``ruma serve`` runs in the ``world`` fixture (its ``server`` record is validated there);
@@ -292,6 +295,9 @@ BAD: list[tuple[list[str], int, str]] = [
     (["load", "{server}", "sowing", "{positions}"], 2, "--server"),
     (["catalog", "add", "x", "--ruleset", "sowing", "--position", "312", "--server", "{server}"], 2, "token"),
     (["db", "current", "--catalog", "nonsense://"], 2, "--catalog"),
+    (["find", "sowing", "{1|", "--seeds", "3", "--data", "{local}"], 2, "'{1|'"),
+    (["find", "sowing", "*", "--seeds", "3..x", "--data", "{local}"], 2, "'3..x'"),
+    (["find", "sowing", "*9", "--seeds", "3", "--data", "{local}", "--workers", "1"], 1, "no sowing position of value ∗9"),
 ]
 
 

@@ -111,6 +111,24 @@ def test_console_entry_point() -> None:
     assert done.returncode == 0 and f"CanonicalForm('{value}')" == repr(expected)
 
 
+def test_eval_echoes_the_position_as_typed_and_impartial_analyses_say_only_what_counts(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Erickson, Theorem 2.2: (10)^3 03 (01)^2 = 0; §2: impartial 312 = ∗
+    assert main(["eval", "sowing", "(10)^3 03 (01)^2", "--format", "text"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "(10)^3 03 (01)^2 → 101010030101 = 0"
+    assert main(["eval", "sowing", "(10)^3 03 (01)^2", "312", "--json"]) == 0
+    first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert (first["input"], first["position"]) == ("(10)^3 03 (01)^2", "101010030101") and "input" not in second
+    assert main(["eval", "impartial-sowing", "312", "--format", "text"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["312 = ∗", "  outcome        N (the first player wins)", "  nim value      1", "  birthday       1"]
+    assert main(["eval", "impartial-sowing", "312"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header == ["position", "value", "outcome", "nim", "value", "born", "stored"]
+    assert main(["eval", "sowing", "312"]) == 0
+    assert "stop" in capsys.readouterr().out.splitlines()[0]  # a partizan position keeps its stops
+
+
 def test_deep_values_have_every_analysis(capsys: pytest.CaptureFixture[str]) -> None:
     # n·↑ = {0 | (n-1)·↑∗} (Winning Ways ch. 3): birthday n + 1, atomic weight n (ch. 8)
     status, out, err = _run(capsys, "--notation", "ascii", "^350", "^9999")

@@ -150,9 +150,9 @@ def hostile_cases(server: Server) -> list[tuple[str, Callable[..., Any], Any, fl
          {DEADLINE, EXHAUSTED}, ""),  # (its enumeration may reach the memory budget first)
         ("Census computing 1 to 13 seeds, no deadline of its own", server.census,
          spb.CensusRequest(ruleset="sowing", seeds_min=1, seeds_max=13, compute_missing=True), 60, {EXHAUSTED}, "--max-"),
-        ("Upload of a key that is not a position", server.sweeps.Upload,
-         spb.UploadRequest(ruleset="sowing", keys=[b"\xff" * 12], values=[0], games=[spb.GameNode()]), 5, {INVALID},
-         "not a stored-position key"),
+        ("Upload naming a game it does not send", server.sweeps.Upload,
+         spb.UploadRequest(ruleset="sowing", keys=[b"\xff" * 12], values=[1], games=[spb.GameNode()]), 5, {INVALID},
+         "not a game node"),
         ("VerifyTheorem of an unknown theorem", c.VerifyTheorem, cpb.VerifyTheoremRequest(name="nope", up_to=3), 5,
          {grpc.StatusCode.NOT_FOUND}, "nope"),
     ]

@@ -126,6 +126,61 @@ def test_read_positions_formats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         read_positions(tmp_path / "binary.txt")
 
 
+class _Strained:
+    """A real gRPC server over the real servicer whose EvaluateBatch fails as a whole with
+    RESOURCE_EXHAUSTED whenever a batch holds ``poison`` beside other positions (as a server out
+    of resources would), and refuses ``busy`` once for want of capacity ("try again later")."""
+
+    def __init__(self, poison: str, busy: str) -> None:
+        from ruma.server.rpc.servicer import RumaServicer
+        from ruma.v1 import ruma_pb2_grpc
+
+        self.batches: list[list[str]] = []
+        real = RumaServicer(InMemoryMemo())
+        strained = self
+        refused = [busy]
+
+        class Servicer(ruma_pb2_grpc.RumaServicer):  # type: ignore[misc]
+            def EvaluateBatch(self, request: Any, context: grpc.ServicerContext) -> Any:  # noqa: N802
+                strained.batches.append(list(request.positions))
+                if poison in request.positions:
+                    context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"evaluation of {poison!r} ran out of memory")
+                reply = asyncio.run(real.EvaluateBatch(request, context))  # (the servicer's methods are coroutines)
+                for item in reply.items:
+                    if item.position in refused:
+                        refused.remove(item.position)
+                        item.ClearField("evaluation")
+                        item.status.code = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+                        item.status.message = "3 requests already wait for an evaluation worker; try again later"
+                return reply
+
+        self.server = grpc.server(futures.ThreadPoolExecutor(4))
+        ruma_pb2_grpc.add_RumaServicer_to_server(Servicer(), self.server)
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+
+
+def test_a_call_failing_whole_is_split_until_its_culprit_is_alone(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    from ruma.client import loader
+
+    monkeypatch.setattr(loader, "PAUSES", (0.1, 0.1))
+    positions = [f"{a}{b}{c}" for a in range(1, 4) for b in range(3) for c in range(1, 3)]  # 18 Sowing rows
+    strained = _Strained(poison=positions[5], busy=positions[11])
+    try:
+        with Client(f"127.0.0.1:{strained.port}", timeout=30) as client:
+            summary = client.load("sowing", positions, batch_size=8, concurrency=1, progress=False)
+    finally:
+        strained.server.stop(0)
+    assert summary.failed == [(positions[5], f"evaluation of {positions[5]!r} ran out of memory")]
+    assert summary.valued + summary.already_stored == len(positions) - 1
+    assert [positions[5]] in strained.batches  # split down to the culprit alone
+    assert [positions[11]] in strained.batches  # sent again after its refusal
+    loader.write_failures(tmp_path / "f.csv", summary.failed)
+    loader.write_failures(tmp_path / "f.jsonl", summary.failed)
+    assert read_positions(tmp_path / "f.csv") == read_positions(tmp_path / "f.jsonl") == [positions[5]]
+
+
 def test_a_load_says_how_far_it_got_when_the_server_dies(tmp_path: Path) -> None:
     import os
     import signal

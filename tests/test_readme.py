@@ -176,7 +176,7 @@ def test_using_it_python(quick_start: tuple[Path, dict[str, str]]) -> None:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout.splitlines()
-    assert out[0] == "{0|-2}" and out[1] == "1^ True True" and out[2].startswith("<Evaluation sowing '312' = {0|-2}")
+    assert out[0] == "{0|-2}" and out[1] == "1↑ True True" and out[2].startswith("<Evaluation sowing '312' = {0|-2}")
     assert "positions" in out[3]
 
 

@@ -93,6 +93,12 @@ def test_lookup_many_answers_like_lookup(tmp_path: Path) -> None:
             store.insert(key, value)  # buffered
         keys = [k for k, _ in items] + [b"\x02\x01\x00\x07\x07"]
         assert store.lookup_many(keys) == [store.lookup(k) for k in keys]
+        ids = store.value_ids_many(keys + [b"\x02", b"\x02\x01\x00" + b"\x01" * 600])
+        assert ids[-2:] == [None, None] and sum(i is not None for i in ids) == len(items) // 2 + 50
+        for key, found in zip(keys, ids):  # the id of what lookup builds: a nim value, or a game's store id
+            value = store.lookup(key)
+            assert found == (None if value is None else (True, store.store_game_id(value)) if isinstance(value, Game)
+                             else (False, value))
         cached = CachedMemo(store, size=10)
         assert cached.lookup_many(keys) == [store.lookup(k) for k in keys]
         cached.insert_many([(b"\x02\x01\x00\x07\x07", 4)])

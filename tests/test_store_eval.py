@@ -90,7 +90,7 @@ def test_verify_detects_a_corrupted_entry(tmp_path: Path, capsys: pytest.Capture
     with LmdbStore(tmp_path) as store:
         evaluate(ruleset, position, store)
     assert main(["store", "verify", "--data", str(tmp_path), "--sample", "100000"]) == 0
-    assert "mismatches 0" in capsys.readouterr().out
+    assert "values re-evaluated and compared: all " in (out := capsys.readouterr().out) and ", 0 differ" in out
     shown, key = _corrupt(tmp_path, ruleset, damaged)
     assert main(["store", "verify", "--data", str(tmp_path), "--sample", "100000", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
@@ -118,6 +118,11 @@ def test_stats_and_backup_commands(tmp_path: Path, capsys: pytest.CaptureFixture
         assert evaluate("sowing", "2^4", copy).from_memo and evaluate("impartial-sowing", "1^6", copy).from_memo
         assert evaluate("sowing", "2^4", copy).value is sowing.value
         assert evaluate("impartial-sowing", "1^6", copy).value == impartial.value
+    with LmdbStore(src) as store:  # an octal game's entries are named by their family
+        evaluate("octal:0.07", "3 5 7", store)
+    assert main(["store", "stats", "--data", str(src)]) == 0
+    text = capsys.readouterr().out
+    assert "  octal:CODE v1 (every game of the family): " in text and "code 12" not in text
     assert main(["store", "backup", str(dest), "--data", str(src)]) == 2  # refuses a non-empty destination
     assert main(["store", "stats", "--data", str(tmp_path / "missing")]) == 3  # no store there: unreachable
     assert not (tmp_path / "missing").exists()

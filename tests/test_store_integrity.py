@@ -103,6 +103,11 @@ def test_every_record_carries_a_checksum_and_full_verify_passes(tmp_path: Path, 
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] and report["records"]["positions"] == len(expected)
     assert "by_value" not in report["records"] and report["records"]["games"] > 10  # (schema 3: one entry a position)
+    assert main(["store", "verify", "--data", str(tmp_path), "--full", "--sample", "7"]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert first.startswith("records checked (every record of every table): ") and first.endswith("; damaged: 0")
+    assert f"positions {len(expected):,}" in first
+    assert second == "values re-evaluated and compared: 7 stored positions drawn at random (--sample 7), 0 differ, 0 skipped"
 
 
 @pytest.mark.parametrize("part", ["value", "key"])

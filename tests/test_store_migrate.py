@@ -100,7 +100,7 @@ def test_a_schema_2_store_is_converted_once_and_reads_the_same(tmp_path: Path, c
         assert main(["catalog", "show", name, "--data", str(path), "--json", "--notation", "ascii"]) == 0
         shown = json.loads(capsys.readouterr().out)
         fresh = evaluate(ruleset, position, memo).value
-        expected = f"*{fresh}" if isinstance(fresh, int) else str(fresh)
+        expected = f"*{fresh}" if isinstance(fresh, int) else format(fresh, "ascii")  # (--notation ascii)
         assert (shown["ruleset"], shown["position"]) == (ruleset, position)
         assert shown["value"] == expected or (isinstance(fresh, int) and shown["nim_value"] == fresh), shown
     assert main(["catalog", "search", "--data", str(path), "--stored", "--ruleset", "impartial-sowing",

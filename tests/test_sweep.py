@@ -23,6 +23,7 @@ from ruma.engine.evaluator import evaluate
 from ruma.engine.families.enum import Family, enumerate_family, enumerate_states
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
+from ruma.server.work.limits import Limits
 from grpc_harness import connect, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -274,10 +275,33 @@ def test_a_single_wrong_value_is_caught_at_the_default_fraction(tmp_path: Path) 
         with pytest.raises(Exception) as caught:  # one entry: the sample of at least one is all of it
             client.upload("impartial-sowing", [(key, 1)])
         assert getattr(caught.value, "code").name == "INVALID_ARGUMENT"
-        with pytest.raises(Exception) as malformed:  # a key that is not canonical
-            client.upload("impartial-sowing", [(rules.key((2, 1, 1)), 2)])
-        assert getattr(malformed.value, "code").name == "INVALID_ARGUMENT"
         assert client.upload("impartial-sowing", [(key, 2)]).stored == 1
+
+
+def test_an_uploads_bad_entries_are_rejected_alone(tmp_path: Path) -> None:
+    rules = get_ruleset("impartial-sowing")
+    memo = InMemoryMemo()
+    good = [(rules.key(rules.normalise(rules.parse(p))[0]), evaluate(rules, rules.parse(p), memo).value)
+            for p in ("111", "1112", "312", "2202")]  # Erickson's Table 3: 111 = *2, 1112 = *3
+    assert [v for _, v in good[:2]] == [2, 3]
+    not_canonical = (rules.key((2, 1, 1)), 2)  # the mirror image of the canonical 112
+    not_a_key = (b"\xff" * 12, 1)
+    too_large = (rules.key(rules.normalise((1,) * 80)[0]), 0)  # 80 pots: over the server's 64
+    entries = [good[0], not_canonical, good[1], not_a_key, good[2], too_large, good[3]]
+    with running_server(tmp_path / "data", verify_fraction=1.0) as (_, address), connect(address) as client:
+        result = client.upload("impartial-sowing", entries)
+        assert (result.stored, result.verified) == (4, 4)
+        reasons = dict(result.rejected)
+        assert set(reasons) == {not_canonical[0], not_a_key[0], too_large[0]}
+        assert "not normalised" in reasons[not_canonical[0]] and "not a stored-position key" in reasons[not_a_key[0]]
+        assert "64" in reasons[too_large[0]]
+        assert client.contains("impartial-sowing", [k for k, _ in entries]) == [True, False, True, False, True, False, True]
+    heavy = (rules.key(rules.normalise(rules.parse("1^16"))[0]), 0)  # docs/tables.md: 1^16 = 0, 77 million positions
+    with running_server(tmp_path / "slow", verify_fraction=1.0, limits=Limits(max_seconds=2.0)) as (_, address), \
+            connect(address) as client:
+        result = client.upload("impartial-sowing", [*good, heavy])
+        assert (result.stored, result.verified) == (4, 4)
+        assert [k for k, _ in result.rejected] == [heavy[0]] and "ran longer" in result.rejected[0][1]
 
 
 def test_a_read_only_token_cannot_upload(tmp_path: Path) -> None:
@@ -358,6 +382,9 @@ def test_cli_sweep_and_census(tmp_path: Path) -> None:
     swept = ruma("sweep", "impartial-sowing", "--seeds", "6", "--data", data, "--workers", "1", "--json")
     assert swept.returncode == 0, swept.stderr
     assert '"classes_valued"' in swept.stdout and "created a new store" in swept.stderr
+    again = ruma("sweep", "impartial-sowing", "--seeds", "7", "--data", data, "--workers", "1")
+    assert again.returncode == 0 and " classes valued by searching " in again.stdout
+    assert "a class made of components already valued is summed, not searched" in again.stdout
     table = ruma("census", "impartial-sowing", "--seeds", "6", "--data", data, "--format", "csv", "--simplest", "1")
     assert table.returncode == 0 and table.stdout.splitlines()[0].startswith("by,group")
     assert "value,∗2,2," in table.stdout
@@ -369,6 +396,16 @@ def test_cli_sweep_and_census(tmp_path: Path) -> None:
     assert down.returncode == 3, down.stderr
     missing = ruma("census", "sowing", "--seeds", "3", "--data", str(tmp_path / "misspelled"))
     assert missing.returncode == 3 and not (tmp_path / "misspelled").exists()
+    # a server that takes 4 pots at most stores the rest of a sweep to 5 pots, and says what it rejected
+    with running_server(tmp_path / "narrow", limits=Limits(max_pots=4)) as (_, address):
+        remote = ruma("sweep", "impartial-sowing", "--seeds", "5", "--server", address, "--workers", "1", "--json")
+        assert remote.returncode == 1, remote.stderr
+        last = remote.stderr.strip().splitlines()[-1]
+        assert last.startswith("ruma sweep: the server rejected ") and "(it stored the others)" in last
+        assert "exceeds this server's limits (4 pots" in remote.stderr
+        with connect(address) as client:
+            rules = get_ruleset("impartial-sowing")
+            assert client.contains("impartial-sowing", [rules.key((1, 1, 1, 1)), rules.key((1, 1, 1, 1, 1))]) == [True, False]
 
 
 @pytest.mark.parametrize("ruleset", ["sowing", "atomic-wari"])

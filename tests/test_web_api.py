@@ -4,6 +4,7 @@ errors mapped to HTTP statuses with the service's message, the catalog, OpenAPI.
 from __future__ import annotations
 
 import random
+import re
 from math import comb
 from pathlib import Path
 from typing import Any, Iterator
@@ -125,6 +126,11 @@ def test_catalog_theorems_tags_stats_search(service: tuple[str, str]) -> None:
     assert rulesets["impartial-sowing"]["impartial"] and not rulesets["sowing"]["impartial"]
     value = get(url, "/api/v1/value?expression=" + quote("{2||1|0} + ^*")).json()
     assert value["value"]["ascii"] == format(parse_game("{2||1|0} + ^*"), "ascii")
+    # typed as /positions types them: birthday and nim value are integers (cgt-py: {2||1|0} is born on day 3)
+    typed = get(url, "/api/v1/value?expression=" + quote("{2||1|0}")).json()["analyses"]
+    assert typed["birthday"] == 3 and isinstance(typed["birthday"], int)
+    assert get(url, "/api/v1/value?expression=" + quote("*3")).json()["analyses"]["nim_value"] == 3
+    assert isinstance(get(url, "/api/v1/positions/sowing/312").json()["analyses"]["birthday"], int)
 
 
 def test_census_of_a_swept_family_equals_the_services_census(service: tuple[str, str]) -> None:
@@ -151,6 +157,10 @@ def test_census_of_a_swept_family_equals_the_services_census(service: tuple[str,
     for row in reply["rows"]:
         for simplest in row["simplest"]:
             assert simplest["url"] == "/sowing/" + quote(simplest["position"])
+    default = get(url, "/api/v1/census/sowing?seeds=1-4&value=" + quote("*")).json()
+    assert default["summary"]["pots"] == [1, 9] and default["fill_pots"] == 9  # 4 seeds fill 9 pots: all searched
+    narrow = get(url, "/census?ruleset=sowing&seeds=1-4&pots=1-4&by=outcome").text
+    assert "Not searched: rows of 5..9 pots." in narrow
     page = get(url, "/census?ruleset=sowing&seeds=1-4&pots=1-4&by=outcome").text
     assert all(f"<td><code>{r.group['unicode']}</code></td>" in page for r in reference.rows)
     first = reference.rows[0].simplest[0].position
@@ -174,22 +184,34 @@ def test_openapi_documents_the_api_offline(service: tuple[str, str]) -> None:
     assert get(url, "/static/docs/swagger-ui-bundle.js").status_code == 200
 
 
-def test_limits_and_deadlines_become_429_and_504(tmp_path: Path) -> None:
-    # Sowing 1^10 needs about 24,000 positions: over a limit of 1,000. Sowing 1^13 needs 1.3 million
-    # (about 35 s of CPU with the compiled engine, minutes with the Python one): over 0.3 s.
+def test_size_limits_are_413_and_422_with_the_limit_named(tmp_path: Path) -> None:
+    # Sowing 1^10 needs about 24,000 positions: over a limit of 1,000.
     with explorer(tmp_path / "limited", seed=False, catalog=False, limits=Limits(max_positions=1000)) as (_, url):
         reply = get(url, "/api/v1/positions/sowing/1^10")
-        assert reply.status_code == 429 and reply.json()["error"]["code"] == "RESOURCE_EXHAUSTED"
+        assert reply.status_code == 422 and reply.json()["error"]["code"] == "RESOURCE_EXHAUSTED"
         assert "1000" in reply.json()["error"]["message"]
+        assert "ruma eval sowing '1^10' --no-limit" in reply.json()["error"]["message"]
         page = get(url, "/sowing/1^10")
-        assert page.status_code == 429 and "1000" in page.text
+        assert page.status_code == 422 and "1000" in page.text and "ruma eval sowing &#39;1^10&#39; --no-limit" in page.text
     with explorer(tmp_path / "budget", seed=False, catalog=False, gateway_options={"max_positions": 500}) as (_, url):
         reply = get(url, "/api/v1/positions/sowing/1^10")
-        assert reply.status_code == 429 and "500" in reply.json()["error"]["message"]
+        assert reply.status_code == 422 and "500" in reply.json()["error"]["message"]
         assert get(url, "/api/v1/positions/sowing/312").json()["value"]["ascii"] == "{0|-2}"
-    with explorer(tmp_path / "slow", seed=False, catalog=False, gateway_options={"timeout": 0.3}) as (_, url):
-        reply = get(url, "/api/v1/positions/sowing/1^13")
-        assert reply.status_code == 504 and reply.json()["error"]["code"] == "DEADLINE_EXCEEDED"
+    with explorer(tmp_path / "sizes", seed=False, catalog=False) as (_, url):
+        limits = Limits()
+        for path, status, named in [
+            ("/api/v1/positions/sowing/1^200", 422, f"at most {limits.max_pots} pots (max_pots)"),
+            ("/sowing/1^200", 422, f"at most {limits.max_pots} pots (max_pots)"),
+            ("/api/v1/positions/sowing/" + quote("300,300"), 422, f"at most {limits.max_seeds} seeds (max_seeds)"),
+            ("/api/v1/positions/sowing/" + "1" * (limits.max_text + 1), 413, f"at most {limits.max_text:,} (max_text)"),
+            ("/api/v1/value?expression=100000000", 422, "birthday"),
+        ]:
+            reply = get(url, path)
+            assert reply.status_code == status, (path, reply.text[:300])
+            assert named in (reply.json()["error"]["message"] if path.startswith("/api/") else reply.text), path
+        batch = httpx.post(url + "/api/v1/batch/sowing", json={"positions": ["312"] * (limits.max_batch_size + 1)},
+                           timeout=120)
+        assert batch.status_code == 413 and f"at most {limits.max_batch_size:,} a request (max_batch_size)" in batch.text
 
 
 def test_tokens_are_the_services(tmp_path: Path) -> None:
@@ -218,7 +240,12 @@ def test_pages_render_with_their_content(service: tuple[str, str]) -> None:
     }
     for path, pieces in {
         **expectations,
-        "/catalog/erickson-t1-2202": ['<code id="value">^</code>', "agrees"],
+        "/catalog/erickson-t1-2202": ['<code id="value">↑</code>', "agrees"],  # Table 1: 2202 = ↑
+        "/catalog?tag=table1&name=2202": ['<code class="named-value">↑</code>', '<span class="holds">agrees</span>'],
+        # Dawson's Kayles (·07, Winning Ways): G(3) = 1, G(5) = 0, G(7) = 1
+        "/octal:0.07/" + quote("3 5 7"): ["independent components: <code>3</code> + <code>5</code> + <code>7</code>",
+                                          "valued <code>∗</code> + <code>0</code> + <code>∗</code>"],
+        "/impartial-sowing/312": ["<th>nim value</th><td><code>1</code>", "<th>birthday</th>"],  # §2: 312 = ∗
         "/tags": ["table3"],
         "/theorems": ["erickson-2.3", "(01)^m 2 (01)^n"],
         "/theorems/erickson-2.3": ["(01)^m 2 (01)^n", 'id="runs"'],
@@ -230,6 +257,14 @@ def test_pages_render_with_their_content(service: tuple[str, str]) -> None:
         assert reply.status_code == 200, (path, reply.text[:300])
         for piece in pieces:
             assert piece in reply.text, (path, piece)
+    impartial = get(url, "/impartial-sowing/312").text  # stops, mean, temperature say nothing of a nimber
+    assert "left stop" not in impartial and "temperature" not in impartial and 'id="thermograph"' not in impartial
+    assert "left stop" in get(url, "/sowing/312").text
+    stats = get(url, "/stats").text
+    uptime = stats.split("<th>uptime</th>")[1].split("</td>")[0]
+    assert uptime.endswith(" s") and len(uptime.rsplit(">", 1)[1]) < 16, uptime  # "4.2 s", "3 min 12 s"
+    theorems = get(url, "/theorems").text
+    assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d{6}", theorems)  # no raw ISO timestamps with microseconds
     missing = get(url, "/catalog/nothing/here/at/all")
     assert missing.status_code == 404 and "unknown ruleset" in missing.text
     bad = get(url, "/sowing/31x2")
@@ -250,7 +285,7 @@ def test_the_explorers_budget_holds_on_the_catalogs_routes(tmp_path: Path) -> No
     with explorer(data, seed=False, gateway_options={"max_positions": 500}) as (_, url):
         for path in ("/api/v1/catalog/positions/big", "/api/v1/catalog/positions?value=0", "/catalog/big"):
             reply = get(url, path)
-            assert reply.status_code == 429 and "500" in reply.text, (path, reply.text[:300])
+            assert reply.status_code == 422 and "500" in reply.text, (path, reply.text[:300])  # the limit named
 
 
 def test_odd_inputs_are_never_500(service: tuple[str, str]) -> None:
@@ -259,7 +294,7 @@ def test_odd_inputs_are_never_500(service: tuple[str, str]) -> None:
     assert reply.status_code == 400 and "9999999999-99999999999" in reply.json()["error"]["message"]
     # n·↑ = {0 | (n-1)·↑∗} (Winning Ways ch. 3): birthday n + 1, atomic weight n (ch. 8)
     deep = get(url, "/api/v1/value?expression=" + quote("^400")).json()
-    assert deep["analyses"]["birthday"] == "401" and deep["analyses"]["atomic_weight"] == "400"
+    assert deep["analyses"]["birthday"] == 401 and deep["analyses"]["atomic_weight"] == "400"
     # a short expression whose canonical form is longer than any expression may be
     expression = " + ".join("{%d|-%d}" % (2 * i, 2 * i) for i in range(1, 12)) + " + ^"
     reply = get(url, "/api/v1/value?expression=" + quote(expression))

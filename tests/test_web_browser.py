@@ -143,3 +143,46 @@ def test_explorer_in_headless_chromium(tmp_path: Path, browser: Any) -> None:
         Path(artifacts).mkdir(parents=True, exist_ok=True)
         for name in ("explorer-position.png", "explorer-timings.json"):
             shutil.copy(tmp_path / name, Path(artifacts) / name)
+
+
+def test_heavy_position_catalog_values_and_theorems_at_1000_px(tmp_path: Path, browser: Any) -> None:
+    """A position that takes longer than a page waits (Sowing 1^12: 349,913 positions) gets an
+    immediate page; its button values it in the background and the page that follows the job ends
+    on the position. The catalog lists every named position with its value (Table 1: 2202 = ↑),
+    and the theorems page, with a verification run, fits a 1000-pixel window."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from web_harness import explorer
+
+    with explorer(tmp_path / "data", page_seconds=0.3) as (address, url):
+        browser.get(url + "/sowing/1^12")
+        assert "longer than a page waits (0.3 s)" in _text(browser, "#heavy-reason")
+        assert _text(browser, "#command") == f"ruma query --server {address} sowing '1^12' --timeout 3600"
+        assert _text(browser, "#local-command") == "ruma eval sowing '1^12' --no-limit"
+        browser.find_element(By.ID, "compute").click()
+        WebDriverWait(browser, 30).until(lambda d: "/jobs/" in d.current_url or d.find_elements(By.ID, "value"))
+        WebDriverWait(browser, 600).until(lambda d: unquote(urlparse(d.current_url).path) == "/sowing/1^12"
+                                          and d.find_elements(By.ID, "value"))
+        with connect(address) as client:
+            assert _text(browser, "#value") == client.evaluate("sowing", "1^12").value.unicode
+
+        browser.get(url + "/catalog")
+        rows = browser.find_elements(By.CSS_SELECTOR, "#catalog-results tr")[1:]
+        values = [row.find_element(By.CSS_SELECTOR, "td.value-cell").text for row in rows]
+        assert len(rows) > 100 and all(values) and "None" not in values
+        row_2202 = next(row for row in rows if row.text.startswith("erickson-t1-2202"))
+        assert row_2202.find_element(By.CSS_SELECTOR, ".named-value").text == "↑"
+        assert row_2202.find_element(By.CSS_SELECTOR, "td.agreement").text == "↑ agrees"
+
+        with connect(address) as client:
+            client.catalog.verify("erickson-2.3", 3)
+        browser.set_window_size(1000, 900)
+        browser.get(url + "/theorems")
+        width = browser.execute_script("return window.innerWidth")
+        scroll = browser.execute_script("return document.documentElement.scrollWidth")
+        assert scroll <= width, (scroll, width)  # nothing overflows a 1000-pixel window
+        run = browser.find_element(By.CSS_SELECTOR, "#theorems time").text
+        assert len(run) == len("2026-11-27 08:17 UTC") and run.endswith(" UTC"), run
+        screenshot = tmp_path / "theorems-1000px.png"
+        assert browser.save_screenshot(str(screenshot))

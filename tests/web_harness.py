@@ -11,8 +11,9 @@ from grpc_harness import connect, running_server
 
 @contextlib.contextmanager
 def explorer(data_dir: Path, *, seed: bool = True, gateway_options: dict[str, Any] | None = None,
-             **server_options: Any) -> Iterator[tuple[str, str]]:
-    """A started server (with its catalog, seeded) and explorer; yields ``(grpc_address, http_url)``."""
+             page_seconds: float | None = None, **server_options: Any) -> Iterator[tuple[str, str]]:
+    """A started server (with its catalog, seeded) and explorer; yields ``(grpc_address, http_url)``.
+    ``page_seconds``: how long a page waits for a value (``ruma web --page-seconds``)."""
     from ruma.web import BackgroundServer, Gateway, create_app
 
     server_options.setdefault("catalog", True)
@@ -24,7 +25,9 @@ def explorer(data_dir: Path, *, seed: bool = True, gateway_options: dict[str, An
                 client.catalog.seed()
         gateway = Gateway(address, **(gateway_options or {}))
         try:
-            with BackgroundServer(create_app(gateway)) as web:
+            app = create_app(gateway)
+            app.state.page_seconds = page_seconds
+            with BackgroundServer(app) as web:
                 yield address, web.url
         finally:
             gateway.close()

@@ -1,7 +1,12 @@
 """The HTTP JSON API, ``/api/v1/...``: the service's values, options, catalog and counters.
 
 Every endpoint is a thin call of the ``Gateway``; errors are ``{"error": {"status", "code",
-"message"}}`` with the status of the gRPC code (400 bad input, 429 a limit, 504 a deadline ...).
+"message"}}`` with the status of the gRPC code (400 bad input, 413 a request larger than the
+service takes, 422 a position beyond its limits — the message names the limit —, 429 or 503 the
+service or the explorer busy, 504 a deadline ...). A position whose value is not stored and takes
+longer than a page waits is not waited for: ``202 Accepted`` with a background job to poll
+(``/api/v1/jobs/ID``, also its ``Location``) and the exact ``ruma`` command. ``POST
+/api/v1/batch/{ruleset}`` values many positions, each with its own status.
 A request may bring ``Authorization: Bearer TOKEN``; the gateway then calls the service with that
 token instead of its own. The OpenAPI description is ``/api/v1/openapi.json`` (browsable at
 ``/docs``).
@@ -12,9 +17,13 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from ruma.web import heavy
+from ruma.web.catalog import with_values
 from ruma.web.gateway import Gateway, GatewayError
+from ruma.web.jobs import Jobs
 
 router = APIRouter(prefix="/api/v1", tags=["ruma"])
 
@@ -23,6 +32,20 @@ def gateway(request: Request) -> Gateway:
     """The app's gateway."""
     found: Gateway = request.app.state.gateway
     return found
+
+
+def jobs_of(request: Request) -> Jobs:
+    """The app's queue of background valuations (made on first use)."""
+    state = request.app.state
+    found: Jobs | None = getattr(state, "jobs", None)
+    if found is None:
+        found = state.jobs = Jobs(state.gateway)
+    return found
+
+
+def page_seconds(request: Request) -> float:
+    """How long a request waits for a value before offering a background job (``ruma web --page-seconds``)."""
+    return float(getattr(request.app.state, "page_seconds", None) or heavy.PAGE_SECONDS)
 
 
 def bearer(authorization: Optional[str] = Header(None, description="`Bearer TOKEN`: call the service with this token")) -> Optional[str]:
@@ -98,13 +121,72 @@ class PositionOut(BaseModel):
     right: Optional[list[Option]] = None
 
 
+class ValueAnalyses(Analyses):
+    """A value's analyses: typed as a position's are (``birthday`` and ``nim_value`` are integers)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    outcome: str
+    nim_value: Optional[int] = None
+
+
 class ValueOut(BaseModel):
     """A value expression's canonical form and analyses."""
 
     expression: str
     value: Value
-    analyses: dict[str, str]
+    analyses: ValueAnalyses
     thermograph: Optional[Thermograph] = None
+
+
+class JobOut(BaseModel):
+    """A background valuation: ``state`` is queued, running, done or failed."""
+
+    id: str
+    ruleset: str
+    position: str
+    state: str
+    message: Optional[str] = None
+    value: Optional[str] = None
+    url: str
+    page: str
+    position_url: str
+    seconds: float
+
+
+class Pending(BaseModel):
+    """A position not waited for: why, the job valuing it, and the command that values it."""
+
+    status: int = Field(examples=[202])
+    code: str = Field(examples=["COMPUTING"])
+    message: str
+    job: JobOut
+    command: str
+
+
+class NewJob(BaseModel):
+    """A position to value in the background."""
+
+    ruleset: str
+    position: str
+
+
+class BatchIn(BaseModel):
+    """Positions of one ruleset to value."""
+
+    positions: list[str]
+
+
+class BatchItem(BaseModel):
+    """One position of a batch: its own HTTP-style status, gRPC code and message, and its value."""
+
+    position: str
+    status: int = Field(description="200 valued; 202 not valued within this request (see command); 4xx refused")
+    code: str
+    message: str = ""
+    value: Optional[Value] = None
+    from_store: Optional[bool] = None
+    command: Optional[str] = None
 
 
 class Ruleset(BaseModel):
@@ -156,7 +238,9 @@ class ErrorOut(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "bad input (the message quotes it)"},
     404: {"model": ErrorOut, "description": "unknown ruleset or name"},
-    429: {"model": ErrorOut, "description": "a limit of the service (RESOURCE_EXHAUSTED)"},
+    413: {"model": ErrorOut, "description": "a request larger than the service takes (the limit named)"},
+    422: {"model": ErrorOut, "description": "a position or value beyond the service's limits (the limit named)"},
+    429: {"model": ErrorOut, "description": "the service is busy: try again later"},
     504: {"model": ErrorOut, "description": "the deadline passed (DEADLINE_EXCEEDED)"},
 }
 
@@ -167,30 +251,81 @@ def rulesets(gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bear
     return gw.rulesets(token)
 
 
-@router.get("/positions/{ruleset}/{position:path}", response_model=PositionOut, responses=ERRORS)
-def position(ruleset: str = Path(examples=["sowing"]), position: str = Path(examples=["(10)^3 03 (01)^2"]),
+@router.get("/positions/{ruleset}/{position:path}", response_model=PositionOut,
+            responses={**ERRORS, 202: {"model": Pending, "description": "not stored, and longer than a request waits: "
+                                                                     "a background job values it"}})
+def position(request: Request, ruleset: str = Path(examples=["sowing"]),
+             position: str = Path(examples=["(10)^3 03 (01)^2"]),
              options: bool = Query(True, description="include each player's options"),
              gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> Any:
     """Value, analyses and thermograph of a position, and its Left and Right options, each with its
-    value and whether it is a winning move for the player who makes it."""
+    value and whether it is a winning move for the player who makes it. A position whose value is
+    not stored and takes longer than a request waits gets ``202`` at once, with the background job
+    valuing it (poll its ``url``; the position is then answered from the store) and the command;
+    one beyond what the service computes for a request gets ``422``, the limit named."""
     gw.check_ruleset(ruleset, token)
+    pending = heavy.within_page(gw, ruleset, position, token, page_seconds(request))
+    if pending is not None:
+        if not pending.can_queue:
+            raise GatewayError(422, "RESOURCE_EXHAUSTED", f"{pending.explanation()} (on your machine: {pending.command})")
+        job = jobs_of(request).submit(ruleset, position, token)
+        body = {"status": 202, "code": "COMPUTING", "message": pending.explanation(), "job": job.to_dict(),
+                "command": pending.command}
+        return JSONResponse(body, status_code=202, headers={"Location": f"/api/v1/jobs/{job.id}"})
     return gw.position(ruleset, position, token, options=options)
+
+
+@router.post("/jobs", response_model=JobOut, status_code=202, responses=ERRORS)
+def start_job(request: Request, job: NewJob = Body(...), gw: Gateway = Depends(gateway),
+              token: Optional[str] = Depends(bearer)) -> Any:
+    """Value a position in the background (the same job while one of that position waits or runs)."""
+    gw.check_ruleset(job.ruleset, token)
+    heavy.check_size(gw, job.ruleset, job.position, token)
+    started = jobs_of(request).submit(job.ruleset, job.position, token)
+    return JSONResponse(started.to_dict(), status_code=202, headers={"Location": f"/api/v1/jobs/{started.id}"})
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut, responses=ERRORS)
+def job_state(request: Request, job_id: str) -> Any:
+    """A background valuation: queued, running, done (its value) or failed (why)."""
+    return jobs_of(request).get(job_id).to_dict()
+
+
+@router.post("/batch/{ruleset}", response_model=list[BatchItem], responses=ERRORS)
+def batch(request: Request, ruleset: str, body: BatchIn = Body(...), gw: Gateway = Depends(gateway),
+          token: Optional[str] = Depends(bearer)) -> Any:
+    """Many positions of one ruleset, each with its own outcome: stored ones at once, the others
+    valued within the time a request waits, each at most that long (the service stops a heavy one
+    alone: ``202`` with the command that values it); a malformed one ``400``, one beyond the
+    service's limits ``422`` — never the batch's status. A batch larger than the service takes is
+    ``413``."""
+    from ruma.web.batch import value_batch
+
+    gw.check_ruleset(ruleset, token)
+    heavy.check_batch(gw, len(body.positions), token)
+    return value_batch(gw, ruleset, body.positions, token, page_seconds(request))
 
 
 @router.get("/value", response_model=ValueOut, responses=ERRORS)
 def value(expression: str = Query(..., min_length=1, examples=["{2||1|0} + ^*"]),
           gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> Any:
     """Canonical form, analyses and thermograph of a value expression (CGSuite, Unicode or braces)."""
-    return gw.value(expression, token)
+    out = gw.value(expression, token)
+    out["analyses"] = {key: int(text) if key in ("birthday", "nim_value") else text
+                       for key, text in out["analyses"].items()}
+    return out
 
 
 @router.get("/catalog/positions", response_model=list[Open], responses=ERRORS)
-def named_positions(name: Optional[str] = None, tag: Optional[str] = None, ruleset: Optional[str] = None,
+def named_positions(request: Request, name: Optional[str] = None, tag: Optional[str] = None, ruleset: Optional[str] = None,
                     value: Optional[str] = Query(None, description="only positions of this value, e.g. `*4`"),
                     limit: Optional[int] = Query(None, ge=1, le=10_000),
                     gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> Any:
-    """Named positions of the catalog matching every filter (with values when ``value`` is given)."""
-    return gw.named_positions(token, name=name, tag=tag, ruleset=ruleset, value=value, limit=limit)
+    """Named positions of the catalog matching every filter, each with its stored value (``null``
+    and ``stored: false`` when the store does not have it yet) and whether it agrees with the
+    value printed in its paper (``source_agrees``, ``null`` when the paper prints none)."""
+    return with_values(gw, gw.named_positions(token, name=name, tag=tag, ruleset=ruleset, value=value, limit=limit),
+                       token, page_seconds(request))
 
 
 @router.get("/catalog/positions/{name}", response_model=Open, responses=ERRORS)
@@ -252,19 +387,40 @@ def parse_range(text: Optional[str], what: str) -> Optional[tuple[int, int]]:
     return bounds
 
 
+def census_pots(ruleset: str, seeds: tuple[int, int], pots: Optional[tuple[int, int]]
+                ) -> tuple[Optional[tuple[int, int]], Optional[int]]:
+    """The pots a census searches — ``pots`` as given, else what the seeds can fill as far as the
+    walk budget reaches, as ``ruma census`` does (``ruma.engine.families.bounds``) — and what the
+    seeds can fill (``None`` for a family this process cannot walk: the service judges it)."""
+    try:
+        from ruma.engine.families.bounds import fill_pots, question_pots
+
+        return pots or (1, question_pots(ruleset, seeds)[0]), fill_pots(ruleset, seeds[1])
+    except Exception:  # noqa: BLE001
+        return pots, None
+
+
 @router.get("/census/{ruleset}", response_model=Open, responses=ERRORS)
 def census(ruleset: str, seeds: str = Query(..., examples=["1-8"], description="seeds A-B (or N)"),
            pots: Optional[str] = Query(None, examples=["1-6"], description="pots C-D (or N); default: any"),
            by: str = Query("value", pattern="^(value|outcome|atomic-weight|temperature)$"),
-           simplest: int = Query(3, ge=0, le=20), gw: Gateway = Depends(gateway),
-           token: Optional[str] = Depends(bearer)) -> Any:
+           simplest: int = Query(3, ge=0, le=20),
+           value: list[str] = Query([], description="only the positions of this value (repeatable), e.g. `*3`"),
+           gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> Any:
     """The census of a family over the shared store: how many positions (normalisation classes and
     raw positions) have each value (or outcome, atomic weight, temperature), with the simplest
-    positions of each row."""
+    positions of each row; with ``value``, only the positions of those values (a question by
+    value: the simplest positions of ``*3``). The summary states the family searched; ``pots``
+    defaults to what the seeds can fill as far as a walk of 6 million rows reaches, and
+    ``fill_pots`` says how many pots rows of that many seeds can fill (more than the summary's
+    pots: those longer rows were not searched)."""
     gw.check_ruleset(ruleset, token)
     seed_range = parse_range(seeds, "seeds")
     assert seed_range is not None
-    return gw.census(ruleset, seed_range, parse_range(pots, "pots"), by=by, simplest=simplest, token=token)
+    pot_range, fill = census_pots(ruleset, seed_range, parse_range(pots, "pots"))
+    out = gw.census(ruleset, seed_range, pot_range, by=by, simplest=simplest, token=token, values=value)
+    out["fill_pots"] = fill
+    return out
 
 
 class NewPosition(BaseModel):

@@ -5,8 +5,10 @@
 
 It is a gateway: every page and every ``/api/v1`` call is a call of the gRPC service, with
 ``--token`` (or the visitor's own ``Authorization: Bearer`` token), under the service's limits
-and ``--max-positions`` per request. It is read-only unless ``--allow-writes`` is given (then the
-API can add named positions and verify theorems, when the token may write).
+and ``--max-positions`` per request. A position whose value is not stored and takes longer than
+``--page-seconds`` gets an immediate page offering to compute it in the background. It is
+read-only unless ``--allow-writes`` is given (then the API can add named positions and verify
+theorems, when the token may write).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import sys
 from typing import Any
 
 from ruma.client.cli.errors import Unreachable, UsageError
-from ruma.client.cli.options import add_server_options, count, port, positive
+from ruma.client.cli.options import add_server_options, count, port, positive, seconds
 from ruma.web.shedding import MAX_REQUESTS, MAX_SLOW
 
 
@@ -43,8 +45,9 @@ def run_web(args: argparse.Namespace) -> int:
     print(f"ruma web: exploring {args.server} ({len(rulesets)} rulesets, {mode}) at http://{host}:{args.port}/",
           file=sys.stderr, flush=True)
     try:
-        uvicorn.run(create_app(gateway, max_requests=args.max_requests, max_slow=args.max_slow), host=args.host,
-                    port=args.port, log_level=args.log_level)
+        app = create_app(gateway, max_requests=args.max_requests, max_slow=args.max_slow)
+        app.state.page_seconds = args.page_seconds
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     finally:
         gateway.close()
     return 0
@@ -59,6 +62,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--port", type=port, default=8080, help="HTTP port (default 8080)")
     parser.add_argument("--max-positions", type=count, default=0, metavar="N",
                         help="positions the service may compute per request (default: the service's limit)")
+    parser.add_argument("--page-seconds", type=seconds, default=5.0, metavar="S",
+                        help="how long a page waits for a value not stored yet before it offers to compute it in "
+                             "the background (default 5)")
     parser.add_argument("--allow-writes", action="store_true",
                         help="offer the API's writes (add named positions, verify theorems); off by default. "
                              "With a write --token, anyone who can reach the explorer may then write: see docs/service.md")

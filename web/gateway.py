@@ -3,8 +3,9 @@
 Every call goes through a ``ruma.client.Client`` with the gateway's token, or with the bearer
 token of the HTTP request when it brings one (so the service's own tokens and per-token rights
 apply to each visitor). gRPC failures become ``GatewayError`` with the HTTP status of Google's
-standard mapping (``INVALID_ARGUMENT`` 400, ``RESOURCE_EXHAUSTED`` 429, ``DEADLINE_EXCEEDED`` 504,
-``UNAVAILABLE`` 503 ...) and the server's message, quoted unchanged.
+standard mapping (``INVALID_ARGUMENT`` 400, ``DEADLINE_EXCEEDED`` 504, ``UNAVAILABLE`` 503 ...;
+``RESOURCE_EXHAUSTED`` is 422, a limit the message names, or 429 when the service is busy) and the
+server's message, quoted unchanged.
 
 The explorer is read-only by default: it never changes the catalog. Asking about a position
 lets the service value it (and cache the value, as any client would), within the service's limits
@@ -63,6 +64,15 @@ class GatewayError(Exception):
     def to_dict(self) -> dict[str, Any]:
         """The JSON body of the error response."""
         return {"error": {"status": self.status, "code": self.code, "message": self.message}}
+
+
+def http_status(code: grpc.StatusCode, details: str = "") -> int:
+    """The HTTP status of a gRPC failure: ``HTTP_STATUS``, except that ``RESOURCE_EXHAUSTED`` is
+    ``422`` (a request beyond a limit of the service, which its message names) unless the service
+    says to try again later (``429``: it is busy)."""
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "try again later" not in details:
+        return 422
+    return HTTP_STATUS.get(code, 502)
 
 
 def position_path(ruleset: str, position: str) -> str:
@@ -171,7 +181,7 @@ class Gateway:
         try:
             return function()
         except RumaRpcError as error:
-            _raise(HTTP_STATUS.get(error.code, 502), error.code.name, error.details or error.code.name)
+            _raise(http_status(error.code, error.details), error.code.name, error.details or error.code.name)
         except RumaError as error:  # raised by the client before calling (bad notation, say)
             _raise(400, "INVALID_ARGUMENT", str(error))
         finally:
@@ -274,7 +284,7 @@ class Gateway:
     def within_budget(self, ruleset: str, position: str, token: str | None = None) -> None:
         """Value a position within this explorer's ``max_positions`` (if it has one) before a call
         that values it with the service's own limit: the value is then stored, or the request is
-        refused (RESOURCE_EXHAUSTED, 429) as the position page is."""
+        refused (RESOURCE_EXHAUSTED, 422, the limit named) as the position page is."""
         if self.max_positions:
             client = self.client(token)
             self.call(lambda: client.evaluate(ruleset, position, max_positions=self.max_positions))
@@ -322,13 +332,13 @@ class Gateway:
         return list(found)
 
     def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, *, by: str = "value",
-               simplest: int = 3, token: str | None = None) -> dict[str, Any]:
+               simplest: int = 3, token: str | None = None, values: Iterable[str] = ()) -> dict[str, Any]:
         """The census of a family over the store's values (the service's ``Census`` RPC): rows grouped
         ``by`` value, outcome, atomic weight or temperature, each with its simplest positions, and a
-        summary whose ``missing`` counts the classes not stored yet. Never asks the service to
-        compute missing values (read-only)."""
+        summary whose ``missing`` counts the classes not stored yet; ``values`` keeps only the
+        positions of those values. Never asks the service to compute missing values (read-only)."""
         client = self.client(token)
-        result = self.call(lambda: client.census(ruleset, seeds, pots, by=by, simplest=simplest))
+        result = self.call(lambda: client.census(ruleset, seeds, pots, by=by, simplest=simplest, values=list(values)))
         rows = plain(getattr(result, "rows", result))
         for row in rows:
             for position in row.get("simplest") or ():

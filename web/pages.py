@@ -1,21 +1,30 @@
 """The explorer's HTML pages: server-rendered (Jinja2), no script, every page a shareable URL.
 
 ``/sowing/(10)^3 03 (01)^2`` is the page of that position: value, outcome, analyses, thermograph
-and each player's options, every option a link to its own page. ``/catalog``, ``/tags``,
-``/theorems`` and ``/search`` browse the catalog; ``/value`` is a calculator; ``/stats`` the store.
-The position form submits to ``/go``, which redirects to the position's URL.
+and each player's options, every option a link to its own page. A position whose value is not
+stored and takes longer than a page waits (``ruma.web.heavy``) gets an immediate page that says
+so, offers to compute it in the background (``POST /jobs``; ``/jobs/ID`` refreshes itself until
+the value is there, then leads to the position) and gives the exact ``ruma`` command.
+``/catalog`` (with values, and whether each agrees with its paper), ``/tags``, ``/theorems`` and
+``/search`` browse the catalog; ``/census`` counts a family, or only some values of it; ``/value``
+is a calculator; ``/stats`` the store. The position form submits to ``/go``, which redirects to
+the position's URL.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Optional
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
 
-from ruma.web.api import bearer, gateway, parse_range
+from ruma.web import heavy
+from ruma.web.api import bearer, census_pots, gateway, jobs_of, page_seconds, parse_range
+from ruma.web.catalog import COUNT_UP_TO, counted, unicode, with_values
 from ruma.web.gateway import Gateway, GatewayError, position_path, sketch
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
@@ -23,6 +32,47 @@ router = APIRouter(include_in_schema=False)
 
 OUTCOMES = {"L": "Left wins, whoever starts", "R": "Right wins, whoever starts",
             "N": "the player to move wins", "P": "the second player wins"}
+#: stored positions a search page lists
+SEARCH_ROWS = 50
+
+
+def when(text: Any) -> str:
+    """An ISO 8601 time as ``2026-11-27 08:17 UTC`` (text that is no time is left as it is)."""
+    if not text:
+        return ""
+    try:
+        moment = datetime.fromisoformat(str(text))
+    except ValueError:
+        return str(text)
+    zone = moment.strftime("%Z") or ("UTC" if moment.utcoffset() is None else "")
+    return f"{moment:%Y-%m-%d %H:%M} {zone}".strip()
+
+
+def duration(seconds: Any) -> str:
+    """Seconds as ``2 h 5 min``, ``3 min 12 s`` or ``4.2 s``."""
+    value = float(seconds or 0)
+    if value < 60:
+        return f"{value:.1f} s"
+    minutes, secs = divmod(int(value), 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    parts = [(days, "d"), (hours, "h"), (minutes, "min"), (secs, "s")]
+    shown = [f"{n} {unit}" for n, unit in parts if n][:2]
+    return " ".join(shown)
+
+
+def figure(value: Any) -> str:
+    """A counter as people read it: thousands separated, floats rounded."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return str(value)
+
+
+TEMPLATES.env.filters.update(when=when, duration=duration, figure=figure, unicode=unicode)
 
 
 def choices(gw: Gateway, token: Optional[str], current: Optional[str] = None) -> list[str]:
@@ -35,6 +85,12 @@ def choices(gw: Gateway, token: Optional[str], current: Optional[str] = None) ->
             name = current if current and current.startswith(family + ":") else f"{family}:0.37"
         out.append(name)
     return out
+
+
+def impartial(gw: Gateway, ruleset: str, token: Optional[str]) -> bool:
+    """Whether the service calls ``ruleset`` impartial (an octal game is)."""
+    family = ruleset.partition(":")[0]
+    return any(r["impartial"] and r["name"] in (ruleset, f"{family}:CODE") for r in gw.rulesets(token))
 
 
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -54,7 +110,8 @@ def error_page(request: Request, error: GatewayError) -> HTMLResponse:
     except GatewayError:
         names = []
     titles = {400: "That is not something the service can read", 404: "Not found",
-              429: "Too much work for this service's limits", 504: "The service ran out of time"}
+              413: "Too large for this service", 422: "Beyond this service's limits",
+              429: "The service is busy", 503: "The service is busy", 504: "The service ran out of time"}
     return render(request, "error.html", error.status, status=error.status, title=titles.get(error.status, "Error"),
                   message=error.message, choices=names, ruleset=request.path_params.get("ruleset"),
                   position=request.path_params.get("position"))
@@ -87,9 +144,10 @@ def value_page(request: Request, expression: Optional[str] = None, gw: Gateway =
 def catalog_page(request: Request, tag: Optional[str] = None, ruleset: Optional[str] = None,
                  value: Optional[str] = None, name: Optional[str] = None, gw: Gateway = Depends(gateway),
                  token: Optional[str] = Depends(bearer)) -> HTMLResponse:
-    """Named positions, filtered by tag, ruleset, value or name."""
+    """Named positions with their values, filtered by tag, ruleset, value or name."""
     entries = gw.named_positions(token, name=name or None, tag=tag or None, ruleset=ruleset or None, value=value or None)
-    return render(request, "catalog.html", entries=entries, tag=tag, value=value, ruleset=ruleset)
+    return render(request, "catalog.html", entries=with_values(gw, entries, token, page_seconds(request)), tag=tag, value=value,
+                  ruleset=ruleset)
 
 
 @router.get("/catalog/{name}", response_class=HTMLResponse)
@@ -122,31 +180,35 @@ def theorem_page(request: Request, name: str, gw: Gateway = Depends(gateway),
 @router.get("/search", response_class=HTMLResponse)
 def search_page(request: Request, value: Optional[str] = None, ruleset: Optional[str] = None,
                 gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
-    """Named and stored positions of a value."""
+    """Named and stored positions of a value, saying how many more are stored than listed."""
     named: list[Any] = []
     stored: list[Any] = []
+    more, exact = 0, True
     if value:
         named = gw.named_positions(token, ruleset=ruleset or None, value=value)
         if ruleset:
             gw.check_ruleset(ruleset, token)
-            stored = gw.search_stored(ruleset, value, 50, token)
-    return render(request, "search.html", value=value, ruleset=ruleset, named=named, stored=stored,
-                  choices=[c for c in choices(gw, token) if ":" not in c])
+            stored, more, exact = counted(lambda n: gw.search_stored(ruleset, value, n, token), SEARCH_ROWS)
+    return render(request, "search.html", value=value, ruleset=ruleset, named=named, stored=stored, more=more,
+                  exact=exact, count_up_to=COUNT_UP_TO, choices=[c for c in choices(gw, token) if ":" not in c])
 
 
 @router.get("/census", response_class=HTMLResponse)
 def census_page(request: Request, ruleset: Optional[str] = None, seeds: Optional[str] = None,
                 pots: Optional[str] = None, by: str = Query("value", pattern="^(value|outcome|atomic-weight|temperature)$"),
+                value: Optional[str] = Query(None, description="only these values, comma-separated"),
                 gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
-    """A census of a family over the store (once the service offers one)."""
-    c = None
+    """A census of a family over the store, or only of some values (a question by value)."""
+    c, fill = None, None
     if ruleset and seeds:
         gw.check_ruleset(ruleset, token)
         seed_range = parse_range(seeds, "seeds")
         assert seed_range is not None
-        c = gw.census(ruleset, seed_range, parse_range(pots, "pots"), by=by, token=token)
+        pot_range, fill = census_pots(ruleset, seed_range, parse_range(pots, "pots"))
+        values = [v.strip() for v in (value or "").split(",") if v.strip()]
+        c = gw.census(ruleset, seed_range, pot_range, by=by, token=token, values=values)
     return render(request, "census.html", c=c, ruleset=ruleset or "sowing", seeds=seeds, pots=pots, by=by,
-                  choices=choices(gw, token, ruleset))
+                  value=value, fill=fill, choices=choices(gw, token, ruleset))
 
 
 @router.get("/stats", response_class=HTMLResponse)
@@ -155,23 +217,61 @@ def stats_page(request: Request, gw: Gateway = Depends(gateway), token: Optional
     return render(request, "stats.html", s=gw.stats(token))
 
 
+@router.post("/jobs")
+async def start_job(request: Request, token: Optional[str] = Depends(bearer)) -> Response:
+    """Value a position in the background (``ruma.web.jobs``); leads to the job's page. (The form
+    is read here, with the standard library: no multipart parser is needed for two fields.)"""
+    from urllib.parse import parse_qs
+
+    form = parse_qs((await request.body()).decode("utf-8", "replace"))
+    ruleset, position = (form.get(name, [""])[0].strip() for name in ("ruleset", "position"))
+    if not ruleset or not position:
+        raise GatewayError(400, "INVALID_ARGUMENT", "a job needs a ruleset and a position (form fields)")
+    gw: Gateway = request.app.state.gateway
+    return await run_in_threadpool(_start_job, request, gw, ruleset, position, token)
+
+
+def _start_job(request: Request, gw: Gateway, ruleset: str, position: str, token: Optional[str]) -> Response:
+    gw.check_ruleset(ruleset, token)
+    heavy.check_size(gw, ruleset, position, token)
+    job = jobs_of(request).submit(ruleset, position, token)
+    return RedirectResponse(job.url, status_code=303)
+
+
+@router.get("/jobs/{job_id}", response_class=HTMLResponse)
+def job_page(request: Request, job_id: str) -> Response:
+    """A background valuation: refreshes itself while it runs, leads to the position once done."""
+    job = jobs_of(request).get(job_id)
+    if job.state == "done":
+        return RedirectResponse(position_path(job.ruleset, job.position), status_code=303)
+    return render(request, "job.html", job=job, ruleset=job.ruleset, position=job.position,
+                  local=heavy.local_command(job.ruleset, job.position))
+
+
 @router.get("/{ruleset}/{position:path}", response_class=HTMLResponse)
 def position_page(request: Request, ruleset: str, position: str, gw: Gateway = Depends(gateway),
                   token: Optional[str] = Depends(bearer)) -> HTMLResponse:
-    """A position: value, outcome, analyses, thermograph and each player's options."""
+    """A position: value, outcome, analyses, thermograph and each player's options; or, when its
+    value would take longer than a page waits, an immediate page that offers to compute it."""
     gw.check_ruleset(ruleset, token)
+    pending = heavy.within_page(gw, ruleset, position, token, page_seconds(request))
+    if pending is not None:  # (422 when the service cannot value it at all)
+        return render(request, "heavy.html", 200 if pending.can_queue else 422, h=pending, ruleset=ruleset,
+                      position=position,
+                      choices=choices(gw, token, ruleset),
+                      local=heavy.local_command(ruleset, position))
     p = gw.position(ruleset, position, token)
     a = p["analyses"]
-    rows = [(label, a[key]) for label, key in (("left stop", "left_stop"), ("right stop", "right_stop"),
-                                               ("mean", "mean"), ("temperature", "temperature"),
-                                               ("birthday", "birthday"), ("atomic weight", "atomic_weight"))
-            if a.get(key) is not None]
+    plain = impartial(gw, ruleset, token)  # stops, mean, temperature and thermograph say nothing of a nimber
+    keys = (("birthday", "birthday"),) if plain else (
+        ("left stop", "left_stop"), ("right stop", "right_stop"), ("mean", "mean"), ("temperature", "temperature"),
+        ("birthday", "birthday"), ("atomic weight", "atomic_weight"))
+    rows = [(label, a[key]) for label, key in keys if a.get(key) is not None]
     if p["nim_value"] is not None:
         rows.insert(0, ("nim value", p["nim_value"]))
-    impartial = any(r["name"] == ruleset and r["impartial"] for r in gw.rulesets(token)) or (
-        p["left"] == p["right"] and all(o["outcome"] in ("P", "N") for o in p["left"]))
-    sides = [("left", "Moves", p["left"])] if impartial else [("left", "Left's options", p["left"]),
-                                                              ("right", "Right's options", p["right"])]
-    return render(request, "position.html", p=p, rows=rows, sides=sides, sketch=sketch(p["value"]["ascii"]),
+    sides = [("left", "Moves", p["left"])] if plain else [("left", "Left's options", p["left"]),
+                                                          ("right", "Right's options", p["right"])]
+    return render(request, "position.html", p=p, rows=rows, sides=sides,
+                  sketch="" if plain else sketch(p["value"]["ascii"]),
                   outcome_text=f"{p['outcome']}: {OUTCOMES.get(p['outcome'], '')}", ruleset=ruleset,
                   position=p["position"], choices=choices(gw, token, ruleset))

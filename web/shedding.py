@@ -6,7 +6,8 @@ would hold every thread and leave cheap pages waiting behind them. So requests a
 arrive: at most ``max_slow`` *slow* ones (anything that may make the service compute) and
 ``max_requests`` in all are served at once, and a request beyond either is answered at once with
 ``503 Service Unavailable`` and ``Retry-After`` — never queued. Cheap pages (the home page, the
-rulesets, theorems, statistics, tags, static files and the API's description) count only against
+rulesets, theorems, statistics, tags, static files, the API's description and the state of a
+background job, which a page polls) count only against
 ``max_requests``, so slow requests cannot crowd them out.
 """
 
@@ -21,7 +22,7 @@ RETRY_AFTER = 2
 #: paths that never make the service compute (with ``GET``)
 CHEAP = frozenset({"/", "/go", "/tags", "/theorems", "/stats", "/docs", "/redoc", "/favicon.ico", "/api/v1/rulesets",
                    "/api/v1/stats", "/api/v1/theorems", "/api/v1/catalog/tags", "/api/v1/openapi.json"})
-CHEAP_PREFIXES = ("/static/", "/theorems/", "/api/v1/theorems/")
+CHEAP_PREFIXES = ("/static/", "/theorems/", "/api/v1/theorems/", "/jobs/", "/api/v1/jobs/")
 #: listings that are cheap unless they search by value
 LISTINGS = frozenset({"/catalog", "/api/v1/catalog/positions"})
 

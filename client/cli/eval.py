@@ -27,7 +27,37 @@ COLUMNS = [Column("position"), Column("value"), Column("outcome"), Column("left_
            Column("right_stop", "right stop", "right"), Column("mean", justify="right"),
            Column("temperature", "temp.", "right"), Column("atomic_weight", "atomic weight"),
            Column("from_store", "stored")]
+#: an impartial ruleset's positions: stops, mean, temperature and atomic weight say nothing of a nimber
+IMPARTIAL_COLUMNS = [Column("position"), Column("value"), Column("outcome"), Column("nim_value", "nim value", "right"),
+                     Column("birthday", "born", "right"), Column("from_store", "stored")]
 OPTION_COLUMNS = [Column("player"), Column("option"), Column("value")]
+
+
+def impartial(ruleset: str) -> bool:
+    """Whether this process knows ``ruleset`` as impartial."""
+    from ruma.engine.rulesets import get_ruleset
+
+    try:
+        return bool(get_ruleset(ruleset).impartial)
+    except Exception:  # noqa: BLE001 - a ruleset only the server knows is shown in full
+        return False
+
+
+def columns(ruleset: str) -> list[Column]:
+    """The table columns of evaluations of ``ruleset``."""
+    return IMPARTIAL_COLUMNS if impartial(ruleset) else COLUMNS
+
+
+def shown(record: dict[str, Any], text: str, fmt: str) -> dict[str, Any]:
+    """``record`` with the position as typed (``input``), and for people the position as typed
+    followed by how it is printed, when the two differ (``(10)^3 03 (01)^2 → 101010030101``)."""
+    typed = text.strip()
+    if typed == record["position"]:
+        return record
+    record["input"] = typed
+    if fmt == "json":
+        return record
+    return {**record, "position": f"{typed} → {record['position']}"}
 
 
 def _evaluator(args: argparse.Namespace, stack: ExitStack, report_progress: Any = None) -> Any:
@@ -48,7 +78,8 @@ def _text(record: dict[str, Any]) -> str:
 
     parts = " + ".join(c["position"] for c in record["components"])
     split = f"  [{parts}]" if len(record["components"]) > 1 else ""
-    return "\n".join([f"{record['position']} = {record['value']}{split}", *analysis_lines(record)])
+    return "\n".join([f"{record['position']} = {record['value']}{split}",
+                      *analysis_lines(record, impartial=impartial(record["ruleset"]))])
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -60,11 +91,11 @@ def run_eval(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         bar = stack.enter_context(progress("valuing", total=None, enabled=args.progress, unit="positions"))
         evaluator = _evaluator(args, stack, throttled(bar.update))
-        out = stack.enter_context(Output(args.format, COLUMNS))
+        out = stack.enter_context(Output(args.format, columns(args.ruleset)))
         for text in read_positions(args.positions):
             bar.describe(f"valuing {text}")
             try:
-                record = evaluation_record(evaluator.evaluate(text), args.notation)
+                record = shown(evaluation_record(evaluator.evaluate(text), args.notation), text, args.format)
             except Exception as error:  # noqa: BLE001 - one line per failed position; bugs propagate
                 status = max(status, report(args.command_prog, error))
                 continue

@@ -6,9 +6,10 @@
     with progress("valuing", total=len(todo), enabled=args.progress) as bar:
         bar.advance()
 
-Tables and progress bars are drawn by ``rich`` (imported only when one is drawn, so ``ruma
---help`` stays fast). Progress goes to stderr, and only when stderr is a terminal, so stdout
-stays clean for pipes.
+Tables and progress bars are drawn by ``rich`` on a terminal (imported only when one is drawn, so
+``ruma --help`` stays fast); a table written to a pipe or a file is plain text, columns padded to
+at most ``PLAIN_WIDTH`` characters (one long canonical form does not widen every row). Progress
+goes to stderr, and only when stderr is a terminal, so stdout stays clean for pipes.
 """
 
 from __future__ import annotations
@@ -112,19 +113,40 @@ def labelled(record: Mapping[str, Any], keys: Sequence[str] | None = None) -> st
     return "\n".join(f"{(k.replace('_', ' ') + ':'):<{width + 1}}{cell(record.get(k))}" for k in names)
 
 
+#: in a table written to a pipe or file, columns are padded to at most this many characters: a
+#: longer cell (a large canonical form) sticks out of its column rather than widening every row
+PLAIN_WIDTH = 32
+
+
+def plain_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> Iterator[str]:
+    """The lines of a table for a pipe or a file: columns two spaces apart, each padded to its
+    widest cell but at most ``PLAIN_WIDTH`` (a longer cell shifts the rest of its own row only),
+    no trailing spaces. Linear in the output: no cell is measured twice, none is wrapped."""
+    header = [c.title for c in columns]
+    widths = [min(PLAIN_WIDTH, max([len(header[i]), *(len(row[i]) for row in rows)])) for i in range(len(columns))]
+    for cells in (header, *rows):
+        parts = [cell.rjust(width) if column.justify == "right" else cell.ljust(width)
+                 for cell, width, column in zip(cells, widths, columns)]
+        yield "  ".join(parts).rstrip()
+
+
 def print_table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, stream: TextIO | None = None,
                 title: str | None = None) -> None:
-    """Draw a table with ``rich`` (plain, no colour or box lines when ``stream`` is not a terminal)."""
+    """Draw a table: with ``rich`` on a terminal, as ``plain_table`` elsewhere."""
+    out = stream if stream is not None else sys.stdout
+    terminal = out.isatty()
+    if not terminal:
+        if title:
+            print(title, file=out)
+        out.write("".join(line + "\n" for line in plain_table(columns, rows)))
+        return
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    out = stream if stream is not None else sys.stdout
-    terminal = out.isatty()
-    console = Console(file=out, width=None if terminal else 100_000, no_color=not terminal,
-                      highlight=False, emoji=False, markup=False)
-    table = Table(title=title, box=box.SIMPLE_HEAD if terminal else None, show_edge=False, pad_edge=False,
-                  header_style="bold" if terminal else "", title_justify="left")
+    console = Console(file=out, highlight=False, emoji=False, markup=False)
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold",
+                  title_justify="left")
     for column in columns:
         table.add_column(column.title, justify=column.justify, overflow="fold")  # type: ignore[arg-type]
     for row in rows:

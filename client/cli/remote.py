@@ -4,9 +4,16 @@
     ruma query --server lab.example.org sowing 312  # port 50051 unless given
     ruma load impartial-sowing positions.txt        # one position a line, or .csv / .jsonl; - reads stdin
 
+    ruma load impartial-sowing big.txt --max-seconds 30 --failed failed.txt   # then: ruma load impartial-sowing failed.txt
+
 ``query`` prints the same ``evaluation`` records as ``ruma eval`` (``--lookup``: only what the
-store already has, never computing). ``load`` values every position on the server in batches and
-prints a ``load-summary``; it is idempotent, so a load that stopped is simply run again.
+store already has, never computing). ``load`` values every position on the server and prints a
+``load-summary``. Every position has its own outcome: one that runs out of its time
+(``--max-seconds``) or of the server's memory budget fails alone, with its reason, and the others
+are valued. Positions the server stores already are counted as done before anything is sent, so
+a load that stopped is simply run again and its progress is cumulative. ``--failed FILE`` lists
+the positions that could not be valued, each with its reason (a file ``ruma load`` reads back);
+the exit status is then 1, with a one-line summary on stderr.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import argparse
 import sys
 from ruma.client.cli.errors import CliError, Exit, UsageError, WorkFailed, as_cli_error, report, rpc_error
 from ruma.client.cli.options import (add_format_option, add_notation_option, add_progress_option, add_server_options,
-                                     connect, positive, read_positions)
+                                     connect, positive, read_positions, seconds)
 from ruma.client.cli.output import Output
 
 QUERY_FORMATS = ("table", "text", "json", "csv")
@@ -61,6 +68,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     load.add_argument("files", nargs="+", metavar="FILE",
                       help="positions, one a line (or .csv with a 'position' column, .jsonl with a 'position' field); - reads stdin")
     load.add_argument("--batch-size", type=positive, default=256, metavar="N", help="positions per call (default 256)")
+    load.add_argument("--max-seconds", type=seconds, default=0.0, metavar="S",
+                      help="seconds each position may compute (default: the server's limit)")
+    load.add_argument("--failed", metavar="FILE",
+                      help="write the positions that could not be valued, each with its reason (.csv, .jsonl, or text)")
     add_server_options(load)
     add_format_option(load, lists=False)
     add_progress_option(load)
@@ -70,18 +81,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run_query(args: argparse.Namespace) -> int:
     """Handler of ``ruma query``: 0 when every position was answered; per-position errors are one
     line each on stderr (2 for a bad position or a limit, 1 for a position not stored)."""
-    from ruma.client.cli.eval import COLUMNS, _text
+    from ruma.client.cli.eval import _text, columns, shown
 
     _check_ruleset(args, args.positions[0] if args.positions else None)
     positions = list(read_positions(args.positions))
     if not positions:
         raise UsageError("no positions given", "pass POSITION arguments, or - and positions on stdin")
     status = Exit.OK
-    with connect(args) as client, Output(args.format, COLUMNS) as out:
+    with connect(args) as client, Output(args.format, columns(args.ruleset)) as out:
         if args.lookup:
-            for found in client.lookup(args.ruleset, positions):
+            for text, found in zip(positions, client.lookup(args.ruleset, positions)):
                 if found.evaluation is not None:
-                    record = found.evaluation.to_dict(args.notation)
+                    record = shown(found.evaluation.to_dict(args.notation), text, args.format)
                     out.emit(record, _text(record))
                 elif found.ok:
                     status = max(status, report(args.command_prog, WorkFailed(
@@ -89,9 +100,9 @@ def run_query(args: argparse.Namespace) -> int:
                 else:
                     status = max(status, report(args.command_prog, CliError(found.message, status=Exit.USAGE)))
             return status
-        for item in client.evaluate_batch(args.ruleset, positions):
+        for text, item in zip(positions, client.evaluate_batch(args.ruleset, positions)):
             if item.evaluation is not None:
-                record = item.evaluation.to_dict(args.notation)
+                record = shown(item.evaluation.to_dict(args.notation), text, args.format)
                 out.emit(record, _text(record))
             else:
                 status = max(status, report(args.command_prog, rpc_error(item.code.name, item.message)))
@@ -99,15 +110,17 @@ def run_query(args: argparse.Namespace) -> int:
 
 
 def run_load(args: argparse.Namespace) -> int:
-    """Handler of ``ruma load``: 0 when every position was valued or already stored, 1 otherwise."""
+    """Handler of ``ruma load``: 0 when every position was valued or already stored, 1 otherwise
+    (with ``--failed``: the failures written there, and a one-line summary)."""
     from ruma.client.client import RumaRpcError
     from ruma.client.loader import read_positions as read_file
+    from ruma.client.loader import write_failures
 
     _check_ruleset(args, args.files[0] if len(args.files) > 1 else None)
     positions = [position for name in args.files for position in read_file(name)]
     with connect(args) as client:
         try:
-            summary = client.load(args.ruleset, positions, batch_size=args.batch_size,
+            summary = client.load(args.ruleset, positions, batch_size=args.batch_size, max_seconds=args.max_seconds,
                                   progress=None if args.progress else False)
         except RumaRpcError as error:
             known = as_cli_error(error)
@@ -119,9 +132,17 @@ def run_load(args: argparse.Namespace) -> int:
             raise known if known is not None else error from None
     with Output(args.format) as out:
         out.emit(summary.to_dict(), str(summary))
-    for position, reason in summary.failed[:MAX_FAILURES_SHOWN]:
-        print(f"{args.command_prog}: {position!r}: {reason.splitlines()[0]}", file=sys.stderr)
-    if len(summary.failed) > MAX_FAILURES_SHOWN:
-        print(f"{args.command_prog}: ... and {len(summary.failed) - MAX_FAILURES_SHOWN} more (--json lists them all)",
-              file=sys.stderr)
-    return Exit.FAILED if summary.failed else Exit.OK
+    if not summary.failed:
+        return Exit.OK
+    if args.failed:
+        write_failures(args.failed, summary.failed)
+    else:
+        for position, reason in summary.failed[:MAX_FAILURES_SHOWN]:
+            print(f"{args.command_prog}: {position!r}: {reason.splitlines()[0]}", file=sys.stderr)
+        if len(summary.failed) > MAX_FAILURES_SHOWN:
+            print(f"{args.command_prog}: ... and {len(summary.failed) - MAX_FAILURES_SHOWN} more "
+                  f"(--failed FILE lists them all)", file=sys.stderr)
+    where = f": written to {args.failed} with their reasons" if args.failed else ""
+    print(f"{args.command_prog}: {len(summary.failed)} of {len(positions)} positions could not be valued{where}",
+          file=sys.stderr)
+    return Exit.FAILED

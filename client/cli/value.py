@@ -23,11 +23,17 @@ COLUMNS = [Column("expression"), Column("value"), Column("outcome"), Column("lef
            Column("birthday", "born", "right")]
 
 
-def analysis_lines(record: Mapping[str, Any], *, indent: str = "  ") -> list[str]:
-    """The labelled lines of an analysis (a ``value`` or ``evaluation`` record) for people."""
+def analysis_lines(record: Mapping[str, Any], *, indent: str = "  ", impartial: bool = False) -> list[str]:
+    """The labelled lines of an analysis (a ``value`` or ``evaluation`` record) for people;
+    ``impartial``: a position of an impartial ruleset, whose stops, mean, temperature and atomic
+    weight say nothing (its nim value says all), so they are left out."""
     lines = [f"outcome        {record['outcome']} ({OUTCOMES.get(record['outcome'] or '', 'unknown')})"]
     if record.get("nim_value") is not None:
         lines.append(f"nim value      {record['nim_value']}")
+    if impartial:
+        if record.get("birthday") is not None:
+            lines.append(f"birthday       {record['birthday']}")
+        return [indent + line for line in lines]
     if record.get("left_stop") is not None:
         lines.append(f"stops          {record['left_stop']} (left), {record['right_stop']} (right)")
         lines.append(f"mean           {record['mean']}")

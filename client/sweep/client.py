@@ -23,11 +23,13 @@ BY = {"value": pb.CENSUS_BY_VALUE, "outcome": pb.CENSUS_BY_OUTCOME, "atomic-weig
 
 @dataclass(frozen=True)
 class UploadResult:
-    """What the server did with an upload."""
+    """What the server did with an upload: ``rejected`` holds ``(key, reason)`` of the entries it
+    did not store (a malformed key, a position beyond its limits, a check that ran out of time)."""
 
     stored: int
     already_stored: int
     verified: int
+    rejected: tuple[tuple[bytes, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,8 @@ def upload(client: "Client", ruleset: str, entries: Sequence[Entry], *, timeout:
     request = pb.UploadRequest(ruleset=ruleset, keys=keys, values=values,
                                games=[pb.GameNode(left=left, right=right) for left, right in nodes])
     reply = client.call(_stub(client).Upload, request, timeout)
-    return UploadResult(reply.stored, reply.already_stored, reply.verified)
+    rejected = tuple((keys[item.index], item.status.message) for item in reply.rejected if item.index < len(keys))
+    return UploadResult(reply.stored, reply.already_stored, reply.verified, rejected)
 
 
 def contains(client: "Client", ruleset: str, keys: Sequence[bytes], *, timeout: float | None = None) -> list[bool]:
@@ -112,15 +115,16 @@ def contains(client: "Client", ruleset: str, keys: Sequence[bytes], *, timeout: 
 
 
 def census_request(ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None, by: str, simplest: int,
-                   notations: Iterable[Any], compute_missing: bool) -> pb.CensusRequest:
-    """The ``CensusRequest`` message."""
+                   notations: Iterable[Any], compute_missing: bool, values: Sequence[str] = ()) -> pb.CensusRequest:
+    """The ``CensusRequest`` message (``values``: only the positions of these values)."""
     if by not in BY:
         from ruma.engine.errors import RumaInputError
 
         raise RumaInputError(f"unknown census grouping {by!r}; use one of {', '.join(BY)}")
     low, high = pots if pots is not None else (0, 0)
     return pb.CensusRequest(ruleset=ruleset, seeds_min=seeds[0], seeds_max=seeds[1], pots_min=low, pots_max=high,
-                            by=BY[by], simplest=simplest, notations=list(notations), compute_missing=compute_missing)
+                            by=BY[by], simplest=simplest, notations=list(notations), compute_missing=compute_missing,
+                            values=list(values))
 
 
 def stream_census(client: "Client", request: pb.CensusRequest, timeout: float | None = None) -> Iterator[CensusRow | CensusSummary]:
@@ -148,7 +152,8 @@ def stream_census(client: "Client", request: pb.CensusRequest, timeout: float | 
 
 class ServerSink:
     """A sweep's sink on a remote server: ``Contains`` to skip stored classes, ``Upload`` in
-    batches (the server verifies a sample of each and rejects a batch whole on a mismatch)."""
+    batches (the server verifies a sample of each and rejects a batch whole on a mismatch; the
+    entries it rejects alone are kept in ``rejected`` with their reasons)."""
 
     store_path: str | None = None
 
@@ -157,6 +162,7 @@ class ServerSink:
         self.batch_size = batch_size or max(1, client.capabilities().max_batch_size)
         self.buffer: list[Entry] = []
         self.uploaded = self.stored_new = self.verified = 0
+        self.rejected: list[tuple[bytes, str]] = []  # (key, reason) of the entries the server did not store
 
     def stored(self, keys: Sequence[bytes]) -> list[bool]:
         """``Contains`` in batches the server accepts."""
@@ -177,6 +183,7 @@ class ServerSink:
         self.uploaded += len(entries)
         self.stored_new += result.stored
         self.verified += result.verified
+        self.rejected.extend(result.rejected)
 
     def memo(self) -> RecordingMemo:
         """An in-memory memo whose new entries the driver uploads."""

@@ -1,4 +1,4 @@
-"""``ruma sweep`` and ``ruma census``: value whole families, and count what is stored.
+"""``ruma sweep``, ``ruma census`` and ``ruma find``: value whole families, and count what is stored.
 
     ruma sweep impartial-sowing --seeds 10 --pots 10      # every class into ./ruma-data, all cores
     ruma sweep sowing --seeds 10 --workers 1 --json        # in this process; a JSON summary
@@ -7,6 +7,8 @@
     ruma sweep sowing --seeds 10 --server HOST:PORT --token T   # upload to a server (write token)
     ruma census impartial-sowing --seeds 10 --simplest 3 --format csv
     ruma census atomic-wari --seeds 8 --by atomic-weight --server HOST:PORT
+    ruma census sowing --seeds 13 --value '*3'             # only the positions of value ∗3
+    ruma find sowing '*3' --seeds ..13                     # the simplest of them (client/sweep/questions.py)
 
 The local store is found through the ``ruma.stores`` entry point (the client never imports the
 server); conventions (``--data``, ``--server``, exit codes, one-line errors) follow docs/cli.md.
@@ -26,21 +28,10 @@ from ruma.client.cli.output import Output, progress
 from ruma.engine.errors import RumaError
 
 STYLES = ("unicode", "ascii", "braces")
-CENSUS_COLUMNS = ("by", "group", "nim_value", "classes", "raw_positions", "simplest")
-
-
-def parse_range(text: str, low_default: int, what: str) -> tuple[int, int]:
-    """``B`` or ``A..B`` (inclusive) as ``(A, B)``."""
-    low, sep, high = text.partition("..")
-    try:
-        if not sep:
-            return low_default, int(text)
-        return int(low), int(high)
-    except ValueError:
-        raise UsageError(f"--{what} {text!r}: expected B or A..B (whole numbers)") from None
 
 
 def _family(args: argparse.Namespace) -> Any:
+    from ruma.client.sweep.questions import parse_range
     from ruma.engine.families.enum import Family
 
     seeds = parse_range(args.seeds, 0, "seeds")
@@ -56,7 +47,8 @@ def _backend(args: argparse.Namespace) -> Any:
     return RayActors(args.workers, args.ray or None)
 
 
-def _store_sink(args: argparse.Namespace, create: bool = True) -> Any:
+def store_sink(args: argparse.Namespace, create: bool = True) -> Any:
+    """The local store of ``--data`` as a sweep's sink."""
     from ruma.client.sweep.driver import StoreSink
 
     path = data_directory(args, create=create)
@@ -66,7 +58,7 @@ def _store_sink(args: argparse.Namespace, create: bool = True) -> Any:
         raise Unreachable(f"cannot open the store in {str(args.data)!r}: {error}") from None
 
 
-def _run(args: argparse.Namespace, family: Any, sink: Any, **kwargs: Any) -> Any:
+def run_family_sweep(args: argparse.Namespace, family: Any, sink: Any, **kwargs: Any) -> Any:
     """A sweep with a progress display (classes done of classes to value)."""
     from ruma.client.sweep.driver import run_sweep
 
@@ -89,15 +81,18 @@ def _run(args: argparse.Namespace, family: Any, sink: Any, **kwargs: Any) -> Any
 def run_sweep_command(args: argparse.Namespace) -> int:
     """``ruma sweep``: value every class of the family and commit it; prints a summary."""
     family = _family(args)
+    rejected: list[tuple[bytes, str]] = []
     if args.server:
         from ruma.client.sweep.client import ServerSink
 
         with connect(args) as client:
-            summary = _run(args, family, ServerSink(client, family.ruleset))
+            remote = ServerSink(client, family.ruleset)
+            summary = run_family_sweep(args, family, remote)
+            rejected = remote.rejected
     else:
-        sink = _store_sink(args)
+        sink = store_sink(args)
         try:
-            summary = _run(args, family, sink)
+            summary = run_family_sweep(args, family, sink)
         except BaseException:
             sink.close()
             raise
@@ -105,78 +100,27 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     record = summary.to_dict()
     text = (f"{record['ruleset']} seeds {family.seeds_min}..{family.seeds_max} pots {family.pots_min}..{family.pots_max}: "
             f"{record['classes']:,} classes ({record['raw_positions']:,} raw positions), "
-            f"{record['already_stored']:,} already stored, {record['classes_valued']:,} valued "
-            f"({record['positions_valued']:,} positions) in {record['seconds']} s on {record['workers']} "
-            f"worker(s) [{record['backend']}]")
+            f"{record['already_stored']:,} already stored, {record['classes_valued']:,} classes valued by searching "
+            f"{record['positions_valued']:,} positions (followers included; a class made of components already "
+            f"valued is summed, not searched) in {record['seconds']} s on {record['workers']} worker(s) "
+            f"[{record['backend']}]")
     with Output(args.format) as out:
         out.emit(record, text)
+    if rejected:
+        for key, reason in rejected[:5]:
+            print(f"{args.command_prog}: key {key.hex()}: {reason}", file=sys.stderr)
+        print(f"{args.command_prog}: the server rejected {len(rejected):,} of the values sent "
+              f"(it stored the others)", file=sys.stderr)
+        return 1
     return 0
 
 
-def local_census(args: argparse.Namespace, family: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Census from the local store, sweeping first what it lacks; (row records, summary record)."""
-    from ruma.engine.families.census import census
-    from ruma.engine.families.enum import enumerate_family
-
-    started = time.perf_counter()
-    sink = _store_sink(args, create=False)  # a census adds to a store, it never starts one
-    try:
-        classes = enumerate_family(family)
-        swept = _run(args, family, sink, classes=classes)
-        rows = census(family.rules, classes, sink.store.lookup, args.by, args.simplest)
-    finally:
-        sink.close()
-    rules = family.rules
-    records = []
-    for row in rows:
-        nim = row.group if isinstance(row.group, int) and not isinstance(row.group, bool) else getattr(row.group, "nim_value", None)
-        records.append({"by": args.by, "group": row.label(args.notation), "nim_value": nim, "classes": row.classes,
-                        "raw_positions": row.raw_positions,
-                        "simplest": [rules.format(rep) for rep, _, _ in row.simplest],
-                        "simplest_canonical": [rules.format(state) for _, state, _ in row.simplest]})
-    summary = {"ruleset": rules.name, "seeds": [family.seeds_min, family.seeds_max],
-               "pots": [family.pots_min, family.pots_max], "classes": len(classes),
-               "raw_positions": sum(c.raw_total for c in classes), "rows": len(rows),
-               "computed": swept.classes_valued, "seconds": round(time.perf_counter() - started, 3)}
-    return records, summary
-
-
-def remote_census(args: argparse.Namespace, family: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Census from a server (``compute_missing``: the server values what it lacks)."""
-    from ruma.client.sweep import client as sweep_client
-
-    with connect(args) as client:
-        result = client.census(family.ruleset, (family.seeds_min, family.seeds_max), (family.pots_min, family.pots_max),
-                               by=args.by, simplest=args.simplest, notations=[args.notation], compute_missing=True)
-    records = [row.to_dict(args.notation) for row in result.rows]
-    s: sweep_client.CensusSummary | None = result.summary
-    summary = {} if s is None else {"ruleset": s.ruleset, "seeds": list(s.seeds), "pots": list(s.pots),
-                                    "classes": s.classes, "raw_positions": s.raw_positions, "rows": s.rows,
-                                    "computed": s.computed, "seconds": round(s.seconds, 3)}
-    return records, summary
-
-
-def run_census_command(args: argparse.Namespace) -> int:
-    """``ruma census``: per group, how many classes and raw positions, and the simplest positions."""
-    family = _family(args)
-    records, summary = remote_census(args, family) if args.server else local_census(args, family)
-    with Output(args.format, CENSUS_COLUMNS) as out:
-        for record in records:
-            shown = dict(record)
-            if args.format != "json":
-                shown["simplest"] = " ".join(record["simplest"])
-            out.emit(shown)
-    if summary and args.format == "table":
-        print(f"# {summary['ruleset']} seeds {summary['seeds'][0]}..{summary['seeds'][1]} pots "
-              f"{summary['pots'][0]}..{summary['pots'][1]}: {summary['classes']:,} classes, "
-              f"{summary['raw_positions']:,} raw positions, {summary['rows']} rows", file=sys.stderr)
-    return 0
-
-
-def _location(parser: argparse.ArgumentParser) -> None:
+def _location(parser: argparse.ArgumentParser, question: bool = False) -> None:
     parser.add_argument("ruleset", help="sowing, impartial-sowing, atomic-wari, impartial-atomic-wari or atomic-wari-board")
     parser.add_argument("--seeds", required=True, metavar="[A..]B", help="seeds in all, A..B (A defaults to 0)")
-    parser.add_argument("--pots", metavar="[C..]D", help="pots per row, C..D (default 1..B)")
+    parser.add_argument("--pots", metavar="[C..]D",
+                        help="pots per row, C..D (default: what the seeds can fill, as far as a walk of 6 million rows "
+                             "reaches; a narrower range is stated)" if question else "pots per row, C..D (default 1..B)")
     add_data_option(parser)
     parser.add_argument("--store", dest="data", metavar="DIR", help="same as --data")
     add_server_options(parser, optional=True)
@@ -188,7 +132,9 @@ def _location(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Register ``sweep`` and ``census``."""
+    """Register ``sweep``, ``census`` and ``find``."""
+    from ruma.client.sweep.questions import register_find, run_census_command
+
     sweep = subparsers.add_parser(
         "sweep", help="value every position of a family into the store",
         description="Value every position of RULESET with --seeds and --pots, once per normalisation class "
@@ -202,11 +148,14 @@ def register(subparsers: Any) -> None:
         "census", help="count a family's classes and raw positions per value",
         description="For a family (sweeping first what the store lacks): per value (or outcome, atomic weight, "
         "temperature), how many classes and raw positions have it, and the K simplest positions — fewest "
-        "seeds, then fewest pots, then the smallest row. See docs/sweeps.md.")
-    _location(census)
+        "seeds, then fewest pots, then the smallest row. --value keeps only some values. The bound searched "
+        "is stated on stderr. See docs/sweeps.md.")
+    _location(census, question=True)
     census.add_argument("--by", choices=("value", "outcome", "atomic-weight", "temperature"), default="value")
+    census.add_argument("--value", action="append", metavar="V",
+                        help="only the positions of this value, e.g. '*3' or '^' (repeatable)")
     census.add_argument("--simplest", type=int, default=3, metavar="K", help="positions listed per row (default 3)")
     add_format_option(census)
     add_notation_option(census)
     census.set_defaults(handler=run_census_command)
-
+    register_find(subparsers, _location)

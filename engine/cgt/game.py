@@ -384,9 +384,11 @@ class Game:
         return format_game(self, spec or "ascii")
 
     def __str__(self) -> str:
+        """Unicode, as the command line and the explorer print values (``1↑``, ``∗2``, ``½``);
+        ``repr`` and ``format(g, "ascii")`` give CGSuite plain text."""
         from ruma.engine.cgt.notation import format_game
 
-        return format_game(self, "ascii")
+        return format_game(self, "unicode")
 
     def __repr__(self) -> str:
         from ruma.engine.cgt.notation import format_game

@@ -1,8 +1,13 @@
 """A census of a family: per value (or outcome, atomic weight, temperature), how many classes and
 raw positions have it, and the K simplest positions.
 
-Input: the family's classes (``ruma.engine.families.enum.enumerate_family``) and a ``lookup`` from
-canonical keys to stored values (a store's ``Memo.lookup``). A partizan class stands for raw
+Input: the family's classes (``ruma.engine.families.enum.enumerate_family``, or one at a time from
+``ruma.engine.families.stream.stream_classes``) and their stored values (a store's ``Memo.lookup``
+or ``lookup_many``). ``Tally`` counts one class at a time, so a census streamed through it keeps
+only its rows; restricted to some values (``wanted``) it keeps only theirs, and ``values_among``
+then compares the ids the store keeps (``LmdbStore.value_ids_many``) without building any other
+value — how ``ruma find`` and ``ruma census --value`` stay within a fixed memory on millions of
+classes. A partizan class stands for raw
 positions of two values, ``v`` (canonical orientation) and ``-v`` (mirrored): each orientation
 that has raw positions is counted as one *oriented class* under its own value, so ``classes``
 of a row counts oriented classes (an impartial class is one oriented class). Summed over the
@@ -20,14 +25,15 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterable, Union
+from typing import Any, Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.errors import NotAtomicError, RumaError, RumaInputError
 from ruma.engine.families.enum import FamilyClass, simplicity
 from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["BY", "CensusRow", "census", "group_label", "MissingValuesError"]
+__all__ = ["BY", "CensusRow", "census", "group_label", "values_among", "MissingValuesError", "OTHER", "Tally",
+           "tally", "wanted_values"]
 
 BY = ("value", "outcome", "atomic-weight", "temperature")
 Value = Union[Game, int]
@@ -110,62 +116,185 @@ def _order(by: str, group: Group) -> tuple[object, ...]:
     return (1, repr(sort_key(group)))
 
 
+class Tally:
+    """Census rows built one class at a time (what ``census`` does, in memory that grows with the
+    rows kept, not with the family).
+
+    ``add(entry, value)`` counts one class: ``value`` is its stored value in the canonical
+    orientation, ``None`` when it is not stored (counted in ``missing``), or ``OTHER`` when it is
+    stored but none of ``wanted``. ``wanted`` (values: ``Game``s, or nim values for an impartial
+    ruleset) keeps only the oriented classes of those values; ``rows()`` gives the rows, in group
+    order. ``classes`` and ``raw_positions`` count the whole family."""
+
+    def __init__(self, rules: Ruleset, by: str = "value", simplest: int = 3,
+                 wanted: Iterable[Value] | None = None) -> None:
+        if simplest < 0:
+            raise RumaInputError(f"--simplest must be >= 0, not {simplest}")
+        self.rules, self.by, self.simplest = rules, by, simplest
+        self.grouper = _grouper(by) if by != "value" else None
+        self.wanted = None if wanted is None else set(wanted)
+        self.classes = self.raw_positions = self.missing = 0
+        self._rows: dict[object, CensusRow] = {}
+        self._heaps: dict[object, list[tuple[tuple[int, int, State], int, State, State, bool]]] = {}
+        self._groups: dict[object, Group] = {}
+        self._serial = 0
+
+    def add(self, entry: FamilyClass, value: "Value | None | object") -> None:
+        """Count one class (see the class docstring)."""
+        self.classes += 1
+        self.raw_positions += entry.raw_total
+        if value is None:
+            self.missing += 1
+            return
+        if value is OTHER:
+            return
+        for raw, representative, mirrored in ((entry.raw, entry.representative, False),
+                                              (entry.raw_mirrored, entry.representative_mirrored, True)):
+            if not raw or representative is None:
+                continue
+            signed: Value = -value if mirrored and isinstance(value, Game) else value  # type: ignore[assignment]
+            if self.wanted is not None and signed not in self.wanted:
+                continue
+            ident: object = signed if isinstance(signed, int) else ("g", signed.id)
+            if self.grouper is None:
+                group: Group = signed
+            else:
+                if ident in self._groups:
+                    group = self._groups[ident]
+                else:
+                    group = self._groups[ident] = self.grouper(nimber(signed) if isinstance(signed, int) else signed)
+                ident = ("group", group.id) if isinstance(group, Game) else ("group", group)
+            row = self._rows.get(ident)
+            if row is None:
+                row = self._rows[ident] = CensusRow(group)
+                self._heaps[ident] = []
+            row.classes += 1
+            row.raw_positions += raw
+            if self.simplest:
+                heap = self._heaps[ident]
+                self._serial += 1
+                item = (_negated(simplicity(representative)), self._serial, representative, entry.state, mirrored)
+                if len(heap) < self.simplest:
+                    heapq.heappush(heap, item)
+                elif item[0] > heap[0][0]:
+                    heapq.heapreplace(heap, item)
+
+    def rows(self) -> list[CensusRow]:
+        """The rows, ordered by group, each with its simplest positions."""
+        for ident, row in self._rows.items():
+            chosen = sorted(self._heaps[ident], key=lambda item: simplicity(item[2]))
+            row.simplest = [(rep, state, mirrored) for _, _, rep, state, mirrored in chosen]
+        return sorted(self._rows.values(), key=lambda r: _order(self.by, r.group))
+
+
+class _Other:
+    """The type of ``OTHER``."""
+
+    def __repr__(self) -> str:
+        return "OTHER"
+
+
+#: what a value lookup answers for a stored class whose value is none of the wanted ones
+OTHER = _Other()
+
+ValuesOf = Callable[[Sequence[bytes]], Sequence["Value | None | object"]]
+
+
+def tally(rules: Ruleset, classes: Iterable[FamilyClass], values_of: ValuesOf, by: str = "value",
+          simplest: int = 3, wanted: Iterable[Value] | None = None, *, chunk: int = 4096,
+          stop_at_missing: bool = False) -> Tally:
+    """A ``Tally`` of ``classes``, asking ``values_of`` for ``chunk`` keys at a time (a store's
+    ``lookup_many``, or ``values_among``); ``stop_at_missing``: stop at the first chunk with a
+    class not stored (``missing`` is then at least 1, and the other counts are partial)."""
+    counted = Tally(rules, by, simplest, wanted)
+    batch: list[FamilyClass] = []
+    for entry in classes:
+        batch.append(entry)
+        if len(batch) >= chunk:
+            for item, value in zip(batch, values_of([c.key for c in batch])):
+                counted.add(item, value)
+            batch = []
+            if stop_at_missing and counted.missing:
+                return counted
+    if batch:
+        for item, value in zip(batch, values_of([c.key for c in batch])):
+            counted.add(item, value)
+    return counted
+
+
 def census(rules: Ruleset, classes: Iterable[FamilyClass], lookup: Callable[[bytes], Value | None],
            by: str = "value", simplest: int = 3) -> list[CensusRow]:
     """The census rows of ``classes`` (see the module docstring), ordered by group.
 
     Raises ``MissingValuesError`` when ``lookup`` misses any class.
     """
-    if by != "value":
-        grouper = _grouper(by)
-    if simplest < 0:
-        raise RumaInputError(f"--simplest must be >= 0, not {simplest}")
-    rows: dict[object, CensusRow] = {}
-    heaps: dict[object, list[tuple[tuple[int, int, State], int, State, State, bool]]] = {}
-    cache: dict[object, Group] = {}
-    missing = total = 0
-    serial = 0
-    for entry in classes:
-        total += 1
-        value = lookup(entry.key)
-        if value is None:
-            missing += 1
+    counted = tally(rules, classes, lambda keys: [lookup(key) for key in keys], by, simplest)
+    if counted.missing:
+        raise MissingValuesError(counted.missing, counted.classes)
+    return counted.rows()
+
+
+def values_among(store: Any, rules: Ruleset, wanted: Sequence[Value]) -> ValuesOf:
+    """``values_of`` for a census restricted to ``wanted``, without building any other value.
+
+    With a store that tells what it keeps under a key without building it (the LMDB store's
+    ``value_ids_many(keys)``: a nim value or a game's ``store_game_id``), each class is a
+    comparison of ids: the id of a wanted value or of its negative (a partizan class counts its
+    mirror images under ``-v``) answers that value, any other stored id ``OTHER``, a key not
+    stored ``None`` — memory for one chunk of keys, whatever the family or the value. Other stores
+    are asked their values (``lookup_many``, else ``lookup``), other values becoming ``OTHER``."""
+    targets = _targets(rules, wanted)
+    ids_of = getattr(store, "value_ids_many", None)
+    game_id = getattr(store, "store_game_id", None)
+    if callable(ids_of) and callable(game_id):
+        by_id: dict[tuple[bool, int], Value] = {}
+        for target in targets:
+            found = (False, target) if isinstance(target, int) else (True, game_id(target))
+            if found[1] is not None:  # (a game the store never held: no position has it)
+                by_id[found] = target
+
+        def from_ids(keys: Sequence[bytes]) -> list[Value | None | object]:
+            return [None if found is None else by_id.get(found, OTHER) for found in ids_of(keys)]
+
+        return from_ids
+    many = getattr(store, "lookup_many", None)
+    look: Callable[[Sequence[bytes]], Sequence[Value | None]] = many if callable(many) else (
+        lambda keys: [store.lookup(key) for key in keys])
+    chosen = set(targets)
+
+    def from_values(keys: Sequence[bytes]) -> list[Value | None | object]:
+        return [v if v is None or v in chosen else OTHER for v in look(keys)]
+
+    return from_values
+
+
+def _targets(rules: Ruleset, wanted: Sequence[Value]) -> list[Value]:
+    """The stored values whose classes have an orientation of a wanted value: nim values for an
+    impartial ruleset (a value that is no nimber has none), each game and its negative for a
+    partizan one."""
+    out: list[Value] = []
+    for value in wanted:
+        if rules.impartial:
+            nim = value if isinstance(value, int) else value.nim_value
+            if nim is not None and nim not in out:
+                out.append(nim)
             continue
-        for raw, representative, mirrored in ((entry.raw, entry.representative, False),
-                                              (entry.raw_mirrored, entry.representative_mirrored, True)):
-            if not raw or representative is None:
-                continue
-            signed: Value = -value if mirrored and isinstance(value, Game) else value
-            if by == "value":
-                group: Group = signed
-                ident: object = signed if isinstance(signed, int) else ("g", signed.id)
-            else:
-                ident = signed if isinstance(signed, int) else ("g", signed.id)
-                if ident in cache:
-                    group = cache[ident]
-                else:
-                    group = cache[ident] = grouper(nimber(signed) if isinstance(signed, int) else signed)
-                ident = ("group", group.id) if isinstance(group, Game) else ("group", group)
-            row = rows.get(ident)
-            if row is None:
-                row = rows[ident] = CensusRow(group)
-                heaps[ident] = []
-            row.classes += 1
-            row.raw_positions += raw
-            if simplest:
-                heap = heaps[ident]
-                serial += 1
-                item = (_negated(simplicity(representative)), serial, representative, entry.state, mirrored)
-                if len(heap) < simplest:
-                    heapq.heappush(heap, item)
-                elif item[0] > heap[0][0]:
-                    heapq.heapreplace(heap, item)
-    if missing:
-        raise MissingValuesError(missing, total)
-    for ident, row in rows.items():
-        chosen = sorted(heaps[ident], key=lambda item: simplicity(item[2]))
-        row.simplest = [(rep, state, mirrored) for _, _, rep, state, mirrored in chosen]
-    return sorted(rows.values(), key=lambda r: _order(by, r.group))
+        game = nimber(value) if isinstance(value, int) else value
+        for target in (game, -game):
+            if target not in out:
+                out.append(target)
+    return out
+
+
+def wanted_values(rules: Ruleset, wanted: Sequence[Value]) -> list[Value]:
+    """``wanted`` as the values a ``Tally`` compares (nim values for an impartial ruleset)."""
+    out: list[Value] = []
+    for value in wanted:
+        if not rules.impartial:
+            out.append(nimber(value) if isinstance(value, int) else value)
+        elif isinstance(value, int) or value.nim_value is not None:
+            out.append(value if isinstance(value, int) else int(value.nim_value))  # type: ignore[arg-type]
+    return out
 
 
 def _negated(key: tuple[int, int, State]) -> tuple[int, int, State]:

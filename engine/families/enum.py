@@ -242,6 +242,32 @@ def _count(entry: FamilyClass, row: State, weight: int, mirrored: bool) -> None:
             entry.representative = row
 
 
+def walk_rows(family: Family, should_cancel: Callable[[], bool] | None = None
+              ) -> Iterator[tuple[State, State, int, State, bool]]:
+    """The reference walk: ``(row, mirror image, weight, class, mirrored)`` for each walked row
+    (``_weighted_rows``) that is not after its mirror image (that one is counted with it);
+    ``should_cancel`` is polled every 4096 rows (a true answer raises ``CancelledError``)."""
+    normalise = family.rules.normalise
+    for walked, (row, weight) in enumerate(_weighted_rows(family)):
+        if should_cancel is not None and walked & 4095 == 0 and should_cancel():
+            raise CancelledError(f"enumeration of {family.describe()} was cancelled")
+        mirror = row[::-1]
+        if mirror < row:
+            continue  # counted with its mirror image, which comes first (same seeds and pots)
+        canonical, mirrored = normalise(row)
+        yield row, mirror, weight, canonical, mirrored
+
+
+def book(entry: FamilyClass, row: State, mirror: State, weight: int, mirrored: bool, partizan: bool) -> None:
+    """Count a walked row and its mirror image in their class (``walk_rows``'s items)."""
+    _count(entry, row, weight, mirrored and partizan)
+    if mirror != row:
+        # normalise(mirror) is the same class; its orientation is the other one, unless the
+        # class is its own mirror image (then both rows are in the canonical orientation)
+        canonical = entry.state
+        _count(entry, mirror, weight, partizan and not mirrored and canonical != canonical[::-1])
+
+
 def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = None) -> list[FamilyClass]:
     """The classes of ``family`` with their raw counts and representatives, smallest first.
 
@@ -254,25 +280,14 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
     native = _native_classes(family, should_cancel)
     if native is not None:
         return native  # (in this order already)
-    normalise, key = rules.normalise, rules.key
     partizan = not rules.impartial
     classes: dict[State, FamilyClass] = {}
-    get = classes.get
-    for walked, (row, weight) in enumerate(_weighted_rows(family)):
-        if should_cancel is not None and walked & 4095 == 0 and should_cancel():
-            raise CancelledError(f"enumeration of {family.describe()} was cancelled")
-        mirror = row[::-1]
-        if mirror < row:
-            continue  # counted with its mirror image, which comes first (same seeds and pots)
-        canonical, mirrored = normalise(row)
+    get, key = classes.get, rules.key
+    for row, mirror, weight, canonical, mirrored in walk_rows(family, should_cancel):
         entry = get(canonical)
         if entry is None:
             entry = classes[canonical] = FamilyClass(canonical, key(canonical))
-        _count(entry, row, weight, mirrored and partizan)
-        if mirror != row:
-            # normalise(mirror) is the same class; its orientation is the other one, unless the
-            # class is its own mirror image (then both rows are in the canonical orientation)
-            _count(entry, mirror, weight, partizan and not mirrored and canonical != canonical[::-1])
+        book(entry, row, mirror, weight, mirrored, partizan)
     seeds = seeds_of(rules)
     return sorted(classes.values(), key=lambda c: (seeds(c.state), len(c.state), c.state))
 

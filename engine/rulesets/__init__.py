@@ -15,8 +15,8 @@ from ruma.engine.errors import UnknownRulesetError
 from ruma.engine.native import compiled
 from ruma.engine.rulesets.base import Position, Ruleset, State
 
-__all__ = ["Position", "Ruleset", "State", "get_ruleset", "ruleset_by_code", "ruleset_names", "ruleset_description",
-           "parse_position"]
+__all__ = ["Position", "Ruleset", "State", "family_by_code", "get_ruleset", "ruleset_by_code", "ruleset_names",
+           "ruleset_description", "parse_position"]
 
 # name -> "module:attribute" (a Ruleset instance, or for parametrised names a factory)
 _RULESETS: dict[str, str] = {
@@ -38,6 +38,10 @@ _FACTORIES: dict[str, str] = {
 #: what each parametrised family is (its members describe themselves)
 _FAMILY_DESCRIPTIONS: dict[str, str] = {
     "octal": "an octal game given by its code in Winning Ways notation (octal:0.37, octal:.07, octal:4.07)",
+}
+#: a member of each parametrised family (its rulesets share one key code)
+_FAMILY_EXAMPLES: dict[str, str] = {
+    "octal": "0.07",
 }
 _cache: dict[str, Ruleset] = {}
 
@@ -84,6 +88,18 @@ def parse_position(ruleset: str | Ruleset, text: str) -> Position:
     """Parse ``text`` as a position of ``ruleset`` (a name or a ``Ruleset``)."""
     rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     return rules.position(text)
+
+
+def family_by_code(code: int) -> str | None:
+    """The parametrised family (``octal:CODE``) whose rulesets' keys start with ``code``, or ``None``
+    (a store names its entries of such rulesets by the family: each member has its own keys)."""
+    for family, example in _FAMILY_EXAMPLES.items():
+        try:
+            if get_ruleset(f"{family}:{example}").code == code:
+                return f"{family}:CODE"
+        except (ImportError, AttributeError):
+            continue
+    return None
 
 
 def ruleset_by_code(code: int) -> Ruleset | None:

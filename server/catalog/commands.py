@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -24,7 +25,9 @@ from ruma.client.cli.output import Column, Output, progress
 
 POSITION_COLUMNS = [Column("name"), Column("ruleset"), Column("position"), Column("value"), Column("outcome"),
                     Column("tags")]
-STORED_COLUMNS = [Column("ruleset"), Column("position"), Column("value"), Column("key")]
+STORED_COLUMNS = [Column("ruleset"), Column("position"), Column("value")]  # (the key is in --json only)
+#: stored positions a search counts before it says "more than"
+COUNT_UP_TO = 1000
 THEOREM_COLUMNS = [Column("name"), Column("ruleset"), Column("family"), Column("claim"), Column("domain"),
                    Column("status")]
 
@@ -291,6 +294,16 @@ def _theorem_line(d: dict[str, Any]) -> str:
     return f"{d['name']}: {d['ruleset']} {d['family']} = {d['claim']}{domain}  ({d['status']}){runs}"
 
 
+def _say_more(args: argparse.Namespace, shown: int, found: int, asked: int) -> None:
+    """One line on stderr when a search lists fewer results than there are: how many more (exactly,
+    up to ``asked``) and how to see them."""
+    if found <= shown:
+        return
+    more = f"{found - shown:,} more ({found:,} in all)" if found < asked else f"more than {asked - shown:,} more"
+    print(f"{args.command_prog}: {shown} shown, the simplest first; {more}: --limit {min(found, asked)} lists "
+          + ("them" if found < asked else f"the first {asked:,}"), file=sys.stderr)
+
+
 def _nothing_found(count: int, what: str, hint: str = "check the filters, or load the seed catalog: ruma catalog seed") -> int:
     """Searches that find nothing say so (on stderr; stdout stays a valid empty list) and exit 1."""
     if count:
@@ -330,9 +343,12 @@ def _catalog_search(args: argparse.Namespace) -> int:
         if args.stored:
             if not args.ruleset or not args.value:
                 raise UsageError("--stored needs --ruleset and --value", "e.g. --stored --ruleset impartial-sowing --value '*4'")
-            found = ops.search_stored(args.ruleset, args.value, args.limit or 20)
-            count = _emit(args, (_stored(d, args.notation) for d in found),
-                          lambda d: f"{d['ruleset']} {d['position'] or d['key']} = {d['value']}", STORED_COLUMNS)
+            limit = args.limit or 20
+            found = ops.search_stored(args.ruleset, args.value, max(limit, COUNT_UP_TO))
+            count = _emit(args, (_stored(d, args.notation) for d in found[:limit]),
+                          lambda d: f"{d['ruleset']} {d['position'] or '(another version of the ruleset)'} = {d['value']}",
+                          STORED_COLUMNS)
+            _say_more(args, limit, len(found), max(limit, COUNT_UP_TO))
             return _nothing_found(count, f"stored positions of {args.ruleset} with value {args.value}",
                                   "only positions valued through this store are searched: ruma eval --data, ruma load")
         found = ops.search(name=args.name, tag=args.tag, ruleset=args.ruleset, value=args.value, limit=args.limit)

@@ -207,9 +207,10 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         _refuse(reply.items, refused, context)
         self.counters.record_hits(hits)
         self.mark_unverified(item.evaluation for item in reply.items if item.evaluation.from_store)
-        if todo:
-            done = await self.run("evaluate_batch", (request.ruleset, todo, chosen, request.brief,
-                                                     request.max_positions), budget)
+        args = (request.ruleset, tuple(chosen), request.brief, request.max_positions, request.max_seconds)
+        retry = False
+        while todo:
+            done = await self.value_batch(todo, args, budget, retry)
             for index, result in done:
                 item = reply.items[index]
                 if isinstance(result, bytes):
@@ -217,8 +218,36 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                     self.counters.record(message)
                     item.evaluation.CopyFrom(message)
                 else:
-                    item.status.code, item.status.message = _status(from_wire(*result), context)
+                    failure = result if isinstance(result, BaseException) else from_wire(*result)
+                    item.status.code, item.status.message = _status(failure, context)
+            reached = {index for index, _ in done}
+            todo = [(index, text) for index, text in todo if index not in reached]
+            budget, retry = budget.renewed(), True  # (a worker stopped for memory: the rest go to another)
         return reply
+
+    async def value_batch(self, todo: list[tuple[int, str]], args: tuple[Any, ...], budget: Budget,
+                          retry: bool = False) -> list[tuple[int, Any]]:
+        """The ``evaluate_batch`` task on ``todo``: ``(index, message bytes, wire error or error)``
+        for the items it reached. A refusal by admission fails every item of ``todo`` with it,
+        unless ``retry``: then admission is asked again for up to ``ADMISSION_RETRY`` seconds
+        (after a worker stopped for memory, the pool needs a moment to replace it)."""
+        name, chosen, brief, max_positions, seconds = args
+        waited = 0.0
+        while True:
+            try:
+                done: list[tuple[int, Any]] = await self.run(
+                    "evaluate_batch", (name, todo, chosen, brief, max_positions, seconds), budget)
+            except LimitExceededError as refused:
+                if budget.reason is None and retry and waited < ADMISSION_RETRY:
+                    await asyncio.sleep(0.25)
+                    waited += 0.25
+                    continue
+                if budget.reason is not None and budget.reason != "memory":
+                    raise
+                return [(index, refused) for index, _ in todo]
+            if not done:  # stopped before its first item: every item gets the reason
+                return [(index, budget.error(f"evaluation of {text[:60]!r}")) for index, text in todo]
+            return done
 
     @rpc_method
     async def Lookup(self, request: pb.LookupRequest, context: grpc.aio.ServicerContext) -> pb.LookupResponse:
@@ -317,6 +346,8 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             raise LimitExceededError(f"batch of {len(positions)} positions; this server's limit is {self.limits.max_batch_size}")
 
 
+#: seconds ``EvaluateBatch`` asks admission again for the items a worker stopped for memory did not reach
+ADMISSION_RETRY = 5.0
 #: a parameter used to describe a parametrised ruleset family in GetCapabilities
 _EXAMPLE_PARAMETER = {"octal": "octal:0.07"}
 

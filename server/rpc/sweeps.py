@@ -6,14 +6,16 @@ cancellation; ``Upload`` is declared a write method to ``ruma.server.rpc.auth``.
 checked and stored on a thread of the server (its sample re-valued on an evaluation worker),
 ``Contains`` is a reader worker's lookup, a census an evaluation worker's task.
 
-Upload checks, before anything is stored: at most ``max_batch_size`` entries; every key is a
-canonical key of the named ruleset (decoded, normalised and re-encoded to itself) within the
-pot and seed limits; every value is well formed (a nim value for an impartial ruleset, a game
-node for a partizan one); then a random sample of ``max(1, ceil(fraction * n))`` entries is
-re-valued with the server's own evaluator (reading the store, writing only to a scratch memo)
-and compared. Any failure rejects the whole upload
-(``INVALID_ARGUMENT``, naming the first bad entry); otherwise every entry is inserted (a key the
-store holds already keeps its value).
+Upload checks, before anything is stored: at most ``max_batch_size`` entries; every value is
+well formed (a nim value for an impartial ruleset, a game node for a partizan one) — else the
+whole upload is refused (``INVALID_ARGUMENT``). Every key must be a canonical key of the named
+ruleset (decoded, normalised and re-encoded to itself) within the pot and seed limits: an entry
+whose key is not is rejected alone (``UploadResponse.rejected``, with its reason). Then a random
+sample of ``max(1, ceil(fraction * n))`` of the other entries is re-valued with the server's own
+evaluator (reading the store, writing only to a scratch memo) and compared: a sampled entry whose
+check runs out of time or memory is rejected alone, and a value that differs rejects the whole
+upload (``INVALID_ARGUMENT``, naming it: the sample vouches for the entries it does not check).
+Every entry not rejected is then inserted (a key the store holds already keeps its value).
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import RecordingMemo, unpack
 from ruma.server.work import convert
 from ruma.server.rpc.auth import register_write_methods
-from ruma.server.rpc.errors import rpc_method, rpc_stream
+from ruma.server.rpc.errors import from_wire, rpc_method, rpc_stream, status_of
 from ruma.server.work.budget import Budget
 from ruma.server.work.disk import check_room
 from ruma.server.rpc.servicer import RumaServicer
 from ruma.server.store.codec import CodecError
 from ruma.server.store.keys import state_of_key
+from ruma.v1 import ruma_pb2
 from ruma.v1 import sweep_pb2 as pb
 from ruma.v1 import sweep_pb2_grpc
 
@@ -110,35 +113,51 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             entries = unpack((list(request.keys), list(request.values), nodes), rules.impartial)
         except ValueError as error:
             raise UploadRejected(f"upload rejected: {error}") from None
-        states = [self._check_key(rules, key) for key, _ in entries]
-        verified = 0
-        if n and self.verify_fraction > 0:
-            count = min(n, max(1, math.ceil(self.verify_fraction * n)))
-            sample = sorted(self.rng.sample(range(n), count))
-            packet = self.ruma.blocking(self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
-                                                     budget))
-            for i, (_, truth) in zip(sample, unpack(packet, rules.impartial)):
+        reply = pb.UploadResponse()
+        states: dict[int, Any] = {}
+        for i, (key, _) in enumerate(entries):  # a bad key is rejected alone
+            try:
+                states[i] = self._check_key(rules, key)
+            except (UploadRejected, LimitExceededError) as error:
+                _reject(reply, i, error)
+        good = sorted(states)
+        if good and self.verify_fraction > 0:
+            count = min(len(good), max(1, math.ceil(self.verify_fraction * len(good))))
+            sample = sorted(self.rng.sample(good, count))
+            packet, unchecked = self.ruma.blocking(self.ruma.run(
+                "sweep_verify", (rules.name, [entries[i][0] for i in sample]), budget))
+            for j, wire in unchecked:  # a sampled entry whose check ran out of time or memory
+                _reject(reply, sample[j], from_wire(*wire))
+                states.pop(sample[j])
+            checked = [i for j, i in enumerate(sample) if i in states]
+            for i, (_, truth) in zip(checked, unpack(packet, rules.impartial)):
                 claimed = entries[i][1]
                 if truth != claimed:
                     raise UploadRejected(
                         f"upload rejected: {rules.name} position {rules.format(states[i])!r} was uploaded as "
                         f"{format_value(claimed)} but is {format_value(truth)}; nothing of the upload was stored")
-                verified += 1
+                reply.verified += 1
+            if not reply.verified:  # nothing vouches for the entries not sampled
+                for i in sorted(states):
+                    _reject(reply, i, LimitExceededError(
+                        "not stored: no sampled entry of the upload could be checked within this server's limits"))
+                states.clear()
         memo = self.ruma.memo
-        stored = 0
+        kept = [entries[i] for i in sorted(states)]
         with self.ruma.busy():
             marked = getattr(self.ruma.store, "insert_unverified", None)
             if callable(marked):  # stored marked unverified until the server re-values them (store.provenance)
-                stored = marked(entries)
+                reply.stored = marked(kept)
             else:
-                for key, value in entries:
+                for key, value in kept:
                     if memo.lookup(key) is None:
                         memo.insert(key, value)
-                        stored += 1
+                        reply.stored += 1
             flush = getattr(self.ruma.store, "flush", None)
             if callable(flush):
                 flush()  # an OK reply means the upload is on disk
-        return pb.UploadResponse(stored=stored, already_stored=n - stored, verified=verified)
+        reply.already_stored = len(kept) - reply.stored
+        return reply
 
     @rpc_method
     async def Contains(self, request: pb.ContainsRequest, context: Any) -> pb.ContainsResponse:
@@ -171,9 +190,16 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         family = self.family(request)
         args = (family.ruleset, (family.seeds_min, family.seeds_max), (family.pots_min, family.pots_max))
         replies = await self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
-                                                         convert.styles(request.notations)), self.ruma.budget(context))
+                                                         convert.styles(request.notations), tuple(request.values)),
+                                      self.ruma.budget(context))
         for reply in replies:
             yield pb.CensusReply.FromString(reply)
+
+
+def _reject(reply: pb.UploadResponse, index: int, error: BaseException) -> None:
+    """Add entry ``index`` to ``reply.rejected`` with the status of ``error``."""
+    code, message = status_of(error)
+    reply.rejected.add(index=index, status=ruma_pb2.Status(code=code.value[0], message=message))
 
 
 def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
@@ -189,8 +215,11 @@ def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
 
     def revalue(ruleset: str, keys: list[bytes]) -> list[Any]:
         rules = get_ruleset(ruleset)
-        packet = ruma.blocking(ruma.run("sweep_verify", (ruleset, keys), Budget(max_seconds=ruma.limits.max_seconds)))
-        return [value for _, value in unpack(packet, rules.impartial)]
+        packet, failed = ruma.blocking(ruma.run("sweep_verify", (ruleset, keys),
+                                                Budget(max_seconds=ruma.limits.max_seconds)))
+        values = dict(unpack(packet, rules.impartial))
+        reached = min((index for index, _ in failed), default=len(keys))  # (the rest stay marked)
+        return [values[key] for key in keys[:reached]]
 
     def corrected(key: bytes, was: Any, now: Any) -> None:
         ruma.memo.forget(key)

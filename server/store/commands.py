@@ -90,8 +90,7 @@ def run_stats(args: argparse.Namespace) -> int:
         stats = store.stats()
     lines = [f"store {stats['path']} (schema {stats['schema_version']}, engine {stats['engine_version']})"]
     for row in stats["rulesets"]:
-        name = row["name"] or f"code {row['code']}"
-        lines.append(f"  {name} v{row['version']}: {row['entries']} entries")
+        lines.append(f"  {_ruleset_label(row)}: {row['entries']} entries")
     per = stats["bytes_per_entry"]
     lines.append(f"  entries {stats['entries']}, games {stats['games']}, data bytes {stats['data_bytes']}"
                  + (f" ({per:.1f} per entry)" if per is not None else "")
@@ -99,6 +98,19 @@ def run_stats(args: argparse.Namespace) -> int:
     with Output(args.format) as out:
         out.emit(stats, "\n".join(lines))
     return 0
+
+
+def _ruleset_label(row: dict[str, Any]) -> str:
+    """A ruleset of the store's statistics by name: its own, its family's (``octal:CODE``: every
+    octal game), or its key code when this version knows no ruleset of that code."""
+    from ruma.engine.rulesets import family_by_code
+
+    if row["name"]:
+        return f"{row['name']} v{row['version']}"
+    family = family_by_code(row["code"])
+    if family is not None:
+        return f"{family} v{row['version']} (every game of the family)"
+    return f"key code {row['code']} v{row['version']} (a ruleset this version of ruma does not know)"
 
 
 @_store_errors
@@ -150,10 +162,13 @@ def run_verify(args: argparse.Namespace) -> int:
             except StoreDamagedError as error:
                 raise Unreachable(str(error).splitlines()[0]) from None
             report.problems.insert(0, {"table": "(file)", "key": "", "problem": str(refused).splitlines()[0]})
-    records = ", ".join(f"{table} {n}" for table, n in report.records.items())
-    lines = [f"records checked ({'all' if report.full else 'a sample'}): {records}",
-             f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}, "
-             f"problems {len(report.problems)}"]
+    records = ", ".join(f"{table} {n:,}" for table, n in report.records.items())
+    lines = [f"records checked ({'every record of every table' if report.full else 'a sample'}): {records}; "
+             f"damaged: {len(report.problems)}",
+             f"values re-evaluated and compared: "
+             + (f"{report.checked:,} stored positions drawn at random (--sample {args.sample})"
+                if report.checked >= args.sample else f"all {report.checked:,} stored positions")
+             + f", {len(report.mismatches)} differ, {len(report.skipped)} skipped"]
     for bad in report.problems[:LISTED]:
         lines.append(f"  PROBLEM {bad['table']} {bad['key']}: {bad['problem']}")
     if len(report.problems) > LISTED:

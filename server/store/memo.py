@@ -172,6 +172,29 @@ class LmdbStore:
             raise StoreError(f"store {str(self.path)!r} is closed")
         return core.lookup_many(keys)
 
+    def value_ids_many(self, keys: Sequence[bytes]) -> list[tuple[bool, int] | None]:
+        """What is stored under each key without building it: ``(is_game, number)`` — a nim value,
+        or a game's store id (``store_game_id``) — or ``None`` where nothing is; one read
+        transaction, after a flush. A damaged record raises ``CorruptRecordError``. How a reader
+        asks many positions for one value (``ruma find``) without building every other value."""
+        core = self.core
+        core.flush()
+        positions = core.dbs["positions"]
+
+        def read(txn: Any) -> list[tuple[bool, int] | None]:
+            out: list[tuple[bool, int] | None] = []
+            get, unseal, decode = txn.get, codec.unseal, codec.decode_entry
+            for key in keys:
+                raw = get(key, db=positions) if 3 <= len(key) <= core.max_key else None
+                if raw is None:
+                    out.append(None)
+                    continue
+                is_game, number, _ = decode(unseal("positions", key, raw))
+                out.append((is_game, number))
+            return out
+
+        return core._read(read)
+
     def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
         """Store many ``(key, value)`` pairs at once (what the evaluator's compiled search hands back):
         a large batch is written in its own transaction, a small one buffered like ``insert``."""

@@ -117,6 +117,12 @@ class Budget:
             self.stop(DEADLINE if self.deadline == self.client_deadline else TIME)
         return self.error(what)
 
+    def renewed(self) -> "Budget":
+        """A copy of this budget that has not stopped (same deadlines, liveness, flag and memory budget)."""
+        return Budget(client_deadline=self.client_deadline, server_deadline=self.server_deadline,
+                      max_seconds=self.max_seconds, is_active=self.is_active, flag=self.flag,
+                      memory_budget=self.memory_budget)
+
     def wire(self) -> tuple[float | None, float | None, float | None, int | None]:
         """What a worker process needs to rebuild this budget."""
         return self.client_deadline, self.server_deadline, self.max_seconds, self.memory_budget

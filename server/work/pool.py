@@ -22,9 +22,11 @@ coroutine, not a thread):
   budget's error: DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED);
 * **budgets**: the worker polls the call's deadlines itself (the monotonic clock is the machine's)
   and a shared flag the server sets when the client goes away, the memory budget is exceeded or
-  the server stops; the call is answered at most ``STOP_GRACE`` seconds after its budget ended,
-  whether the worker stopped or not, and a worker that has still not stopped ``KILL_GRACE``
-  seconds later (a computation with no point at which to stop) is killed (SIGKILL) and replaced;
+  the server stops; the call is answered at most ``STOP_GRACE`` seconds after its budget ended
+  (``KILL_GRACE`` when the memory budget stopped a batch, ``PARTIAL_TASKS``: the worker's own
+  answer, naming what it valued before, is worth the wait), whether the worker stopped or not,
+  and a worker that has still not stopped ``KILL_GRACE`` seconds later (a computation with no
+  point at which to stop) is killed (SIGKILL) and replaced;
 * **memory**: a monitor thread reads every worker's resident memory each ``MONITOR_SECONDS``;
   past the budget, the largest busy evaluation worker is stopped (its call gets
   RESOURCE_EXHAUSTED); workers being replaced do not count;
@@ -67,6 +69,8 @@ IDLE_SLACK = 8 << 20
 STOP_GRACE = 0.75
 #: seconds a worker gets to stop by itself (and commit what it computed) before it is killed
 KILL_GRACE = 5.0
+#: tasks whose answer after a memory stop gives each item its own outcome (worth ``KILL_GRACE``)
+PARTIAL_TASKS = frozenset({"evaluate_batch", "sweep_verify"})
 #: how often the monitor reads the workers' memory
 MONITOR_SECONDS = 0.1
 #: seconds a new worker has to open the store and say it is ready
@@ -355,7 +359,7 @@ class WorkerPool:
             worker.call = None
             self._gone(lane, worker, replace=True)
             raise WorkerLost(f"{what} failed ({error}); try again") from None
-        status, *payload = await self._answer(worker, call)
+        status, *payload = await self._answer(worker, call, name in PARTIAL_TASKS)
         if status == "ok":
             return payload[0]
         kind, message = payload
@@ -398,8 +402,9 @@ class WorkerPool:
         else:
             waiter.cancel()
 
-    async def _answer(self, worker: Worker, call: _Call) -> Any:
-        """The worker's answer, or the budget's error at most ``STOP_GRACE`` s after the budget ended."""
+    async def _answer(self, worker: Worker, call: _Call, partial: bool = False) -> Any:
+        """The worker's answer, or the budget's error at most ``STOP_GRACE`` s after the budget ended
+        (``KILL_GRACE`` when the memory budget ended a task that answers in part: see ``_grace``)."""
         budget = call.budget
         try:
             while not call.answer.done():
@@ -407,14 +412,14 @@ class WorkerPool:
                     deadline = budget.deadline
                     timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
                 else:
-                    timeout = max(0.0, worker.told + STOP_GRACE - time.monotonic())
+                    timeout = max(0.0, worker.told + _grace(budget, partial) - time.monotonic())
                 await asyncio.wait((call.answer, call.nudge), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 if call.answer.done():
                     break
                 if worker.told is None:
                     if budget.should_cancel():
                         self._tell(worker, budget)
-                elif time.monotonic() >= worker.told + STOP_GRACE:
+                elif time.monotonic() >= worker.told + _grace(budget, partial):
                     self._abandon(worker, call)
                     raise budget.error()
         except asyncio.CancelledError:  # the client went away, or the server stops
@@ -483,3 +488,10 @@ class WorkerPool:
                     log.warning("worker %s did not stop; killing it", worker.process.name)
                 self._gone(lane, worker, replace=False)
         await asyncio.get_running_loop().run_in_executor(None, self._monitor.join, 2)
+
+
+def _grace(budget: Budget, partial: bool) -> float:
+    """Seconds a call waits for its worker's answer once told to stop: ``KILL_GRACE`` after a memory
+    stop of a task in ``PARTIAL_TASKS`` (its answer names what it valued before the stop, and the
+    rest of its items go to another worker), ``STOP_GRACE`` otherwise."""
+    return KILL_GRACE if partial and budget.reason == MEMORY else STOP_GRACE

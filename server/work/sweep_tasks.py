@@ -1,7 +1,8 @@
 """The ``Sweeps`` service's heavy work, run as tasks of ``ruma.server.work.tasks`` (worker processes).
 
 ``sweep_verify`` re-values a sample of an upload (reading the store, writing nothing to it) and
-returns the values as a ``Packet`` for the servicer to compare; ``census_replies`` enumerates a
+returns the values as a ``Packet`` for the servicer to compare, with the entries whose check ran
+out of time or memory; ``census_replies`` enumerates a
 family, values its missing classes when asked (committed by the worker before it answers) and
 returns the serialised ``CensusReply`` messages. Both poll the call's ``Budget``, so a census or a
 verification stops at the server's time limit or the client's deadline like any evaluation.
@@ -10,19 +11,22 @@ verification stops at the server's time limit or the client's deadline like any 
 from __future__ import annotations
 
 import time
+from itertools import chain
 from typing import Any, Sequence
 
-from ruma.engine.families.census import census
+from ruma.engine.families.census import Tally, values_among, wanted_values
+from ruma.engine.families.stream import stream_classes
 from ruma.engine.cgt import Game
-from ruma.engine.errors import CancelledError
+from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.engine.evaluator import evaluate
-from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.enum import Family
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import Packet, RecordingMemo, pack
 from ruma.server.work import convert
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.provenance import trusted_lookups
-from ruma.server.work.tasks import Context, position_limit, stopped, task
+from ruma.server.work.tasks import Context, parse_value, position_limit, stopped, task
+from ruma.server.work.wire import to_wire
 from ruma.v1 import ruma_pb2
 from ruma.v1 import sweep_pb2 as pb
 
@@ -30,56 +34,88 @@ __all__ = ["census_replies", "row_message", "sweep_verify"]
 
 
 @task
-def sweep_verify(ctx: Context, ruleset: str, keys: Sequence[bytes]) -> Packet:
-    """The values of the positions under ``keys`` (canonical keys of ``ruleset``), computed afresh."""
+def sweep_verify(ctx: Context, ruleset: str, keys: Sequence[bytes]) -> tuple[Packet, list[tuple[int, tuple[str, str]]]]:
+    """The values of the positions under ``keys`` (canonical keys of ``ruleset``), computed afresh,
+    and ``(index, wire error)`` of the keys whose check ran out of the call's time or of the
+    memory budget (each has its own outcome; after a memory stop the rest are not checked)."""
     rules = get_ruleset(ruleset)
     # verification reads the store but writes nothing to it, and reads no upload the server has not
     # re-valued itself (store.provenance)
     marks = callable(getattr(ctx.store, "unverified_among", None))
     scratch = RecordingMemo(*trusted_lookups(ctx.store)) if marks else RecordingMemo(ctx.memo.lookup)
     limit = position_limit(ctx.limits, 0)
+    budget = ctx.budget
     entries = []
-    try:
-        for key in keys:
-            _, state = state_of_key(key)
-            value = evaluate(rules, state, scratch, should_cancel=ctx.budget.should_cancel, max_positions=limit).value
-            entries.append((key, value))
-    except CancelledError as error:
-        raise stopped(ctx, error, "the upload's verification") from None
-    return pack(entries)
+    failed: list[tuple[int, tuple[str, str]]] = []
+    for index, key in enumerate(keys):
+        _, state = state_of_key(key)
+        what = f"the check of {rules.format(state)[:60]!r}"
+        if budget.reason in ("time", "memory"):
+            failed.append((index, to_wire(budget.error(what))))
+            continue
+        try:
+            value = evaluate(rules, state, scratch, should_cancel=budget.should_cancel, max_positions=limit).value
+        except CancelledError as error:
+            if budget.reason not in ("time", "memory"):
+                raise stopped(ctx, error, "the upload's verification") from None
+            failed.append((index, to_wire(budget.error(what))))
+            continue
+        except LimitExceededError as error:
+            failed.append((index, to_wire(error)))
+            continue
+        entries.append((key, value))
+    return pack(entries), failed
 
 
 @task
 def census_replies(ctx: Context, family_args: tuple[Any, ...], by: str, simplest: int, compute_missing: bool,
-                   styles: Sequence[str]) -> list[bytes]:
-    """A census of the family ``Family.of(*family_args)``: its rows and summary, serialised."""
+                   styles: Sequence[str], values: Sequence[str] = ()) -> list[bytes]:
+    """A census of the family ``Family.of(*family_args)``: its rows and summary, serialised. The
+    classes are streamed (``families.stream``), so memory holds the rows, not the family; with
+    ``values`` only the positions of those values are counted in rows, the store's ids compared
+    without building any other value (``census.values_among``)."""
     started = time.perf_counter()
     family = Family.of(*family_args)
     rules = family.rules
     should_cancel = ctx.budget.should_cancel
     limit = position_limit(ctx.limits, 0)
+    wanted = wanted_values(rules, [parse_value(ctx.limits, text) for text in values]) if values else None
+    values_of = values_among(ctx.store if ctx.store is not None else ctx.memo, rules, wanted) if wanted is not None \
+        else _served_many(ctx)
+    counted = Tally(rules, by, simplest, wanted)
     computed = 0
-    read = getattr(ctx.store, "lookup_served", ctx.memo.lookup)  # (uploads not re-valued yet count as stored)
     try:
-        classes = enumerate_family(family, should_cancel)
-        present = []
-        for entry in classes:
-            if read(entry.key) is None:
-                if not compute_missing:
+        batch: list[Any] = []
+        for entry in chain(stream_classes(family, should_cancel), [None]):
+            if entry is not None:
+                batch.append(entry)
+                if len(batch) < 4096:
                     continue
-                evaluate(rules, entry.state, ctx.memo, should_cancel=should_cancel, max_positions=limit)
-                computed += 1
-            present.append(entry)
-        rows = census(rules, present, read, by, simplest)
+            for item, value in zip(batch, values_of([c.key for c in batch])):
+                if value is None and compute_missing:
+                    value = evaluate(rules, item.state, ctx.memo, should_cancel=should_cancel, max_positions=limit).value
+                    computed += 1
+                counted.add(item, value)
+            batch = []
     except CancelledError as error:
         raise stopped(ctx, error, f"the census of {family.describe()}") from None
+    rows = counted.rows()
     replies = [pb.CensusReply(row=row_message(rules, by, row, tuple(styles))) for row in rows]
     replies.append(pb.CensusReply(summary=pb.CensusSummary(
         ruleset=rules.name, seeds_min=family.seeds_min, seeds_max=family.seeds_max, pots_min=family.pots_min,
-        pots_max=family.pots_max, classes=len(classes), raw_positions=sum(c.raw_total for c in classes),
-        rows=len(rows), computed=computed, seconds=time.perf_counter() - started,
-        missing=len(classes) - len(present))))
+        pots_max=family.pots_max, classes=counted.classes, raw_positions=counted.raw_positions,
+        rows=len(rows), computed=computed, seconds=time.perf_counter() - started, missing=counted.missing)))
     return [reply.SerializeToString() for reply in replies]
+
+
+def _served_many(ctx: Context) -> Any:
+    """The values stored under many keys as a reply reads them (uploads not re-valued yet count as
+    stored: the store's ``lookup_served``), else ``memo.lookup_many`` or a loop of ``lookup``."""
+    served = getattr(ctx.store, "lookup_served", None)
+    if callable(served):
+        return lambda keys: [served(key) for key in keys]
+    many = getattr(ctx.memo, "lookup_many", None)
+    return many if callable(many) else (lambda keys: [ctx.memo.lookup(key) for key in keys])
 
 
 def row_message(rules: Any, by: str, row: Any, chosen: tuple[str, ...]) -> pb.CensusRow:

@@ -10,6 +10,7 @@ memory budgets, admission and worker isolation for free.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -117,29 +118,65 @@ def evaluate_one(ctx: Context, ruleset: str, text: str, styles: Sequence[str], b
 
 @task
 def evaluate_batch(ctx: Context, ruleset: str, items: Sequence[tuple[int, str]], styles: Sequence[str], brief: bool,
-                   max_positions: int) -> list[tuple[int, bytes | tuple[str, str]]]:
+                   max_positions: int, item_seconds: float = 0.0) -> list[tuple[int, bytes | tuple[str, str]]]:
     """``EvaluateBatch``'s positions that were not stored: ``(index, message or (kind, message))``.
 
-    When the server's time budget runs out, the items not valued yet get RESOURCE_EXHAUSTED and
-    the others keep their values; the client's deadline or cancellation fails the whole call."""
+    Each position has its own budget: the call's, and ``item_seconds`` (when set) from its start.
+    A position that runs out of its time, or that the server's memory budget stops, gets
+    RESOURCE_EXHAUSTED alone and the next one is valued. After a memory stop the task returns at
+    once (this worker is over the budget and is replaced): the items it did not reach are missing
+    from the answer, and the servicer gives them to another worker. When the server's time limit
+    runs out, the items not valued yet get RESOURCE_EXHAUSTED; the client's deadline or
+    cancellation fails the whole call."""
     out: list[tuple[int, bytes | tuple[str, str]]] = []
     budget = ctx.budget
     for index, text in items:
+        what = f"evaluation of {text[:60]!r}"
         if budget.reason is not None or budget.should_cancel():
-            if budget.reason in ("time", "memory"):
-                out.append((index, to_wire(budget.error(f"evaluation of {text[:60]!r}"))))
+            if budget.reason == "memory":
+                return out
+            if budget.reason == "time":
+                out.append((index, to_wire(budget.error(what))))
                 continue
             raise budget.error()
+        own = item_budget(budget, item_seconds)
         try:
-            evaluation = value(ctx, ruleset, text, max_positions)
+            rules, state = parse_position(ctx.limits, ruleset, text)
+            evaluation = evaluate(rules, state, ctx.memo, should_cancel=own.should_cancel,
+                                  max_positions=position_limit(ctx.limits, max_positions))
             out.append((index, convert.evaluation_message(evaluation, styles, brief=brief).SerializeToString()))
         except CancelledError as error:
-            if budget.reason not in ("time", "memory"):
+            if item_time_out(budget, own):
+                out.append((index, to_wire(LimitExceededError(
+                    f"{what} ran longer than the {item_seconds:g} s each position may take (max_seconds)"))))
+            elif own.reason in ("time", "memory"):
+                budget.stop(own.reason)
+                out.append((index, to_wire(own.error(what))))
+                if own.reason == "memory":
+                    return out
+            else:
                 raise stopped(ctx, error) from None
-            out.append((index, to_wire(budget.error(f"evaluation of {text[:60]!r}"))))
         except Exception as error:  # noqa: BLE001 - one bad item must not fail the others
             out.append((index, to_wire(error)))
     return out
+
+
+def item_budget(budget: Budget, seconds: float) -> Budget:
+    """The budget of one position of a batch: ``budget``'s deadlines and flag, and ``seconds``
+    from now when given (``item_time_out`` tells that deadline from the call's)."""
+    if not seconds or seconds <= 0:
+        return budget
+    ends = time.monotonic() + seconds
+    server = budget.server_deadline
+    return Budget(client_deadline=budget.client_deadline, server_deadline=ends if server is None else min(server, ends),
+                  max_seconds=budget.max_seconds, is_active=budget.is_active, flag=budget.flag,
+                  memory_budget=budget.memory_budget)
+
+
+def item_time_out(budget: Budget, own: Budget) -> bool:
+    """Whether ``own`` (an ``item_budget`` of ``budget``) stopped at its position's own deadline."""
+    return own is not budget and own.reason == "time" and (
+        budget.server_deadline is None or time.monotonic() < budget.server_deadline)
 
 
 @task

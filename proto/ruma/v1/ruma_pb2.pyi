@@ -149,18 +149,20 @@ class Evaluation(_message.Message):
     def __init__(self, ruleset: _Optional[str] = ..., ruleset_version: _Optional[int] = ..., position: _Optional[str] = ..., canonical: _Optional[str] = ..., key: _Optional[bytes] = ..., mirrored: _Optional[bool] = ..., value: _Optional[_Union[Value, _Mapping]] = ..., analysis: _Optional[_Union[Analysis, _Mapping]] = ..., components: _Optional[_Iterable[_Union[Component, _Mapping]]] = ..., from_store: _Optional[bool] = ..., shared: _Optional[bool] = ..., stats: _Optional[_Union[EvalStats, _Mapping]] = ..., unverified: _Optional[bool] = ...) -> None: ...
 
 class EvaluateBatchRequest(_message.Message):
-    __slots__ = ("ruleset", "positions", "notations", "max_positions", "brief")
+    __slots__ = ("ruleset", "positions", "notations", "max_positions", "brief", "max_seconds")
     RULESET_FIELD_NUMBER: _ClassVar[int]
     POSITIONS_FIELD_NUMBER: _ClassVar[int]
     NOTATIONS_FIELD_NUMBER: _ClassVar[int]
     MAX_POSITIONS_FIELD_NUMBER: _ClassVar[int]
     BRIEF_FIELD_NUMBER: _ClassVar[int]
+    MAX_SECONDS_FIELD_NUMBER: _ClassVar[int]
     ruleset: str
     positions: _containers.RepeatedScalarFieldContainer[str]
     notations: _containers.RepeatedScalarFieldContainer[Notation]
     max_positions: int
     brief: bool
-    def __init__(self, ruleset: _Optional[str] = ..., positions: _Optional[_Iterable[str]] = ..., notations: _Optional[_Iterable[_Union[Notation, str]]] = ..., max_positions: _Optional[int] = ..., brief: _Optional[bool] = ...) -> None: ...
+    max_seconds: float
+    def __init__(self, ruleset: _Optional[str] = ..., positions: _Optional[_Iterable[str]] = ..., notations: _Optional[_Iterable[_Union[Notation, str]]] = ..., max_positions: _Optional[int] = ..., brief: _Optional[bool] = ..., max_seconds: _Optional[float] = ...) -> None: ...
 
 class EvaluateBatchResponse(_message.Message):
     __slots__ = ("items",)

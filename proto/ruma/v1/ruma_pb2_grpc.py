@@ -91,8 +91,11 @@ class RumaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def EvaluateBatch(self, request, context):
-        """Many positions of one ruleset; each item carries its own status, so one bad position does
-        not fail the others (like the Bazel remote cache's BatchUpdateBlobs).
+        """Many positions of one ruleset; each item carries its own status, so one bad or heavy
+        position does not fail the others (like the Bazel remote cache's BatchUpdateBlobs): a
+        position stopped by its time (max_seconds) or by the server's memory budget gets
+        RESOURCE_EXHAUSTED alone, and the rest are valued. Only the client's deadline or
+        cancellation ends the whole call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -42,14 +42,24 @@ class UploadRequest(_message.Message):
     def __init__(self, ruleset: _Optional[str] = ..., keys: _Optional[_Iterable[bytes]] = ..., values: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[_Union[GameNode, _Mapping]]] = ...) -> None: ...
 
 class UploadResponse(_message.Message):
-    __slots__ = ("stored", "already_stored", "verified")
+    __slots__ = ("stored", "already_stored", "verified", "rejected")
     STORED_FIELD_NUMBER: _ClassVar[int]
     ALREADY_STORED_FIELD_NUMBER: _ClassVar[int]
     VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    REJECTED_FIELD_NUMBER: _ClassVar[int]
     stored: int
     already_stored: int
     verified: int
-    def __init__(self, stored: _Optional[int] = ..., already_stored: _Optional[int] = ..., verified: _Optional[int] = ...) -> None: ...
+    rejected: _containers.RepeatedCompositeFieldContainer[RejectedEntry]
+    def __init__(self, stored: _Optional[int] = ..., already_stored: _Optional[int] = ..., verified: _Optional[int] = ..., rejected: _Optional[_Iterable[_Union[RejectedEntry, _Mapping]]] = ...) -> None: ...
+
+class RejectedEntry(_message.Message):
+    __slots__ = ("index", "status")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    status: _ruma_pb2.Status
+    def __init__(self, index: _Optional[int] = ..., status: _Optional[_Union[_ruma_pb2.Status, _Mapping]] = ...) -> None: ...
 
 class ContainsRequest(_message.Message):
     __slots__ = ("ruleset", "keys")
@@ -66,7 +76,7 @@ class ContainsResponse(_message.Message):
     def __init__(self, found: _Optional[_Iterable[bool]] = ...) -> None: ...
 
 class CensusRequest(_message.Message):
-    __slots__ = ("ruleset", "seeds_min", "seeds_max", "pots_min", "pots_max", "by", "simplest", "notations", "compute_missing")
+    __slots__ = ("ruleset", "seeds_min", "seeds_max", "pots_min", "pots_max", "by", "simplest", "notations", "compute_missing", "values")
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEEDS_MIN_FIELD_NUMBER: _ClassVar[int]
     SEEDS_MAX_FIELD_NUMBER: _ClassVar[int]
@@ -76,6 +86,7 @@ class CensusRequest(_message.Message):
     SIMPLEST_FIELD_NUMBER: _ClassVar[int]
     NOTATIONS_FIELD_NUMBER: _ClassVar[int]
     COMPUTE_MISSING_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
     ruleset: str
     seeds_min: int
     seeds_max: int
@@ -85,7 +96,8 @@ class CensusRequest(_message.Message):
     simplest: int
     notations: _containers.RepeatedScalarFieldContainer[_ruma_pb2.Notation]
     compute_missing: bool
-    def __init__(self, ruleset: _Optional[str] = ..., seeds_min: _Optional[int] = ..., seeds_max: _Optional[int] = ..., pots_min: _Optional[int] = ..., pots_max: _Optional[int] = ..., by: _Optional[_Union[CensusGrouping, str]] = ..., simplest: _Optional[int] = ..., notations: _Optional[_Iterable[_Union[_ruma_pb2.Notation, str]]] = ..., compute_missing: _Optional[bool] = ...) -> None: ...
+    values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, ruleset: _Optional[str] = ..., seeds_min: _Optional[int] = ..., seeds_max: _Optional[int] = ..., pots_min: _Optional[int] = ..., pots_max: _Optional[int] = ..., by: _Optional[_Union[CensusGrouping, str]] = ..., simplest: _Optional[int] = ..., notations: _Optional[_Iterable[_Union[_ruma_pb2.Notation, str]]] = ..., compute_missing: _Optional[bool] = ..., values: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CensusPosition(_message.Message):
     __slots__ = ("position", "canonical", "seeds", "pots", "mirrored")

@@ -55,10 +55,13 @@ class SweepsServicer:
     """Missing associated documentation comment in .proto file."""
 
     def Upload(self, request, context):
-        """Store precomputed values (a sweep's results). Needs a write token. The server re-values a
-        random sample of the entries (its --verify-fraction, default 1%, at least one entry) and
-        rejects the whole upload with INVALID_ARGUMENT if any sampled value differs, or if any key
-        is not a canonical key of the ruleset: then nothing of the upload is stored.
+        """Store precomputed values (a sweep's results). Needs a write token. Each entry has its own
+        outcome: an entry whose key is not a canonical key of the ruleset, or is beyond the server's
+        limits, is rejected alone (UploadResponse.rejected, with its reason), as is a sampled entry
+        whose check runs out of time or memory. The server re-values a random sample of the other
+        entries (its --verify-fraction, default 1%, at least one entry) and rejects the whole upload
+        with INVALID_ARGUMENT if any sampled value differs: the sample vouches for the entries it
+        does not check, so then nothing of the upload is stored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -75,7 +78,9 @@ class SweepsServicer:
         """A census of a family over the stored values: one CensusReply with a row per group, in the
         group order, then one with the summary. Classes the store lacks are left out of the rows and
         counted in summary.missing (0: the census is complete), unless compute_missing asks the
-        server to value them first.
+        server to value them first. With values, only the positions of those values are counted in
+        rows (a question by value: "the simplest positions of value *3"); the summary still counts
+        the whole family.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
