@@ -32,6 +32,7 @@ import lmdb
 from ruma.engine import ENGINE_VERSION
 from ruma.server.store import codec
 from ruma.server.store.check import _PAGE_SIZES, _meta, check_files
+from ruma.server.store.documents import DOC
 from ruma.server.store.codec import StoreDamagedError, StoreError
 from ruma.server.store.verify import TABLES, Scan, VerifyReport
 
@@ -190,6 +191,9 @@ def _copy(scan: Scan, dbs: dict[str, Any], new: lmdb.Environment, report: Repair
                 writer.put(out["by_value"], index, b"")
             counts[key[:2]] = counts.get(key[:2], 0) + 1
     names = {k[len(b"ruleset/"):]: v for k, v in meta.items() if k.startswith(b"ruleset/")}
+    for key, payload in meta.items():
+        if key.startswith(DOC):  # named documents (``store.documents``), kept as they were
+            writer.put(out["meta"], key, payload)
     for prefix, total in counts.items():
         writer.put(out["meta"], b"count/" + prefix, total.to_bytes(8, "big"))
         writer.put(out["meta"], b"ruleset/" + prefix, names.get(prefix, b""))
