@@ -1,0 +1,205 @@
+"""The engine side of the questions' tables: the kinds of values (``families.questions``), the
+streamed tally (``families.tally``), the followers walk (``families.followers``) and the
+pattern search (``families.patterns``).
+
+Expected values: the kinds by their definitions (a tiny is ``{0||0|-x}``, Winning Ways ch. 5;
+the numbers, ups and nimbers built by the game algebra); the tally against ``census`` over the
+same stored values (two walks of the family that share no code but ``weighted_rows``) and against
+the raw count's closed form; the followers against a breadth-first walk written here on the
+independent move generator of ``benchmarks/reference_evaluators`` and against Theorem 2.1's
+lower bound ``2^(n-1) - 1`` for Sowing's ``1^n``; the pattern search on a lookup built here.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from ruma.engine.cgt import STAR, UP, ZERO, Game, integer, nimber, number, up_multiple
+from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
+from ruma.engine.evaluator import value_many
+from ruma.engine.families.census import MissingValuesError, census
+from ruma.engine.families.enum import Family, enumerate_family, raw_count
+from ruma.engine.families.followers import count_followers
+from ruma.engine.families.patterns import find_patterns, template_text
+from ruma.engine.families.questions import KINDS, kind_label, kind_of, tiny, value_of
+from ruma.engine.families.tally import UnsweptError, fewest_pots, tally
+from ruma.engine.memo import InMemoryMemo
+from ruma.engine.rulesets import get_ruleset
+
+
+def g(lefts: list[Game], rights: list[Game]) -> Game:
+    return Game.from_options(lefts, rights)
+
+
+# --- kinds ------------------------------------------------------------------------------------
+
+KNOWN = [
+    (number(Fraction(1, 2)), ("2^-n", 1)),
+    (number(Fraction(1, 64)), ("2^-n", 6)),
+    (UP, ("n.^", 1)),
+    (up_multiple(5), ("n.^", 5)),
+    (UP + STAR, ("n.^*", 1)),
+    (up_multiple(3) + STAR, ("n.^*", 3)),
+    (g([ZERO], [g([ZERO], [integer(-3)])]), ("+_x", Fraction(3))),
+    (g([ZERO], [g([ZERO], [number(Fraction(-1, 2))])]), ("+_x", Fraction(1, 2))),
+    (STAR, ("*n", 1)),
+    (nimber(4), ("*n", 4)),
+    (4, ("*n", 4)),
+]
+OTHERS = [ZERO, 0, integer(1), number(Fraction(3, 4)), number(Fraction(-1, 2)), -UP, UP + nimber(2),
+          number(Fraction(1, 2)) + UP, g([integer(1)], [ZERO]), g([integer(1)], [integer(-1)]),
+          -g([ZERO], [g([ZERO], [integer(-3)])])]
+
+
+@pytest.mark.parametrize("value,kind", KNOWN, ids=[str(k) for _, k in KNOWN])
+def test_the_values_the_questions_ask_about_are_recognised_and_built_back(value: Game | int, kind: tuple[str, object]) -> None:
+    assert kind_of(value) == kind
+    built = value_of(*kind)  # type: ignore[arg-type]
+    assert built == (nimber(value) if isinstance(value, int) else value)
+
+
+@pytest.mark.parametrize("value", OTHERS, ids=[str(v) for v in OTHERS])
+def test_other_values_have_no_kind(value: Game | int) -> None:
+    assert kind_of(value) is None
+
+
+def test_tiny_is_read_off_the_canonical_form_and_labels_are_unicode() -> None:
+    assert tiny(g([ZERO], [g([ZERO], [integer(-2)])])) == 2
+    assert tiny(g([ZERO], [g([ZERO], [integer(2)])])) is None  # {0||0|2} is not a tiny
+    assert [kind_label(k, p) for k, p in [("2^-n", 3), ("n.^", 2), ("n.^*", 2), ("+_x", Fraction(1, 2)), ("*n", 4)]] \
+        == ["2^-3", "2·↑", "2·↑+∗", "+_1/2", "∗4"]
+    assert KINDS == ("2^-n", "n.^", "n.^*", "+_x", "*n")
+    with pytest.raises(RumaInputError, match="unknown kind 'x'"):
+        value_of("x", 1)
+
+
+# --- the tally ----------------------------------------------------------------------------------
+
+def swept(family: Family) -> InMemoryMemo:
+    memo = InMemoryMemo()
+    value_many(family.ruleset, [c.state for c in enumerate_family(family)], memo)
+    return memo
+
+
+@pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari"])
+def test_the_tally_agrees_with_the_census_of_the_same_values(ruleset: str) -> None:
+    family = Family.of(ruleset, (0, 7), (1, 8))
+    memo = swept(family)
+    rows = census(family.rules, enumerate_family(family), memo.lookup, "value", 3)
+    counted = tally(family, lambda keys: [memo.lookup(k) for k in keys], lambda v: True, 3, batch=97)
+    assert counted.raw_positions == raw_count(family) == sum(r.raw_positions for r in rows)
+    assert set(counted.rows) == {r.group for r in rows}
+    for row in rows:
+        books = counted.rows[row.group]
+        assert books.raw_positions == row.raw_positions, row.group
+        assert [r for r, _ in books.simplest] == [rep for rep, _, _ in row.simplest], row.group
+
+
+def test_the_fewest_pots_row_is_the_least_in_pots_then_seeds_order() -> None:
+    family = Family.of("impartial-atomic-wari", (0, 7), (1, 7))
+    memo = swept(family)
+    rows = census(family.rules, enumerate_family(family), memo.lookup, "value", 10**6)
+    counted = tally(family, lambda keys: [memo.lookup(k) for k in keys], lambda v: isinstance(v, int) and v >= 1)
+    for row in rows:
+        if row.group == 0:
+            assert 0 not in counted.rows  # not wanted
+            continue
+        assert counted.rows[row.group].fewest_pots == min((rep for rep, _, _ in row.simplest), key=fewest_pots)
+
+
+def test_a_tally_of_an_unswept_family_says_so_and_can_be_cancelled() -> None:
+    family = Family.of("sowing", (0, 6), (1, 6))
+    memo = swept(Family.of("sowing", (0, 5), (1, 6)))
+    with pytest.raises(MissingValuesError, match=r"classes of sowing seeds 0\.\.6 pots 1\.\.6 have no stored value") as info:
+        tally(family, lambda keys: [memo.lookup(k) for k in keys], lambda v: True)
+    assert isinstance(info.value, UnsweptError) and info.value.missing > 0
+    with pytest.raises(CancelledError, match="cancelled"):
+        tally(family, lambda keys: [memo.lookup(k) for k in keys], lambda v: True, should_cancel=lambda: True, batch=1)
+
+
+# --- followers ----------------------------------------------------------------------------------
+
+def reference_count(ruleset: str, text: str) -> int:
+    """Breadth-first over the reference evaluators' own move generator (rows stripped)."""
+    from benchmarks.reference_evaluators import moves
+
+    def strip(row: tuple[int, ...]) -> tuple[int, ...]:
+        row = list(row)  # type: ignore[assignment]
+        while row and row[0] == 0:
+            row.pop(0)  # type: ignore[attr-defined]
+        while row and row[-1] == 0:
+            row.pop()  # type: ignore[attr-defined]
+        return tuple(row)
+
+    start = strip(get_ruleset(ruleset).parse(text))
+    seen: set[tuple[int, ...]] = set()
+    frontier = [start]
+    while frontier:
+        following = []
+        for state in frontier:
+            lefts, rights = moves(ruleset, state)
+            for option in lefts + rights:
+                row = strip(option)
+                if row not in seen:
+                    seen.add(row)
+                    following.append(row)
+        frontier = following
+    return len(seen)
+
+
+@pytest.mark.parametrize("ruleset,position", [
+    ("atomic-wari", "3^4"), ("atomic-wari", "(13)^3"), ("atomic-wari", "2^7"), ("atomic-wari", "(01300)^3"),
+    ("atomic-wari", "312"), ("atomic-wari", "1^9"), ("impartial-atomic-wari", "2313"), ("sowing", "1^6"),
+    ("sowing", "2212"), ("impartial-sowing", "1112"),
+])
+def test_followers_agree_with_a_walk_on_the_reference_move_generator(ruleset: str, position: str) -> None:
+    counted = count_followers(ruleset, position)
+    assert counted.positions == reference_count(ruleset, position)
+    assert counted.components <= counted.positions or counted.positions == 0
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_sowing_1_to_the_n_has_at_least_theorem_2_1s_followers(n: int) -> None:
+    assert count_followers("sowing", f"1^{n}").positions >= 2 ** (n - 1) - 1
+
+
+def test_parts_far_apart_have_about_product_many_followers_but_few_components() -> None:
+    a, b = count_followers("atomic-wari", "313"), count_followers("atomic-wari", "22")
+    far = count_followers("atomic-wari", "313" + "0" * 30 + "22")
+    assert far == count_followers("atomic-wari", "313" + "0" * 40 + "22")  # the parts' followers never meet
+    # a pair of followers of the parts is a follower of the sum, and rows of different pairs differ
+    # (but when a part is emptied); more when a part's follower is the same row shifted, which
+    # stripping makes one follower of the part alone but not of the sum
+    assert far.positions >= a.positions * b.positions
+    assert far.components <= a.components + b.components + 2  # (the parts themselves)
+
+
+def test_the_walk_stops_past_its_limit_and_refuses_a_fixed_board() -> None:
+    with pytest.raises(LimitExceededError, match="more than 100 followers"):
+        count_followers("atomic-wari", "3^5", limit=100)
+    with pytest.raises(RumaInputError, match="atomic-wari-board"):
+        count_followers("atomic-wari-board", "312")
+
+
+# --- the pattern search -------------------------------------------------------------------------
+
+def test_the_pattern_search_follows_a_family_to_the_bound_and_sees_where_one_breaks() -> None:
+    half = {(2,) + (0, 1) * m: number(Fraction(1, 2 ** (m + 1))) for m in range(6)}  # a made-up family
+    broken = {(5,) * m + (3,): up_multiple(m) for m in range(1, 7)}
+    broken[(5,) * 5 + (3,)] = ZERO  # breaks at m = 5
+    table: dict[tuple[int, ...], Game] = {**half, **broken}
+
+    def lookup(row: tuple[int, ...]) -> Game | None:
+        return table.get(row)  # (None: beyond the bound)
+
+    seeds = [((2, 0, 1), ("2^-n", 2)), ((5, 3), ("n.^", 1))]
+    found = {p.template: p for p in find_patterns(seeds, lookup)}
+    up = found["2 (01)^m"]
+    assert (up.kind, up.first, up.last, up.start, up.step, up.reaches_bound) == ("2^-n", 0, 5, 1, 1, True)
+    assert up.row(3) == (2, 0, 1, 0, 1, 0, 1) and up.parameter(3) == 4
+    ups = found["5^m 3"]
+    assert (ups.first, ups.last, ups.reaches_bound) == (1, 4, False)
+    assert not find_patterns(seeds, lookup, min_instances=7)
+    assert template_text((1,), (), (12, 0)) == "1 {m} {12}0"
