@@ -10,7 +10,9 @@ starting position of Tables 2 and 4 may take: it is stopped then and its series 
 valued stays in the store, so a re-run goes on from there), ``--aw-seeds``
 (the atomic-weight census covers 1..N seeds; or ``--aw-seconds``: as many as fit in that time).
 Each section says how long it took, and is written out as soon as it is done (a stopped run keeps
-the sections it finished). Entries that differ from the paper are marked ``≠``.
+the sections it finished). Entries that differ from the paper are marked ``≠``. The sections of
+``ruma tables`` the store keeps (``sweep.questions``) follow, as they were computed; ``ruma tables``
+(``sweep.tables_command``) generates any of these sections alone and splices it into the file.
 """
 
 from __future__ import annotations
@@ -205,6 +207,11 @@ def atomic_weights(store: Any, seconds: float, workers: int | None, out: list[st
     _say(out)
 
 
+def ascii_of(value: Any) -> str:
+    """A value (a game or a nim value) in CGSuite plain text."""
+    return format_game(nimber(value) if isinstance(value, int) else value, "ascii")
+
+
 def _weight_order(label: str) -> tuple[int, Any]:
     from fractions import Fraction
 
@@ -236,7 +243,6 @@ def main(argv: list[str] | None = None) -> int:
                       + 
                       "(see `python -m ruma.client.sweep.tables --help`); every value is exact and in the store. "
                       "Disagreements with the paper are discussed in docs/discrepancies.md.", ""]
-    ascii_of: Callable[[Any], str] = lambda v: format_game(nimber(v) if isinstance(v, int) else v, "ascii")
     sections: list[Callable[[], None]] = [
         lambda: table_3(store, args.seeds3, args.workers, out),
         lambda: starting_positions(store, "impartial-sowing", PAPER_TABLE_4, args.budget, args.max_n, lambda v: str(v),
@@ -251,13 +257,25 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write("\n".join(out) + "\n")  # each section as soon as it is done
             sys.stdout.flush()
             out.clear()
+        _stored_sections(store)
     finally:
         store.close()
     return 0
+
+
+def _stored_sections(store: StoreSink) -> None:
+    """The sections of ``ruma tables`` the store keeps (``sweep.questions``), as they were computed."""
+    from ruma.client.sweep.questions import SECTIONS, stored
+    from ruma.client.sweep.questions_md import render
+
+    for name in SECTIONS:
+        document = stored(store, name)
+        if document is not None:
+            sys.stdout.write(render(document) + "\n")
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["main", "series_position", "Game"]
+__all__ = ["main", "series_position", "ascii_of", "table_3", "starting_positions", "atomic_weights", "Game"]
