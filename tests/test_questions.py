@@ -202,4 +202,18 @@ def test_the_pattern_search_follows_a_family_to_the_bound_and_sees_where_one_bre
     ups = found["5^m 3"]
     assert (ups.first, ups.last, ups.reaches_bound) == (1, 4, False)
     assert not find_patterns(seeds, lookup, min_instances=7)
-    assert template_text((1,), (), (12, 0)) == "1 {m} {12}0"
+    assert template_text([("fixed", (1,), 0), ("pot", (), 0), ("fixed", (12, 0), 0)]) == "1 {m} {12}0"
+    assert template_text([("block", (1, 0), 0), ("fixed", (2,), 0), ("block", (0, 1), 1)]) == "(10)^m 2 (01)^{m+1}"
+
+
+def test_the_pattern_search_finds_two_blocks_growing_together() -> None:
+    def lookup(row: tuple[int, ...]) -> Game | None:  # the shape of Theorem 2.5's family; values made up
+        m = (len(row) - 3) // 4
+        if len(row) > 3 + 4 * 5 or row != (1, 0) * m + (2,) + (0, 1) * (m + 1):
+            return None if len(row) > 3 + 4 * 5 else integer(9)
+        return number(Fraction(1, 2 ** (m + 1)))
+
+    found = {p.template: p for p in find_patterns([((1, 0, 2, 0, 1, 0, 1), ("2^-n", 2))], lookup, shapes=("pairs",))}
+    pair = found["(10)^m 2 (01)^{m+1}"]
+    assert (pair.first, pair.last, pair.start, pair.reaches_bound) == (0, 5, 1, True)
+    assert pair.row(2) == (1, 0, 1, 0, 2, 0, 1, 0, 1, 0, 1)

@@ -51,8 +51,9 @@ FORMAT = 1
 DOCUMENT_PREFIX = "tables/"
 #: the sections this module computes, in the order of docs/tables.md
 SECTIONS = ("sowing-values", "wari-nim", "followers")
-#: simplest positions per value the pattern search starts from
+#: simplest positions per value the pattern search starts from (for two blocks growing together)
 PATTERN_SEEDS = 100
+PAIR_SEEDS = 20
 #: positions listed per row besides the simplest
 LISTED = 5
 #: families whose followers are counted: (ruleset, name, template with n)
@@ -185,7 +186,11 @@ def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers:
     begun = time.perf_counter()
     starts = [(row, kind) for value, books in counted.rows.items() if (kind := kind_of(value)) is not None
               for row, _ in books.simplest]
-    patterns = find_patterns(starts, _bounded_lookup(sink, rules, seeds, pots))
+    fewer = [(row, kind) for value, books in counted.rows.items() if (kind := kind_of(value)) is not None
+             for row, _ in books.simplest[:PAIR_SEEDS]]
+    lookup = _bounded_lookup(sink, rules, seeds, pots)
+    patterns = sorted(find_patterns(starts, lookup, shapes=("runs", "pots")) + find_patterns(fewer, lookup, shapes=("pairs",)),
+                      key=lambda p: (-p.instances, not p.reaches_bound, len(p.template), p.template))
     parts["patterns"] = time.perf_counter() - begun
     return _keep(sink, {"format": FORMAT, "section": "sowing-values", "ruleset": "sowing", "bound": bound,
                         "raw_positions": counted.raw_positions, "rows_walked": counted.walked,

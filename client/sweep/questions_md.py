@@ -98,7 +98,9 @@ def _patterns(document: dict[str, Any]) -> list[str]:
     patterns = document["patterns"]
     lines = ["### One-parameter families", "",
              "Around the 100 simplest positions of each value above, every family `A B^m C` (a block `B` of 1 to 3 "
-             "pots repeated) and `A {m} C` (one pot growing) the position belongs to, followed while its instances "
+             "pots repeated) and `A {m} C` (one pot growing) the position belongs to, and around the 20 simplest "
+             "every family `A B^m C D^{m+d} E` (two blocks of 1 or 2 pots growing together, as in Erickson's "
+             "Theorems 2.2–2.5), followed while its instances "
              "lie within the bound and keep the kind with a parameter in arithmetic progression (steps ±1, ±2): "
              "those that hold for at least 4 consecutive m. *Reaches the bound*: the next instance lies beyond "
              "the sweep, so the family may go on; otherwise it breaks at the next instance.", ""]
