@@ -24,7 +24,7 @@ from ruma.engine.families.enum import Family, enumerate_family, raw_count
 from ruma.engine.families.followers import count_followers
 from ruma.engine.families.patterns import find_patterns, template_text
 from ruma.engine.families.questions import KINDS, kind_label, kind_of, tiny, value_of
-from ruma.engine.families.tally import UnsweptError, fewest_pots, tally
+from ruma.engine.families.tally import UnsweptError, fewest_pots, merge, tally
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 
@@ -95,6 +95,25 @@ def test_the_tally_agrees_with_the_census_of_the_same_values(ruleset: str) -> No
         books = counted.rows[row.group]
         assert books.raw_positions == row.raw_positions, row.group
         assert [r for r, _ in books.simplest] == [rep for rep, _, _ in row.simplest], row.group
+
+
+@pytest.mark.parametrize("ruleset", ["sowing", "impartial-atomic-wari"])
+def test_a_tally_in_parts_merges_into_the_whole_familys(ruleset: str) -> None:
+    family = Family.of(ruleset, (0, 7), (1, 7))
+    memo = swept(family)
+    lookup = lambda keys: [memo.lookup(k) for k in keys]  # noqa: E731
+    whole = tally(family, lookup, lambda v: True, 4)
+    pieces = [tally(family, lookup, lambda v: True, 4, part=i, parts=3) for i in range(3)]
+    assert all(p.raw_positions < whole.raw_positions for p in pieces)
+    merged = merge(family, pieces, 4)
+    assert merged.raw_positions == whole.raw_positions and merged.walked == whole.walked
+    assert set(merged.rows) == set(whole.rows)
+    for value, books in whole.rows.items():
+        other = merged.rows[value]
+        assert (other.raw_positions, other.simplest, other.fewest_pots) == (books.raw_positions, books.simplest,
+                                                                            books.fewest_pots)
+    with pytest.raises(ValueError, match="cover"):
+        merge(family, pieces[:2], 4)
 
 
 def test_the_fewest_pots_row_is_the_least_in_pots_then_seeds_order() -> None:

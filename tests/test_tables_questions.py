@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import pytest
 
 from ruma.client.cli import main
-from ruma.client.sweep import questions
+from ruma.client.sweep import questions, tallies
 from ruma.client.sweep.driver import StoreSink
 from ruma.client.sweep.tables_command import splice
 from ruma.engine.families.followers import count_followers
@@ -203,7 +203,7 @@ def test_ruma_tables_writes_its_sections_into_the_file_reads_them_back_and_recou
     def no_tally(*args: object, **kwargs: object) -> None:
         raise AssertionError("tallied again")
 
-    monkeypatch.setattr(questions, "tally", no_tally)
+    monkeypatch.setattr(tallies, "tally", no_tally)
     assert main(args) == 0  # the same bound: read back from the store, the file unchanged
     assert target.read_text() == first
     capsys.readouterr()
@@ -224,3 +224,26 @@ def test_the_older_generator_appends_the_sections_the_store_keeps(tmp_path: Path
                         "--max-n", "3"]) == 0
     out = capsys.readouterr().out
     assert out.index("## Table 3 —") < out.index("## Atomic weights") < out.index("## Table 3 for Impartial Atomic Wari")
+
+
+def test_a_tally_in_parts_goes_on_where_a_stopped_run_left_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "store")
+    args = ["tables", "sowing-values", "--seeds", "7", "--data", store, "--parts", "3", "--minutes", "0.00001"]
+    for done in (1, 2):  # each run does one part, then the time is up
+        assert main(args) == 1
+        assert f"stored in {done} of 3 parts; run the same command again to go on" in capsys.readouterr().err
+    assert main(args) == 0
+    in_parts = capsys.readouterr().out
+    assert main(["tables", "sowing-values", "--seeds", "7", "--data", str(tmp_path / "one")]) == 0
+    at_once = capsys.readouterr().out
+
+    def rows(text: str) -> list[str]:
+        return [line for line in text.splitlines() if line.startswith("| ")]
+
+    assert rows(in_parts) == rows(at_once) and len(rows(at_once)) > 10
+    sink = StoreSink(store)
+    try:
+        parts = json.loads(sink.store.document("tables/sowing-values"))["sweep"]
+    finally:
+        sink.close()
+    assert parts["parts"] == 3 and parts["classes"] > 0

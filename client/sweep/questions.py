@@ -31,7 +31,8 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Any, Callable, Iterable
 
-from ruma.client.sweep.driver import StoreSink, run_sweep
+from ruma.client.sweep.driver import StoreSink
+from ruma.client.sweep.tallies import sweep_and_tally
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.cgt.notation import format_game
 from ruma.engine.errors import LimitExceededError
@@ -39,7 +40,7 @@ from ruma.engine.families.enum import Family, weighted_rows
 from ruma.engine.families.followers import Followers, count_followers, stripped
 from ruma.engine.families.patterns import Pattern, find_patterns
 from ruma.engine.families.questions import KINDS, kind_label, kind_of
-from ruma.engine.families.tally import Tally, tally
+from ruma.engine.families.tally import Tally
 from ruma.engine.native import active_engine
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
@@ -76,10 +77,13 @@ def _peak_rss() -> int:
 
 
 def _generated(command: str, started: float, parts: dict[str, float]) -> dict[str, Any]:
+    """How a document was computed: ``seconds`` of this run; ``parts`` the costs of its pieces
+    (a tally's, summed over the runs that did its parts); the peak memory of any of them."""
+    peak = max(_peak_rss(), int(parts.pop("peak_rss_bytes", 0)))
     return {"command": command, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "engine": active_engine(), "seconds": round(time.perf_counter() - started, 1),
             "parts": {name: round(seconds, 1) for name, seconds in parts.items()},
-            "peak_rss_bytes": _peak_rss(), "load_average": [round(x, 2) for x in os.getloadavg()]}
+            "peak_rss_bytes": peak, "load_average": [round(x, 2) for x in os.getloadavg()]}
 
 
 def stored(sink: StoreSink, section: str) -> dict[str, Any] | None:
@@ -115,19 +119,6 @@ def _position(rules: Ruleset, row: State) -> dict[str, Any]:
 
 def _parameter(parameter: int | Fraction) -> int | str:
     return parameter if isinstance(parameter, int) else str(parameter)
-
-
-def _sweep_and_tally(sink: StoreSink, family: Family, wanted: Callable[[Game | int], bool], keep: int,
-                     workers: int | None, parts: dict[str, float], swept: dict[str, Any]) -> Tally:
-    started = time.perf_counter()
-    summary = run_sweep(family, sink, workers=workers)
-    parts["sweep"] = time.perf_counter() - started
-    swept.update(classes=summary.classes, already_stored=summary.already_stored,
-                 classes_valued=summary.classes_valued, workers=summary.workers)
-    started = time.perf_counter()
-    counted = tally(family, sink.store.lookup_many, wanted, keep)
-    parts["tally"] = time.perf_counter() - started
-    return counted
 
 
 def _rows(rules: Ruleset, counted: Tally) -> list[dict[str, Any]]:
@@ -171,9 +162,10 @@ def _pattern(rules: Ruleset, p: Pattern) -> dict[str, Any]:
 
 
 def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers: int | None = None,
-                  recount: bool = False) -> dict[str, Any]:
+                  recount: bool = False, pieces: int = 1, minutes: float | None = None) -> dict[str, Any]:
     """The ``sowing-values`` document: every Sowing row of at most ``seeds`` seeds and ``pots``
-    pots swept and tallied (see the module docstring)."""
+    pots swept and tallied (see the module docstring), the tally in ``pieces`` parts kept in the
+    store (``sweep.tallies``; ``minutes``: stop between two parts once they have passed)."""
     bound = {"seeds": seeds, "pots": pots}
     held = _reusable(sink, "sowing-values", bound, recount)
     if held is not None:
@@ -182,7 +174,8 @@ def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers:
     family = Family.of("sowing", (0, seeds), (1, pots))
     rules = family.rules
     swept: dict[str, Any] = {}
-    counted = _sweep_and_tally(sink, family, lambda v: kind_of(v) is not None, PATTERN_SEEDS, workers, parts, swept)
+    counted = sweep_and_tally(sink, family, lambda v: kind_of(v) is not None, PATTERN_SEEDS, workers, pieces, minutes,
+                              parts, swept, _peak_rss, recount)
     begun = time.perf_counter()
     starts = [(row, kind) for value, books in counted.rows.items() if (kind := kind_of(value)) is not None
               for row, _ in books.simplest]
@@ -199,9 +192,10 @@ def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers:
 
 
 def wari_nim(sink: StoreSink, seeds: int, pots: int, command: str, workers: int | None = None,
-             recount: bool = False) -> dict[str, Any]:
+             recount: bool = False, pieces: int = 1, minutes: float | None = None) -> dict[str, Any]:
     """The ``wari-nim`` document: Table 3 for Impartial Atomic Wari over every row of at most
-    ``seeds`` seeds and ``pots`` pots. For ∗0, the simplest position *with a move*."""
+    ``seeds`` seeds and ``pots`` pots (the tally as ``sowing_values``'s). For ∗0, the simplest
+    position *with a move*."""
     bound = {"seeds": seeds, "pots": pots}
     held = _reusable(sink, "wari-nim", bound, recount)
     if held is not None:
@@ -210,7 +204,7 @@ def wari_nim(sink: StoreSink, seeds: int, pots: int, command: str, workers: int 
     family = Family.of("impartial-atomic-wari", (0, seeds), (1, pots))
     rules = family.rules
     swept: dict[str, Any] = {}
-    counted = _sweep_and_tally(sink, family, lambda v: True, 1, workers, parts, swept)
+    counted = sweep_and_tally(sink, family, lambda v: True, 1, workers, pieces, minutes, parts, swept, _peak_rss, recount)
     rows = _rows(rules, counted)
     zero = counted.rows.get(0)
     if zero is not None:

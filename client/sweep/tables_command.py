@@ -11,7 +11,10 @@ them back in seconds (``--recount`` computes them again); and Erickson's Tables 
 the atomic-weight census (``sweep.tables``: ``table-3``, ``table-4``, ``table-2``,
 ``atomic-weights``). ``--write FILE`` replaces each section in FILE (found by its heading; a new
 section is added at the end) and leaves the rest of the file alone; without it the sections are
-printed. ``python -m ruma.client.sweep.tables`` still writes the older four sections in one go.
+printed. ``--parts N`` tallies a large family in N parts, each kept in the store as it is done,
+and ``--minutes M`` stops between two parts once M minutes have passed: the same command goes on
+from there (``sweep.tallies``), so a long census runs in pieces. ``python -m
+ruma.client.sweep.tables`` still writes the older four sections in one go.
 """
 
 from __future__ import annotations
@@ -61,9 +64,9 @@ def _question(args: argparse.Namespace, section: str, sink: Any, command: str) -
     seeds = args.seeds if args.seeds is not None else DEFAULTS[section]
     pots = args.pots if args.pots is not None else seeds
     if section == "sowing-values":
-        document = questions.sowing_values(sink, seeds, pots, command, args.workers, args.recount)
+        document = questions.sowing_values(sink, seeds, pots, command, args.workers, args.recount, args.parts, args.minutes)
     elif section == "wari-nim":
-        document = questions.wari_nim(sink, seeds, pots, command, args.workers, args.recount)
+        document = questions.wari_nim(sink, seeds, pots, command, args.workers, args.recount, args.parts, args.minutes)
     else:
         document = questions.followers(sink, seeds, pots, args.budget, command, args.recount)
     return render(document)
@@ -96,6 +99,8 @@ def _command(args: argparse.Namespace, sections: list[str]) -> str:
         words += ["--budget", f"{args.budget:g}"]
     if args.workers is not None:
         words += ["--workers", str(args.workers)]
+    if args.parts != 1:
+        words += ["--parts", str(args.parts)]
     words += ["--data", str(args.data)]
     if args.write:
         words += ["--write", str(args.write)]
@@ -150,6 +155,10 @@ def register(subparsers: Any) -> None:
                         help="followers: seconds per family; table-2/table-4: seconds per position (default 60)")
     parser.add_argument("--max-n", type=positive, default=30, help="table-2/table-4: the longest series (default 30)")
     parser.add_argument("--workers", type=positive, default=None, help="sweep workers (default as ruma sweep's)")
+    parser.add_argument("--parts", type=positive, default=1, metavar="N",
+                        help="sowing-values/wari-nim: tally in N parts, each kept in the store when done (default 1)")
+    parser.add_argument("--minutes", type=seconds, default=None, metavar="M",
+                        help="stop between two parts of a tally once M minutes have passed (the same command goes on)")
     parser.add_argument("--recount", action="store_true", help="compute the sections even when the store holds them")
     parser.add_argument("--write", metavar="FILE", help="splice the sections into FILE instead of printing them")
     handler: Callable[[argparse.Namespace], int] = run_tables_command

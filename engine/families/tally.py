@@ -25,7 +25,7 @@ from ruma.engine.families.census import MissingValuesError
 from ruma.engine.families.enum import Family, raw_count, simplicity, weighted_rows
 from ruma.engine.rulesets.base import State
 
-__all__ = ["Tally", "TallyRow", "tally", "fewest_pots", "UnsweptError"]
+__all__ = ["Tally", "TallyRow", "tally", "merge", "fewest_pots", "UnsweptError"]
 
 Value = Union[Game, int]
 LookupMany = Callable[[Sequence[bytes]], Sequence[Union[Value, None]]]
@@ -84,12 +84,16 @@ class Tally:
 
 
 def tally(family: Family, lookup_many: LookupMany, wanted: Callable[[Value], bool], simplest: int = 1,
-          should_cancel: Callable[[], bool] | None = None, batch: int = 8192) -> Tally:
+          should_cancel: Callable[[], bool] | None = None, batch: int = 8192, part: int = 0, parts: int = 1) -> Tally:
     """The tally of ``family`` over stored values (``lookup_many``: canonical keys to values, as a
     store's ``lookup_many``), keeping books for the values ``wanted`` accepts and the
     ``simplest`` simplest rows of each. Raises ``UnsweptError`` (a ``MissingValuesError``) when a
     class has no stored value (sweep the family first) and ``CancelledError`` when ``should_cancel`` says so (polled
-    once a batch)."""
+    once a batch).
+
+    ``part`` of ``parts``: only every ``parts``-th row of the walk from the ``part``-th on (with
+    its mirror image), so that a large tally can be done in pieces; ``merge`` joins the parts'
+    books into the whole family's."""
     rules = family.rules
     normalise, key_of = rules.normalise, rules.key
     partizan = not rules.impartial
@@ -121,10 +125,14 @@ def tally(family: Family, lookup_many: LookupMany, wanted: Callable[[Value], boo
                 account(mirror, weight, key, stored, mirror_flipped)
         pending.clear()
 
+    index = -1
     for row, weight in weighted_rows(family):
         mirror = row[::-1]
         if mirror < row:
             continue  # counted with its mirror image, which comes first (as enumerate_family)
+        index += 1
+        if index % parts != part:
+            continue
         walked += 1
         canonical, mirrored = normalise(row)
         other = mirror if mirror != row else None
@@ -138,5 +146,25 @@ def tally(family: Family, lookup_many: LookupMany, wanted: Callable[[Value], boo
     flush()
     if missing:
         raise UnsweptError(len(missing), family)
-    assert seen == raw_count(family), (seen, raw_count(family))
+    assert parts > 1 or seen == raw_count(family), (seen, raw_count(family))
     return Tally(family, books, seen, walked)
+
+
+def merge(family: Family, pieces: list[Tally], simplest: int) -> Tally:
+    """The tally of the whole family from the tallies of its parts (``tally(..., part, parts)``)."""
+    books: dict[Value, TallyRow] = {}
+    for piece in pieces:
+        for value, row in piece.rows.items():
+            held = books.get(value)
+            if held is None:
+                held = books[value] = TallyRow(value)
+            held.raw_positions += row.raw_positions
+            if row.fewest_pots is not None and (held.fewest_pots is None
+                                                or fewest_pots(row.fewest_pots) < fewest_pots(held.fewest_pots)):
+                held.fewest_pots = row.fewest_pots
+            for kept, oriented in row.simplest:
+                held.add(kept, 0, oriented, simplest)
+    seen = sum(piece.raw_positions for piece in pieces)
+    if seen != raw_count(family):
+        raise ValueError(f"the parts of the tally of {family.describe()} cover {seen} raw positions, not {raw_count(family)}")
+    return Tally(family, books, seen, sum(piece.walked for piece in pieces))
