@@ -239,7 +239,7 @@ def _zero_row(rules: Ruleset, family: Family, zero_raw: int, value: Callable[[St
 
 def followers(sink: StoreSink, largest_seeds: int, pots: int, budget: float, command: str,
               recount: bool = False, families: Iterable[tuple[str, str, str]] = FOLLOWER_FAMILIES,
-              limit: int = 10_000_000, max_n: int = 30) -> dict[str, Any]:
+              limit: int = 3_000_000, max_n: int = 30) -> dict[str, Any]:
     """The ``followers`` document: followers along ``families`` (``n = 1, 2, ... max_n`` until one
     would pass ``limit`` followers or ``budget`` seconds), and the most followers of an Atomic
     Wari position of exactly ``s`` seeds and at most ``pots`` pots, ``s = 1..largest_seeds``."""
