@@ -204,7 +204,8 @@ def wari_nim(sink: StoreSink, seeds: int, pots: int, command: str, workers: int 
     family = Family.of("impartial-atomic-wari", (0, seeds), (1, pots))
     rules = family.rules
     swept: dict[str, Any] = {}
-    counted = sweep_and_tally(sink, family, lambda v: True, 1, workers, pieces, minutes, parts, swept, _peak_rss, recount)
+    counted = sweep_and_tally(sink, family, lambda v: True, LISTED + 1, workers, pieces, minutes, parts, swept, _peak_rss,
+                              recount)
     rows = _rows(rules, counted)
     zero = counted.rows.get(0)
     if zero is not None:
