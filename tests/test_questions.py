@@ -20,7 +20,8 @@ from ruma.engine.cgt import STAR, UP, ZERO, Game, integer, nimber, number, up_mu
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.census import MissingValuesError, census
-from ruma.engine.families.enum import Family, enumerate_family, raw_count
+from ruma.engine.families.chains import CHAINS, extend, right_unmoves
+from ruma.engine.families.enum import Family, enumerate_family, raw_count, weighted_rows
 from ruma.engine.families.followers import count_followers
 from ruma.engine.families.patterns import find_patterns, template_text
 from ruma.engine.families.questions import KINDS, kind_label, kind_of, tiny, value_of
@@ -236,3 +237,41 @@ def test_the_pattern_search_finds_two_blocks_growing_together() -> None:
     pair = found["(10)^m 2 (01)^{m+1}"]
     assert (pair.first, pair.last, pair.start, pair.reaches_bound) == (0, 5, 1, True)
     assert pair.row(2) == (1, 0, 1, 0, 2, 0, 1, 0, 1, 0, 1)
+
+
+# --- chains of Right's moves ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", range(2, 7))
+def test_the_chains_canonical_forms(n: int) -> None:
+    """2^-n = {0 | 2^-(n-1)}, n·↑ = {0 | (n-1)·↑ + ∗}, n·↑ + ∗ = {0 | (n-1)·↑}: by the game algebra
+    here and by cgt-py."""
+    import cgt_py
+
+    from benchmarks.reference_evaluators import to_cgt_py
+
+    for kind, previous in CHAINS.items():
+        built = g([ZERO], [value_of(kind, n - 1)])
+        assert built == value_of(previous, n)
+        assert to_cgt_py(built) == cgt_py.CanonicalForm("{0|" + repr(to_cgt_py(value_of(kind, n - 1)))[15:-2] + "}")
+
+
+def test_right_unmoves_are_exactly_the_positions_with_a_right_move_there() -> None:
+    """Against the reference move generator, over every Sowing row of at most 7 seeds and 7 pots."""
+    from benchmarks.reference_evaluators import moves
+
+    rows = sorted({row for row, _ in weighted_rows(Family.of("sowing", (1, 7), (1, 7)))})
+    targets: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
+    for row in rows:
+        for option in moves("sowing", row)[1]:
+            targets.setdefault(option, set()).add(row)
+    assert len(targets) > 100
+    for target, sources in targets.items():
+        if sum(target) <= 6 and len(target) <= 6:  # (sources of 7 pots and 7 seeds are all enumerated)
+            assert sources == {g for g in right_unmoves(target) if len(g) <= 7}, target
+
+
+def test_extend_follows_a_chain_with_the_values_it_is_given() -> None:
+    values = {(2, 1, 1, 1): number(Fraction(1, 2)), (1, 2, 2, 0, 2): number(Fraction(1, 4))}
+    found = extend({("2^-n", 1): [(2, 1, 1, 1), (1, 2, 3, 1)]}, lambda row: values.get(row, integer(5)), 10)
+    assert found == {("2^-n", 2): [(1, 2, 2, 0, 2)]}  # 12202's Right move to 12310 = 1/2
+    assert extend({("2^-n", 1): [(2, 1, 1, 1)]}, lambda row: None, 0) == {}

@@ -103,7 +103,7 @@ def document(tmp_path: Path, section: str) -> dict[str, Any]:
     sink = StoreSink(str(tmp_path / "store"))
     try:
         if section == "sowing-values":
-            return questions.sowing_values(sink, BOUND, BOUND, "test", workers=1)
+            return questions.sowing_values(sink, BOUND, BOUND, "test", workers=1, chain_seconds=5)
         return questions.wari_nim(sink, BOUND, BOUND, "test", workers=1)
     finally:
         sink.close()
@@ -183,7 +183,8 @@ def test_ruma_tables_writes_its_sections_into_the_file_reads_them_back_and_recou
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "tables.md"
     target.write_text("# Tables\n\nkept as it is\n\n## Table 3 — simplest impartial Sowing positions with value ∗n\n\nold\n")
-    args = ["tables", "sowing-values", "wari-nim", "--seeds", "6", "--data", str(tmp_path / "store"), "--write", str(target)]
+    args = ["tables", "sowing-values", "wari-nim", "--seeds", "6", "--data", str(tmp_path / "store"), "--chains", "2",
+            "--write", str(target)]
     assert main(args) == 0
     first = target.read_text()
     assert first.startswith("# Tables\n\nkept as it is\n\n## Table 3 — simplest impartial Sowing positions with value ∗n\n\nold\n")
@@ -197,8 +198,8 @@ def test_ruma_tables_writes_its_sections_into_the_file_reads_them_back_and_recou
     finally:
         sink.close()
     assert stored["bound"] == {"seeds": 6, "pots": 6}
-    assert stored["generated"]["command"] == " ".join(["ruma", *args[:5], "--data", str(tmp_path / "store"), "--write",
-                                                       str(target)])
+    assert stored["generated"]["command"] == " ".join(["ruma", *args[:5], "--chains", "2", "--data", str(tmp_path / "store"),
+                                                       "--write", str(target)])
 
     def no_tally(*args: object, **kwargs: object) -> None:
         raise AssertionError("tallied again")
@@ -228,13 +229,13 @@ def test_the_older_generator_appends_the_sections_the_store_keeps(tmp_path: Path
 
 def test_a_tally_in_parts_goes_on_where_a_stopped_run_left_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "store")
-    args = ["tables", "sowing-values", "--seeds", "7", "--data", store, "--parts", "3", "--minutes", "0.00001"]
+    args = ["tables", "sowing-values", "--seeds", "7", "--data", store, "--parts", "3", "--minutes", "0.00001", "--chains", "1"]
     for done in (1, 2):  # each run does one part, then the time is up
         assert main(args) == 1
         assert f"stored in {done} of 3 parts; run the same command again to go on" in capsys.readouterr().err
     assert main(args) == 0
     in_parts = capsys.readouterr().out
-    assert main(["tables", "sowing-values", "--seeds", "7", "--data", str(tmp_path / "one")]) == 0
+    assert main(["tables", "sowing-values", "--seeds", "7", "--data", str(tmp_path / "one"), "--chains", "1"]) == 0
     at_once = capsys.readouterr().out
 
     def rows(text: str) -> list[str]:

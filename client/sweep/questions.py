@@ -37,6 +37,7 @@ from ruma.engine.cgt import Game, nimber
 from ruma.engine.cgt.notation import format_game
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.families.enum import Family, weighted_rows
+from ruma.engine.families.chains import CHAINS, extend
 from ruma.engine.families.followers import Followers, count_followers, stripped
 from ruma.engine.families.patterns import Pattern, find_patterns
 from ruma.engine.families.questions import KINDS, kind_label, kind_of
@@ -55,6 +56,9 @@ SECTIONS = ("sowing-values", "wari-nim", "followers")
 #: simplest positions per value the pattern search starts from (for two blocks growing together)
 PATTERN_SEEDS = 100
 PAIR_SEEDS = 20
+#: chains beyond the bound: positions of a value whose un-moves are tried, seconds a candidate
+CHAIN_LEVEL = 100
+CHAIN_POSITION = 20.0
 #: positions listed per row besides the simplest
 LISTED = 5
 #: families whose followers are counted: (ruleset, name, template with n)
@@ -162,10 +166,12 @@ def _pattern(rules: Ruleset, p: Pattern) -> dict[str, Any]:
 
 
 def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers: int | None = None,
-                  recount: bool = False, pieces: int = 1, minutes: float | None = None) -> dict[str, Any]:
+                  recount: bool = False, pieces: int = 1, minutes: float | None = None,
+                  chain_seconds: float = 300.0) -> dict[str, Any]:
     """The ``sowing-values`` document: every Sowing row of at most ``seeds`` seeds and ``pots``
     pots swept and tallied (see the module docstring), the tally in ``pieces`` parts kept in the
-    store (``sweep.tallies``; ``minutes``: stop between two parts once they have passed)."""
+    store (``sweep.tallies``; ``minutes``: stop between two parts once they have passed); then the
+    chains of Right's moves beyond the bound for ``chain_seconds`` (``families.chains``)."""
     bound = {"seeds": seeds, "pots": pots}
     held = _reusable(sink, "sowing-values", bound, recount)
     if held is not None:
@@ -185,10 +191,46 @@ def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers:
     patterns = sorted(find_patterns(starts, lookup, shapes=("runs", "pots")) + find_patterns(fewer, lookup, shapes=("pairs",)),
                       key=lambda p: (-p.instances, not p.reaches_bound, len(p.template), p.template))
     parts["patterns"] = time.perf_counter() - begun
+    begun = time.perf_counter()
+    chains = _chains(sink, rules, counted, chain_seconds)
+    parts["chains"] = time.perf_counter() - begun
     return _keep(sink, {"format": FORMAT, "section": "sowing-values", "ruleset": "sowing", "bound": bound,
                         "raw_positions": counted.raw_positions, "rows_walked": counted.walked,
                         "sweep": swept, "rows": _rows(rules, counted),
-                        "patterns": [_pattern(rules, p) for p in patterns], "generated": _generated(command, started, parts)})
+                        "patterns": [_pattern(rules, p) for p in patterns],
+                        "chains": {"seconds": chain_seconds, "per_level": CHAIN_LEVEL, "position_seconds": CHAIN_POSITION,
+                                   "found": chains},
+                        "generated": _generated(command, started, parts)})
+
+
+def _chains(sink: StoreSink, rules: Ruleset, counted: Tally, seconds: float) -> list[dict[str, Any]]:
+    """Positions of the chains' values beyond the census (``families.chains``), each valued
+    directly through the store within ``CHAIN_POSITION`` seconds."""
+    if seconds <= 0:
+        return []
+    from ruma.engine.errors import CancelledError, LimitExceededError
+    from ruma.engine.evaluator import evaluate
+
+    starts: dict[Any, list[State]] = {}
+    for held, books in counted.rows.items():
+        known = kind_of(held)
+        if known is not None and known[0] in CHAINS:
+            starts[known] = [row for row, _ in books.simplest]
+
+    def value(row: State) -> Game | int | None:
+        deadline = time.monotonic() + CHAIN_POSITION
+        try:
+            return evaluate(rules.name, row, sink.store, should_cancel=lambda: time.monotonic() > deadline).value
+        except (CancelledError, LimitExceededError):
+            return None
+
+    found = extend(starts, value, seconds, CHAIN_LEVEL)
+    out = []
+    for (kind, n), rows in sorted(found.items(), key=lambda item: (KINDS.index(item[0][0]), item[0][1])):
+        out.append({"kind": kind, "parameter": n, "label": kind_label(kind, n), "count": len(rows),
+                    "positions": [_position(rules, row) for row in rows[:LISTED]],
+                    "new": not starts.get((kind, n))})
+    return out
 
 
 def wari_nim(sink: StoreSink, seeds: int, pots: int, command: str, workers: int | None = None,

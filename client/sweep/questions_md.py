@@ -93,7 +93,29 @@ def _sowing(document: dict[str, Any]) -> list[str]:
                          f"| {r['raw_positions']:,} | {others} |")
         lines.append("")
     lines += _patterns(document)
+    lines += _chains(document)
     return lines
+
+
+def _chains(document: dict[str, Any]) -> list[str]:
+    chains = document.get("chains") or {}
+    lines = ["### Beyond the bound: chains of Right's moves", "",
+             "`2^-n = {0 | 2^-(n-1)}`, `n·↑ = {0 | (n-1)·↑ + ∗}` and `n·↑ + ∗ = {0 | (n-1)·↑}` (n ≥ 2), so a position of "
+             "the next value may be one from which Right moves to a position of the previous one "
+             "(`ruma.engine.families.chains`). From the 100 simplest positions of each such value found above (and "
+             f"of each found on the way), every position with a Right move to it was valued, each within "
+             f"{chains.get('position_seconds', 0):g} s, for {chains.get('seconds', 0):g} s in all; those of the next "
+             "value are listed (*new*: a value the census did not reach). This proves that the values listed exist; "
+             "a value not reached may still exist.", ""]
+    found = chains.get("found") or []
+    if not found:
+        return lines + ["Nothing found (or not run: `--chains 0`).", ""]
+    lines += ["| value | positions found | simplest found | seeds/pots | new |", "|---|---:|---|---|---|"]
+    for c in found:
+        first = c["positions"][0]
+        lines.append(f"| {c['label']} | {c['count']:,} | `{first['position']}` | {first['seeds']}/{first['pots']} | "
+                     f"{'new' if c['new'] else ''} |")
+    return lines + [""]
 
 
 def _patterns(document: dict[str, Any]) -> list[str]:

@@ -64,7 +64,8 @@ def _question(args: argparse.Namespace, section: str, sink: Any, command: str) -
     seeds = args.seeds if args.seeds is not None else DEFAULTS[section]
     pots = args.pots if args.pots is not None else seeds
     if section == "sowing-values":
-        document = questions.sowing_values(sink, seeds, pots, command, args.workers, args.recount, args.parts, args.minutes)
+        document = questions.sowing_values(sink, seeds, pots, command, args.workers, args.recount, args.parts, args.minutes,
+                                           args.chains)
     elif section == "wari-nim":
         document = questions.wari_nim(sink, seeds, pots, command, args.workers, args.recount, args.parts, args.minutes)
     else:
@@ -101,6 +102,8 @@ def _command(args: argparse.Namespace, sections: list[str]) -> str:
         words += ["--workers", str(args.workers)]
     if args.parts != 1:
         words += ["--parts", str(args.parts)]
+    if "sowing-values" in sections and args.chains != 300.0:
+        words += ["--chains", f"{args.chains:g}"]
     words += ["--data", str(args.data)]
     if args.write:
         words += ["--write", str(args.write)]
@@ -159,6 +162,9 @@ def register(subparsers: Any) -> None:
                         help="sowing-values/wari-nim: tally in N parts, each kept in the store when done (default 1)")
     parser.add_argument("--minutes", type=seconds, default=None, metavar="M",
                         help="stop between two parts of a tally once M minutes have passed (the same command goes on)")
+    parser.add_argument("--chains", type=float, default=300.0, metavar="SECONDS",
+                        help="sowing-values: seconds to follow chains of Right's moves beyond the bound (default 300; "
+                             "0: none)")
     parser.add_argument("--recount", action="store_true", help="compute the sections even when the store holds them")
     parser.add_argument("--write", metavar="FILE", help="splice the sections into FILE instead of printing them")
     handler: Callable[[argparse.Namespace], int] = run_tables_command
