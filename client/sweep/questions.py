@@ -173,13 +173,12 @@ def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers:
     store (``sweep.tallies``; ``minutes``: stop between two parts once they have passed); then the
     chains of Right's moves beyond the bound for ``chain_seconds`` (``families.chains``)."""
     bound = {"seeds": seeds, "pots": pots}
+    family = Family.of("sowing", (0, seeds), (1, pots))
     held = _reusable(sink, "sowing-values", bound, recount)
     if held is not None:
         return held
-    started, parts = time.perf_counter(), dict[str, float]()
-    family = Family.of("sowing", (0, seeds), (1, pots))
+    started, parts, swept = time.perf_counter(), dict[str, float](), dict[str, Any]()
     rules = family.rules
-    swept: dict[str, Any] = {}
     counted = sweep_and_tally(sink, family, lambda v: kind_of(v) is not None, PATTERN_SEEDS, workers, pieces, minutes,
                               parts, swept, _peak_rss, recount)
     begun = time.perf_counter()
@@ -239,15 +238,14 @@ def wari_nim(sink: StoreSink, seeds: int, pots: int, command: str, workers: int 
     ``seeds`` seeds and ``pots`` pots (the tally as ``sowing_values``'s). For ∗0, the simplest
     position *with a move*."""
     bound = {"seeds": seeds, "pots": pots}
+    family = Family.of("impartial-atomic-wari", (0, seeds), (1, pots))
     held = _reusable(sink, "wari-nim", bound, recount)
     if held is not None:
         return held
-    started, parts = time.perf_counter(), dict[str, float]()
-    family = Family.of("impartial-atomic-wari", (0, seeds), (1, pots))
-    rules = family.rules
-    swept: dict[str, Any] = {}
+    started, parts, swept = time.perf_counter(), dict[str, float](), dict[str, Any]()
     counted = sweep_and_tally(sink, family, lambda v: True, LISTED + 1, workers, pieces, minutes, parts, swept, _peak_rss,
                               recount)
+    rules = family.rules
     rows = _rows(rules, counted)
     zero = counted.rows.get(0)
     if zero is not None:

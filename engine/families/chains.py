@@ -18,22 +18,13 @@ from typing import Callable, Union
 
 from ruma.engine.cgt import Game
 from ruma.engine.families.questions import Kind, value_of
-from ruma.engine.rulesets.base import State
+from ruma.engine.rulesets.base import State, strip_ends
 
 __all__ = ["CHAINS", "right_unmoves", "extend"]
 
 Value = Union[Game, int]
 #: a chain's next kind from the kind of Right's option (the parameter goes up by one)
 CHAINS = {"2^-n": "2^-n", "n.^*": "n.^", "n.^": "n.^*"}
-
-
-def _strip(row: list[int]) -> State:
-    start, end = 0, len(row)
-    while start < end and row[start] == 0:
-        start += 1
-    while end > start and row[end - 1] == 0:
-        end -= 1
-    return tuple(row[start:end])
 
 
 def right_unmoves(row: State) -> list[State]:
@@ -51,7 +42,7 @@ def right_unmoves(row: State) -> list[State]:
                 for i in range(j - s, j):
                     before[i] -= 1
                 before[j] = s
-                found.append(_strip(before))
+                found.append(strip_ends(tuple(before)))
     return found
 
 

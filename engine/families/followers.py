@@ -27,7 +27,7 @@ from typing import Callable
 
 from ruma.engine.errors import LimitExceededError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.rulesets.base import Ruleset, State
+from ruma.engine.rulesets.base import Ruleset, State, strip_ends
 
 __all__ = ["count_followers", "stripped", "Followers", "DEFAULT_LIMIT"]
 
@@ -36,13 +36,8 @@ DEFAULT_LIMIT = 20_000_000
 
 
 def stripped(row: State) -> State:
-    """``row`` without its empty end pots."""
-    start, end = 0, len(row)
-    while start < end and row[start] == 0:
-        start += 1
-    while end > start and row[end - 1] == 0:
-        end -= 1
-    return tuple(row[start:end])
+    """``row`` (a tuple, or any sequence of counts) without its empty end pots."""
+    return strip_ends(tuple(row))
 
 
 def _moves(rules: Ruleset) -> Callable[[State], list[State]]:
