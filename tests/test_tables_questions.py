@@ -207,6 +207,8 @@ def test_ruma_tables_writes_its_sections_into_the_file_reads_them_back_and_recou
     monkeypatch.setattr(tallies, "tally", no_tally)
     assert main(args) == 0  # the same bound: read back from the store, the file unchanged
     assert target.read_text() == first
+    other = [a if a != "2" else "1" for a in args]  # other chains: the tally read back from its parts
+    assert main(other) == 0 and "for 1 s in all" in target.read_text()
     capsys.readouterr()
     assert main(args + ["--recount"]) != 0 and "tallied again" in capsys.readouterr().err
     assert main(["tables", "wari-nim", "--seeds", "7", "--data", str(tmp_path / "store")]) != 0  # another bound

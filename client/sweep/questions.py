@@ -175,8 +175,8 @@ def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers:
     bound = {"seeds": seeds, "pots": pots}
     family = Family.of("sowing", (0, seeds), (1, pots))
     held = _reusable(sink, "sowing-values", bound, recount)
-    if held is not None:
-        return held
+    if held is not None and held.get("chains", {}).get("seconds") == chain_seconds:
+        return held  # (asked for other chains: the tally is read back from its parts, the chains done again)
     started, parts, swept = time.perf_counter(), dict[str, float](), dict[str, Any]()
     rules = family.rules
     counted = sweep_and_tally(sink, family, lambda v: kind_of(v) is not None, PATTERN_SEEDS, workers, pieces, minutes,
