@@ -250,3 +250,18 @@ def test_a_tally_in_parts_goes_on_where_a_stopped_run_left_it(tmp_path: Path, ca
     finally:
         sink.close()
     assert parts["parts"] == 3 and parts["classes"] > 0
+
+
+def test_deuce_runs_have_the_nim_values_of_37_heaps() -> None:
+    """Theorem 3.1: 2^k is the ·37 heap k; the least k of each small value, valued by pycgt."""
+    import pycgt
+
+    from benchmarks.reference_evaluators import PycgtEvaluator
+
+    runs = questions.deuce_runs(600)
+    least = dict(runs["least"])
+    assert [least[n] for n in range(5)] == [0, 1, 2, 6, 10]  # the ·37 values 0 1 2 0 1 2 3 1 2 3 4 ...
+    evaluator = PycgtEvaluator("impartial-atomic-wari")
+    for n in range(1, 5):
+        assert evaluator.value((2,) * least[n]) == pycgt.nimber(n)
+    assert runs["complete"] >= 8 and all(k < 600 for _, k in runs["least"])

@@ -59,6 +59,8 @@ PAIR_SEEDS = 20
 #: chains beyond the bound: positions of a value whose un-moves are tried, seconds a candidate
 CHAIN_LEVEL = 100
 CHAIN_POSITION = 20.0
+#: heaps of ·37 whose nim values give deuce runs of each value (wari-nim)
+DEUCE_HEAPS = 200_000
 #: positions listed per row besides the simplest
 LISTED = 5
 #: families whose followers are counted: (ruleset, name, template with n)
@@ -250,9 +252,27 @@ def wari_nim(sink: StoreSink, seeds: int, pots: int, command: str, workers: int 
     zero = counted.rows.get(0)
     if zero is not None:
         rows.insert(0, _zero_row(rules, family, zero.raw_positions, _bounded_lookup(sink, rules, seeds, pots)))
+    begun = time.perf_counter()
+    deuces = deuce_runs(DEUCE_HEAPS)
+    parts["deuce runs"] = time.perf_counter() - begun
     return _keep(sink, {"format": FORMAT, "section": "wari-nim", "ruleset": rules.name, "bound": bound,
                         "raw_positions": counted.raw_positions, "rows_walked": counted.walked, "sweep": swept,
-                        "rows": rows, "generated": _generated(command, started, parts)})
+                        "rows": rows, "deuce_runs": deuces, "generated": _generated(command, started, parts)})
+
+
+def deuce_runs(heaps: int) -> dict[str, Any]:
+    """Erickson's Theorem 3.1 makes the sparse Atomic Wari position ``2^k`` (``k`` pots of two seeds)
+    the heap ``k`` of the octal game ·37, whose nim value it has: per ``n``, the least ``k`` below
+    ``heaps`` with ``G(k) = n`` — a position of value ∗n for every ``n`` up to ``complete``."""
+    from ruma.engine.octal import OctalGame
+
+    values = OctalGame("0.37").values(heaps)
+    least: dict[int, int] = {}
+    for k, n in enumerate(values):
+        least.setdefault(n, k)
+    complete = next(n for n in range(len(values) + 1) if n not in least) - 1
+    return {"heaps": heaps, "complete": complete, "largest": max(values),
+            "least": [[n, least[n]] for n in range(complete + 1)]}
 
 
 def _zero_row(rules: Ruleset, family: Family, zero_raw: int, value: Callable[[State], Game | int | None]) -> dict[str, Any]:
