@@ -60,7 +60,7 @@ PAIR_SEEDS = 20
 CHAIN_LEVEL = 100
 CHAIN_POSITION = 20.0
 #: heaps of ·37 whose nim values give deuce runs of each value (wari-nim)
-DEUCE_HEAPS = 200_000
+DEUCE_HEAPS = 20_000
 #: positions listed per row besides the simplest
 LISTED = 5
 #: families whose followers are counted: (ruleset, name, template with n)
