@@ -1,4 +1,5 @@
-"""The ``ruma.v1.Sweeps`` servicer: uploads of precomputed values, key lookups, censuses.
+"""The ``ruma.v1.Sweeps`` servicer: uploads of precomputed values, key lookups, censuses, and the
+documents the store keeps (``Documents``: what ``ruma tables`` computed, read as stored).
 
 ``add_sweeps_servicer(server, ruma_servicer, verify_fraction)`` registers it next to the
 ``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, ``busy``
@@ -45,6 +46,8 @@ register_write_methods(*WRITE_METHODS)
 
 #: the share of each upload the server re-values (``ruma serve --verify-fraction``)
 DEFAULT_VERIFY_FRACTION = 0.01
+#: the most bytes of documents one ``Documents`` reply carries (below gRPC's default 4 MB message)
+MAX_DOCUMENTS_BYTES = 3 << 20
 #: the most rows a census may walk (stripped rows, or boards) before it is refused
 MAX_CENSUS_WALK = 20_000_000
 _BY = {pb.CENSUS_GROUPING_UNSPECIFIED: "value", pb.CENSUS_BY_VALUE: "value", pb.CENSUS_BY_OUTCOME: "outcome",
@@ -158,6 +161,25 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         replies = self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
                                                    convert.styles(request.notations)), self.ruma.budget(context))
         return iter([pb.CensusReply.FromString(reply) for reply in replies])
+
+    # -- Documents ------------------------------------------------------------------------------
+    @rpc_method
+    def Documents(self, request: pb.DocumentsRequest, context: grpc.ServicerContext) -> pb.DocumentsReply:
+        store = self.ruma.store
+        names_of, read = getattr(store, "document_names", None), getattr(store, "document", None)
+        if not callable(names_of) or not callable(read):
+            return pb.DocumentsReply()  # (a store that keeps no documents)
+        documents, size = [], 0
+        for name in names_of(request.prefix):
+            content = read(name)
+            if content is None:
+                continue
+            size += len(content)
+            if size > MAX_DOCUMENTS_BYTES:
+                raise LimitExceededError(f"the documents named {request.prefix!r}... pass {MAX_DOCUMENTS_BYTES:,} bytes; "
+                                         f"ask for fewer with a longer prefix")
+            documents.append(pb.Document(name=name, content=content))
+        return pb.DocumentsReply(documents=documents)
 
 
 def add_sweeps_servicer(server: grpc.Server, ruma: RumaServicer,
