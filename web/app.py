@@ -18,7 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException
 
-from ruma.web import api, pages
+from ruma.web import api, pages, tables
 from ruma.web.gateway import GRPC_SECONDS, Gateway, GatewayError
 
 STATIC = Path(__file__).parent / "static"
@@ -83,5 +83,6 @@ def create_app(gateway: Gateway) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(api.router)
+    app.include_router(tables.router)
     app.include_router(pages.router)
     return app
