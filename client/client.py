@@ -228,7 +228,9 @@ class Client:
         a = reply.analysis
         return r.SumResult(r.GameValue.from_message(reply.value), r.OUTCOMES[a.outcome],
                            a.nim_value if a.HasField("nim_value") else None, r._fraction(a.temperature),
-                           [r.GameValue.from_message(t) for t in reply.terms])
+                           [r.GameValue.from_message(t) for t in reply.terms], mean=r._fraction(a.mean),
+                           left_stop=r._fraction(a.left_stop), right_stop=r._fraction(a.right_stop),
+                           birthday=a.birthday, atomic_weight=r._value_or_none(a, "atomic_weight"))
 
     def options(self, ruleset: str, position: str, *, timeout: float | None = None) -> r.OptionsResult:
         """Each player's options of a position, with their values."""

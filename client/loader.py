@@ -107,7 +107,7 @@ def load(
     ``concurrency`` batches are in flight at once, so the server values one while this process
     sends the next and reads the previous reply.
     """
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
     from ruma.client.cli.output import progress as progress_display
     from ruma.client.client import RumaRpcError, status_code
@@ -119,29 +119,42 @@ def load(
     started = time.monotonic()
     done = 0
     enabled = False if progress is False or callable(progress) else None
+
+    def count(batch: list[str], items: list[tuple[str, int, str, bool]], error: str | None) -> None:
+        if error is not None:
+            summary.failed.extend((position, error) for position in batch)
+        for position, code, message, stored in items:
+            if code:
+                summary.failed.append((position, message or status_code(code).name.lower().replace("_", " ")))
+            elif stored:
+                summary.already_stored += 1
+            else:
+                summary.valued += 1
+
     with progress_display(f"loading {ruleset}", total=len(todo), enabled=enabled) as bar, \
             ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="ruma-load") as pool:
         report: ProgressCallback = progress if callable(progress) else bar.update
-        futures = [pool.submit(_send, client, ruleset, batch, timeout) for batch in _batches(todo, batch_size)]
-        try:
-            for batch, future in zip(_batches(todo, batch_size), futures):
-                items, error = future.result()
-                if error is not None:
-                    summary.failed.extend((position, error) for position in batch)
-                for position, code, message, stored in items:
-                    if code:
-                        summary.failed.append((position, message or status_code(code).name.lower().replace("_", " ")))
-                    elif stored:
-                        summary.already_stored += 1
-                    else:
-                        summary.valued += 1
-                done += len(batch)
-                report(done, len(todo))
-        except RumaRpcError as error:
-            for future in futures:
-                future.cancel()
-            summary.seconds = time.monotonic() - started
-            error.summary = summary  # type: ignore[attr-defined]
-            raise
+        batches = list(_batches(todo, batch_size))
+        futures = {pool.submit(_send, client, ruleset, batch, timeout): batch for batch in batches}
+        batches_order = {future: n for n, future in enumerate(futures)}
+        pending = set(futures)
+        while pending:  # batches are counted as they end (in any order), so a failure loses none of them
+            finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            failure = next((f.exception() for f in finished if f.exception() is not None), None)
+            for future in sorted(finished, key=batches_order.__getitem__):
+                if future.exception() is None:
+                    count(futures[future], *future.result())
+                    done += len(futures[future])
+                    report(done, len(todo))
+            if failure is not None:
+                for future in pending:
+                    future.cancel()
+                for future in pending:  # what was under way when the call failed, if it was answered
+                    if not future.cancelled() and future.exception(timeout=None) is None:
+                        count(futures[future], *future.result())
+                summary.seconds = time.monotonic() - started
+                if isinstance(failure, RumaRpcError):
+                    failure.summary = summary  # type: ignore[attr-defined]
+                raise failure
     summary.seconds = time.monotonic() - started
     return summary

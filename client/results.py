@@ -293,6 +293,11 @@ class SumResult:
     nim_value: int | None
     temperature: Fraction | None
     terms: list[GameValue]
+    mean: Fraction | None = None
+    left_stop: Fraction | None = None
+    right_stop: Fraction | None = None
+    birthday: int | None = None
+    atomic_weight: GameValue | None = None
 
     def __str__(self) -> str:
         return str(self.value)

@@ -26,9 +26,9 @@ import psutil
 
 @contextlib.contextmanager
 def serving(data: Path, *flags: str, env: dict[str, str] | None = None,
-            workers: int = 2) -> Iterator[tuple[subprocess.Popen[str], str]]:
+            workers: int = 2, readers: int = 2) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """``ruma serve --data DATA --port 0 --json FLAGS`` until the block ends (after ``workers``
-    evaluation workers have started)."""
+    evaluation workers and ``readers`` reader workers have started)."""
     data.parent.mkdir(parents=True, exist_ok=True)
     log = data.parent / f"{data.name}-serve.log"  # a file, not a pipe: a full pipe would block the server
     with log.open("a") as err:
@@ -43,7 +43,7 @@ def serving(data: Path, *flags: str, env: dict[str, str] | None = None,
     address = json.loads(line)["address"]
     children: list[psutil.Process] = []
     try:
-        wait_for_workers(process.pid, workers)
+        wait_for_workers(process.pid, workers + readers)
         children = psutil.Process(process.pid).children(recursive=True)
         yield process, address
     finally:
@@ -61,8 +61,8 @@ def serving(data: Path, *flags: str, env: dict[str, str] | None = None,
         assert not alive, f"processes outlived the server: {alive}"
 
 
-def wait_for_workers(pid: int, count: int = 2, within: float = 60.0) -> None:
-    """Wait until the server ``pid`` has ``count`` evaluation workers running."""
+def wait_for_workers(pid: int, count: int = 4, within: float = 60.0) -> None:
+    """Wait until the server ``pid`` has ``count`` worker processes running."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         workers = [c for c in psutil.Process(pid).children(recursive=True) if "spawn_main" in " ".join(c.cmdline())]

@@ -79,6 +79,11 @@ def test_bad_input_is_invalid_argument(address: str) -> None:
         with pytest.raises(RumaRpcError) as info:
             client.catalog.show("no-such-name")
         assert info.value.code == grpc.StatusCode.NOT_FOUND
+        with pytest.raises(RumaRpcError) as info:  # tags are bounded: 50,000 of them are refused, nothing stored
+            client.catalog.add_position("tagged", "sowing", "312", tags=[f"t{i}" for i in range(50_000)])
+        assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT and "at most 64" in info.value.details
+        assert not client.catalog.list_positions(name="tagged")
+        assert len(client.catalog.add_position("tagged", "sowing", "312", tags=[f"t{i}" for i in range(64)]).tags) == 64
 
 
 def test_cli_against_the_server(address: str, capsys: pytest.CaptureFixture[str]) -> None:

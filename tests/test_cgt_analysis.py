@@ -236,3 +236,14 @@ def test_atomic_weight_theorems_on_random_all_small_games() -> None:
     for _ in range(200):
         a, b = rng.choice(games), rng.choice(games)
         assert A.atomic_weight(a + b) is A.atomic_weight(a) + A.atomic_weight(b)
+
+
+# -- deep games: n·↑ = {0 | (n-1)·↑∗} (Winning Ways ch. 3), so its birthday is n + 1, its atomic
+# weight n (Winning Ways ch. 8: aw(n·↑) = n), and, an infinitesimal, its thermograph is the mast at 0
+@pytest.mark.parametrize("n", [350, 400, 2000, 9999])
+def test_analyses_of_deep_games_do_not_recurse(n: int) -> None:
+    g = up_multiple(n)
+    assert A.birthday(g) == n + 1 and g.birthday == n + 1
+    assert g.atomic_weight == integer(n)
+    th = g.thermograph
+    assert (th.temperature, th.mast) == (0, 0)

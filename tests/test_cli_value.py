@@ -109,3 +109,11 @@ def test_console_entry_point() -> None:
     expected = cgt_py.CanonicalForm("{1|-1}") + cgt_py.CanonicalForm("*")
     value = done.stdout.splitlines()[1].split(",")[1]
     assert done.returncode == 0 and f"CanonicalForm('{value}')" == repr(expected)
+
+
+def test_deep_values_have_every_analysis(capsys: pytest.CaptureFixture[str]) -> None:
+    # n·↑ = {0 | (n-1)·↑∗} (Winning Ways ch. 3): birthday n + 1, atomic weight n (ch. 8)
+    status, out, err = _run(capsys, "--notation", "ascii", "^350", "^9999")
+    assert (status, err) == (0, "")
+    assert "  birthday       351" in out.splitlines() and "  atomic weight  350" in out.splitlines()
+    assert "  birthday       10000" in out.splitlines() and "  atomic weight  9999" in out.splitlines()

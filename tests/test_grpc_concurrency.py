@@ -6,6 +6,7 @@ Expected values: Erickson 1996, Table 2 (Sowing 1^2 = *, 1^3 = 0, 1^6 = 0, 1^7 =
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 import time
@@ -18,6 +19,7 @@ from grpc_harness import ascii_of, connect, running_server, switch
 from ruma.engine.cgt import UP, ZERO, Game, integer, nimber
 from ruma.engine.errors import CancelledError, RumaInputError
 from ruma.server.rpc.inflight import SingleFlight
+from ruma.server.work.budget import Budget
 
 TABLE_2: dict[str, Game] = {
     "1^2": nimber(1), "1^3": ZERO, "1^6": ZERO, "1^7": nimber(2), "1^8": nimber(1), "1^9": ZERO,
@@ -38,7 +40,7 @@ def test_eight_clients_overlapping_positions(tmp_path: Path) -> None:
                 assert seen.setdefault(position, value) == value
         return seen
 
-    with running_server(tmp_path, max_workers=8) as (_, address):
+    with running_server(tmp_path) as (_, address):
         with ThreadPoolExecutor(8) as pool:
             results = list(pool.map(worker, range(8)))
         with connect(address) as client:
@@ -72,66 +74,81 @@ def test_identical_requests_in_flight_are_computed_once(tmp_path: Path) -> None:
 def test_single_flight_runs_once_and_shares() -> None:
     flight: SingleFlight[int] = SingleFlight()
     calls = []
-    gate = threading.Event()
 
-    def compute() -> int:
-        calls.append(1)
-        gate.wait(5)
-        return 42
+    async def main() -> None:
+        gate = asyncio.Event()
 
-    with ThreadPoolExecutor(5) as pool:
-        futures = [pool.submit(flight.run, "k", compute) for _ in range(5)]
-        time.sleep(0.2)
+        async def compute() -> int:
+            calls.append(1)
+            await gate.wait()
+            return 42
+
+        tasks = [asyncio.ensure_future(flight.run("k", compute)) for _ in range(5)]
+        await asyncio.sleep(0.2)
         assert flight.in_flight() == 1
         gate.set()
-        results = [f.result(5) for f in futures]
+        results = await asyncio.gather(*tasks)
+        assert sorted(shared for _, shared in results) == [False, True, True, True, True]
+        assert all(value == 42 for value, _ in results) and flight.in_flight() == 0
+
+    asyncio.run(main())
     assert len(calls) == 1
-    assert sorted(shared for _, shared in results) == [False, True, True, True, True]
-    assert all(value == 42 for value, _ in results) and flight.in_flight() == 0
 
 
 def test_single_flight_follower_retries_when_the_leader_is_cancelled() -> None:
     flight: SingleFlight[str] = SingleFlight()
-    started = threading.Event()
 
-    def cancelled() -> str:
-        started.set()
-        time.sleep(0.2)
-        raise CancelledError("leader's deadline")
+    async def main() -> None:
+        started = asyncio.Event()
 
-    with ThreadPoolExecutor(2) as pool:
-        leader = pool.submit(flight.run, "k", cancelled)
-        started.wait(5)
-        follower = pool.submit(flight.run, "k", lambda: "computed by the follower")
+        async def cancelled() -> str:
+            started.set()
+            await asyncio.sleep(0.2)
+            raise CancelledError("leader's deadline")
+
+        async def follower_computes() -> str:
+            return "computed by the follower"
+
+        leader = asyncio.ensure_future(flight.run("k", cancelled))
+        await started.wait()
+        follower = asyncio.ensure_future(flight.run("k", follower_computes))
         with pytest.raises(CancelledError):
-            leader.result(5)
-        assert follower.result(5) == ("computed by the follower", False)
+            await leader
+        assert await follower == ("computed by the follower", False)
+
+    asyncio.run(main())
 
 
-def test_single_flight_shares_input_errors_and_honours_follower_cancel() -> None:
+def test_single_flight_shares_input_errors_and_honours_follower_deadline() -> None:
     flight: SingleFlight[str] = SingleFlight()
-    started = threading.Event()
 
-    def bad() -> str:
-        started.set()
-        time.sleep(0.3)
-        raise RumaInputError("bad position '3x2'")
+    async def main() -> None:
+        started = asyncio.Event()
 
-    with ThreadPoolExecutor(3) as pool:
-        leader = pool.submit(flight.run, "k", bad)
-        started.wait(5)
-        follower = pool.submit(flight.run, "k", lambda: "never")
-        impatient = pool.submit(flight.run, "k", lambda: "never", lambda: True)
-        with pytest.raises(CancelledError):
-            impatient.result(5)
+        async def bad() -> str:
+            started.set()
+            await asyncio.sleep(0.3)
+            raise RumaInputError("bad position '3x2'")
+
+        async def never() -> str:
+            return "never"
+
+        leader = asyncio.ensure_future(flight.run("k", bad))
+        await started.wait()
+        follower = asyncio.ensure_future(flight.run("k", never))
+        impatient = asyncio.ensure_future(flight.run("k", never, Budget(client_deadline=time.monotonic() + 0.05)))
+        with pytest.raises(CancelledError, match="deadline"):
+            await impatient
         for future in (leader, follower):
             with pytest.raises(RumaInputError, match="3x2"):
-                future.result(5)
+                await future
+
+    asyncio.run(main())
 
 
 def test_hot_value_cache_is_bounded_and_writes_through() -> None:
     from ruma.engine.memo import InMemoryMemo
-    from ruma.server.rpc.cache import CachedMemo
+    from ruma.server.work.cache import CachedMemo
 
     store = InMemoryMemo()
     cache = CachedMemo(store, size=3)
@@ -149,7 +166,7 @@ def test_hot_value_cache_under_threads() -> None:
     import threading
 
     from ruma.engine.memo import InMemoryMemo
-    from ruma.server.rpc.cache import CachedMemo
+    from ruma.server.work.cache import CachedMemo
 
     cache = CachedMemo(InMemoryMemo(), size=50)
     errors: list[BaseException] = []

@@ -109,3 +109,12 @@ def test_batch_size_limit(served: tuple[object, str]) -> None:
             client.evaluate_batch("sowing", ["1", "2", "3", "4"])
         assert error.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "limit is 3" in error.value.details
         assert client.capabilities().max_batch_size == 3
+
+
+def test_a_deep_sum_has_its_whole_analysis(served: tuple[object, str]) -> None:
+    # n·↑ = {0 | (n-1)·↑∗} (Winning Ways ch. 3): birthday n + 1, atomic weight n (ch. 8)
+    _, address = served
+    stub = ruma_pb2_grpc.RumaStub(grpc.insecure_channel(address))
+    reply = stub.Sum(pb.SumRequest(terms=[pb.Operand(expression="^400")], notations=[pb.NOTATION_ASCII]), timeout=60)
+    assert reply.analysis.birthday == 401
+    assert reply.analysis.atomic_weight.ascii == "400"

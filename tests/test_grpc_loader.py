@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import socket
 import time
@@ -68,7 +69,7 @@ class _Flaky:
                 flaky.calls += 1
                 if flaky.calls <= failures:
                     context.abort(grpc.StatusCode.UNAVAILABLE, "restarting")
-                return real.EvaluateBatch(request, context)
+                return asyncio.run(real.EvaluateBatch(request, context))  # (the servicer's methods are coroutines)
 
         self.server = grpc.server(futures.ThreadPoolExecutor(4))
         ruma_pb2_grpc.add_RumaServicer_to_server(Servicer(), self.server)
@@ -123,3 +124,31 @@ def test_read_positions_formats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     (tmp_path / "binary.txt").write_bytes(b"\xff\xfe312")
     with pytest.raises(RumaInputError, match="not UTF-8"):
         read_positions(tmp_path / "binary.txt")
+
+
+def test_a_load_says_how_far_it_got_when_the_server_dies(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from serve_harness import serving
+
+    cheap = [f"{a}{b}{c}" for a in range(1, 4) for b in range(4) for c in range(4)]  # 48 small rows
+    positions = tmp_path / "positions.txt"
+    positions.write_text("\n".join(cheap + [f"1^{20 + n % 10} {n // 10 + 2}" for n in range(100)]) + "\n")
+    with serving(tmp_path / "data", "--max-seconds", "60") as (server, address):
+        load = subprocess.Popen([sys.executable, "-m", "ruma.client.cli", "load", "sowing", str(positions),
+                                 "--server", address, "--batch-size", "8"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        with Client(address, timeout=10) as client:
+            deadline = time.monotonic() + 60
+            while client.stats().evaluations_total < len(cheap):  # the small rows are in; a large one is computing
+                assert time.monotonic() < deadline and load.poll() is None
+                time.sleep(0.1)
+        os.kill(server.pid, signal.SIGKILL)
+        _, err = load.communicate(timeout=60)
+    assert load.returncode == 3, err
+    assert f"of {len(cheap) + 100} positions were done before that" in err and "run it again to go on" in err, err
+    done = int(err.split(" of ")[0].rsplit(" ", 1)[-1].lstrip("("))
+    assert len(cheap) <= done < len(cheap) + 100, err

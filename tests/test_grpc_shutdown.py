@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from pathlib import Path
@@ -23,7 +24,7 @@ def test_shutdown_flushes_the_store(tmp_path: Path) -> None:
     from grpc_health.v1 import health_pb2
 
     for service in ("", "ruma.v1.Ruma"):  # health turned NOT_SERVING first
-        reply = server.health.Check(health_pb2.HealthCheckRequest(service=service), None)
+        reply = asyncio.run(server.health.Check(health_pb2.HealthCheckRequest(service=service), None))
         assert reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
     with LmdbStore(tmp_path, create=False) as store:  # a new handle on the same files
         for result in results.values():

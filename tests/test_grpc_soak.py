@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from serve_harness import serving
@@ -101,24 +102,29 @@ def client(address: str, work: dict[str, dict[str, str]], seconds: float, seed: 
 def test_sixteen_clients_for_a_minute_agree_with_ruma_eval(tmp_path: Path) -> None:
     work = {ruleset: pool(seed, 400) for seed, ruleset in enumerate(RULESETS)}
     truth = {ruleset: reference(ruleset, positions) for ruleset, positions in work.items()}
-    with serving(tmp_path / "data") as (_, address):
+    with serving(tmp_path / "data") as (server, address):
         with Client(address, timeout=300) as preload:  # half the positions are stored before the soak
             for ruleset, positions in work.items():
                 summary = preload.load(ruleset, positions[::2], progress=False)
                 assert not summary.failed, summary.failed[:3]
+        memory_before = psutil.Process(server.pid).memory_info().rss
         context = multiprocessing.get_context("spawn")
         with context.Pool(CLIENTS) as clients:
             results = clients.starmap(client, [(address, truth, SECONDS, seed) for seed in range(CLIENTS)])
         with Client(address) as stats_client:
             stats = stats_client.stats()
+        memory_after = psutil.Process(server.pid).memory_info().rss
     calls = sum(r["calls"] for r in results)
     print(f"soak: {CLIENTS} clients x {SECONDS:g} s: {calls} calls, {sum(r['answers'] for r in results)} values "
-          f"checked; server hits {stats.hits}, misses {stats.misses}, shared {stats.shared}")
+          f"checked; server hits {stats.hits}, misses {stats.misses}, shared {stats.shared}; server process "
+          f"{memory_before >> 20} -> {memory_after >> 20} MiB")
     errors = [e for r in results for e in r["errors"]]
     disagreements = [d for r in results for d in r["disagreements"]]
     assert errors == [] and disagreements == [], (errors[:5], disagreements[:5])
     assert calls >= CLIENTS * 10 and sum(r["answers"] for r in results) >= calls
     assert stats.misses > 0 and stats.hits > 0  # both new and stored positions were asked for
+    # the server's own process decodes no values (its workers do, and are replaced when they grow)
+    assert memory_after < memory_before + (32 << 20), (memory_before >> 20, memory_after >> 20)
     verified = subprocess.run([sys.executable, "-m", "ruma.client.cli", "store", "verify", "--data",
                                str(tmp_path / "data"), "--full", "--sample", "200", "--json"], capture_output=True, text=True, timeout=300)
     assert verified.returncode == 0, verified.stdout[-2000:] + verified.stderr

@@ -192,6 +192,7 @@ def test_parser_agrees(name: str) -> None:
     texts = [random_text(rng) for _ in range(N_POSITIONS)]
     texts += ["312", "1^8", "(10)^3 03 (01)^2", "12,0,3", "110••1", "#1^8#", "1^10000", "1^10001", "(1^100)^100",
               "(1^100)^101", "9^9999", "(" * 150 + "1" + ")" * 150, "()", "", "  ", "999999999,1", "1000000000,1"]
+    texts += ["(" * depth + "1" + ")" * depth for depth in (63, 64, 65, 66, 80, 100, 101)]  # the reference: at most 64
     parsed = 0
     for text in texts:
         got, expected = outcome(lambda: fast.parse(text)), outcome(lambda: ref.parse(text))

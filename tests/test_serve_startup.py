@@ -56,7 +56,7 @@ def test_tokens_in_clear_text_are_warned_about(tmp_path: Path) -> None:
     tokens = tmp_path / "tokens"
     tokens.write_text("0123456789abcdef0123456789abcdef read\n")
     with serving(tmp_path / "data", "--host", "0.0.0.0", "--token-file", str(tokens), "--eval-workers", "0",
-                 workers=0) as (_, _addr):
+                 workers=0, readers=0) as (_, _addr):
         pass  # (listening on all interfaces for a moment; no traffic is sent anywhere)
     log = (tmp_path / "data-serve.log").read_text()
     assert "ruma serve: warning: tokens travel in clear text" in log, log

@@ -236,3 +236,37 @@ def test_pages_render_with_their_content(service: tuple[str, str]) -> None:
     assert bad.status_code == 400 and "31x2" in bad.text and 'id="position-input"' in bad.text
     redirect = httpx.get(url + "/go?ruleset=sowing&position=" + quote("(10)^3 03 (01)^2"), timeout=60)
     assert redirect.status_code == 303 and redirect.headers["location"] == "/sowing/(10)%5E3%2003%20(01)%5E2"
+
+
+def test_the_explorers_budget_holds_on_the_catalogs_routes(tmp_path: Path) -> None:
+    # Sowing 1^10 needs about 24,000 positions: over the explorer's 500 (see the test above)
+    from ruma.server.catalog.models import Catalog
+    from ruma.server.catalog.ops import CatalogOps
+
+    data = tmp_path / "budget"
+    data.mkdir()
+    with Catalog.open(data) as catalog:  # named, not valued yet
+        CatalogOps(catalog).add_position("big", "sowing", "1^10", evaluate_now=False)
+    with explorer(data, seed=False, gateway_options={"max_positions": 500}) as (_, url):
+        for path in ("/api/v1/catalog/positions/big", "/api/v1/catalog/positions?value=0", "/catalog/big"):
+            reply = get(url, path)
+            assert reply.status_code == 429 and "500" in reply.text, (path, reply.text[:300])
+
+
+def test_odd_inputs_are_never_500(service: tuple[str, str]) -> None:
+    address, url = service
+    reply = get(url, "/api/v1/census/sowing?seeds=9999999999-99999999999")
+    assert reply.status_code == 400 and "9999999999-99999999999" in reply.json()["error"]["message"]
+    # n·↑ = {0 | (n-1)·↑∗} (Winning Ways ch. 3): birthday n + 1, atomic weight n (ch. 8)
+    deep = get(url, "/api/v1/value?expression=" + quote("^400")).json()
+    assert deep["analyses"]["birthday"] == "401" and deep["analyses"]["atomic_weight"] == "400"
+    # a short expression whose canonical form is longer than any expression may be
+    expression = " + ".join("{%d|-%d}" % (2 * i, 2 * i) for i in range(1, 12)) + " + ^"
+    reply = get(url, "/api/v1/value?expression=" + quote(expression))
+    assert reply.status_code == 200, reply.text[:300]
+    with connect(address) as client:
+        served = client.sum(expression)
+    assert reply.json()["value"]["ascii"] == served.value.ascii and len(served.value.ascii) > 10_000
+    assert reply.json()["thermograph"] is None and reply.json()["analyses"]["temperature"] == str(served.temperature)
+    page = get(url, "/value?expression=" + quote(expression))
+    assert page.status_code == 200

@@ -234,14 +234,22 @@ def stats(gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)
     return gw.stats(token)
 
 
+#: the largest count a range may name (the service's census fields are 32-bit)
+MAX_RANGE = 2**31 - 1
+
+
 def parse_range(text: Optional[str], what: str) -> Optional[tuple[int, int]]:
     """``"A-B"`` or ``"N"`` as ``(A, B)``; 400 quoting the text otherwise."""
     if text is None or not text.strip():
         return None
     low, dash, high = text.strip().partition("-")
-    if not (low.isdigit() and (high.isdigit() if dash else True)):
+    if not (low.isascii() and low.isdigit() and (high.isascii() and high.isdigit() if dash else True)):
         raise GatewayError(400, "INVALID_ARGUMENT", f"{what} {text!r}: expected N or A-B, e.g. 1-8")
-    return int(low), int(high if dash else low)
+    bounds = int(low), int(high if dash else low)
+    if max(bounds) > MAX_RANGE:
+        raise GatewayError(400, "INVALID_ARGUMENT", f"{what} {text!r}: at most {MAX_RANGE} (the service refuses far "
+                                                    f"less; see /api/v1/stats for its limits)")
+    return bounds
 
 
 @router.get("/census/{ruleset}", response_model=Open, responses=ERRORS)

@@ -2,7 +2,9 @@
 
 ``create_app(gateway)`` builds it; ``ruma web`` (``ruma.web.commands``) serves it with uvicorn.
 Every response carries a ``Server-Timing`` header (``grpc``: time spent waiting for the service,
-``app``: the whole request), which the browser's navigation timing reports too.
+``app``: the whole request), which the browser's navigation timing reports too. Requests beyond
+the explorer's concurrency limits are answered at once with 503 and ``Retry-After``
+(``ruma.web.shedding``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from starlette.exceptions import HTTPException
 
 from ruma.web import api, pages, tables
 from ruma.web.gateway import GRPC_SECONDS, Gateway, GatewayError
+from ruma.web.shedding import MAX_REQUESTS, MAX_SLOW, RETRY_AFTER, Shedding, is_slow
 
 STATIC = Path(__file__).parent / "static"
 
@@ -38,8 +41,9 @@ def _validation_message(error: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def create_app(gateway: Gateway) -> FastAPI:
-    """The explorer over ``gateway`` (its address, token, limits and read-only flag)."""
+def create_app(gateway: Gateway, *, max_requests: int = MAX_REQUESTS, max_slow: int = MAX_SLOW) -> FastAPI:
+    """The explorer over ``gateway`` (its address, token, limits and read-only flag), serving at
+    most ``max_requests`` requests at once, ``max_slow`` of them slow (``ruma.web.shedding``)."""
     app = FastAPIOffline(
         title="ruma explorer",
         version="1",
@@ -51,6 +55,23 @@ def create_app(gateway: Gateway) -> FastAPI:
         static_url="/static/docs",
     )
     app.state.gateway = gateway
+    app.state.shedding = shedding = Shedding(max_requests, max_slow)
+
+    @app.middleware("http")
+    async def shed(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        slow = is_slow(request.method, request.url.path, request.url.query)
+        refused = shedding.admit(slow)
+        if refused is not None:
+            error = GatewayError(503, "UNAVAILABLE", refused)
+            response: Response = JSONResponse(error.to_dict(), status_code=503) if _wants_json(request) else \
+                pages.render(request, "error.html", 503, status=503, title="The explorer is busy", message=refused,
+                             choices=[])
+            response.headers["Retry-After"] = str(RETRY_AFTER)
+            return response
+        try:
+            return await call_next(request)
+        finally:
+            shedding.done(slow)
 
     @app.middleware("http")
     async def server_timing(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:

@@ -16,7 +16,8 @@ import sys
 from typing import Any
 
 from ruma.client.cli.errors import Unreachable, UsageError
-from ruma.client.cli.options import add_server_options, count, port
+from ruma.client.cli.options import add_server_options, count, port, positive
+from ruma.web.shedding import MAX_REQUESTS, MAX_SLOW
 
 
 def run_web(args: argparse.Namespace) -> int:
@@ -42,7 +43,8 @@ def run_web(args: argparse.Namespace) -> int:
     print(f"ruma web: exploring {args.server} ({len(rulesets)} rulesets, {mode}) at http://{host}:{args.port}/",
           file=sys.stderr, flush=True)
     try:
-        uvicorn.run(create_app(gateway), host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(create_app(gateway, max_requests=args.max_requests, max_slow=args.max_slow), host=args.host,
+                    port=args.port, log_level=args.log_level)
     finally:
         gateway.close()
     return 0
@@ -58,7 +60,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--max-positions", type=count, default=0, metavar="N",
                         help="positions the service may compute per request (default: the service's limit)")
     parser.add_argument("--allow-writes", action="store_true",
-                        help="offer the API's writes (add named positions, verify theorems); off by default")
+                        help="offer the API's writes (add named positions, verify theorems); off by default. "
+                             "With a write --token, anyone who can reach the explorer may then write: see docs/service.md")
+    parser.add_argument("--max-requests", type=positive, default=MAX_REQUESTS, metavar="N",
+                        help=f"requests served at once; more are answered 503 with Retry-After (default {MAX_REQUESTS})")
+    parser.add_argument("--max-slow", type=positive, default=MAX_SLOW, metavar="N",
+                        help=f"of those, requests that may make the service compute (default {MAX_SLOW})")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                         help="uvicorn's log level (default info)")
     parser.set_defaults(handler=run_web)

@@ -26,7 +26,8 @@ import grpc
 
 from ruma.client import Client
 from ruma.client.client import RumaRpcError
-from ruma.engine.cgt.display import analyses_rows, thermograph_svg
+from ruma.engine.cgt.display import thermograph_svg
+from ruma.engine.cgt.expression import DEFAULT_LIMITS
 from ruma.engine.cgt.notation import parse_game
 from ruma.engine.errors import RumaError
 
@@ -41,8 +42,9 @@ HTTP_STATUS = {
     grpc.StatusCode.OUT_OF_RANGE: 400, grpc.StatusCode.UNIMPLEMENTED: 501, grpc.StatusCode.INTERNAL: 500,
     grpc.StatusCode.UNAVAILABLE: 503, grpc.StatusCode.DATA_LOSS: 500,
 }
-#: values whose text is longer than this get no thermograph sketch on pages (drawing is local work)
-MAX_SKETCH_TEXT = 20_000
+#: values whose text is longer than this get no thermograph (drawn here, from the value's text: the
+#: longest text a value expression may have)
+MAX_SKETCH_TEXT = DEFAULT_LIMITS.max_length
 #: distinct visitor tokens with an open channel
 MAX_TOKEN_CLIENTS = 16
 #: seconds the current HTTP request spent waiting for the service (read by the Server-Timing header)
@@ -91,11 +93,22 @@ def _value(v: Any) -> dict[str, str]:
     return {"unicode": v.unicode, "ascii": v.ascii, "braces": v.braces}
 
 
-def thermograph_data(ascii_value: str) -> dict[str, Any] | None:
-    """The exact thermograph of a value: walls' vertices ``[x, t]`` (as text), mean, temperature."""
+def _local_game(ascii_value: str) -> Any:
+    """The value as a game here (for its thermograph), or ``None`` when it is too large to draw."""
     if len(ascii_value) > MAX_SKETCH_TEXT:
         return None
-    th = parse_game(ascii_value).thermograph
+    try:
+        return parse_game(ascii_value)
+    except (RumaError, RecursionError):  # beyond the expression limits: no drawing, never an error
+        return None
+
+
+def thermograph_data(ascii_value: str) -> dict[str, Any] | None:
+    """The exact thermograph of a value: walls' vertices ``[x, t]`` (as text), mean, temperature."""
+    g = _local_game(ascii_value)
+    if g is None:
+        return None
+    th = g.thermograph
     return {
         "left_wall": [[str(x), str(t)] for t, x in th.left_wall.points],
         "right_wall": [[str(x), str(t)] for t, x in th.right_wall.points],
@@ -105,7 +118,8 @@ def thermograph_data(ascii_value: str) -> dict[str, Any] | None:
 
 def sketch(ascii_value: str) -> str:
     """The engine's thermograph sketch of a value (empty for huge values)."""
-    return "" if len(ascii_value) > MAX_SKETCH_TEXT else thermograph_svg(parse_game(ascii_value))
+    g = _local_game(ascii_value)
+    return "" if g is None else thermograph_svg(g)
 
 
 class Gateway:
@@ -183,8 +197,7 @@ class Gateway:
     def position(self, ruleset: str, position: str, token: str | None = None, *, options: bool = True) -> dict[str, Any]:
         """Value, analyses, thermograph and (by default) each player's options of a position."""
         client = self.client(token)
-        if self.max_positions:  # value it within the gateway's budget first; the options are then stored
-            self.call(lambda: client.evaluate(ruleset, position, max_positions=self.max_positions))
+        self.within_budget(ruleset, position, token)  # the options are then stored, or this is refused
         if options:
             reply = self.call(lambda: client.options(ruleset, position))
             evaluation = reply.evaluation
@@ -220,9 +233,15 @@ class Gateway:
     def value(self, expression: str, token: str | None = None) -> dict[str, Any]:
         """A value expression's canonical form and analyses (the service's ``Sum`` of one term)."""
         result = self.call(lambda: self.client(token).sum(expression))
-        g = parse_game(result.value.ascii)
-        return {"expression": expression, "value": _value(result.value),
-                "analyses": {k.replace(" ", "_"): v for k, v in analyses_rows(g)},
+        rows = {"outcome": result.outcome}
+        if result.nim_value is not None:
+            rows["nim_value"] = str(result.nim_value)
+        for name in ("left_stop", "right_stop", "mean", "temperature", "birthday"):
+            if getattr(result, name) is not None:
+                rows[name] = str(getattr(result, name))
+        if result.atomic_weight is not None:
+            rows["atomic_weight"] = result.atomic_weight.unicode
+        return {"expression": expression, "value": _value(result.value), "analyses": rows,
                 "thermograph": thermograph_data(result.value.ascii)}
 
     def stats(self, token: str | None = None) -> dict[str, Any]:
@@ -242,11 +261,23 @@ class Gateway:
                         ruleset: str | None = None, value: str | None = None, limit: int | None = None) -> list[Any]:
         """Named positions matching every filter (``value`` in any notation)."""
         catalog = self.client(token).catalog
-        if value:
-            return [self._named(p) for p in plain(self.call(
-                lambda: catalog.search(name=name, tag=tag, ruleset=ruleset, value=value, limit=limit)))]
+        if not value or self.max_positions:
+            listed = [self._named(p) for p in plain(self.call(
+                lambda: catalog.list_positions(name=name, tag=tag, ruleset=ruleset, limit=None if value else limit)))]
+            if not value:
+                return listed
+            for entry in listed:  # the search values each entry: within this explorer's budget first
+                self.within_budget(entry["ruleset"], entry["position"], token)
         return [self._named(p) for p in plain(self.call(
-            lambda: catalog.list_positions(name=name, tag=tag, ruleset=ruleset, limit=limit)))]
+            lambda: catalog.search(name=name, tag=tag, ruleset=ruleset, value=value, limit=limit)))]
+
+    def within_budget(self, ruleset: str, position: str, token: str | None = None) -> None:
+        """Value a position within this explorer's ``max_positions`` (if it has one) before a call
+        that values it with the service's own limit: the value is then stored, or the request is
+        refused (RESOURCE_EXHAUSTED, 429) as the position page is."""
+        if self.max_positions:
+            client = self.client(token)
+            self.call(lambda: client.evaluate(ruleset, position, max_positions=self.max_positions))
 
     @staticmethod
     def _named(entry: dict[str, Any]) -> dict[str, Any]:
@@ -254,8 +285,12 @@ class Gateway:
         return entry
 
     def named_position(self, name: str, token: str | None = None) -> dict[str, Any]:
-        """One named position with its value."""
+        """One named position with its value (valued within this explorer's budget)."""
         catalog = self.client(token).catalog
+        if self.max_positions:
+            for entry in plain(self.call(lambda: catalog.list_positions(name=name))):
+                if entry["name"] == name:
+                    self.within_budget(entry["ruleset"], entry["position"], token)
         return self._named(plain(self.call(lambda: catalog.show(name))))
 
     def tags(self, token: str | None = None) -> list[dict[str, Any]]:

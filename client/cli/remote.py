@@ -112,9 +112,10 @@ def run_load(args: argparse.Namespace) -> int:
         except RumaRpcError as error:
             known = as_cli_error(error)
             done = getattr(error, "summary", None)
-            if known is not None and done is not None and done.total:
-                known.hint = (known.hint + "; " if known.hint else "") + \
-                    f"{done.total} of {len(positions)} positions were done: run it again to go on"
+            if known is not None and done is not None:
+                known.hint = (known.hint + "; " if known.hint else "") + (
+                    f"{done.total} of {len(positions)} positions were done before that ({done.valued} valued, "
+                    f"{done.already_stored} already stored, {len(done.failed)} failed): run it again to go on")
             raise known if known is not None else error from None
     with Output(args.format) as out:
         out.emit(summary.to_dict(), str(summary))

@@ -20,7 +20,7 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ruma.engine.errors import NotAtomicError
 
@@ -266,20 +266,37 @@ _AW: dict[int, Game] = {}
 _FAR: dict[int, int] = {}
 
 
+def _followers_first(g: Game, done: dict[int, Any], leaf: Callable[[Game], bool]) -> Iterator[Game]:
+    """``g`` and those of its followers not in ``done``, each after its options (a ``leaf`` without
+    its options), from an explicit stack: deep games such as ``^9999`` need no deep recursion. The
+    caller puts each game it is given into ``done``."""
+    stack = [g]
+    while stack:
+        h = stack[-1]
+        if h.id in done:
+            stack.pop()
+            continue
+        if not leaf(h):
+            missing = [o for o in h.left_options + h.right_options if o.id not in done]
+            if missing:
+                stack += missing
+                continue
+        stack.pop()
+        yield h
+
+
 def birthday(g: Game) -> int:
     """The birthday of ``g``'s canonical form (0 for ``0``; ``|n|`` for an integer ``n``)."""
-    b = _BIRTHDAY.get(g.id)
-    if b is None:
-        x = g.number_value
+    for h in _followers_first(g, _BIRTHDAY, lambda h: h.number_value is not None or h.nim_value is not None):
+        x = h.number_value
         if x is not None:
             whole = math.floor(abs(x))
-            b = whole if x.denominator == 1 else whole + x.denominator.bit_length()
-        elif g.nim_value is not None:
-            b = g.nim_value
+            _BIRTHDAY[h.id] = whole if x.denominator == 1 else whole + x.denominator.bit_length()
+        elif h.nim_value is not None:
+            _BIRTHDAY[h.id] = h.nim_value
         else:
-            b = 1 + max(birthday(h) for h in g.left_options + g.right_options)
-        _BIRTHDAY[g.id] = b
-    return b
+            _BIRTHDAY[h.id] = 1 + max(_BIRTHDAY[o.id] for o in h.left_options + h.right_options)
+    return _BIRTHDAY[g.id]
 
 
 def left_stop(g: Game) -> Fraction:
@@ -302,26 +319,29 @@ def right_stop(g: Game) -> Fraction:
     return s
 
 
+def _is_integer(g: Game) -> bool:
+    x = g.number_value
+    return x is not None and x.denominator == 1
+
+
 def thermograph(g: Game) -> Thermograph:
     """The exact thermograph of ``g`` (an integer is a bare mast at temperature ``-1``)."""
-    th = _THERMO.get(g.id)
-    if th is None:
-        x = g.number_value
+    for h in _followers_first(g, _THERMO, _is_integer):
+        x = h.number_value
         if x is not None and x.denominator == 1:
             wall = Trajectory.constant(x)
-            th = Thermograph(wall, wall, _BASE, x)
-        else:
-            lefts = [thermograph(h).right_wall for h in g.left_options]
-            rights = [thermograph(h).left_wall for h in g.right_options]
-            ls = lefts[0]
-            for w in lefts[1:]:
-                ls = _extremum(ls, w, 1)
-            rs = rights[0]
-            for w in rights[1:]:
-                rs = _extremum(rs, w, -1)
-            th = _intersect(ls.tilt(_BASE), rs.tilt(Fraction(1)))
-        _THERMO[g.id] = th
-    return th
+            _THERMO[h.id] = Thermograph(wall, wall, _BASE, x)
+            continue
+        lefts = [_THERMO[o.id].right_wall for o in h.left_options]
+        rights = [_THERMO[o.id].left_wall for o in h.right_options]
+        ls = lefts[0]
+        for w in lefts[1:]:
+            ls = _extremum(ls, w, 1)
+        rs = rights[0]
+        for w in rights[1:]:
+            rs = _extremum(rs, w, -1)
+        _THERMO[h.id] = _intersect(ls.tilt(_BASE), rs.tilt(Fraction(1)))
+    return _THERMO[g.id]
 
 
 def temperature(g: Game) -> Fraction:

@@ -439,17 +439,30 @@ def _stops(a: int) -> tuple[Num | float, Num | float]:
 
 
 def _all_small(a: int) -> bool:
-    r = _ALL_SMALL.get(a)
-    if r is None:
-        if a == 0:
-            r = True
-        elif not _LO[a] or not _RO[a]:
-            r = False
+    """Whether every follower of ``a`` with a move for one player has one for the other (followers
+    first, from an explicit stack: no deep recursion for deep games)."""
+    stack = [a]
+    while stack:
+        b = stack[-1]
+        if b in _ALL_SMALL:
+            stack.pop()
+            continue
+        if b == 0:
+            _ALL_SMALL[b] = True
+        elif not _LO[b] or not _RO[b]:
+            _ALL_SMALL[b] = False
         else:
-            r = all(_all_small(i) for i in _LO[a]) and all(_all_small(i) for i in _RO[a])
-        _ALL_SMALL[a] = r
-    assert r is not None
-    return r
+            options = _LO[b] + _RO[b]
+            if any(_ALL_SMALL.get(i) is False for i in options):
+                _ALL_SMALL[b] = False
+            else:
+                missing = [i for i in options if i not in _ALL_SMALL]
+                if missing:
+                    stack += missing
+                    continue
+                _ALL_SMALL[b] = True
+        stack.pop()
+    return _ALL_SMALL[a]
 
 
 def clear_caches() -> None:

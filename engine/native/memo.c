@@ -1,12 +1,16 @@
 /* memo.c — CompactMemo: an in-memory memo in the compiled engine's compact table.
  *
  * The same Memo as ruma.engine.memo.InMemoryMemo (lookup, insert, insert_many, lookup_many, len)
- * for about 30 bytes a position instead of ~110 (a dict entry, a bytes key and its hash). Keys are
- * stored whole (ruleset prefix included); a value is an int32: a nim value n >= 0 as n, a Game
- * as -(id + 1) (Game ids are per process, like the memo itself; every Game lives as long as the
- * kernel's table, so an id always names the same object). The compiled search reads and writes
- * a CompactMemo's table directly, with no Python call (search.c). `ruma eval` and `evaluate()`
- * without a memo use one when the compiled engine is active (ruma.engine.native.new_memo).
+ * for about 11-30 bytes a position instead of ~110 (a dict entry, a bytes key and its hash). Keys
+ * are kept by ruleset (their first two bytes, code and version: one MemoPart each) as bodies in a
+ * table of their own: nim values in a table with packed keys (table.h), Games by id (Game ids are
+ * per process, like the memo itself; every Game lives as long as the kernel's table, so an id
+ * always names the same object). Keys shorter than two bytes go to one more table (`odd`). The
+ * compiled search reads and writes a CompactMemo's tables directly, with no Python call
+ * (search.c); an impartial search that meets a ruleset this memo holds nothing of yet uses that
+ * ruleset's table as its own (compact_adopt), so a position is held once, not in the search's
+ * table and again in the memo. `ruma eval` and `evaluate()` without a memo use a CompactMemo when
+ * the compiled engine is active (ruma.engine.native.new_memo).
  */
 #include "core.h"
 #include "memo.h"
@@ -56,21 +60,95 @@ static PyObject *decode(CompactMemoObject *m, int32_t v) {
     return game;
 }
 
+/* The part of a key's ruleset (created when `make`), or NULL (no memory: an error set, if made). */
+static MemoPart *part_of(CompactMemoObject *m, uint8_t code, uint8_t version, int make) {
+    for (size_t k = 0; k < m->nparts; k++)
+        if (m->parts[k]->code == code && m->parts[k]->version == version) return m->parts[k];
+    if (!make) return NULL;
+    MemoPart **parts = realloc(m->parts, (m->nparts + 1) * sizeof *parts);
+    MemoPart *part = parts ? calloc(1, sizeof *part) : NULL;
+    if (parts) m->parts = parts;
+    if (!part || table_init_packed(&part->table) < 0) {
+        free(part);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    part->code = code;
+    part->version = version;
+    m->parts[m->nparts++] = part;
+    return part;
+}
+
 int compact_find(CompactMemoObject *m, const uint8_t *key, size_t len, int32_t *value) {
-    uint32_t rec = table_find(&m->table, key, len, table_hash(key, len));
+    if (len < 2) {
+        uint32_t rec = table_find(&m->odd, key, len, table_hash(key, len));
+        if (rec == TABLE_NONE) return 0;
+        *value = table_value(&m->odd, rec);
+        return 1;
+    }
+    MemoPart *part = part_of(m, key[0], key[1], 0);
+    if (!part) return 0;
+    uint32_t rec = table_find(&part->table, key + 2, len - 2, table_hash(key + 2, len - 2));
     if (rec == TABLE_NONE) return 0;
-    *value = table_value(&m->table, rec);
+    int32_t v = table_value(&part->table, rec);
+    if (v < 0) return 0; /* a search's marker: not valued */
+    *value = part->kind == MEMO_GAME ? -(v + 1) : v;
     return 1;
 }
 
 int compact_add(CompactMemoObject *m, const uint8_t *key, size_t len, int32_t value) {
-    uint32_t h = table_hash(key, len);
-    if (table_find(&m->table, key, len, h) != TABLE_NONE) return 0; /* the first value is kept */
-    if (table_add(&m->table, key, len, h, value) == TABLE_NONE) {
-        PyErr_NoMemory();
+    if (len < 2) {
+        uint32_t h = table_hash(key, len);
+        if (table_find(&m->odd, key, len, h) != TABLE_NONE) return 0; /* the first value is kept */
+        if (table_add(&m->odd, key, len, h, value) == TABLE_NONE) goto nomem;
+        return 0;
+    }
+    MemoPart *part = part_of(m, key[0], key[1], 1);
+    if (!part) return -1;
+    int kind = value >= 0 ? MEMO_NIM : MEMO_GAME;
+    if (part->kind == MEMO_NONE) {
+        part->kind = kind;
+        part->table.packed = kind == MEMO_NIM; /* (Game ids are large: general records) */
+    } else if (part->kind != kind) {
+        PyErr_Format(PyExc_TypeError, "the memo holds %s for the keys of ruleset (%d, %d), not %s",
+                     part->kind == MEMO_NIM ? "nim values" : "Games", key[0], key[1], kind == MEMO_NIM ? "a nim value" : "a Game");
         return -1;
     }
+    int32_t v = kind == MEMO_GAME ? -(value + 1) : value;
+    const uint8_t *body = key + 2;
+    size_t n = len - 2;
+    uint32_t h = table_hash(body, n);
+    uint32_t rec = table_find(&part->table, body, n, h);
+    if (rec != TABLE_NONE) { /* the first value is kept; a search's marker is replaced */
+        if (table_value(&part->table, rec) < 0 && table_set(&part->table, rec, v) < 0) goto nomem;
+        return 0;
+    }
+    if (table_add(&part->table, body, n, h, v) == TABLE_NONE) goto nomem;
     return 0;
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+Table *compact_adopt(CompactMemoObject *m, int code, int version) {
+    MemoPart *part = part_of(m, (uint8_t)code, (uint8_t)version, 1);
+    if (!part) {
+        PyErr_Clear(); /* (no memory: the search keeps a table of its own) */
+        return NULL;
+    }
+    if (part->adopted || part->table.count || part->kind == MEMO_GAME) return NULL;
+    part->kind = MEMO_NIM;
+    part->adopted = 1;
+    return &part->table;
+}
+
+void compact_release(CompactMemoObject *m, Table *t) {
+    for (size_t k = 0; k < m->nparts; k++)
+        if (&m->parts[k]->table == t) {
+            m->parts[k]->adopted = 0;
+            t->moved = NULL;
+            t->moved_ctx = NULL;
+        }
 }
 
 static int key_bytes(PyObject *key, const uint8_t **data, size_t *len) {
@@ -144,35 +222,66 @@ static PyObject *CompactMemo_insert_many(CompactMemoObject *m, PyObject *items) 
     Py_RETURN_NONE;
 }
 
-static PyObject *CompactMemo_items(CompactMemoObject *m, PyObject *unused) {
-    (void)unused;
-    PyObject *out = PyList_New(0);
-    if (!out) return NULL;
-    for (size_t rec = 0; rec < m->table.arena_len;) { /* records lie back to back in the arena */
+/* Append (key, value) to out for every valued record of t, whose keys begin with prefix (0..2 bytes). */
+static int append_items(CompactMemoObject *m, PyObject *out, const Table *t, const uint8_t *prefix, size_t np, int kind) {
+    uint64_t cursor = 0;
+    uint32_t rec;
+    uint8_t scratch[TABLE_BODY_SCRATCH];
+    while (table_next(t, &cursor, &rec)) {
+        int32_t v = table_value(t, rec);
+        if (kind != MEMO_NONE && v < 0) continue; /* a search's marker */
         size_t len;
-        const uint8_t *body = table_body(&m->table, (uint32_t)rec, &len);
-        PyObject *key = PyBytes_FromStringAndSize((const char *)body, (Py_ssize_t)len);
-        PyObject *value = key ? decode(m, table_value(&m->table, (uint32_t)rec)) : NULL;
+        const uint8_t *body = table_body(t, rec, &len, scratch);
+        PyObject *key = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(np + len));
+        if (key) {
+            memcpy(PyBytes_AS_STRING(key), prefix, np);
+            memcpy(PyBytes_AS_STRING(key) + np, body, len);
+        }
+        PyObject *value = key ? decode(m, kind == MEMO_GAME ? -(v + 1) : v) : NULL;
         PyObject *pair = value ? PyTuple_Pack(2, key, value) : NULL;
         Py_XDECREF(key);
         Py_XDECREF(value);
         if (!pair || PyList_Append(out, pair) < 0) {
             Py_XDECREF(pair);
+            return -1;
+        }
+        Py_DECREF(pair);
+    }
+    return 0;
+}
+
+static PyObject *CompactMemo_items(CompactMemoObject *m, PyObject *unused) {
+    (void)unused;
+    PyObject *out = PyList_New(0);
+    if (!out || append_items(m, out, &m->odd, NULL, 0, MEMO_NONE) < 0) {
+        Py_XDECREF(out);
+        return NULL;
+    }
+    for (size_t k = 0; k < m->nparts; k++) {
+        MemoPart *part = m->parts[k];
+        uint8_t prefix[2] = {part->code, part->version};
+        if (append_items(m, out, &part->table, prefix, 2, part->kind) < 0) {
             Py_DECREF(out);
             return NULL;
         }
-        Py_DECREF(pair);
-        rec += table_record_words(len);
     }
     return out;
 }
 
 static PyObject *CompactMemo_nbytes(CompactMemoObject *m, void *unused) {
     (void)unused;
-    return PyLong_FromSize_t(table_bytes(&m->table));
+    size_t bytes = table_bytes(&m->odd);
+    for (size_t k = 0; k < m->nparts; k++) bytes += table_bytes(&m->parts[k]->table);
+    return PyLong_FromSize_t(bytes);
 }
 
-static Py_ssize_t CompactMemo_len(CompactMemoObject *m) { return (Py_ssize_t)m->table.count; }
+size_t compact_count(const CompactMemoObject *m) {
+    size_t n = m->odd.count;
+    for (size_t k = 0; k < m->nparts; k++) n += m->parts[k]->table.valued;
+    return n;
+}
+
+static Py_ssize_t CompactMemo_len(CompactMemoObject *m) { return (Py_ssize_t)compact_count(m); }
 
 static int CompactMemo_init(CompactMemoObject *m, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"games", "game_type", NULL};
@@ -183,7 +292,7 @@ static int CompactMemo_init(CompactMemoObject *m, PyObject *args, PyObject *kwds
         PyErr_SetString(PyExc_RuntimeError, "CompactMemo is already initialised");
         return -1;
     }
-    if (table_init(&m->table) < 0) {
+    if (table_init(&m->odd) < 0) {
         PyErr_NoMemory();
         return -1;
     }
@@ -207,7 +316,12 @@ static int CompactMemo_clear(CompactMemoObject *m) {
 static void CompactMemo_dealloc(CompactMemoObject *m) {
     PyObject_GC_UnTrack(m);
     CompactMemo_clear(m);
-    table_free(&m->table);
+    table_free(&m->odd);
+    for (size_t k = 0; k < m->nparts; k++) {
+        table_free(&m->parts[k]->table);
+        free(m->parts[k]);
+    }
+    free(m->parts);
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
@@ -217,7 +331,7 @@ static PyMethodDef CompactMemo_methods[] = {
     {"insert", (PyCFunction)(void (*)(void))CompactMemo_insert, METH_VARARGS | METH_KEYWORDS,
      "insert(key, value, explored=0): store value under key (the first value stored is kept)."},
     {"insert_many", (PyCFunction)CompactMemo_insert_many, METH_O, "insert_many(items): insert each (key, value)."},
-    {"items", (PyCFunction)CompactMemo_items, METH_NOARGS, "items() -> every (key, value), in insertion order."},
+    {"items", (PyCFunction)CompactMemo_items, METH_NOARGS, "items() -> every (key, value)."},
     {NULL, NULL, 0, NULL},
 };
 

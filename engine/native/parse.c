@@ -12,7 +12,7 @@
 
 #define MAX_POTS 10000
 #define MAX_SEEDS 1000000
-#define MAX_DEPTH 100
+#define MAX_DEPTH 64 /* as the reference: notation.MAX_DEPTH */
 
 typedef struct {
     int kind;

@@ -216,6 +216,8 @@ int family_decompose(int family, const pot_t *s, size_t n, Rows *out, Scratch *s
         if (sum > (int64_t)(hi - lo)) return push_oriented(out, s + lo, hi - lo);
         rc = wari_components(s, n, out, sc);
     } else if (family == FAM_SOWING) {
+        rc = sowing_decompose_common(s, n, out);
+        if (rc) return rc < 0 ? -1 : 0; /* (oriented already) */
         rc = sowing_components(s, n, out, sc);
     } else {
         rc = board_components(s, n, out, sc);

@@ -88,6 +88,22 @@ int family_decompose(int family, const pot_t *s, size_t n, Rows *out, Scratch *s
  * (grown with realloc as needed, *cap its capacity); returns the length or -1 (out of memory). */
 long family_key_body(int family, const pot_t *s, size_t n, uint8_t **out, size_t *cap);
 
+/* The key body's packed form (table.h, table_pack) straight from the pots: 1 and *key when the
+ * body is packable, else 0 (then family_key_body makes the body for the general part). */
+static inline int family_packed_key(int family, const pot_t *s, size_t n, uint64_t *key) {
+    if (n == 0 || n > 16 || s[0] == 0) return 0;
+    uint64_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        pot_t v = s[i];
+        /* the body's byte is v, or 255 for a full Sowing pot (a Wari pot of 255 seeds too) */
+        if (v < 15) k = k << 4 | (uint64_t)v;
+        else if (family == FAM_SOWING ? v >= RUMA_FULL : v == 255) k = k << 4 | 15u;
+        else return 0;
+    }
+    *key = k;
+    return 1;
+}
+
 /* Theorem 3.1 applies (Atomic Wari sparse rows; board: also wide margins): returns 1 and the run
  * lengths of deuces in *runs (count in *nruns; caller provides room for n/2 + 1), else 0. */
 int family_sparse_runs(int family, const pot_t *s, size_t n, size_t *runs, size_t *nruns);

@@ -14,6 +14,10 @@ void strip_bounds(const pot_t *s, size_t n, size_t *lo, size_t *hi); /* the none
 int sowing_options(const pot_t *s, size_t n, int dir, Rows *out);
 long sowing_simplify(const pot_t *s, size_t n, Buf *out);
 int sowing_components(const pot_t *s, size_t n, Rows *out, Scratch *sc);
+/* decompose for the common row: no pot of its stripped span is full (N1), so the span is already
+ * simplified, and the span has no cut (D1-D2): that span in its canonical orientation. 1 when it
+ * took the row (none for an empty row), 0 when the row needs sowing_components, -1 out of memory. */
+int sowing_decompose_common(const pot_t *s, size_t n, Rows *out);
 
 /* wari.c (reference: atomic_wari.py, atomic_wari_board.py) */
 int wari_options(const pot_t *s, size_t n, int dir, int bounded, Rows *out);

@@ -104,6 +104,14 @@ static int direct_value(SearchObject *s, const pot_t *state, size_t n, int32_t *
     return 1;
 }
 
+/* A component's value, or its marker (read from the table until it is a value: a probe of a large
+ * table is a cache miss, and a component is looked at when the cursor reaches it and again when
+ * its frame is valued). */
+static inline int32_t comp_value(SearchObject *s, Comp *c) {
+    if (c->value < 0) c->value = table_value(s->t, c->rec);
+    return c->value;
+}
+
 /* The value of a finished frame from its components' values. */
 static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
     size_t nopts = f->nopts;
@@ -112,7 +120,7 @@ static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
     for (size_t k = 0; k < nopts; k++) acc[k] = 0; /* an option of no live component is 0 */
     if (s->rules->impartial) {
         for (size_t c = f->comps_begin; c < f->comps_end; c++)
-            acc[s->comps[c].opt] ^= table_value(&s->table, s->comps[c].rec);
+            acc[s->comps[c].opt] ^= comp_value(s, &s->comps[c]);
         /* mex: at most nopts values, so the mex is at most nopts */
         if (GROW(s->seen, s->seen_cap, nopts + 1) < 0) return -1;
         memset(s->seen, 0, nopts + 1);
@@ -126,7 +134,7 @@ static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
     /* partizan: acc[k] = sum of the option's components (mirrored ones negated), as Game ids */
     for (size_t c = f->comps_begin; c < f->comps_end; c++) {
         Comp *comp = &s->comps[c];
-        int32_t part = table_value(&s->table, comp->rec), sum;
+        int32_t part = comp_value(s, comp), sum;
         if (comp->mirrored && kernel_neg(part, &part) < 0) return -1;
         if (kernel_add((int32_t)acc[comp->opt], part, &sum) < 0) return -1; /* 0 + G = G: ZERO is id 0 */
         acc[comp->opt] = sum;
@@ -138,14 +146,19 @@ static int frame_value(SearchObject *s, Frame *f, int32_t *value) {
 
 /* Keep a value: table, the sweep's shared table, pending memo inserts. */
 static int keep(SearchObject *s, uint32_t rec, int32_t value) {
-    table_set(&s->table, rec, value);
+    if (table_set(s->t, rec, value) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     /* published at once: the sweep's other workers read it before they search it (a claimed
      * frame's value is published in its claim's record when it leaves the path, just after) */
     if (s->shared && !(s->nframes && s->frames[s->nframes - 1].rec == rec && s->frames[s->nframes - 1].claim)) {
         size_t len;
-        const uint8_t *body = table_body(&s->table, rec, &len);
+        uint8_t scratch[TABLE_BODY_SCRATCH];
+        const uint8_t *body = table_body(s->t, rec, &len, scratch);
         if (shared_add(s->shared, body, len, table_hash(body, len), value) < 0) s->shared_lost++;
     }
+    if (s->unified) return 0; /* the memo's table holds it: nothing to hand over */
     if (GROW(s->pending, s->pending_cap, s->npending + 1) < 0) return -1;
     s->pending[s->npending++] = rec;
     return 0;
@@ -195,7 +208,7 @@ static int push_frame(SearchObject *s, uint32_t rec, size_t src_off, size_t len,
     } else {
         f->state_off = src_off;
     }
-    table_set(&s->table, rec, table_value(&s->table, rec) == LOOKUP ? ACTIVE_LOOKUP : ACTIVE);
+    table_set(s->t, rec, table_value(s->t, rec) == LOOKUP ? ACTIVE_LOOKUP : ACTIVE);
     return 0;
 }
 
@@ -206,25 +219,64 @@ static void pop_frame(SearchObject *s) {
     s->ncomps = f->comps_begin;
 }
 
-/* Find or add the record of a key body; new records go into the lookup batch. */
+/* A record just added with the value the cache gave (or LOOKUP): queued for the lookup batch, or,
+ * when the table is the memo's, known to be a miss at once. */
+static int new_record(SearchObject *s, uint32_t r) {
+    int32_t v = table_value(s->t, r);
+    if (v != LOOKUP) return 0;
+    if (s->unified) {
+        s->misses++;
+        table_set(s->t, r, UNKNOWN);
+        return 0;
+    }
+    if (GROW(s->batch, s->batch_cap, s->nbatch + 1) < 0) return -1;
+    s->batch[s->nbatch++] = r;
+    return 0;
+}
+
+/* The value a new record starts with: the cache's, or LOOKUP. */
+static int first_value(SearchObject *s, const uint8_t *body, size_t len, uint32_t h, int32_t *v) {
+    *v = LOOKUP;
+    if (s->cache == Py_None) return 0;
+    int hit = cache_get(s, body, len, h, v);
+    if (hit < 0) return -1;
+    if (hit) s->hits++;
+    return 0;
+}
+
+/* Find or add the record of a key body in the general part; new records go into the lookup batch. */
 static int key_record(SearchObject *s, const uint8_t *body, size_t len, uint32_t h, uint32_t *rec) {
-    uint32_t r = table_find(&s->table, body, len, h);
+    uint32_t r = table_find(s->t, body, len, h);
     if (r == TABLE_NONE) {
-        int32_t v = LOOKUP;
-        if (s->cache != Py_None) {
-            int hit = cache_get(s, body, len, h, &v);
-            if (hit < 0) return -1;
-            if (hit) s->hits++;
-        }
-        r = table_add(&s->table, body, len, h, v);
+        int32_t v;
+        if (first_value(s, body, len, h, &v) < 0) return -1;
+        r = table_add(s->t, body, len, h, v);
         if (r == TABLE_NONE) {
             PyErr_NoMemory();
             return -1;
         }
-        if (v == LOOKUP) {
-            if (GROW(s->batch, s->batch_cap, s->nbatch + 1) < 0) return -1;
-            s->batch[s->nbatch++] = r;
+        if (new_record(s, r) < 0) return -1;
+    }
+    *rec = r;
+    return 0;
+}
+
+/* The same for a packed key (table.h): the cache, when there is one, is asked about its body. */
+static int packed_record(SearchObject *s, uint64_t key, uint64_t hash, uint32_t *rec) {
+    uint32_t r = table_find_packed(s->t, key, hash);
+    if (r == TABLE_NONE) {
+        int32_t v = LOOKUP;
+        if (s->cache != Py_None) {
+            uint8_t body[TABLE_BODY_SCRATCH];
+            size_t len = table_unpack(key, body);
+            if (first_value(s, body, len, table_hash(body, len), &v) < 0) return -1;
         }
+        r = table_add_packed(s->t, key, hash, v);
+        if (r == TABLE_NONE) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (new_record(s, r) < 0) return -1;
     }
     *rec = r;
     return 0;
@@ -232,12 +284,25 @@ static int key_record(SearchObject *s, const uint8_t *body, size_t len, uint32_t
 
 /* The record of a component (its key computed here). */
 static int component_record(SearchObject *s, const pot_t *row, size_t n, uint32_t *rec) {
+    uint64_t key;
+    if (s->t->packed && family_packed_key(s->rules->family, row, n, &key))
+        return packed_record(s, key, table_mix(key), rec);
     long len = family_key_body(s->rules->family, row, n, &s->key, &s->key_cap);
     if (len < 0) {
         PyErr_NoMemory();
         return -1;
     }
     return key_record(s, s->key, (size_t)len, table_hash(s->key, (size_t)len), rec);
+}
+
+void search_moved(void *ctx, Table *t) {
+    SearchObject *s = ctx;
+    if (t != s->t) return;
+    for (size_t k = 0; k < s->nframes; k++) s->frames[k].rec = table_relocate(t, s->frames[k].rec);
+    for (size_t k = 0; k < s->ncomps; k++) s->comps[k].rec = table_relocate(t, s->comps[k].rec);
+    for (size_t k = 0; k < s->npending; k++) s->pending[k] = table_relocate(t, s->pending[k]);
+    for (size_t k = 0; k < s->nbatch; k++) s->batch[k] = table_relocate(t, s->batch[k]);
+    s->root = table_relocate(t, s->root);
 }
 
 /* Keep value under the key of state (Search.value_many: a state's own entry when it is not a
@@ -247,7 +312,7 @@ int search_keep_sum(SearchObject *s, const pot_t *state, size_t n, int32_t value
     size_t queued = s->nbatch;
     if (component_record(s, state, n, &rec) < 0) return -1;
     if (s->nbatch > queued) s->nbatch = queued; /* (the memo is not asked: as RecordingMemo.insert) */
-    if (table_value(&s->table, rec) >= 0) return 0; /* known already: kept, as a memo keeps the first value */
+    if (table_value(s->t, rec) >= 0) return 0; /* known already: kept, as a memo keeps the first value */
     if (keep(s, rec, value) < 0) return -1;
     return flush_when_due(s);
 }
@@ -276,9 +341,11 @@ static int expand(SearchObject *s, Frame *f) {
     if (!rules->impartial && rules_options(rules, state, n, -1, &s->opts) < 0) goto nomem;
     f->nopts = (uint32_t)s->opts.count;
 
-    /* pass 1: every option's components, their keys (back to back in s->key) and hashes */
+    /* pass 1: every option's components, their keys (packed, or bodies back to back in s->keys)
+     * and hashes */
     rows_clear(&s->pieces);
     size_t nkeys = 0, keys_len = 0;
+    int packs = s->t->packed;
     for (size_t k = 0; k < s->opts.count; k++) {
         size_t on, first = s->pieces.count;
         const pot_t *option = rows_row(&s->opts, k, &on);
@@ -289,31 +356,44 @@ static int expand(SearchObject *s, Frame *f) {
             if (GROW(s->pieces_opt, s->pieces_opt_cap, p + 1) < 0) return -1;
             if (GROW(s->key_at, s->key_at_cap, nkeys + 2) < 0) return -1;
             if (GROW(s->key_hash, s->key_hash_cap, nkeys + 1) < 0) return -1;
+            if (GROW(s->key_packed, s->key_packed_cap, nkeys + 1) < 0) return -1;
             s->pieces_opt[p] = (uint32_t)k;
-            long len = family_key_body(rules->family, piece, pn, &s->one_key, &s->one_key_cap);
-            if (len < 0) goto nomem;
-            if (GROW(s->keys, s->keys_cap, keys_len + (size_t)len) < 0) return -1;
-            memcpy(s->keys + keys_len, s->one_key, (size_t)len);
             s->key_at[nkeys] = keys_len;
-            keys_len += (size_t)len;
-            s->key_at[nkeys + 1] = keys_len;
-            uint32_t h = table_hash(s->keys + s->key_at[nkeys], (size_t)len);
-            s->key_hash[nkeys++] = h;
-            table_prefetch(&s->table, h);
+            uint64_t key;
+            if (packs && family_packed_key(rules->family, piece, pn, &key)) {
+                uint64_t h = table_mix(key);
+                s->key_packed[nkeys] = key;
+                s->key_hash[nkeys] = h;
+                table_prefetch_packed(s->t, h);
+            } else {
+                long len = family_key_body(rules->family, piece, pn, &s->one_key, &s->one_key_cap);
+                if (len < 0) goto nomem;
+                if (GROW(s->keys, s->keys_cap, keys_len + (size_t)len) < 0) return -1;
+                memcpy(s->keys + keys_len, s->one_key, (size_t)len);
+                keys_len += (size_t)len;
+                uint32_t h = table_hash(s->keys + s->key_at[nkeys], (size_t)len);
+                s->key_packed[nkeys] = 0;
+                s->key_hash[nkeys] = h;
+                table_prefetch(s->t, h);
+            }
+            s->key_at[++nkeys] = keys_len;
         }
     }
     /* pass 2: the records, and the states of components whose value is not known yet */
     for (size_t p = 0; p < nkeys; p++) {
         uint32_t rec;
-        if (key_record(s, s->keys + s->key_at[p], s->key_at[p + 1] - s->key_at[p], s->key_hash[p], &rec) < 0)
-            return -1;
+        int rc = s->key_packed[p] ? packed_record(s, s->key_packed[p], s->key_hash[p], &rec)
+                                  : key_record(s, s->keys + s->key_at[p], s->key_at[p + 1] - s->key_at[p],
+                                               (uint32_t)s->key_hash[p], &rec);
+        if (rc < 0) return -1;
         if (GROW(s->comps, s->comps_cap, s->ncomps + 1) < 0) return -1;
         Comp *c = &s->comps[s->ncomps++];
         c->rec = rec;
         c->opt = s->pieces_opt[p];
         c->mirrored = s->pieces.flag[p];
         c->state_len = SIZE_MAX;
-        if (table_value(&s->table, rec) < 0) { /* keep the state: it may have to be searched */
+        c->value = table_value(s->t, rec);
+        if (c->value < 0) { /* keep the state: it may have to be searched */
             size_t pn;
             const pot_t *piece = rows_row(&s->pieces, p, &pn);
             if (GROW(s->path, s->path_cap, s->path_len + pn) < 0) return -1;
@@ -370,7 +450,7 @@ static int run(SearchObject *s) {
         int pushed = 0;
         while (f->cursor < f->comps_end) {
             Comp *c = &s->comps[f->cursor];
-            int32_t v = table_value(&s->table, c->rec);
+            int32_t v = comp_value(s, c);
             if (v >= 0) {
                 f->cursor++;
                 continue;
@@ -393,8 +473,14 @@ static int run(SearchObject *s) {
         if (pushed) continue;
         int32_t value;
         if (frame_value(s, f, &value) < 0) return -1;
-        if (record(s, f->rec, value, s->path + f->state_off, f->state_len) < 0) return -1;
+        uint32_t rec = f->rec;
+        if (record(s, rec, value, s->path + f->state_off, f->state_len) < 0) return -1;
         pop_frame(s);
+        if (s->nframes) { /* the parent's component at its cursor is this frame: its value, in hand */
+            Frame *parent = &s->frames[s->nframes - 1];
+            Comp *c = &s->comps[parent->cursor];
+            if (parent->cursor < parent->comps_end && c->rec == rec) c->value = value;
+        }
     }
     return 0;
 }
@@ -411,23 +497,27 @@ void search_done(SearchObject *s, int ok) {
     s->busy = 0;
     if (!ok) { /* markers of the interrupted search are left in the table; its claims are given up */
         s->broken = 1;
-        while (s->nframes) pop_frame(s);
+        while (s->nframes) {
+            /* (a memo's table is read on: its frames are "not valued" again, as after unwind_settled) */
+            uint32_t rec = s->frames[s->nframes - 1].rec;
+            if (s->unified && table_value(s->t, rec) < 0) table_set(s->t, rec, UNKNOWN);
+            pop_frame(s);
+        }
     }
 }
 
 int search_component(SearchObject *s, const pot_t *state, size_t n, int32_t *value) {
     s->nframes = s->ncomps = s->path_len = s->nbatch = 0;
-    uint32_t rec;
-    if (component_record(s, state, n, &rec) < 0) return -1;
+    if (component_record(s, state, n, &s->root) < 0) return -1;
     if (s->nbatch && lookup_batch(s) < 0) return -1; /* the root: always asked about first */
     uint32_t claim = 0;
-    if (table_value(&s->table, rec) == UNKNOWN && !(s->shared && shared_root(s, rec, &claim))) {
-        if (push_frame(s, rec, 0, n, 0, claim) < 0 || GROW(s->path, s->path_cap, n) < 0) return -1;
+    if (table_value(s->t, s->root) == UNKNOWN && !(s->shared && shared_root(s, s->root, &claim))) {
+        if (push_frame(s, s->root, 0, n, 0, claim) < 0 || GROW(s->path, s->path_cap, n) < 0) return -1;
         memcpy(s->path, state, n * sizeof *s->path); /* the root's state, at offset 0 */
         s->path_len = n;
         if (run(s) < 0) return -1;
     }
     s->nbatch = 0; /* left: only records valued meanwhile (every pushed one has a value now) */
-    *value = table_value(&s->table, rec);
+    *value = table_value(s->t, s->root);
     return 0;
 }

@@ -47,6 +47,7 @@
 typedef struct {
     uint32_t rec;
     uint32_t opt;
+    int32_t value; /* its value once known (values never change: read from the table no more), else < 0 */
     uint8_t mirrored;
     size_t state_off, state_len; /* in path; state_len == SIZE_MAX when not kept (value known) */
 } Comp;
@@ -90,7 +91,11 @@ typedef struct {
     int speculative;          /* descend into components the memo has not been asked about yet */
     int busy, broken;
     Py_ssize_t batch_index; /* Search.value_many: the index of the state being valued, else -1 */
-    Table table;
+    Table own;   /* the search's table, unless it uses its memo's (`unified`) */
+    Table *t;    /* the table: &own, or the CompactMemo's table of this ruleset (compact_adopt) */
+    int unified; /* t is the memo's: a key it does not hold is a memo miss, a value in it is stored */
+    uint8_t scratch[TABLE_BODY_SCRATCH]; /* a packed record's body (table_body), used at once */
+    uint32_t root; /* the record of the component search_component values (relocated as frames are) */
     Scratch sc;
     Rows opts, pieces;
     uint8_t *key;
@@ -107,9 +112,10 @@ typedef struct {
     size_t acc_cap;
     int32_t *ids; /* partizan: the options' values for kernel_canon */
     size_t ids_cap;
-    /* expand's pass 1: per component its option, key (back to back in keys) and hash */
-    uint32_t *pieces_opt, *key_hash;
-    size_t pieces_opt_cap, key_hash_cap;
+    /* expand's pass 1: per component its option, packed key (0: the body is in keys) and hash */
+    uint32_t *pieces_opt;
+    uint64_t *key_packed, *key_hash;
+    size_t pieces_opt_cap, key_packed_cap, key_hash_cap;
     uint8_t *keys, *one_key;
     size_t keys_cap, one_key_cap;
     size_t *key_at;
@@ -148,6 +154,8 @@ int search_ready(SearchObject *s);
 int search_component(SearchObject *s, const pot_t *state, size_t n, int32_t *value);
 void search_done(SearchObject *s, int ok);
 int search_keep_sum(SearchObject *s, const pot_t *state, size_t n, int32_t value);
+/* The table's `moved` for a search: its records held in frames, components, batches relocated. */
+void search_moved(void *ctx, Table *t);
 /* search_batch.c: Search.value_many */
 PyObject *Search_value_many(SearchObject *s, PyObject *args);
 

@@ -30,7 +30,7 @@ static int sort_pending(SearchObject *s) {
     size_t total = 0;
     for (size_t k = 0; k < s->npending; k++) {
         size_t len;
-        table_body(&s->table, s->pending[k], &len);
+        table_body(s->t, s->pending[k], &len, s->scratch);
         total += len;
     }
     Sortable *v = malloc(s->npending * sizeof *v);
@@ -44,7 +44,7 @@ static int sort_pending(SearchObject *s) {
     uint8_t *at = bodies;
     for (size_t k = 0; k < s->npending; k++) {
         size_t len;
-        const uint8_t *body = table_body(&s->table, s->pending[k], &len);
+        const uint8_t *body = table_body(s->t, s->pending[k], &len, s->scratch);
         memcpy(at, body, len);
         v[k].rec = s->pending[k];
         v[k].head = body_head(body, len);
@@ -74,7 +74,7 @@ static int pack_pending(SearchObject *s) {
     size_t n = s->npending, bodies = 0;
     for (size_t k = 0; k < n; k++) {
         size_t len;
-        table_body(&s->table, s->pending[k], &len);
+        table_body(s->t, s->pending[k], &len, s->scratch);
         if (len + 2 > 0xFFFF) return 0;
         bodies += len;
     }
@@ -84,13 +84,13 @@ static int pack_pending(SearchObject *s) {
     CompactMemoObject *cache = PyObject_TypeCheck(s->cache, &CompactMemo_Type) ? (CompactMemoObject *)s->cache : NULL;
     /* A full cache takes no more (the store then keeps the values in a fresh one of its own, as it
      * keeps any batch handed over without a cache): it would grow with the search's own table. */
-    if (cache && cache->table.count + n > CACHE_LIMIT) cache = NULL;
+    if (cache && compact_count(cache) + n > CACHE_LIMIT) cache = NULL;
     Packed f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, s->rules->code, s->rules->version);
     for (size_t k = 0; k < n; k++) {
         uint32_t rec = s->pending[k];
         size_t len;
-        const uint8_t *body = table_body(&s->table, rec, &len);
-        int32_t v = table_value(&s->table, rec);
+        const uint8_t *body = table_body(s->t, rec, &len, s->scratch);
+        int32_t v = table_value(s->t, rec);
         const uint8_t *key = frame_put(&f, k, body, len, v);
         if (cache && compact_add(cache, key, len + 2, v) < 0) {
             Py_DECREF(frame);
@@ -110,7 +110,7 @@ static int pack_pending(SearchObject *s) {
 /* The whole key of a record (ruleset prefix + body) in s->full; its length, or -1. */
 static long full_key(SearchObject *s, uint32_t rec) {
     size_t len;
-    const uint8_t *body = table_body(&s->table, rec, &len);
+    const uint8_t *body = table_body(s->t, rec, &len, s->scratch);
     if (GROW(s->full, s->full_cap, len + 2) < 0) return -1;
     s->full[0] = (uint8_t)s->rules->code;
     s->full[1] = (uint8_t)s->rules->version;
@@ -124,7 +124,7 @@ int flush_pending(SearchObject *s) {
         for (size_t k = 0; k < s->npending; k++) {
             uint32_t rec = s->pending[k];
             long len = full_key(s, rec);
-            int32_t v = table_value(&s->table, rec);
+            int32_t v = table_value(s->t, rec);
             if (len < 0 || compact_add(s->compact, s->full, (size_t)len, s->rules->impartial ? v : -(v + 1)) < 0)
                 return -1;
         }
@@ -135,9 +135,9 @@ int flush_pending(SearchObject *s) {
         for (size_t k = 0; k < s->npending; k++) {
             uint32_t rec = s->pending[k];
             size_t len;
-            const uint8_t *body = table_body(&s->table, rec, &len);
+            const uint8_t *body = table_body(s->t, rec, &len, s->scratch);
             PyObject *key = make_key(s->rules, body, len);
-            PyObject *value = key ? value_object(s, table_value(&s->table, rec)) : NULL;
+            PyObject *value = key ? value_object(s, table_value(s->t, rec)) : NULL;
             int rc = value ? 0 : -1;
             if (value && s->record != Py_None) { /* RecordingMemo.insert_many: record what is new */
                 rc = PyDict_Contains(s->entries, key);
@@ -170,9 +170,9 @@ int flush_pending(SearchObject *s) {
     for (size_t k = 0; k < s->npending; k++) {
         uint32_t rec = s->pending[k];
         size_t len;
-        const uint8_t *body = table_body(&s->table, rec, &len);
+        const uint8_t *body = table_body(s->t, rec, &len, s->scratch);
         PyObject *key = make_key(s->rules, body, len);
-        PyObject *value = key ? value_object(s, table_value(&s->table, rec)) : NULL;
+        PyObject *value = key ? value_object(s, table_value(s->t, rec)) : NULL;
         if (!key || !value) {
             Py_XDECREF(key);
             Py_XDECREF(value);
@@ -234,24 +234,27 @@ static PyObject *memo_get(SearchObject *s, PyObject *key) {
 /* Settle one record by the memo's answer. Returns 1 when a frame on the path (ACTIVE_LOOKUP) was
  * found in the memo, else 0; -1 on error. */
 static int settle_value(SearchObject *s, uint32_t rec, int hit, int32_t v) {
-    int32_t status = table_value(&s->table, rec);
+    int32_t status = table_value(s->t, rec);
     if (status >= 0) return 0; /* valued meanwhile (speculatively): the memo holds the same fact */
     if (!hit) {
         s->misses++;
         if (s->misses_in_row < 2 * SPECULATE_AFTER) s->misses_in_row++; /* (capped: a warm region ends it soon) */
-        table_set(&s->table, rec, status == ACTIVE_LOOKUP ? ACTIVE : UNKNOWN);
+        table_set(s->t, rec, status == ACTIVE_LOOKUP ? ACTIVE : UNKNOWN);
         return 0;
     }
     s->hits++;
     /* a hit outweighs HIT_WEIGHT misses: the search speculates while hits are rarer than about one
      * key in HIT_WEIGHT + 1, and goes back to asking before each descent when they are not */
     s->misses_in_row = s->misses_in_row > HIT_WEIGHT ? s->misses_in_row - HIT_WEIGHT : 0;
-    table_set(&s->table, rec, v);
+    if (table_set(s->t, rec, v) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     return status == ACTIVE_LOOKUP;
 }
 
 static int settle(SearchObject *s, uint32_t rec, PyObject *found) {
-    if (table_value(&s->table, rec) >= 0) return 0;
+    if (table_value(s->t, rec) >= 0) return 0;
     int32_t v = 0;
     if (found != Py_None && memo_value(s, found, &v) < 0) return -1;
     return settle_value(s, rec, found != Py_None, v);
@@ -309,16 +312,16 @@ int cache_get(SearchObject *s, const uint8_t *body, size_t len, uint32_t hash, i
 static void unwind_settled(SearchObject *s) {
     size_t lowest = s->nframes;
     for (size_t j = 0; j < s->nframes; j++)
-        if (table_value(&s->table, s->frames[j].rec) >= 0) {
+        if (table_value(s->t, s->frames[j].rec) >= 0) {
             lowest = j;
             break;
         }
     while (s->nframes > lowest) {
         uint32_t rec = s->frames[s->nframes - 1].rec;
         if (s->frames[s->nframes - 1].claim) shared_release(s, &s->frames[s->nframes - 1]); /* (settled or given up) */
-        int32_t status = table_value(&s->table, rec);
-        if (status == ACTIVE) table_set(&s->table, rec, UNKNOWN);
-        if (status == ACTIVE_LOOKUP) table_set(&s->table, rec, LOOKUP);
+        int32_t status = table_value(s->t, rec);
+        if (status == ACTIVE) table_set(s->t, rec, UNKNOWN);
+        if (status == ACTIVE_LOOKUP) table_set(s->t, rec, LOOKUP);
         s->nframes--;
         s->path_len = s->frames[s->nframes].state_off;
         s->ncomps = s->frames[s->nframes].comps_begin;
@@ -331,7 +334,7 @@ static void unwind_settled(SearchObject *s) {
 int lookup_batch(SearchObject *s) {
     size_t n = 0;
     for (size_t k = 0; k < s->nbatch; k++) /* keep the records still to be asked about */
-        if (table_value(&s->table, s->batch[k]) < 0) s->batch[n++] = s->batch[k];
+        if (table_value(s->t, s->batch[k]) < 0) s->batch[n++] = s->batch[k];
     s->nbatch = 0;
     if (!n) return 0;
     int settled = 0;
@@ -348,7 +351,7 @@ int lookup_batch(SearchObject *s) {
         for (size_t k = 0; k < n; k++) {
             uint32_t rec = s->batch[k];
             size_t len;
-            const uint8_t *body = table_body(&s->table, rec, &len);
+            const uint8_t *body = table_body(s->t, rec, &len, s->scratch);
             PyObject *key = make_key(s->rules, body, len);
             PyObject *found = key ? memo_get(s, key) : NULL;
             Py_XDECREF(key);
@@ -363,7 +366,7 @@ int lookup_batch(SearchObject *s) {
         if (!keys) return -1;
         for (size_t k = 0; k < n; k++) {
             size_t len;
-            const uint8_t *body = table_body(&s->table, s->batch[k], &len);
+            const uint8_t *body = table_body(s->t, s->batch[k], &len, s->scratch);
             PyObject *key = make_key(s->rules, body, len);
             if (!key) {
                 Py_DECREF(keys);

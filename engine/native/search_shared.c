@@ -19,13 +19,16 @@
  * set), SV_THEIRS, or -1 (no room: search it unclaimed, *claim 0). */
 static int claim_record(SearchObject *s, uint32_t rec, uint32_t *claim) {
     size_t len;
-    const uint8_t *body = table_body(&s->table, rec, &len);
+    const uint8_t *body = table_body(s->t, rec, &len, s->scratch);
     int32_t v;
     uint32_t at;
     *claim = 0;
     int rc = shared_claim(s->shared, body, len, table_hash(body, len), &v, &at);
     if (rc == SV_KNOWN) {
-        table_set(&s->table, rec, v);
+        if (table_set(s->t, rec, v) < 0) { /* (no memory for a large value: searched again instead) */
+            *claim = 0;
+            return SV_THEIRS;
+        }
         s->shared_hits++;
     } else if (rc == SV_MINE) {
         *claim = at + 1;
@@ -40,7 +43,7 @@ int shared_next(SearchObject *s, Frame *f, uint32_t *claim) {
     /* another process is searching it: a later component of this frame first */
     for (size_t j = f->cursor + 1; j < f->comps_end; j++) {
         Comp *c = &s->comps[j];
-        int32_t v = table_value(&s->table, c->rec);
+        int32_t v = table_value(s->t, c->rec);
         if (v != UNKNOWN && v != LOOKUP) continue; /* (valued, or met on the path: left to the cursor) */
         rc = claim_record(s, c->rec, claim);
         if (rc == SV_THEIRS || rc == SV_KNOWN) continue;
@@ -62,7 +65,7 @@ int shared_root(SearchObject *s, uint32_t rec, uint32_t *claim) {
 
 void shared_release(SearchObject *s, Frame *f) {
     if (!f->claim) return;
-    int32_t v = table_value(&s->table, f->rec);
+    int32_t v = table_value(s->t, f->rec);
     if (v >= 0)
         shared_settle(s->shared, f->claim - 1, v);
     else

@@ -85,10 +85,20 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     s->flush_at = FLUSH_FIRST;
     s->batch_index = -1;
     if (compact != Py_None) s->compact = (CompactMemoObject *)Py_NewRef(compact);
-    if (table_init(&s->table) < 0) {
+    /* nim values in a table with packed keys; Game ids (large numbers) in general records */
+    if ((rules->impartial ? table_init_packed(&s->own) : table_init(&s->own)) < 0) {
         PyErr_NoMemory();
         return -1;
     }
+    s->t = &s->own;
+    Table *adopted = s->compact && rules->impartial && !s->shared ? compact_adopt(s->compact, rules->code, rules->version)
+                                                                  : NULL;
+    if (adopted) { /* the memo's table is the search's: each position is held once */
+        s->t = adopted;
+        s->unified = 1;
+    }
+    s->t->moved = search_moved;
+    s->t->moved_ctx = s;
     scratch_init(&s->sc);
     rows_init(&s->opts);
     rows_init(&s->pieces);
@@ -113,7 +123,15 @@ static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {
     return 0;
 }
 
+/* Give the memo's table back (before the reference to the memo goes). */
+static void release_table(SearchObject *s) {
+    if (s->unified && s->compact) compact_release(s->compact, s->t);
+    s->unified = 0;
+    s->t = &s->own;
+}
+
 static int Search_clear(SearchObject *s) {
+    release_table(s);
     Py_CLEAR(s->rules);
     Py_CLEAR(s->lookup);
     Py_CLEAR(s->lookup_many);
@@ -134,7 +152,8 @@ static int Search_clear(SearchObject *s) {
 static void Search_dealloc(SearchObject *s) {
     PyObject_GC_UnTrack(s);
     Search_clear(s);
-    table_free(&s->table);
+    table_free(&s->own);
+    s->t = NULL;
     scratch_free(&s->sc);
     rows_free(&s->opts);
     rows_free(&s->pieces);
@@ -149,6 +168,7 @@ static void Search_dealloc(SearchObject *s) {
     free(s->ids);
     free(s->pieces_opt);
     free(s->key_hash);
+    free(s->key_packed);
     free(s->keys);
     free(s->one_key);
     free(s->key_at);
@@ -162,7 +182,7 @@ static PyObject *Search_stats(SearchObject *s, PyObject *unused) {
     (void)unused;
     return Py_BuildValue("{sLsLsLsLsnsnsLsLsLsL}", "positions_valued", s->valued, "memo_hits", s->hits,
                          "memo_misses", s->misses, "expansions", s->expansions, "table_entries",
-                         (Py_ssize_t)s->table.count, "table_bytes", (Py_ssize_t)table_bytes(&s->table), "shared_hits",
+                         (Py_ssize_t)(s->t ? s->t->count : 0), "table_bytes", (Py_ssize_t)(s->t ? table_bytes(s->t) : 0), "shared_hits",
                          s->shared_hits, "shared_lost", s->shared_lost, "shared_deferred", s->shared_deferred,
                          "shared_overlaps", s->shared_overlaps);
 }

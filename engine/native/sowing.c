@@ -148,6 +148,42 @@ static int sowing_may_split(const pot_t *t, size_t m) {
     return !(2 * widest < total);
 }
 
+int sowing_decompose_common(const pot_t *s, size_t n, Rows *out) {
+    size_t lo, hi;
+    strip_bounds(s, n, &lo, &hi);
+    if (lo == hi) return 1; /* no seeds: no component */
+    const pot_t *t = s + lo;
+    size_t m = hi - lo;
+    pot_t mx = 0;
+    int64_t zeros = 0, sum = 0;
+    for (size_t i = 0; i < m; i++) {
+        pot_t v = t[i];
+        if (v > mx) mx = v;
+        zeros += v == 0;
+        sum += v;
+    }
+    if (mx > (pot_t)((m - 1) >> 1)) /* simplify (N1): a pot above both its distances to the ends is full */
+        for (size_t i = 0; i < m; i++)
+            if (t[i] > (pot_t)i && t[i] > (pot_t)(m - 1 - i)) return 0;
+    /* no pot is full, so the span is its own simplification; _split's test and scan (D1-D2): a
+     * cut needs an empty run at least as long as the seeds on either side of it */
+    if (!(2 * zeros < sum)) {
+        int64_t left = 0;
+        for (size_t i = 0; i < m;) {
+            if (t[i]) {
+                left += t[i++];
+                continue;
+            }
+            size_t j = i;
+            while (j < m && t[j] == 0) j++;
+            int64_t width = (int64_t)(j - i);
+            if (0 < left && left <= width && sum - left <= width && j < m) return 0;
+            i = j;
+        }
+    }
+    return push_oriented(out, t, m) < 0 ? -1 : 1;
+}
+
 int sowing_components(const pot_t *s, size_t n, Rows *out, Scratch *sc) {
     long m = sowing_simplify(s, n, &sc->d);
     if (m < 0) return -1;

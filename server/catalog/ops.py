@@ -39,6 +39,8 @@ MAX_ROWS = 1000
 MAX_NOTES = 10_000
 MAX_FIELD = 1000
 MAX_TEXT = 10_000
+#: tags one named position may carry
+MAX_TAGS = 64
 
 
 class NameTakenError(CatalogError):
@@ -75,6 +77,8 @@ def _bounded(value: str | None, what: str, most: int) -> str | None:
 
 def _clean_tags(tags: Iterable[str]) -> list[str]:
     out = sorted({t.strip() for t in tags if t and t.strip()})
+    if len(out) > MAX_TAGS:
+        raise RumaInputError(f"{len(out)} tags on one named position; at most {MAX_TAGS}")
     for t in out:
         if len(t) > 64:
             raise RumaInputError(f"tag longer than 64 characters: {t!r}")

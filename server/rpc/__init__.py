@@ -1,9 +1,10 @@
 """The gRPC service: what receives calls and answers them.
 
-- ``app``: the assembled server; ``servicer``, ``catalog``, ``sweeps``: the three servicers;
-  ``auth``: tokens; ``errors``: exceptions → status codes; ``inflight``: single-flight;
-  ``cache``: hot values; ``stored_batch``: stored batches answered in bulk; ``request_log``: one
-  line per call; ``commands``: ``ruma serve``.
+- ``app``: the assembled server (gRPC's asyncio server on its own event loop); ``servicer``,
+  ``catalog``, ``sweeps``: the three servicers; ``admission``: every call admitted at its start
+  (tokens, per-peer limits, its request read and decoded); ``auth``: tokens; ``errors``:
+  exceptions → status codes; ``inflight``: single-flight; ``request_log``: one line per call;
+  ``commands``: ``ruma serve``.
 
 May import: everything of ``ruma.server``; nothing imports it but ``ruma serve``.
 """

@@ -3,24 +3,29 @@
 ``create_server(data_dir, host, port, ...) -> (RumaServer, port)`` is what ``ruma serve`` and the
 tests use. It refuses a damaged store (``quick_check`` after the file checks made on open), TLS
 files that do not load, and a data directory it cannot use, each with a message saying which.
-Heavy work runs in evaluation worker processes (``ruma.server.work.pool``) when the store is an
-``LmdbStore`` and ``limits.workers`` is not 0. ``RumaServer.stop(grace)`` shuts down gracefully:
-health reports NOT_SERVING, calls in flight get ``grace`` seconds to finish (then they are
-cancelled, and their evaluations stop at the next cancellation check), the workers are stopped,
-and finally the store is flushed and closed.
+The server is gRPC's asyncio server on an event loop of its own thread (``ServerLoop``): a call
+waiting — for its request message, a worker, an answer — is a suspended coroutine, never a
+thread, so no number of slow or silent clients can use up what other calls need. Every call is
+admitted first (``ruma.server.rpc.admission``: tokens, per-peer limits, the request's arrival);
+stored lookups and heavy work run in worker processes (``ruma.server.work.pool``: reader and
+evaluation workers) when the store is an ``LmdbStore`` and ``limits.workers`` is not 0, else on
+threads of this process. ``RumaServer.stop(grace)`` shuts down gracefully: health reports
+NOT_SERVING, calls in flight get ``grace`` seconds to finish (then they are cancelled, and their
+evaluations stop at the next cancellation check), the workers are stopped, and finally the
+store is flushed and closed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import ipaddress
 import logging
 import os
 import threading
-from concurrent import futures
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Coroutine, Iterable, Mapping, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -28,25 +33,19 @@ from grpc_reflection.v1alpha import reflection
 
 from ruma.engine.errors import RumaInputError
 from ruma.engine.memo import Memo
-from ruma.server.rpc.auth import TokenInterceptor, load_tokens
-from ruma.server.work.limits import Limits
-from ruma.server.rpc.request_log import RequestLogInterceptor
+from ruma.server.rpc.admission import MAX_PER_PEER, Admission
+from ruma.server.rpc.auth import TokenCheck, load_tokens
 from ruma.server.rpc.servicer import RumaServicer
+from ruma.server.work.limits import Limits
 from ruma.v1 import ruma_pb2, ruma_pb2_grpc
 
 log = logging.getLogger("ruma.server")
+T = TypeVar("T")
 
 RUMA_SERVICE = ruma_pb2.DESCRIPTOR.services_by_name["Ruma"].full_name
 CATALOG_MODULE = "ruma.server.rpc.catalog"
 #: how long ``stop`` waits for cancelled evaluations to notice before closing the store
 STOP_WAIT_SECONDS = 5.0
-
-
-def default_workers() -> int:
-    """Threads serving calls. Evaluation is CPU-bound Python (one core at a time under the GIL),
-    so more threads do not compute faster; they keep cheap calls (store hits, health, stats)
-    answered while a few long evaluations run, and let single-flight followers wait."""
-    return max(8, 4 * (os.cpu_count() or 2))
 
 
 def is_loopback(host: str) -> bool:
@@ -59,50 +58,84 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-class RumaServer:
-    """A started gRPC server with its store and health servicer."""
+class ServerLoop:
+    """An asyncio event loop running on a thread of its own (the server's; ``ruma-rpc-loop``)."""
 
-    def __init__(self, server: grpc.Server, store: Memo, health_servicer: health.HealthServicer,
-                 servicer: RumaServicer, address: str, close_store: bool) -> None:
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, name="ruma-rpc-loop", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def call(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run ``coroutine`` on the loop and wait for its result from this thread."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def close(self) -> None:
+        """Stop the loop and its thread."""
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+class RumaServer:
+    """A started gRPC server with its store, health servicer and event loop."""
+
+    def __init__(self, server: grpc.aio.Server, store: Memo, health_servicer: Any,
+                 servicer: RumaServicer, address: str, close_store: bool, loop: ServerLoop) -> None:
         self.warnings: list[str] = []
         self.server = server
         self.store = store
         self.health = health_servicer
         self.servicer = servicer
         self.address = address
+        self.loop = loop
         self._close_store = close_store
         self.closers: list[Any] = []
-        self.executor: futures.ThreadPoolExecutor | None = None
         self._stopped = threading.Event()
         self._stop_lock = threading.Lock()
 
     def start(self) -> None:
         """Start serving."""
-        self.server.start()
+        self.loop.call(self.server.start())
+
+    def health_status(self, service: str = "") -> int:
+        """The health status the server reports for ``service`` (``HealthCheckResponse.ServingStatus``)."""
+        return int(self.loop.call(self.health.Check(health_pb2.HealthCheckRequest(service=service), None)).status)
+
+    async def _shutdown(self, grace: float | None) -> None:
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
 
     def stop(self, grace: float | None = 5.0) -> None:
         """Graceful shutdown: NOT_SERVING, finish (or after ``grace`` s cancel) calls, flush, close."""
         with self._stop_lock:
             if self._stopped.is_set():
                 return
-            self.health.enter_graceful_shutdown()
             try:
-                self.server.stop(grace).wait()
+                self.loop.call(self._shutdown(grace))
                 if not self.servicer.wait_idle(STOP_WAIT_SECONDS):  # cancelled evaluations notice within a second
                     log.warning("evaluations still running %s s after shutdown; closing the store anyway", STOP_WAIT_SECONDS)
-                if self.executor is not None:
-                    self.executor.shutdown(wait=False)
-                self.servicer.runner.close()
+                self.loop.call(self.servicer.runner.close())
                 for closer in self.closers:
                     close = getattr(closer, "close", None)
                     if callable(close):
                         close()
             finally:
-                for method in ("flush", "close") if self._close_store else ("flush",):
-                    call = getattr(self.store, method, None)
-                    if callable(call):
-                        call()
-                self._stopped.set()
+                try:
+                    for method in ("flush", "close") if self._close_store else ("flush",):
+                        call = getattr(self.store, method, None)
+                        if callable(call):
+                            call()
+                finally:
+                    self.loop.close()
+                    self._stopped.set()
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """Block until ``stop`` finished (or ``timeout``); True when stopped."""
@@ -166,20 +199,23 @@ def _check_tls(cert: str | Path, key: str | Path) -> tuple[bytes, bytes]:
     return cert_pem, key_pem
 
 
-def _runner(store: Memo, data: Path, servicer_memo: Memo, limits: Limits) -> Any:
-    """Evaluation worker processes for an ``LmdbStore`` (unless ``limits.workers`` is 0), else inline."""
+def _runner(store: Memo, servicer_memo: Memo, limits: Limits, readers: int | None) -> Any:
+    """Worker processes for an ``LmdbStore`` (unless ``limits.workers`` is 0), else threads here
+    (call on the server's loop)."""
     from ruma.server.store.memo import LmdbStore
-    from ruma.server.work.pool import InlineRunner, WorkerPool
+    from ruma.server.work.inline import InlineRunner
+    from ruma.server.work.pool import READERS, WorkerPool
 
     if isinstance(store, LmdbStore) and limits.workers > 0:
         def freed() -> None:
             store.reader_check()  # the reader slot a killed worker left behind
 
-        return WorkerPool(store.path, limits, limits.workers, on_kill=freed)
+        return WorkerPool(store.path, limits, limits.workers, max(1, READERS if readers is None else readers),
+                          on_kill=freed)
     return InlineRunner(servicer_memo, store, limits)
 
 
-def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo, closers: list[Any],
+def _add_catalog(server: grpc.aio.Server, data_dir: Path, store: Memo, closers: list[Any],
                  servicer: RumaServicer | None = None) -> list[str]:
     """Register the catalog servicer if its module exists; returns its service names.
 
@@ -208,7 +244,7 @@ def _add_catalog(server: grpc.Server, data_dir: Path, store: Memo, closers: list
     return names
 
 
-def _add_sweeps(server: grpc.Server, servicer: RumaServicer, verify_fraction: float | None) -> list[str]:
+def _add_sweeps(server: grpc.aio.Server, servicer: RumaServicer, verify_fraction: float | None) -> list[str]:
     """Register the ``Sweeps`` service (uploads of precomputed values, censuses); its names."""
     from ruma.server.rpc import sweeps
 
@@ -229,20 +265,22 @@ def create_server(
     tls_cert: str | Path | None = None,
     tls_key: str | Path | None = None,
     limits: Limits | None = None,
-    max_workers: int | None = None,
     store: Memo | None = None,
     write_methods: Iterable[str] = (),
     catalog: bool = True,
     start: bool = True,
     verify_fraction: float | None = None,
     log_requests: bool = True,
+    max_per_peer: int = MAX_PER_PEER,
+    readers: int | None = None,
 ) -> tuple[RumaServer, int]:
     """Build (and by default start) the server on ``host:port`` (0: any free port); returns it and the port.
 
     Without tokens (``tokens`` or ``token_file``) only a loopback ``host`` is accepted. ``store``
     defaults to the LMDB store in ``data_dir`` (flushed and closed by ``stop``). ``verify_fraction``
     is the share of every ``Sweeps.Upload`` the server re-values (default 1%). ``log_requests``
-    logs one line per call (``ruma.server.rpc.request_log``).
+    logs one line per call (``ruma.server.rpc.request_log``). ``max_per_peer``: calls one client
+    connection may have open; ``readers``: reader worker processes (default ``pool.READERS``).
     """
     data = _data_directory(data_dir)
     if token_file is not None:
@@ -256,32 +294,52 @@ def create_server(
     if tokens and pem is None and not is_loopback(host):
         warnings.append(f"tokens travel in clear text: listening on {host!r} without TLS (give --tls-cert and --tls-key)")
         log.warning(warnings[-1])
-    interceptors: list[grpc.ServerInterceptor] = [RequestLogInterceptor()] if log_requests else []
-    if tokens:
-        interceptors.append(TokenInterceptor(tokens, write_methods))
-    workers = max_workers or default_workers()
-    executor = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ruma-rpc")
-    server = grpc.server(
-        executor,
-        interceptors=interceptors,
-        maximum_concurrent_rpcs=workers * 16,
+    own_store = store is None
+    the_store = store if store is not None else _open_store(data)
+    loop = ServerLoop()
+    try:
+        wrapper, bound = loop.call(_build(
+            data, host, port, the_store, own_store, loop, tokens=tokens, pem=pem, limits=limits,
+            write_methods=write_methods, catalog=catalog, verify_fraction=verify_fraction,
+            log_requests=log_requests, max_per_peer=max_per_peer, readers=readers))
+        wrapper.warnings = warnings
+        if start:
+            wrapper.start()
+    except BaseException:
+        loop.close()
+        if own_store:
+            close = getattr(the_store, "close", None)
+            if callable(close):
+                close()
+        raise
+    return wrapper, bound
+
+
+async def _build(data: Path, host: str, port: int, the_store: Memo, own_store: bool, loop: ServerLoop, *,
+                 tokens: Mapping[str, str] | None, pem: tuple[bytes, bytes] | None, limits: Limits | None,
+                 write_methods: Iterable[str], catalog: bool, verify_fraction: float | None, log_requests: bool,
+                 max_per_peer: int, readers: int | None) -> tuple[RumaServer, int]:
+    """The server, on its loop (see ``create_server``)."""
+    servicer = RumaServicer(the_store, limits, auth_required=bool(tokens), data_dir=data)
+    servicer.loop = asyncio.get_running_loop()
+    admission = Admission(TokenCheck(tokens, write_methods) if tokens else None, max_per_peer=max_per_peer,
+                          first_message_seconds=servicer.limits.max_seconds or 60.0, log_requests=log_requests)
+    server = grpc.aio.server(
+        interceptors=[admission],
         options=[
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.so_reuseport", 0),  # a second server on a port in use fails instead of sharing it
         ],
     )
-    own_store = store is None
     wrapper_closers: list[Any] = []
-    the_store = store if store is not None else _open_store(data)
-    servicer: RumaServicer | None = None
+    servicer.runner = _runner(the_store, servicer.memo, servicer.limits, readers)
     try:
         services = [RUMA_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME]
-        servicer = RumaServicer(the_store, limits, services, auth_required=bool(tokens))
-        servicer.runner = _runner(the_store, data, servicer.memo, servicer.limits)
+        servicer.services = services
         ruma_pb2_grpc.add_RumaServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]  # generated, unannotated
         services += _add_sweeps(server, servicer, verify_fraction)
-        health_servicer = health.HealthServicer(experimental_non_blocking=True)
+        health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         if catalog:
             services += _add_catalog(server, data, the_store, wrapper_closers, servicer)
@@ -299,19 +357,15 @@ def create_server(
         if bound == 0:
             raise RumaInputError(f"cannot listen on {address!r} (address in use or not available)")
         for name in ["", *services]:
-            health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-        wrapper = RumaServer(server, the_store, health_servicer, servicer, address.rsplit(":", 1)[0] + f":{bound}", own_store)
-        wrapper.closers = wrapper_closers
-        wrapper.executor = executor
-        wrapper.warnings = warnings
-        if start:
-            wrapper.start()
+            await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     except BaseException:
-        if servicer is not None:
-            servicer.runner.close()
-        if own_store:
-            close = getattr(the_store, "close", None)
+        await servicer.runner.close()
+        for closer in wrapper_closers:
+            close = getattr(closer, "close", None)
             if callable(close):
                 close()
         raise
+    wrapper = RumaServer(server, the_store, health_servicer, servicer, address.rsplit(":", 1)[0] + f":{bound}",
+                         own_store, loop)
+    wrapper.closers = wrapper_closers
     return wrapper, bound

@@ -1,4 +1,4 @@
-"""Bearer tokens: a token file and a server interceptor.
+"""Bearer tokens: a token file and the check every call passes.
 
 The token file has one token a line, followed by its role, ``read`` or ``write``::
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hmac
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import grpc
 
@@ -76,28 +76,9 @@ def _find_role(tokens: Mapping[str, str], presented: str) -> str | None:
     return role
 
 
-def _aborting(handler: grpc.RpcMethodHandler, code: grpc.StatusCode, details: str) -> grpc.RpcMethodHandler:
-    """A handler of the same shape as ``handler`` that fails the call with ``code``."""
-
-    def unary(request: Any, context: grpc.ServicerContext) -> Any:
-        context.abort(code, details)
-
-    def streaming(request: Any, context: grpc.ServicerContext) -> Any:
-        context.abort(code, details)
-        yield  # pragma: no cover - abort raises
-
-    kwargs = {"request_deserializer": handler.request_deserializer, "response_serializer": handler.response_serializer}
-    if handler.request_streaming and handler.response_streaming:
-        return grpc.stream_stream_rpc_method_handler(streaming, **kwargs)
-    if handler.request_streaming:
-        return grpc.stream_unary_rpc_method_handler(unary, **kwargs)
-    if handler.response_streaming:
-        return grpc.unary_stream_rpc_method_handler(streaming, **kwargs)
-    return grpc.unary_unary_rpc_method_handler(unary, **kwargs)
-
-
-class TokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc ships no type stubs
-    """Checks ``authorization: Bearer TOKEN`` on every call and the role on write methods."""
+class TokenCheck:
+    """Checks ``authorization: Bearer TOKEN`` metadata and the role on write methods
+    (``ruma.server.rpc.admission`` asks it at the start of every call, before its request is read)."""
 
     def __init__(self, tokens: Mapping[str, str], write_methods: Iterable[str] | None = None) -> None:
         self.tokens = dict(tokens)
@@ -107,29 +88,23 @@ class TokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc sh
         """Whether ``method`` needs a ``write`` token."""
         return method in WRITE_METHODS or method in self.extra_write_methods
 
-    def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        """Let the call through, or replace its handler by one that fails it."""
-        method = handler_call_details.method
-        handler = continuation(handler_call_details)
-        if handler is None or method.startswith(PUBLIC_PREFIXES):
-            return handler
+    def refusal(self, method: str, metadata: Iterable[tuple[str, Any]] | None) -> tuple[grpc.StatusCode, str] | None:
+        """``(code, details)`` when the call may not go on, else ``None``."""
+        if method.startswith(PUBLIC_PREFIXES):
+            return None
         header = ""
-        for key, value in handler_call_details.invocation_metadata or ():
+        for key, value in metadata or ():
             if key == "authorization":
                 header = value if isinstance(value, str) else value.decode("utf-8", "replace")
                 break
         scheme, _, presented = header.partition(" ")
         if not header:
-            return _aborting(handler, grpc.StatusCode.UNAUTHENTICATED, "missing 'authorization: Bearer TOKEN' metadata")
+            return grpc.StatusCode.UNAUTHENTICATED, "missing 'authorization: Bearer TOKEN' metadata"
         if scheme.lower() != "bearer" or not presented.strip():
-            return _aborting(handler, grpc.StatusCode.UNAUTHENTICATED, "authorization metadata must be 'Bearer TOKEN'")
+            return grpc.StatusCode.UNAUTHENTICATED, "authorization metadata must be 'Bearer TOKEN'"
         role = _find_role(self.tokens, presented.strip())
         if role is None:
-            return _aborting(handler, grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+            return grpc.StatusCode.UNAUTHENTICATED, "unknown token"
         if role != WRITE and self.is_write(method):
-            return _aborting(handler, grpc.StatusCode.PERMISSION_DENIED, f"{method} needs a write token; this token is read-only")
-        return handler
+            return grpc.StatusCode.PERMISSION_DENIED, f"{method} needs a write token; this token is read-only"
+        return None

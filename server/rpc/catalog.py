@@ -1,6 +1,8 @@
 """The ``ruma.v1.Catalog`` gRPC service: ``CatalogOps`` over the wire.
 
-``add_catalog_servicer(server, catalog=None, store=None, data_dir=None, ruma=None)`` registers it;
+``add_catalog_servicer(server, catalog=None, store=None, data_dir=None, ruma=None)`` registers it
+on the server's asyncio server; the SQL runs on the catalog's own threads (``THREADS``), and a call
+that may evaluate waits for one of ``HEAVY`` of them as a coroutine, within its budget;
 the catalog defaults to ``$RUMA_CATALOG_URL`` or SQLite in ``data_dir`` (migrated on open). Values
 come through the Ruma servicer ``ruma`` (``ruma.server.rpc.servicer.ServiceValuer``): the same position
 limits, time and memory budgets, single store and evaluation workers as ``Evaluate``; without it,
@@ -10,11 +12,12 @@ that a ``read`` token cannot call them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import grpc
 
@@ -26,7 +29,11 @@ from ruma.server.rpc.errors import rpc_method
 from ruma.v1 import catalog_pb2 as pb
 from ruma.v1 import catalog_pb2_grpc
 
+T = TypeVar("T")
 SERVICE = pb.DESCRIPTOR.services_by_name["Catalog"].full_name
+#: threads running the catalog's SQL (and waiting for its evaluations); at most ``HEAVY`` of them
+#: run calls that may evaluate, so the others always serve the catalog's plain reads
+THREADS, HEAVY = 8, 6
 WRITE_METHODS = tuple(f"/{SERVICE}/{m}" for m in
                       ("AddPosition", "RemovePosition", "AddTheorem", "VerifyTheorem", "Seed"))
 register_write_methods(*WRITE_METHODS)
@@ -87,7 +94,7 @@ def theorem_message(d: dict[str, Any]) -> pb.Theorem:
     return msg
 
 
-def _caller(context: grpc.ServicerContext) -> str | None:
+def _caller(context: Any) -> str | None:
     """Who added an entry: the peer address (tokens are secrets and never recorded)."""
     try:
         return str(context.peer())[:100]
@@ -101,11 +108,13 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
     def __init__(self, ops: CatalogOps, own_catalog: bool = False, ruma: Any = None, limits: Any = None) -> None:
         self.ops = ops
         self._own_catalog = own_catalog
-        self._verify_lock = threading.Lock()
         self.ruma = ruma
         self.limits = limits
+        self.threads = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="ruma-catalog")
+        self._heavy: asyncio.Semaphore | None = None
+        self._verify: asyncio.Lock | None = None
 
-    def _budget(self, context: grpc.ServicerContext) -> Budget:
+    def _budget(self, context: Any) -> Budget:
         if self.ruma is not None:
             return self.ruma.budget(context)  # type: ignore[no-any-return]
         return Budget.for_call(context, getattr(self.limits, "max_seconds", None))
@@ -120,89 +129,119 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
         return LocalValuer(self.ops.memo, self.ops.store, self.ops.max_positions, budget.should_cancel)
 
+    async def _sql(self, work: Callable[[], T], budget: Budget | None = None, what: str = "") -> T:
+        """Run ``work`` on a catalog thread; with a ``budget``, as a call that may evaluate (one of
+        ``HEAVY`` at a time, waited for within the budget)."""
+        loop = asyncio.get_running_loop()
+        if budget is None:
+            return await loop.run_in_executor(self.threads, work)
+        if self._heavy is None:
+            self._heavy = asyncio.Semaphore(HEAVY)
+        try:
+            await asyncio.wait_for(self._heavy.acquire(), budget.remaining())
+        except asyncio.TimeoutError:
+            raise budget.expired(f"{what or 'the request'} (waiting for the catalog)") from None
+        try:
+            return await loop.run_in_executor(self.threads, work)
+        finally:
+            self._heavy.release()
+
     def close(self) -> None:
         """Release the catalog's connections if this servicer opened it (the server calls this at stop)."""
+        self.threads.shutdown(wait=False)
         if self._own_catalog:
             self.ops.catalog.close()
 
     @rpc_method
-    def AddPosition(self, request: pb.AddPositionRequest, context: grpc.ServicerContext) -> pb.NamedPosition:
-        s = request.source
-        d = self.ops.add_position(
-            request.name, request.ruleset, request.position, tags=list(request.tags), notes=_opt(request.notes),
-            source_paper=_opt(s.paper), source_table=_opt(s.table),
-            source_page=s.page if s.HasField("page") else None, source_value=_opt(s.value),
-            added_by=_caller(context), replace=request.replace, valuer=self._valuer(self._budget(context)))
-        return position_message(d)
+    async def AddPosition(self, request: pb.AddPositionRequest, context: Any) -> pb.NamedPosition:
+        s, budget, caller = request.source, self._budget(context), _caller(context)
+
+        def add() -> pb.NamedPosition:
+            return position_message(self.ops.add_position(
+                request.name, request.ruleset, request.position, tags=list(request.tags), notes=_opt(request.notes),
+                source_paper=_opt(s.paper), source_table=_opt(s.table),
+                source_page=s.page if s.HasField("page") else None, source_value=_opt(s.value),
+                added_by=caller, replace=request.replace, valuer=self._valuer(budget)))
+
+        return await self._sql(add, budget, f"adding {request.name[:60]!r}")
 
     @rpc_method
-    def RemovePosition(self, request: pb.RemovePositionRequest, context: grpc.ServicerContext) -> pb.RemovePositionResponse:
-        return pb.RemovePositionResponse(removed=self.ops.remove_position(request.name))
+    async def RemovePosition(self, request: pb.RemovePositionRequest, context: Any) -> pb.RemovePositionResponse:
+        return pb.RemovePositionResponse(removed=await self._sql(lambda: self.ops.remove_position(request.name)))
 
     @rpc_method
-    def ListPositions(self, request: pb.ListPositionsRequest, context: grpc.ServicerContext) -> pb.NamedPositions:
-        found = self.ops.list_positions(name=_opt(request.name), tag=_opt(request.tag),
-                                        ruleset=_opt(request.ruleset), limit=request.limit or None)
+    async def ListPositions(self, request: pb.ListPositionsRequest, context: Any) -> pb.NamedPositions:
+        found = await self._sql(lambda: self.ops.list_positions(
+            name=_opt(request.name), tag=_opt(request.tag), ruleset=_opt(request.ruleset), limit=request.limit or None))
         return pb.NamedPositions(positions=[position_message(d) for d in found])
 
     @rpc_method
-    def ShowPosition(self, request: pb.ShowPositionRequest, context: grpc.ServicerContext) -> pb.NamedPosition:
-        return position_message(self.ops.show(request.name, valuer=self._valuer(self._budget(context))))
+    async def ShowPosition(self, request: pb.ShowPositionRequest, context: Any) -> pb.NamedPosition:
+        budget = self._budget(context)
+        return position_message(await self._sql(lambda: self.ops.show(request.name, valuer=self._valuer(budget)),
+                                                budget))
 
     @rpc_method
-    def SearchPositions(self, request: pb.SearchPositionsRequest, context: grpc.ServicerContext) -> pb.NamedPositions:
-        found = self.ops.search(name=_opt(request.name), tag=_opt(request.tag), ruleset=_opt(request.ruleset),
-                                value=_opt(request.value), limit=request.limit or None,
-                                valuer=self._valuer(self._budget(context)))
+    async def SearchPositions(self, request: pb.SearchPositionsRequest, context: Any) -> pb.NamedPositions:
+        budget = self._budget(context)
+        found = await self._sql(lambda: self.ops.search(
+            name=_opt(request.name), tag=_opt(request.tag), ruleset=_opt(request.ruleset), value=_opt(request.value),
+            limit=request.limit or None, valuer=self._valuer(budget)), budget)
         return pb.NamedPositions(positions=[position_message(d) for d in found])
 
     @rpc_method
-    def SearchStored(self, request: pb.SearchStoredRequest, context: grpc.ServicerContext) -> pb.StoredPositions:
-        found = self.ops.search_stored(request.ruleset, request.value, min(request.limit or 20, 1000),
-                                       valuer=self._valuer(self._budget(context)))
+    async def SearchStored(self, request: pb.SearchStoredRequest, context: Any) -> pb.StoredPositions:
+        budget = self._budget(context)
+        found = await self._sql(lambda: self.ops.search_stored(request.ruleset, request.value,
+                                                               min(request.limit or 20, 1000),
+                                                               valuer=self._valuer(budget)), budget)
         return pb.StoredPositions(positions=[
             pb.StoredPosition(ruleset=d["ruleset"], position=d["position"] or "", key=d["key"], value=d["value"])
             for d in found])
 
     @rpc_method
-    def AddTheorem(self, request: pb.AddTheoremRequest, context: grpc.ServicerContext) -> pb.Theorem:
-        s = request.source
-        d = self.ops.add_theorem(
+    async def AddTheorem(self, request: pb.AddTheoremRequest, context: Any) -> pb.Theorem:
+        s, caller = request.source, _caller(context)
+        return theorem_message(await self._sql(lambda: self.ops.add_theorem(
             request.name, request.ruleset, request.family, request.claim, request.domain,
             source_paper=_opt(s.paper), source_ref=_opt(s.ref), source_page=s.page if s.HasField("page") else None,
-            notes=_opt(request.notes), added_by=_caller(context), replace=request.replace)
-        return theorem_message(d)
+            notes=_opt(request.notes), added_by=caller, replace=request.replace)))
 
     @rpc_method
-    def ListTheorems(self, request: pb.ListTheoremsRequest, context: grpc.ServicerContext) -> pb.Theorems:
-        return pb.Theorems(theorems=[theorem_message(d) for d in self.ops.list_theorems(_opt(request.ruleset))])
+    async def ListTheorems(self, request: pb.ListTheoremsRequest, context: Any) -> pb.Theorems:
+        found = await self._sql(lambda: self.ops.list_theorems(_opt(request.ruleset)))
+        return pb.Theorems(theorems=[theorem_message(d) for d in found])
 
     @rpc_method
-    def ShowTheorem(self, request: pb.ShowTheoremRequest, context: grpc.ServicerContext) -> pb.Theorem:
-        return theorem_message(self.ops.show_theorem(request.name))
+    async def ShowTheorem(self, request: pb.ShowTheoremRequest, context: Any) -> pb.Theorem:
+        return theorem_message(await self._sql(lambda: self.ops.show_theorem(request.name)))
 
     @rpc_method
-    def VerifyTheorem(self, request: pb.VerifyTheoremRequest, context: grpc.ServicerContext) -> pb.VerificationRun:
+    async def VerifyTheorem(self, request: pb.VerifyTheoremRequest, context: Any) -> pb.VerificationRun:
         budget = self._budget(context)
-        while not self._verify_lock.acquire(timeout=0.05):  # one verification at a time, within the budget
-            if budget.should_cancel():
-                raise budget.error(f"verification of {request.name!r} (waiting for another one to finish)")
+        if self._verify is None:
+            self._verify = asyncio.Lock()
+        try:  # one verification at a time, waited for within the budget
+            await asyncio.wait_for(self._verify.acquire(), budget.remaining())
+        except asyncio.TimeoutError:
+            raise budget.expired(f"verification of {request.name!r} (waiting for another one to finish)") from None
         try:
-            return run_message(self.ops.verify(request.name, request.up_to, valuer=self._valuer(budget)))
+            return run_message(await self._sql(lambda: self.ops.verify(request.name, request.up_to,
+                                                                       valuer=self._valuer(budget)), budget))
         finally:
-            self._verify_lock.release()
+            self._verify.release()
 
     @rpc_method
-    def ListRuns(self, request: pb.ListRunsRequest, context: grpc.ServicerContext) -> pb.VerificationRuns:
-        return pb.VerificationRuns(runs=[run_message(d) for d in self.ops.runs(request.name)])
+    async def ListRuns(self, request: pb.ListRunsRequest, context: Any) -> pb.VerificationRuns:
+        return pb.VerificationRuns(runs=[run_message(d) for d in await self._sql(lambda: self.ops.runs(request.name))])
 
     @rpc_method
-    def Seed(self, request: pb.SeedRequest, context: grpc.ServicerContext) -> pb.SeedResponse:
-        counts = self.ops.seed(added_by="seed")
+    async def Seed(self, request: pb.SeedRequest, context: Any) -> pb.SeedResponse:
+        counts = await self._sql(lambda: self.ops.seed(added_by="seed"))
         return pb.SeedResponse(positions=counts["positions"], theorems=counts["theorems"])
 
 
-def add_catalog_servicer(server: grpc.Server, catalog: Catalog | None = None, store: Any = None, *,
+def add_catalog_servicer(server: grpc.aio.Server, catalog: Catalog | None = None, store: Any = None, *,
                          data_dir: str | Path | None = None, limits: Any = None, ruma: Any = None) -> CatalogServicer:
     """Register the catalog service on ``server``; opens (and migrates) the catalog if not given.
 

@@ -79,7 +79,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--eval-workers", type=count, default=None, metavar="N",
                         help=f"worker processes for heavy work (default {default_eval_workers()}; "
                              f"0: evaluate in the server process)")
-    parser.add_argument("--workers", type=positive, default=None, metavar="N", help="threads serving calls")
+    parser.add_argument("--read-workers", type=positive, default=None, metavar="N",
+                        help="worker processes answering stored lookups (default 2)")
+    parser.add_argument("--max-streams-per-peer", type=positive, default=None, metavar="N",
+                        help="calls one client connection may have open at once; more are refused with "
+                             "RESOURCE_EXHAUSTED (default 100)")
     parser.add_argument("--verify-fraction", type=float, default=0.01, metavar="F",
                         help="share of every uploaded batch of precomputed values (ruma sweep --server) the server "
                         "re-values before storing it (default 0.01; at least one entry; a mismatch rejects the batch)")
@@ -99,8 +103,11 @@ def _start(args: argparse.Namespace, limits: Limits) -> tuple[object, int]:
                          "open to every caller", "give --token-file, or --host 127.0.0.1")
     data = data_directory(args, create=True)
     try:
+        from ruma.server.rpc.admission import MAX_PER_PEER
+
         return create_server(data, args.host, args.port, token_file=args.token_file, tls_cert=args.tls_cert,
-                             tls_key=args.tls_key, limits=limits, max_workers=args.workers,
+                             tls_key=args.tls_key, limits=limits, readers=args.read_workers,
+                             max_per_peer=args.max_streams_per_peer or MAX_PER_PEER,
                              verify_fraction=args.verify_fraction)
     except StoreError as error:  # a damaged store, a data directory that cannot be used
         hint = "check it with 'ruma store verify --full', mend it with 'ruma store repair'" if isinstance(

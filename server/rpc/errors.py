@@ -16,6 +16,8 @@ an error with a ``status_name`` (the catalog's  that status: ``ALREADY_EXISTS`` 
 ``CorruptRecordError``, LMDB's corruption        ``DATA_LOSS``, logged; the damaged value is never
 errors (a damaged store)                        served
 ``WorkerLost`` (an evaluation worker died)      ``UNAVAILABLE`` (retry)
+a write on a full disk (``work.disk``: ENOSPC,   ``RESOURCE_EXHAUSTED`` "the store's disk is full"
+LMDB's EIO, SQLite's "disk is full")            (the catalog's: never its SQL statement)
 any other ``RumaError``                         ``FAILED_PRECONDITION``
 anything else (a bug)                           ``INTERNAL``, logged with its traceback
 =============================================  ==================================================
@@ -29,16 +31,18 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Callable, TypeVar
+import sys
+from typing import Any, AsyncIterator, Callable, TypeVar
 
 import grpc
 
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.server.store.codec import CorruptRecordError
+from ruma.server.work.disk import disk_full, is_disk_full
 from ruma.server.work.wire import DataLossError, WorkerLost, _InternalFromWorker, from_wire, lmdb_corruption, to_wire
 
 __all__ = ["DataLossError", "PermissionDenied", "Unauthenticated", "WorkerLost", "from_wire", "rpc_method",
-           "status_of", "to_wire"]
+           "rpc_stream", "status_of", "to_wire"]
 
 log = logging.getLogger("ruma.server")
 
@@ -77,6 +81,10 @@ def status_of(error: BaseException, context: grpc.ServicerContext | None = None)
         return grpc.StatusCode.DATA_LOSS, _clip(f"damaged store: {error}" if not isinstance(error, RumaError) else str(error))
     if isinstance(error, WorkerLost):
         return grpc.StatusCode.UNAVAILABLE, _clip(str(error))
+    if not isinstance(error, LimitExceededError) and is_disk_full(error):
+        full = disk_full(error, "the catalog" if _sql_error(error) else "the store")
+        log.error("%s", full)
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, _clip(str(full))
     if isinstance(error, RumaInputError):
         return grpc.StatusCode.INVALID_ARGUMENT, _clip(str(error))
     if isinstance(error, LimitExceededError):
@@ -94,20 +102,48 @@ def status_of(error: BaseException, context: grpc.ServicerContext | None = None)
     if isinstance(error, _InternalFromWorker):
         return grpc.StatusCode.INTERNAL, _clip(str(error))
     log.error("internal error: %r", error, exc_info=error)
+    if _sql_error(error):  # the message would quote the SQL statement and its parameters
+        cause = getattr(error, "orig", None)
+        return grpc.StatusCode.INTERNAL, _clip(f"internal error: the catalog's database failed: "
+                                               f"{type(cause).__name__}: {str(cause).splitlines()[0] if cause else ''}")
     return grpc.StatusCode.INTERNAL, _clip(f"internal error: {type(error).__name__}: {error}")
 
 
+def _sql_error(error: BaseException) -> bool:
+    sqlalchemy_exc = sys.modules.get("sqlalchemy.exc")
+    return sqlalchemy_exc is not None and isinstance(error, sqlalchemy_exc.SQLAlchemyError)
+
+
 def rpc_method(method: F) -> F:
-    """Wrap a servicer method ``(self, request, context)`` so that errors abort with their status."""
+    """Wrap a servicer coroutine ``(self, request, context)`` so that errors abort with their status."""
 
     @functools.wraps(method)
-    def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
-            return method(self, request, context)
+            return await method(self, request, context)
         except Exception as error:  # noqa: BLE001 - this is the one place errors are mapped
-            if type(error) is Exception and not error.args:
-                raise  # grpc's context.abort() raises a bare Exception after setting the status
-            code, message = status_of(error, context)
-            context.abort(code, message)
+            await _abort(error, context)
+
+    return wrapper  # type: ignore[return-value]
+
+
+async def _abort(error: Exception, context: grpc.aio.ServicerContext) -> None:
+    """End the call with ``error``'s status (an abort already under way goes on)."""
+    if isinstance(error, grpc.aio.AbortError):
+        raise error
+    code, message = status_of(error, context)
+    await context.abort(code, message)
+
+
+def rpc_stream(method: F) -> F:
+    """``rpc_method`` for a servicer method answering with a stream (an async generator)."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        try:
+            async for reply in method(self, request, context):
+                yield reply
+        except Exception as error:  # noqa: BLE001 - this is the one place errors are mapped
+            await _abort(error, context)
 
     return wrapper  # type: ignore[return-value]

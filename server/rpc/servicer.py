@@ -1,12 +1,14 @@
-"""The ``ruma.v1.Ruma`` servicer: protobuf in → engine call → protobuf out.
+"""The ``ruma.v1.Ruma`` servicer: protobuf in → a task on a worker → protobuf out.
 
-Two paths. **Cheap** work runs in the server's own threads: a position whose value is stored
-(whole, or as a sum of stored components), ``Lookup``, capabilities and statistics. **Heavy** work —
-anything that may compute: an unstored position, ``Options``, ``Sum``, ``Compare`` and the
-catalog's evaluations — goes through the runner (``ruma.server.work.pool``: evaluation worker
-processes with admission, time and memory budgets) as a task of ``ruma.server.work.tasks``, within the
-call's ``Budget`` (``ruma.server.work.budget``). Identical evaluations in flight are computed once
-(single-flight keyed by the canonical key and the position limit).
+Every method is a coroutine on the server's event loop, and nothing in this process touches the
+engine's values: the runner (``ruma.server.work.pool``) does. **Stored** lookups — a position whose
+value is stored (whole, or as a sum of stored components), ``Lookup``, ``EvaluateBatch``'s stored
+items — are read tasks (``ruma.server.work.reads``) on the reader workers, which never queue behind
+computation. **Heavy** work — anything that may compute: an unstored position, ``Options``, ``Sum``,
+``Compare`` and the catalog's evaluations — is a task of ``ruma.server.work.tasks`` on the
+evaluation workers, admitted to a bounded queue and ended within the call's ``Budget``
+(``ruma.server.work.budget``). Identical evaluations in flight are computed once (single-flight
+keyed by the canonical key and the position limit).
 
 Errors are not handled here: every method is wrapped by ``ruma.server.rpc.errors.rpc_method`` (and
 batch items use ``status_of``), which maps errors to status codes in one place.
@@ -14,35 +16,37 @@ batch items use ``status_of``), which maps errors to status codes in one place.
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import threading
 import time
-from typing import Any, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 import grpc
 
 from ruma.engine import ENGINE_VERSION
-from ruma.engine.cgt import ZERO, Game
 from ruma.engine.cgt.expression import DEFAULT_LIMITS as EXPRESSION_LIMITS
 from ruma.engine.errors import LimitExceededError
-from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation
 from ruma.engine.memo import Memo
 from ruma.engine.rulesets import get_ruleset, ruleset_description, ruleset_names
-from ruma.engine.rulesets.base import Position, Ruleset, State
-from ruma.server.work import convert
-from ruma.server.work import tasks
-from ruma.server.work.budget import Budget
-from ruma.server.rpc.cache import CachedMemo
+from ruma.server.rpc.admission import ARRIVED
 from ruma.server.rpc.errors import from_wire, rpc_method, status_of
 from ruma.server.rpc.inflight import SingleFlight
+from ruma.server.work import convert
+from ruma.server.work.budget import Budget
+from ruma.server.work.cache import CachedMemo
+from ruma.server.work.disk import check_room
 from ruma.server.work.limits import Limits
-from ruma.server.rpc.stored_batch import Templates, answer_stored_briefs
-from ruma.server.work.pool import InlineRunner
+from ruma.server.work.inline import InlineRunner
+from ruma.server.work.reads import Refusal
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
 
 SERVER_VERSION = "0.1.0"
 __all__ = ["Limits", "RumaServicer", "SERVER_VERSION"]
+
+#: heavy tasks that never write to the store (the others are refused at once on a full disk)
+READ_ONLY_TASKS = frozenset({"sum_of", "compare", "catalog_search_stored", "sweep_verify"})
 
 
 class Counters:
@@ -73,161 +77,108 @@ class Counters:
 
 
 class RumaServicer(ruma_pb2_grpc.RumaServicer):
-    """The servicer over a store implementing ``Memo`` and a runner for heavy work."""
+    """The servicer over a store implementing ``Memo`` and a runner for reads and heavy work."""
 
     def __init__(self, store: Memo, limits: Limits | None = None, services: Sequence[str] = (), auth_required: bool = False,
-                 cache_size: int = 500_000, runner: Any = None) -> None:
+                 cache_size: int = 500_000, runner: Any = None, data_dir: Path | None = None) -> None:
         self.store = store
         self.memo = CachedMemo(store, cache_size)
         self.limits = limits or Limits()
         self.runner = runner if runner is not None else InlineRunner(self.memo, store, self.limits)
+        self.data_dir = data_dir
         self.flight: SingleFlight[bytes] = SingleFlight()
-        self.templates: Templates = {}  # brief replies' templates by value (``stored_batch``)
         self.counters = Counters()
         self.services = list(services)
         self.auth_required = auth_required
+        self.loop: asyncio.AbstractEventLoop | None = None  # the server's event loop (set by the app)
         self._active = 0
         self._idle = threading.Condition()
 
-    @contextlib.contextmanager
-    def busy(self) -> Iterator[None]:
-        """Mark an engine call in progress (``wait_idle`` waits for them all to end)."""
+    def _enter(self) -> None:
         with self._idle:
             self._active += 1
-        try:
-            yield
-        finally:
-            with self._idle:
-                self._active -= 1
-                if not self._active:
-                    self._idle.notify_all()
+
+    def _leave(self) -> None:
+        with self._idle:
+            self._active -= 1
+            if not self._active:
+                self._idle.notify_all()
 
     def wait_idle(self, timeout: float) -> bool:
-        """Wait until no engine call is running (after shutdown cancelled them); True if idle."""
+        """Wait until no task is running for a call (after shutdown cancelled them); True if idle."""
         with self._idle:
             return self._idle.wait_for(lambda: self._active == 0, timeout)
 
-    def budget(self, context: grpc.ServicerContext | None) -> Budget:
-        """The budget of a call: its deadline, the server's time limit, its liveness."""
-        return Budget.for_call(context, self.limits.max_seconds, self.limits.memory_budget)
+    def budget(self, context: Any) -> Budget:
+        """The budget of a call: its deadline, the server's time limit from its arrival, its liveness."""
+        return Budget.for_call(context, self.limits.max_seconds, self.limits.memory_budget, ARRIVED.get())
 
-    def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
-        """Run a heavy task (``ruma.server.work.tasks``) through the runner; later reads see its commit."""
-        with self.busy():
-            try:
-                return self.runner.run(name, args, budget)
-            finally:
-                refresh = getattr(self.store, "refresh", None)
-                if callable(refresh):
-                    refresh()
+    async def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
+        """Run a heavy task (``ruma.server.work.tasks``) on an evaluation worker."""
+        if self.data_dir is not None and name not in READ_ONLY_TASKS:
+            check_room(self.data_dir)  # a full disk is refused before anything is computed
+        self._enter()
+        try:
+            return await self.runner.run(name, args, budget)
+        finally:
+            self._leave()
+            refresh = getattr(self.store, "refresh", None)
+            if callable(refresh):
+                refresh()
 
-    # -- cheap paths ---------------------------------------------------------------------------
-    def parse(self, ruleset: str, text: str) -> tuple[Ruleset, State]:
-        """Parse and check a position against the limits."""
-        return tasks.parse_position(self.limits, ruleset, text)
+    async def read(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
+        """Run a stored lookup (``ruma.server.work.reads``) on a reader worker."""
+        self._enter()
+        try:
+            return await self.runner.read(name, args, budget)
+        finally:
+            self._leave()
 
-    def stored_brief(self, ruleset: str, text: str) -> pb.Evaluation | None:
-        """The brief reply for a position whose whole canonical key is stored, else ``None``."""
-        rules, state = self.parse(ruleset, text)
-        key, mirrored = rules.canonical_key(state)  # (the compiled rulesets: one C call)
-        stored = self.memo.lookup(key)
-        if stored is None:
-            return None
-        value = -stored if mirrored and isinstance(stored, Game) else stored
-        return pb.Evaluation(ruleset=rules.name, ruleset_version=rules.version, position=text, key=key,
-                             mirrored=mirrored, value=convert.value_message(value, ("ascii",)), from_store=True)
+    def blocking(self, coroutine: Any) -> Any:
+        """Run one of this servicer's coroutines from another thread (the catalog's) and wait for it."""
+        assert self.loop is not None, "the servicer has no event loop yet"
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
 
-    def lookup(self, ruleset: str, text: str) -> Evaluation | None:
-        """The stored value of a position (whole, or as a sum of stored components), never computing."""
-        rules, state = self.parse(ruleset, text)
-        return self._lookup(rules, state, time.perf_counter())
-
-    def _lookup(self, rules: Ruleset, state: State, started: float) -> Evaluation | None:
-        canonical, mirrored = rules.normalise(state)
-        key = rules.key(canonical)
-        stats = EvalStats()
-        pieces = [rules.normalise(piece) for piece in rules.components(state)]
-        components: list[ComponentValue] = []
-        for component, component_mirrored in pieces:
-            component_key = rules.key(component)
-            stored = self.memo.lookup(component_key)
-            if stored is None:
-                stats.memo_misses += 1
-                break
-            stats.memo_hits += 1
-            signed = -stored if component_mirrored and isinstance(stored, Game) else stored
-            components.append(ComponentValue(Position(rules, component), component_key, signed, component_mirrored, True))
-        else:
-            total: Game | int = 0 if rules.impartial else ZERO
-            for part in components:
-                total = total ^ part.value if isinstance(total, int) else total + part.value  # type: ignore[operator]
-            stats.seconds = time.perf_counter() - started
-            return Evaluation(rules, Position(rules, state), total, key, Position(rules, canonical), mirrored, components, stats)
-        return None
-
-    def stored_message(self, ruleset: str, text: str, chosen: Sequence[str], brief: bool) -> pb.Evaluation | None:
-        """The reply for a stored position, built here, or ``None`` when something must be computed."""
-        if brief and tuple(chosen) == ("ascii",):
-            return self.stored_brief(ruleset, text)
-        rules, state = self.parse(ruleset, text)
-        stored = self._lookup(rules, state, time.perf_counter())
-        return None if stored is None else convert.evaluation_message(stored, chosen, brief=brief)
-
-    # -- heavy paths -------------------------------------------------------------------------------
-    def evaluate(self, ruleset: str, text: str, chosen: Sequence[str], brief: bool, max_positions: int,
-                 budget: Budget) -> tuple[pb.Evaluation, bool]:
+    # -- evaluations -------------------------------------------------------------------------------
+    async def evaluate(self, ruleset: str, text: str, chosen: Sequence[str], brief: bool, max_positions: int,
+                       budget: Budget) -> tuple[pb.Evaluation, bool]:
         """One position's reply: from the store, else computed once for all identical calls in flight."""
-        message = self.stored_message(ruleset, text, chosen, brief)
-        if message is not None:
+        found = await self.read("stored_evaluate", (ruleset, text, tuple(chosen), brief, max_positions), budget)
+        if isinstance(found, bytes):
+            message = pb.Evaluation.FromString(found)
             self.counters.record(message)
             return message, False
-        rules, state = self.parse(ruleset, text)
-        key = (rules.key(rules.normalise(state)[0]), tasks.position_limit(self.limits, max_positions))
-        args = (rules.name, text, tuple(chosen), brief, max_positions)
-        data, shared = self.flight.run(key, lambda: self.run("evaluate_one", args, budget), budget.should_cancel)
+        args = (ruleset, text, tuple(chosen), brief, max_positions)
+        data, shared = await self.flight.run(tuple(found), lambda: self.run("evaluate_one", args, budget), budget)
         message = pb.Evaluation.FromString(data)
-        if shared and not _fits(message, text, chosen, brief):
-            again = self.stored_message(ruleset, text, chosen, brief)  # another spelling: stored by now
-            message = again if again is not None else pb.Evaluation.FromString(self.run("evaluate_one", args, budget))
+        if shared and not _fits(message, text, chosen, brief):  # another spelling: stored by now
+            again = await self.read("stored_evaluate", (ruleset, text, tuple(chosen), brief, max_positions), budget)
+            message = pb.Evaluation.FromString(again if isinstance(again, bytes) else
+                                               await self.run("evaluate_one", args, budget))
         message.shared = shared
         self.counters.record(message, shared)
         return message, shared
 
-    # -- the RPCs -------------------------------------------------------------------------------
     @rpc_method
-    def Evaluate(self, request: pb.EvaluateRequest, context: grpc.ServicerContext) -> pb.Evaluation:
-        message, _ = self.evaluate(request.ruleset, request.position, convert.styles(request.notations), False,
-                                   request.max_positions, self.budget(context))
+    async def Evaluate(self, request: pb.EvaluateRequest, context: grpc.aio.ServicerContext) -> pb.Evaluation:
+        message, _ = await self.evaluate(request.ruleset, request.position, convert.styles(request.notations), False,
+                                         request.max_positions, self.budget(context))
         return message
 
     @rpc_method
-    def EvaluateBatch(self, request: pb.EvaluateBatchRequest, context: grpc.ServicerContext) -> pb.EvaluateBatchResponse:
+    async def EvaluateBatch(self, request: pb.EvaluateBatchRequest,
+                            context: grpc.aio.ServicerContext) -> pb.EvaluateBatchResponse:
         self.check_batch(request.positions)
-        rules = get_ruleset(request.ruleset)  # an unknown ruleset fails the whole call
         chosen = convert.styles(request.notations)
         budget = self.budget(context)
-        reply = pb.EvaluateBatchResponse()
-        todo: list[tuple[int, str]] = []
-        if request.brief and tuple(chosen) == ("ascii",):  # stored items answered in bulk (ruma load)
-            todo, answered = answer_stored_briefs(self.memo, self.limits, rules, request.positions, reply,
-                                                  lambda error: _status(error, context), self.templates)
-            self.counters.record_hits(answered)
-        else:
-            for index, text in enumerate(request.positions):
-                item = reply.items.add(position=text)
-                try:
-                    message = self.stored_message(request.ruleset, text, chosen, request.brief)
-                except Exception as error:  # noqa: BLE001 - one bad item must not fail the others
-                    item.status.code, item.status.message = _status(error, context)
-                    continue
-                if message is None:
-                    todo.append((index, text))
-                else:
-                    self.counters.record(message)
-                    item.evaluation.CopyFrom(message)
+        data, refused, todo, hits = await self.read(
+            "stored_batch", (request.ruleset, list(request.positions), chosen, request.brief), budget)
+        reply: pb.EvaluateBatchResponse = pb.EvaluateBatchResponse.FromString(data)
+        _refuse(reply.items, refused, context)
+        self.counters.record_hits(hits)
         if todo:
-            done = self.run("evaluate_batch", (rules.name, todo, tuple(chosen), request.brief, request.max_positions),
-                            budget)
+            done = await self.run("evaluate_batch", (request.ruleset, todo, chosen, request.brief,
+                                                     request.max_positions), budget)
             for index, result in done:
                 item = reply.items[index]
                 if isinstance(result, bytes):
@@ -239,46 +190,38 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         return reply
 
     @rpc_method
-    def Lookup(self, request: pb.LookupRequest, context: grpc.ServicerContext) -> pb.LookupResponse:
+    async def Lookup(self, request: pb.LookupRequest, context: grpc.aio.ServicerContext) -> pb.LookupResponse:
         self.check_batch(request.positions)
-        get_ruleset(request.ruleset)
-        chosen = convert.styles(request.notations)
-        reply = pb.LookupResponse()
-        for text in request.positions:
-            item = reply.items.add(position=text)
-            try:
-                evaluation = self.lookup(request.ruleset, text)
-                if evaluation is not None:
-                    item.evaluation.CopyFrom(convert.evaluation_message(evaluation, chosen))
-                    item.found = True
-            except Exception as error:  # noqa: BLE001
-                item.ClearField("evaluation")
-                item.found = False
-                item.status.code, item.status.message = _status(error, context)
+        data, refused = await self.read("lookup_items", (request.ruleset, list(request.positions),
+                                                         convert.styles(request.notations)), self.budget(context))
+        reply: pb.LookupResponse = pb.LookupResponse.FromString(data)
+        _refuse(reply.items, refused, context)
         return reply
 
     @rpc_method
-    def Compare(self, request: pb.CompareRequest, context: grpc.ServicerContext) -> pb.CompareResponse:
+    async def Compare(self, request: pb.CompareRequest, context: grpc.aio.ServicerContext) -> pb.CompareResponse:
         reply: pb.CompareResponse = pb.CompareResponse.FromString(
-            self.run("compare", (request.SerializeToString(),), self.budget(context)))
+            await self.run("compare", (request.SerializeToString(),), self.budget(context)))
         return reply
 
     @rpc_method
-    def Sum(self, request: pb.SumRequest, context: grpc.ServicerContext) -> pb.SumResponse:
+    async def Sum(self, request: pb.SumRequest, context: grpc.aio.ServicerContext) -> pb.SumResponse:
         reply: pb.SumResponse = pb.SumResponse.FromString(
-            self.run("sum_of", (request.SerializeToString(),), self.budget(context)))
+            await self.run("sum_of", (request.SerializeToString(),), self.budget(context)))
         return reply
 
     @rpc_method
-    def Options(self, request: pb.OptionsRequest, context: grpc.ServicerContext) -> pb.OptionsResponse:
-        self.parse(request.ruleset, request.position)  # bad input is refused before a worker is taken
-        data = self.run("options", (request.ruleset, request.position, convert.styles(request.notations)),
-                        self.budget(context))
+    async def Options(self, request: pb.OptionsRequest, context: grpc.aio.ServicerContext) -> pb.OptionsResponse:
+        budget = self.budget(context)
+        await self.read("check_position", (request.ruleset, request.position), budget)  # refused before the queue
+        data = await self.run("options", (request.ruleset, request.position, convert.styles(request.notations)), budget)
         reply: pb.OptionsResponse = pb.OptionsResponse.FromString(data)
         return reply
 
+    # -- about the service --------------------------------------------------------------------------
     @rpc_method
-    def GetCapabilities(self, request: pb.GetCapabilitiesRequest, context: grpc.ServicerContext) -> pb.Capabilities:
+    async def GetCapabilities(self, request: pb.GetCapabilitiesRequest,
+                              context: grpc.aio.ServicerContext) -> pb.Capabilities:
         limits = self.limits
         reply = pb.Capabilities(
             limits=pb.Limits(max_pots=limits.max_pots or 0, max_seeds=limits.max_seeds or 0,
@@ -306,15 +249,15 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         return reply
 
     @rpc_method
-    def GetStats(self, request: pb.GetStatsRequest, context: grpc.ServicerContext) -> pb.Stats:
-        from ruma.server.work.pool import _rss
+    async def GetStats(self, request: pb.GetStatsRequest, context: grpc.aio.ServicerContext) -> pb.Stats:
+        from ruma.server.work.worker import rss
 
-        counters = self.counters
         store_stats: dict[str, Any] = {}
         stats_method = getattr(self.store, "stats", None)
         if callable(stats_method):
-            store_stats = dict(stats_method())
+            store_stats = dict(await asyncio.get_running_loop().run_in_executor(None, stats_method))
         pool = self.runner.stats()
+        counters = self.counters
         with counters.lock:
             return pb.Stats(
                 store_entries=int(store_stats.get("entries") or 0) + int(store_stats.get("buffered") or 0),
@@ -329,7 +272,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 workers_busy=pool["busy"],
                 queued=pool["queued"],
                 worker_memory=pool["memory"],
-                server_memory=_rss(),
+                server_memory=rss(),
                 refused=pool["refused"],
                 workers_recycled=pool["recycled"],
             )
@@ -354,34 +297,40 @@ def _workers(runner: Any) -> int:
     return int(getattr(runner, "size", 0))
 
 
-def _status(error: BaseException, context: grpc.ServicerContext) -> tuple[int, str]:
+def _status(error: BaseException, context: Any) -> tuple[int, str]:
     code, message = status_of(error, context)
     return code.value[0], message
 
 
+def _refuse(items: Any, refused: list[Refusal], context: Any) -> None:
+    """Set the status of the items a read task refused."""
+    for index, (kind, message) in refused:
+        items[index].status.code, items[index].status.message = _status(from_wire(kind, message), context)
+
+
 class ServiceValuer:
-    """The catalog's valuer in the server (``ruma.server.catalog.valuing``): stored values are read
-    here, everything else is a task on the evaluation workers within the call's budget."""
+    """The catalog's valuer in the server (``ruma.server.catalog.valuing``), called from the catalog's
+    threads: stored values are read by a reader worker, everything else is a task on the evaluation
+    workers within the call's budget."""
 
     def __init__(self, servicer: RumaServicer, budget: Budget) -> None:
         self.servicer, self.budget = servicer, budget
 
     def value_fields(self, ruleset: str, position: str, source_value: str | None) -> dict[str, Any]:
         """Value fields of one position."""
-        from ruma.server.catalog.valuing import value_fields
-
         servicer = self.servicer
-        rules, state = servicer.parse(ruleset, position)
-        stored = servicer._lookup(rules, state, time.perf_counter())
-        if stored is not None:
-            return value_fields(lambda r, p: stored, ruleset, position, source_value,
-                                lambda text: tasks.parse_value(servicer.limits, text))
-        return dict(servicer.run("catalog_value", (rules.name, position, source_value), self.budget))
+        found = servicer.blocking(servicer.read("stored_value_fields", (ruleset, position, source_value), self.budget))
+        if found is not None:
+            return dict(found)
+        return dict(servicer.blocking(servicer.run("catalog_value", (ruleset, position, source_value), self.budget)))
 
     def verify(self, ruleset: str, family: str, domain: str, claim: str, kind: str, up_to: int) -> dict[str, Any]:
         """Check a theorem's instances on a worker."""
-        return dict(self.servicer.run("catalog_verify", (ruleset, family, domain, claim, kind, up_to), self.budget))
+        servicer = self.servicer
+        return dict(servicer.blocking(servicer.run("catalog_verify", (ruleset, family, domain, claim, kind, up_to),
+                                                   self.budget)))
 
     def search_stored(self, ruleset: str, value: str, limit: int) -> list[dict[str, Any]]:
         """Stored positions with a value, searched on a worker."""
-        return list(self.servicer.run("catalog_search_stored", (ruleset, value, limit), self.budget))
+        servicer = self.servicer
+        return list(servicer.blocking(servicer.run("catalog_search_stored", (ruleset, value, limit), self.budget)))

@@ -2,8 +2,10 @@
 documents the store keeps (``Documents``: what ``ruma tables`` computed, read as stored).
 
 ``add_sweeps_servicer(server, ruma_servicer, verify_fraction)`` registers it next to the
-``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, ``busy``
-accounting and cancellation; ``Upload`` is declared a write method to ``ruma.server.rpc.auth``.
+``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, workers and
+cancellation; ``Upload`` is declared a write method to ``ruma.server.rpc.auth``. An upload is
+checked and stored on a thread of the server (its sample re-valued on an evaluation worker),
+``Contains`` is a reader worker's lookup, a census an evaluation worker's task.
 
 Upload checks, before anything is stored: at most ``max_batch_size`` entries; every key is a
 canonical key of the named ruleset (decoded, normalised and re-encoded to itself) within the
@@ -17,10 +19,10 @@ store holds already keeps its value).
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
-import time
-from typing import Any, Iterator
+from typing import Any, AsyncIterator
 
 import grpc
 
@@ -33,7 +35,9 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import RecordingMemo, unpack
 from ruma.server.work import convert
 from ruma.server.rpc.auth import register_write_methods
-from ruma.server.rpc.errors import rpc_method
+from ruma.server.rpc.errors import rpc_method, rpc_stream
+from ruma.server.work.budget import Budget
+from ruma.server.work.disk import check_room
 from ruma.server.rpc.servicer import RumaServicer
 from ruma.server.store.codec import CodecError
 from ruma.server.store.keys import state_of_key
@@ -88,7 +92,14 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         return state
 
     @rpc_method
-    def Upload(self, request: pb.UploadRequest, context: grpc.ServicerContext) -> pb.UploadResponse:
+    async def Upload(self, request: pb.UploadRequest, context: Any) -> pb.UploadResponse:
+        budget = self.ruma.budget(context)
+        if self.ruma.data_dir is not None:
+            check_room(self.ruma.data_dir)
+        return await asyncio.get_running_loop().run_in_executor(None, self.upload, request, budget)
+
+    def upload(self, request: pb.UploadRequest, budget: Budget) -> pb.UploadResponse:
+        """Check, verify (a sample, on a worker) and store an upload (on a thread of the server)."""
         rules = get_ruleset(request.ruleset)
         n = len(request.keys)
         if n > self.ruma.limits.max_batch_size:
@@ -107,8 +118,8 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         if n and self.verify_fraction > 0:
             count = min(n, max(1, math.ceil(self.verify_fraction * n)))
             sample = sorted(self.rng.sample(range(n), count))
-            packet = self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
-                                   self.ruma.budget(context))
+            packet = self.ruma.blocking(self.ruma.run("sweep_verify", (rules.name, [entries[i][0] for i in sample]),
+                                                     budget))
             for i, (_, truth) in zip(sample, unpack(packet, rules.impartial)):
                 claimed = entries[i][1]
                 if truth != claimed:
@@ -118,23 +129,22 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
                 verified += 1
         memo = self.ruma.memo
         stored = 0
-        with self.ruma.busy():
-            for key, value in entries:
-                if memo.lookup(key) is None:
-                    memo.insert(key, value)
-                    stored += 1
-            flush = getattr(self.ruma.store, "flush", None)
-            if callable(flush):
-                flush()  # an OK reply means the upload is on disk
+        for key, value in entries:
+            if memo.lookup(key) is None:
+                memo.insert(key, value)
+                stored += 1
+        flush = getattr(self.ruma.store, "flush", None)
+        if callable(flush):
+            flush()  # an OK reply means the upload is on disk
         return pb.UploadResponse(stored=stored, already_stored=n - stored, verified=verified)
 
     @rpc_method
-    def Contains(self, request: pb.ContainsRequest, context: grpc.ServicerContext) -> pb.ContainsResponse:
+    async def Contains(self, request: pb.ContainsRequest, context: Any) -> pb.ContainsResponse:
         get_ruleset(request.ruleset)
         if len(request.keys) > self.ruma.limits.max_batch_size:
             raise LimitExceededError(f"{len(request.keys)} keys; this server's limit is {self.ruma.limits.max_batch_size}")
-        lookup = self.ruma.memo.lookup
-        return pb.ContainsResponse(found=[lookup(key) is not None for key in request.keys])
+        found = await self.ruma.read("contains", (list(request.keys),), self.ruma.budget(context))
+        return pb.ContainsResponse(found=found)
 
     # -- Census ---------------------------------------------------------------------------------
     def family(self, request: pb.CensusRequest) -> Family:
@@ -151,38 +161,43 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             raise LimitExceededError(f"census of {family.describe()} walks {walk} rows; this server's limit is {MAX_CENSUS_WALK}")
         return family
 
-    @rpc_method
-    def Census(self, request: pb.CensusRequest, context: grpc.ServicerContext) -> Iterator[pb.CensusReply]:
+    @rpc_stream
+    async def Census(self, request: pb.CensusRequest, context: Any) -> AsyncIterator[pb.CensusReply]:
         by = _BY.get(request.by)
         if by is None or by not in BY:
             raise RumaInputError(f"unknown census grouping {request.by}")
         family = self.family(request)
         args = (family.ruleset, (family.seeds_min, family.seeds_max), (family.pots_min, family.pots_max))
-        replies = self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
-                                                   convert.styles(request.notations)), self.ruma.budget(context))
-        return iter([pb.CensusReply.FromString(reply) for reply in replies])
+        replies = await self.ruma.run("census_replies", (args, by, request.simplest, request.compute_missing,
+                                                         convert.styles(request.notations)), self.ruma.budget(context))
+        for reply in replies:
+            yield pb.CensusReply.FromString(reply)
 
     # -- Documents ------------------------------------------------------------------------------
     @rpc_method
-    def Documents(self, request: pb.DocumentsRequest, context: grpc.ServicerContext) -> pb.DocumentsReply:
+    async def Documents(self, request: pb.DocumentsRequest, context: Any) -> pb.DocumentsReply:
+        return await asyncio.get_running_loop().run_in_executor(None, self.documents, request.prefix)
+
+    def documents(self, prefix: str) -> pb.DocumentsReply:
+        """The store's documents named ``prefix``... as stored (read on a thread of the server)."""
         store = self.ruma.store
         names_of, read = getattr(store, "document_names", None), getattr(store, "document", None)
         if not callable(names_of) or not callable(read):
             return pb.DocumentsReply()  # (a store that keeps no documents)
         documents, size = [], 0
-        for name in names_of(request.prefix):
+        for name in names_of(prefix):
             content = read(name)
             if content is None:
                 continue
             size += len(content)
             if size > MAX_DOCUMENTS_BYTES:
-                raise LimitExceededError(f"the documents named {request.prefix!r}... pass {MAX_DOCUMENTS_BYTES:,} bytes; "
+                raise LimitExceededError(f"the documents named {prefix!r}... pass {MAX_DOCUMENTS_BYTES:,} bytes; "
                                          f"ask for fewer with a longer prefix")
             documents.append(pb.Document(name=name, content=content))
         return pb.DocumentsReply(documents=documents)
 
 
-def add_sweeps_servicer(server: grpc.Server, ruma: RumaServicer,
+def add_sweeps_servicer(server: grpc.aio.Server, ruma: RumaServicer,
                         verify_fraction: float = DEFAULT_VERIFY_FRACTION) -> SweepsServicer:
     """Register the ``Sweeps`` service on ``server``; returns the servicer."""
     servicer = SweepsServicer(ruma, verify_fraction)

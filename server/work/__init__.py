@@ -1,8 +1,11 @@
-"""Heavy work, and how it is bounded: everything that may compute runs here.
+"""Heavy work and stored reads, and how they are bounded: everything that touches values runs here.
 
-- ``pool``: the evaluation worker processes and their admission; ``tasks``, ``sweep_tasks``: the
-  functions a worker runs; ``budget``: a call's deadline and limits; ``limits``: the service's
-  limits; ``wire``: errors carried from a worker; ``convert``: engine objects → protobuf replies.
+- ``pool``: the worker processes (evaluation and reader lanes) and their admission, on the
+  server's event loop; ``worker``: a worker process's side; ``inline``: tasks on threads when
+  there are no workers; ``tasks``, ``sweep_tasks``, ``reads`` (stored lookups), ``stored_batch``:
+  the functions a worker runs; ``cache``: a reader's hot values; ``budget``: a call's deadline and
+  limits; ``limits``: the service's limits; ``disk``: a full disk; ``wire``: errors carried from a
+  worker; ``convert``: engine objects → protobuf replies.
 
 May import: the standard library, ``ruma.engine``, ``ruma.v1``, ``ruma.server.store`` and (for the
 tasks it runs) ``ruma.server.catalog``.

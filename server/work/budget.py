@@ -51,12 +51,16 @@ class Budget:
         self.memory_budget = memory_budget
 
     @classmethod
-    def for_call(cls, context: Any, max_seconds: float | None, memory_budget: int | None = None) -> "Budget":
-        """The budget of a gRPC call: its deadline, ``max_seconds`` from now, its liveness."""
+    def for_call(cls, context: Any, max_seconds: float | None, memory_budget: int | None = None,
+                 arrived: float | None = None) -> "Budget":
+        """The budget of a gRPC call: its deadline, ``max_seconds`` from its arrival (``arrived``,
+        monotonic; default now), its liveness when the context can tell it (a synchronous one)."""
         remaining = context.time_remaining() if context is not None else None
         client = None if remaining is None or remaining > 1e9 else time.monotonic() + remaining
-        return cls(client_deadline=client, max_seconds=max_seconds,
-                   is_active=context.is_active if context is not None else None, memory_budget=memory_budget)
+        server = None if not max_seconds else (time.monotonic() if arrived is None else arrived) + max_seconds
+        is_active = getattr(context, "is_active", None)
+        return cls(client_deadline=client, max_seconds=max_seconds, server_deadline=server,
+                   is_active=is_active if callable(is_active) else None, memory_budget=memory_budget)
 
     @property
     def deadline(self) -> float | None:
@@ -106,6 +110,12 @@ class Budget:
         if reason == DEADLINE:
             return CancelledError(f"{what} was stopped at the client's deadline")
         return CancelledError(f"{what} was cancelled by the client")
+
+    def expired(self, what: str = "the request") -> RumaError:
+        """The error of a wait that lasted until the deadline (its reason set if not yet)."""
+        if not self.should_cancel():
+            self.stop(DEADLINE if self.deadline == self.client_deadline else TIME)
+        return self.error(what)
 
     def wire(self) -> tuple[float | None, float | None, float | None, int | None]:
         """What a worker process needs to rebuild this budget."""

@@ -1,57 +1,66 @@
-"""Heavy work runs in evaluation worker processes, admitted one task per worker.
+"""Worker processes for everything that touches the engine, and their admission; waiting costs no thread.
 
-Why processes and not threads: evaluation is CPU-bound Python, and a thread computing in the
-server's process takes the GIL from the threads answering stored lookups (eight busy threads made
-stored ``Evaluate`` calls time out); canonical forms are interned for the life of a process, so a
-large evaluation's memory never comes back to a process that made it; and some work (a sum of
-large games) has no point at which to stop cooperatively. A worker process runs at a lower
-priority, can be stopped by a flag, killed when it does not stop, and replaced when it has grown:
-the server's memory returns to its baseline after any evaluation.
+Why processes: evaluation is CPU-bound Python, and work in the server's process takes the GIL
+from the event loop that answers every call; canonical forms are interned for the life of a
+process, so a process that valued or merely *read* many partizan values never gets that memory
+back (reading 20,000 stored values grew a server by 75 MiB); and some work (a sum of large games)
+has no point at which to stop cooperatively. So the server's process holds no engine state: it
+receives calls and moves bytes, and two *lanes* of worker processes do the rest —
 
-``WorkerPool.run(task, args, budget)`` (see ``ruma.server.work.tasks`` for the tasks):
+* **evaluation** workers (``limits.workers``, at a lower priority) run anything that may compute;
+* **reader** workers (``READERS``) answer stored lookups only, so they never queue behind
+  computation; each keeps a bounded hot-value cache and is replaced once it has grown
+  ``READER_RECYCLE_ABOVE`` past its baseline (the interned games and caches go with it).
 
-* **admission**: refused at once (``LimitExceededError`` → RESOURCE_EXHAUSTED) when the workers'
-  memory is at the budget (``--max-memory``) or ``max_queue`` calls already wait; otherwise the
-  call waits for an idle worker, within its budget;
+``WorkerPool`` lives on the server's asyncio event loop (``run``/``read`` are coroutines; a
+worker's pipe is watched by the loop, so a call waiting for a worker or an answer is a suspended
+coroutine, not a thread):
+
+* **admission**: an evaluation is refused at once (``LimitExceededError`` → RESOURCE_EXHAUSTED)
+  when the evaluation workers' memory is at ``--max-memory`` or ``--max-queue`` calls already wait;
+  otherwise it waits for an idle worker, within its budget (a wait that outlasts it ends with the
+  budget's error: DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED);
 * **budgets**: the worker polls the call's deadlines itself (the monotonic clock is the machine's)
-  and a shared flag the server sets when the client goes away or the memory budget is exceeded;
-  the call is answered with its budget's error at most ``STOP_GRACE`` seconds after its budget
-  ended, and a worker that has still not stopped ``KILL_GRACE`` seconds later (a computation with
-  no point at which to stop) is killed (SIGKILL);
+  and a shared flag the server sets when the client goes away, the memory budget is exceeded or
+  the server stops; the call is answered at most ``STOP_GRACE`` seconds after its budget ended,
+  whether the worker stopped or not, and a worker that has still not stopped ``KILL_GRACE``
+  seconds later (a computation with no point at which to stop) is killed (SIGKILL) and replaced;
 * **memory**: a monitor thread reads every worker's resident memory each ``MONITOR_SECONDS``;
-  past the budget, the largest busy worker is stopped (its call gets RESOURCE_EXHAUSTED);
-* **durability**: a worker commits what it computed (``LmdbStore.flush``) before it answers, so an
-  OK reply means the values are on disk; a failed commit fails the call;
-* **recycling**: a worker whose memory grew more than ``RECYCLE_ABOVE`` past its baseline is
-  replaced after its task, as is one that was killed or died; one that grew more than
-  ``IDLE_SLACK`` is replaced once it has been idle ``IDLE_RECYCLE_SECONDS`` (so a busy server does
-  not churn workers, and a quiet one returns to its baseline memory).
+  past the budget, the largest busy evaluation worker is stopped (its call gets
+  RESOURCE_EXHAUSTED); workers being replaced do not count;
+* **durability**: a worker commits what it computed before it answers (an OK reply is on disk);
+* **recycling**: a worker that grew more than ``RECYCLE_ABOVE`` (a reader ``READER_RECYCLE_ABOVE``)
+  past its baseline is replaced after its task, as is one that was killed or died; an evaluation
+  worker that grew more than ``IDLE_SLACK`` is replaced once idle ``IDLE_RECYCLE_SECONDS``.
 
-``InlineRunner`` has the same interface and runs tasks in the calling thread (``--eval-workers 0``
-or a store that is not an ``LmdbStore``): cooperative time budgets, no memory budget.
+``ruma.server.work.inline.InlineRunner`` has the same interface and runs tasks on threads of the
+server's process (``--eval-workers 0`` or a store that is not an ``LmdbStore``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import logging
 import multiprocessing
-import os
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 from ruma.engine.errors import CancelledError, LimitExceededError
-from ruma.engine.memo import Memo
 from ruma.server.work.budget import CANCELLED, MEMORY, SHUTDOWN, Budget
-from ruma.server.work.wire import WorkerLost, from_wire, to_wire
 from ruma.server.work.limits import Limits
+from ruma.server.work.wire import WorkerLost, from_wire
+from ruma.server.work.worker import Worker, rss
 
 log = logging.getLogger("ruma.server")
 
-#: a worker whose resident memory grew this much past its baseline is replaced after its task
+#: an evaluation worker whose resident memory grew this much past its baseline is replaced after its task
 RECYCLE_ABOVE = 96 << 20
-#: ... and one idle this long that grew more than ``IDLE_SLACK`` past it, once the server is quiet
+#: ... a reader, this much
+READER_RECYCLE_ABOVE = 48 << 20
+#: ... and an idle evaluation worker that grew more than ``IDLE_SLACK`` past it, after this long
 IDLE_RECYCLE_SECONDS = 2.0
 IDLE_SLACK = 8 << 20
 #: seconds after its budget ends within which a call is answered, whether its worker stopped or not
@@ -60,392 +69,417 @@ STOP_GRACE = 0.75
 KILL_GRACE = 5.0
 #: how often the monitor reads the workers' memory
 MONITOR_SECONDS = 0.1
-#: how often a waiting call looks at its worker and its budget
-POLL_SECONDS = 0.02
-#: the workers' scheduling priority relative to the server's threads (``os.nice``)
-WORKER_NICE = 10
-#: a worker ends its work this long before the server's time limit, to commit and answer in time
-FLUSH_MARGIN = 0.5
+#: seconds a new worker has to open the store and say it is ready
+START_SECONDS = 120.0
+#: reader workers (stored lookups)
+READERS = 2
+#: stored lookups that may wait for a reader; more are refused
+MAX_READS_WAITING = 1024
 _FLAGS = {CANCELLED: 1, MEMORY: 2, SHUTDOWN: 3}
 
 
-def _rss(pid: int | None = None) -> int:
-    """Resident memory of a process in bytes (0 if it is gone)."""
-    import psutil
+class _Call:
+    """One task handed to a worker: its budget, the worker's answer, a nudge when it must stop early."""
 
-    try:
-        return int(psutil.Process(pid).memory_info().rss)
-    except (psutil.Error, OSError):
-        return 0
+    __slots__ = ("budget", "answer", "nudge")
 
+    def __init__(self, budget: Budget, loop: asyncio.AbstractEventLoop) -> None:
+        self.budget = budget
+        self.answer: asyncio.Future[Any] = loop.create_future()
+        self.nudge: asyncio.Future[None] = loop.create_future()
 
-class InlineRunner:
-    """Runs tasks in the calling thread, then commits the store (durability as with workers)."""
+    def settle(self, result: Any = None, error: BaseException | None = None) -> None:
+        """Resolve the answer once (an answer nobody waits for any more is dropped quietly)."""
+        if self.answer.done():
+            return
+        if error is not None:
+            self.answer.set_exception(error)
+            self.answer.add_done_callback(lambda f: f.exception())  # (retrieved: no "never retrieved" log)
+        else:
+            self.answer.set_result(result)
 
-    def __init__(self, memo: Memo, store: Any, limits: Limits) -> None:
-        self.memo, self.store, self.limits = memo, store, limits
-        self._lock = threading.Lock()
-        self.busy = 0
-
-    def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
-        """Run task ``name`` here."""
-        from ruma.server.work.tasks import TASKS, Context
-
-        with self._lock:
-            self.busy += 1
-        try:
-            result = TASKS[name](Context(self.memo, self.store, self.limits, budget), *args)
-        finally:
-            flush = getattr(self.store, "flush", None)
-            try:
-                if callable(flush):
-                    flush()
-            finally:
-                with self._lock:
-                    self.busy -= 1
-        return result
-
-    def stats(self) -> dict[str, int]:
-        """Busy, queued, memory, refused, recycled."""
-        return {"busy": self.busy, "queued": 0, "memory": 0, "refused": 0, "recycled": 0}
-
-    def close(self) -> None:
-        """Nothing to release."""
+    def poke(self) -> None:
+        """Wake the coroutine waiting for the answer (the budget says why)."""
+        if not self.nudge.done():
+            self.nudge.set_result(None)
 
 
-class _Worker:
-    """One worker process as the server sees it."""
+class _Lane:
+    """Workers of one kind and the calls waiting for one of them."""
 
-    def __init__(self, context: Any, store_path: Path, limits: Limits, number: int) -> None:
-        parent, child = context.Pipe()
-        self.flag = context.RawValue("i", 0)
-        self.process = context.Process(
-            target=worker_main, args=(child, self.flag, str(store_path), limits, os.getpid(), log.getEffectiveLevel()),
-            name=f"ruma-eval-{number}", daemon=True)
-        self.process.start()
-        child.close()
-        self.conn = parent
-        self.baseline = 0
-        self.rss = 0
-        self.busy = False
-        self.over_budget = False
-        self.idle_since = time.monotonic()
+    def __init__(self, kind: str, size: int, max_waiting: int, recycle_above: int) -> None:
+        self.kind, self.size, self.max_waiting, self.recycle_above = kind, size, max_waiting, recycle_above
+        self.workers: list[Worker] = []  # every worker not yet gone (starting, idle, busy, retiring)
+        self.idle: list[Worker] = []
+        self.waiters: collections.deque[asyncio.Future[Worker]] = collections.deque()
 
-    def kill(self) -> None:
-        """SIGKILL the process and reap it."""
-        try:
-            self.process.kill()
-            self.process.join(2)
-        except (OSError, ValueError, AssertionError):
-            pass
-        self.conn.close()
+    def serving(self) -> list[Worker]:
+        """Workers that take or will take calls."""
+        return [w for w in self.workers if w.state in ("starting", "idle", "busy")]
 
 
 class WorkerPool:
-    """``size`` worker processes valuing through the LMDB store in ``store_path``."""
+    """Evaluation and reader worker processes over the LMDB store in ``store_path`` (see the module doc).
 
-    def __init__(self, store_path: Path, limits: Limits, size: int,
+    Make it on the event loop that will use it."""
+
+    def __init__(self, store_path: Path, limits: Limits, size: int, readers: int = READERS,
                  on_kill: Callable[[], None] | None = None) -> None:
         self.store_path, self.limits, self.size = store_path, limits, size
+        self.loop = asyncio.get_running_loop()
         self.memory_budget = limits.memory_budget
         if self.memory_budget and self.memory_budget < size * 96 << 20:
-            log.warning("--max-memory %d MiB counts the workers' whole memory (each uses 40-60 MiB idle): "
+            log.warning("--max-memory %d MiB counts the evaluation workers' whole memory (each uses 40-60 MiB idle): "
                         "with %d workers little is left for evaluations", self.memory_budget >> 20, size)
         self.on_kill = on_kill
         self.context = multiprocessing.get_context("spawn")  # never fork a process running gRPC threads
-        self.cond = threading.Condition()
-        self.workers: list[_Worker] = []
-        self.idle: list[_Worker] = []
-        self.waiting = 0
+        self.eval = _Lane("eval", size, limits.max_queue, RECYCLE_ABOVE)
+        self.reads = _Lane("read", readers, MAX_READS_WAITING, READER_RECYCLE_ABOVE)
         self.memory = 0
         self.refused = 0
         self.recycled = 0
         self.closed = False
-        self.starting = 0
         self._started = 0
-        for _ in range(size):
-            self._spawn()
-        self._monitor = threading.Thread(target=self._watch, name="ruma-eval-monitor", daemon=True)
+        self._reap: list[Worker] = []  # processes that were told to stop or killed, to be reaped
+        self._reap_lock = threading.Lock()
+        for lane in (self.eval, self.reads):
+            for _ in range(lane.size):
+                self._spawn(lane)
+        self._monitor = threading.Thread(target=self._watch, name="ruma-worker-monitor", daemon=True)
         self._monitor.start()
 
-    # -- workers ---------------------------------------------------------------------------------
-    def _spawn(self) -> None:
-        """Start a worker; it joins the idle list once it has opened the store (in a thread)."""
+    @property
+    def workers(self) -> list[Worker]:
+        """The evaluation workers."""
+        return self.eval.workers
+
+    # -- workers (on the loop) -----------------------------------------------------------------------
+    def _spawn(self, lane: _Lane) -> None:
         self._started += 1
-        worker = _Worker(self.context, self.store_path, self.limits, self._started)
-        with self.cond:
-            self.workers.append(worker)
-            self.starting += 1
-        threading.Thread(target=self._welcome, args=(worker,), name="ruma-eval-start", daemon=True).start()
+        worker = Worker(self.context, self.store_path, self.limits, lane.kind, self._started)
+        lane.workers.append(worker)
+        self.loop.add_reader(worker.conn.fileno(), self._readable, lane, worker)
+        self.loop.call_later(START_SECONDS, self._check_started, lane, worker)
 
-    def _welcome(self, worker: _Worker) -> None:
+    def _check_started(self, lane: _Lane, worker: Worker) -> None:
+        if worker.state == "starting":
+            log.error("worker %s did not start in %.0f s", worker.process.name, START_SECONDS)
+            self._gone(lane, worker, replace=False)
+
+    def _readable(self, lane: _Lane, worker: Worker) -> None:
+        """A message (or the end of the pipe) from ``worker``."""
         try:
-            if not worker.conn.poll(120):
-                raise TimeoutError("no answer in 120 s")
-            kind, rss = worker.conn.recv()
-            if kind != "ready":
-                raise RuntimeError(f"unexpected first message {kind!r}")
-        except (EOFError, OSError, TimeoutError, RuntimeError) as error:
-            log.error("evaluation worker %s did not start: %s", worker.process.name, error)
-            with self.cond:
-                self.starting -= 1
-            self._drop(worker)
-            with self.cond:
-                self.cond.notify_all()
-            return
-        worker.baseline = worker.rss = rss
-        with self.cond:
-            self.starting -= 1
-            if self.closed:
-                worker.conn.send(None)
-                return
-            self.idle.append(worker)
-            self.cond.notify()
-
-    def _drop(self, worker: _Worker, killed: bool = True) -> None:
-        worker.kill()
-        with self.cond:
-            if worker in self.workers:
-                self.workers.remove(worker)
-            if worker in self.idle:
-                self.idle.remove(worker)
-        if killed and self.on_kill is not None:
-            try:
-                self.on_kill()
-            except Exception:  # noqa: BLE001 - housekeeping only
-                log.exception("cleaning up after a killed worker failed")
-
-    def _replace(self, worker: _Worker, why: str) -> None:
-        """Retire ``worker`` (killed, died or grown) and start another."""
-        self.recycled += 1
-        log.info("replacing evaluation worker %s (%s)", worker.process.name, why)
-        if worker.process.is_alive() and why == "grown":
-            try:
-                worker.conn.send(None)
-                worker.process.join(5)
-            except (OSError, ValueError):
-                pass
-        self._drop(worker, killed=why != "grown")
-        if not self.closed:
-            self._spawn()
-
-    def _watch(self) -> None:
-        """The memory monitor (see the module docstring)."""
-        while not self.closed:
-            with self.cond:
-                workers = list(self.workers)
-            total = 0
-            for worker in workers:
-                worker.rss = _rss(worker.process.pid) if worker.process.is_alive() else 0
-                total += worker.rss
-            self.memory = total
-            self._recycle_idle()
-            budget = self.memory_budget
-            if budget and total > budget:
-                busy = [w for w in workers if w.busy and not w.over_budget]
-                if busy:
-                    victim = max(busy, key=lambda w: w.rss)
-                    victim.over_budget = True
-                    victim.flag.value = _FLAGS[MEMORY]
-                    log.warning("evaluation workers use %d MiB, over the budget of %d MiB: stopping %s (%d MiB)",
-                                total >> 20, budget >> 20, victim.process.name, victim.rss >> 20)
-            time.sleep(MONITOR_SECONDS)
-
-    def _recycle_idle(self) -> None:
-        """Replace workers that grew and have been idle a while (see the module docstring)."""
-        now = time.monotonic()
-        with self.cond:
-            grown = [w for w in self.idle if w.baseline and w.rss > w.baseline + IDLE_SLACK
-                     and now - w.idle_since > IDLE_RECYCLE_SECONDS]
-            for worker in grown:
-                self.idle.remove(worker)
-        for worker in grown:
-            threading.Thread(target=self._replace, args=(worker, "grown"), daemon=True).start()
-
-    # -- calls ---------------------------------------------------------------------------------------
-    def _acquire(self, budget: Budget) -> _Worker:
-        with self.cond:
-            if self.closed:
-                raise CancelledError("the server is shutting down")
-            if self.memory_budget and self.memory >= self.memory_budget:
-                self.refused += 1
-                raise LimitExceededError(
-                    f"the server's evaluation memory budget ({self.memory_budget >> 20} MiB, --max-memory) is in use; "
-                    f"stored values are still served; try again later")
-            if self.waiting >= self.limits.max_queue and not self.idle:
-                self.refused += 1
-                raise LimitExceededError(f"{self.waiting} requests already wait for an evaluation worker "
-                                         f"(this server's limit); try again later")
-            self.waiting += 1
-            try:
-                while not self.idle:
-                    if self.closed:
-                        raise CancelledError("the server is shutting down")
-                    if not self.workers and not self.starting:
-                        raise WorkerLost("no evaluation worker could be started (see the server's log)")
-                    self.cond.wait(POLL_SECONDS * 5)
-                    if budget.should_cancel():
-                        raise budget.error("the request (waiting for an evaluation worker)")
-                worker = self.idle.pop()
-            finally:
-                self.waiting -= 1
-            worker.busy = True
-            worker.over_budget = False
-            worker.flag.value = 0
-            return worker
-
-    def _release(self, worker: _Worker, healthy: bool, rss: int) -> None:
-        worker.busy = False
-        if not healthy:
-            self._replace(worker, "killed" if worker.process.is_alive() else "died")
-            return
-        worker.rss = rss or worker.rss
-        if rss > worker.baseline + RECYCLE_ABOVE:
-            threading.Thread(target=self._replace, args=(worker, "grown"), daemon=True).start()
-            return
-        worker.idle_since = time.monotonic()
-        with self.cond:
-            if self.closed:
-                return
-            self.idle.append(worker)
-            self.cond.notify()
-
-    def _abandon(self, worker: _Worker, told: float) -> None:
-        """Let a worker whose call was answered finish (and commit) by itself, or kill it."""
-        answered = False
-        try:
-            answered = worker.conn.poll(max(0.0, told + KILL_GRACE - time.monotonic()))
-            _, rss, retire = worker.conn.recv() if answered else (None, 0, False)
-            answered = answered and not retire
+            message = worker.conn.recv()
         except (EOFError, OSError):
-            answered, rss = False, 0
-        if not answered:
-            log.warning("evaluation worker %s did not stop %.0f s after its call ended; killing it",
-                        worker.process.name, KILL_GRACE)
-        self._release(worker, answered, rss)
-
-    def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
-        """Run task ``name`` on a worker within ``budget`` (see the module docstring)."""
-        worker = self._acquire(budget)
-        healthy, rss, handed = True, 0, False
-        try:
-            try:
-                worker.conn.send((name, args, budget.wire()))
-            except (OSError, ValueError) as error:
-                healthy = False
-                raise WorkerLost(f"an evaluation worker failed ({error}); try again") from None
-            told: float | None = None
-            while not worker.conn.poll(POLL_SECONDS):
-                if not worker.process.is_alive():
-                    healthy = False
-                    if worker.over_budget:
-                        budget.stop(MEMORY)
-                        raise budget.error()
-                    raise WorkerLost(f"an evaluation worker died (exit code {worker.process.exitcode}); try again")
-                if worker.over_budget:
-                    budget.stop(MEMORY)
-                if self.closed:
-                    budget.stop(SHUTDOWN)
-                if told is None and budget.should_cancel():
-                    told = time.monotonic()
-                    if budget.reason in _FLAGS:
-                        worker.flag.value = _FLAGS[budget.reason]
-                elif told is not None and time.monotonic() - told > STOP_GRACE:
-                    handed = True  # answer now; the worker commits and stops, or is killed, meanwhile
-                    threading.Thread(target=self._abandon, args=(worker, told), daemon=True).start()
-                    raise budget.error()
-            try:
-                (status, *payload), rss, retire = worker.conn.recv()
-            except (EOFError, OSError) as error:
-                healthy = False
-                raise WorkerLost(f"an evaluation worker failed ({error}); try again") from None
-            healthy = not retire  # (a worker whose interning tables may be inconsistent is replaced)
-            if status == "ok":
-                return payload[0]
-            kind, message = payload
-            if kind == "cancelled" and budget.reason is not None:
-                raise budget.error()
-            raise from_wire(kind, message)
-        finally:
-            if not handed:
-                self._release(worker, healthy, rss)
-
-    def stats(self) -> dict[str, int]:
-        """Busy workers, waiting calls, the workers' memory, refusals and replacements."""
-        with self.cond:
-            busy = sum(1 for w in self.workers if w.busy)
-            return {"busy": busy, "queued": self.waiting, "memory": self.memory, "refused": self.refused,
-                    "recycled": self.recycled}
-
-    def close(self, timeout: float = 5.0) -> None:
-        """Stop every worker (busy ones are told to stop, then killed after ``timeout``)."""
-        with self.cond:
-            if self.closed:
+            self._gone(lane, worker, replace=worker.state != "retiring")
+            return
+        if len(message) == 2:  # ("ready", rss): it has opened the store
+            if worker.state != "starting":  # retired before it was ready (the pool is closing)
                 return
-            self.closed = True
-            workers = list(self.workers)
-            self.cond.notify_all()
-        for worker in workers:
-            if worker.busy:
-                worker.flag.value = _FLAGS[SHUTDOWN]
+            kind, size = message
+            worker.baseline = worker.rss = size
+            worker.state = "idle"
+            worker.since = time.monotonic()
+            self._hand(lane, worker)
+            return
+        call, worker.call = worker.call, None
+        result, size, retire = message
+        if call is not None:
+            call.settle(result)
+        if worker.state != "busy":
+            return
+        worker.rss = size or worker.rss
+        if retire or worker.over_budget or worker.rss > worker.baseline + lane.recycle_above:
+            self._retire(lane, worker, "grown" if not retire else "retired")
+            return
+        worker.state, worker.since, worker.told = "idle", time.monotonic(), None
+        self._hand(lane, worker)
+
+    def _hand(self, lane: _Lane, worker: Worker) -> None:
+        """Give an idle worker to the longest-waiting call, or keep it idle."""
+        if self.closed:
+            self._retire(lane, worker, "shutdown", replace=False)
+            return
+        while lane.waiters:
+            waiter = lane.waiters.popleft()
+            if not waiter.done():
+                worker.state = "busy"
+                waiter.set_result(worker)
+                return
+        lane.idle.append(worker)
+
+    def _retire(self, lane: _Lane, worker: Worker, why: str, replace: bool = True) -> None:
+        """Stop ``worker`` (it finishes its pipe and exits) and start another in its place."""
+        if worker in lane.idle:
+            lane.idle.remove(worker)
+        if worker.state == "gone":
+            return
+        if why != "shutdown":
+            self.recycled += 1
+            log.info("replacing %s worker %s (%s)", lane.kind, worker.process.name, why)
+        worker.state = "retiring"
+        try:
+            worker.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self.loop.call_later(KILL_GRACE, self._kill_if_alive, lane, worker)
+        if replace and not self.closed:
+            self._spawn(lane)
+
+    def _kill_if_alive(self, lane: _Lane, worker: Worker) -> None:
+        if worker.state != "gone":
+            worker.kill()
+            self._gone(lane, worker, replace=False)
+
+    def _gone(self, lane: _Lane, worker: Worker, replace: bool) -> None:
+        """``worker``'s pipe ended (it exited, died or was killed): forget it; replace it if asked."""
+        if worker.state == "gone":
+            return
+        was = worker.state
+        worker.state = "gone"
+        try:
+            self.loop.remove_reader(worker.conn.fileno())
+        except (OSError, ValueError):
+            pass
+        worker.close_pipe()
+        worker.kill()
+        with self._reap_lock:
+            self._reap.append(worker)
+        if worker in lane.idle:
+            lane.idle.remove(worker)
+        if worker in lane.workers:
+            lane.workers.remove(worker)
+        call, worker.call = worker.call, None
+        if call is not None:
+            if worker.over_budget:
+                call.budget.stop(MEMORY)
+                call.settle(error=call.budget.error())
             else:
+                call.settle(error=WorkerLost(f"a {lane.kind} worker died (exit code {worker.process.exitcode}); "
+                                             f"try again"))
+        if was == "starting":
+            log.error("%s worker %s did not start (exit code %s; see the log above)", lane.kind, worker.process.name,
+                      worker.process.exitcode)
+        elif was != "retiring":
+            if self.on_kill is not None:
                 try:
-                    worker.conn.send(None)
-                except (OSError, ValueError):
-                    pass
-        deadline = time.monotonic() + timeout
-        for worker in workers:
-            worker.process.join(max(0.0, deadline - time.monotonic()))
-            if worker.process.is_alive():
-                log.warning("evaluation worker %s did not stop; killing it", worker.process.name)
+                    self.on_kill()
+                except Exception:  # noqa: BLE001 - housekeeping only
+                    log.exception("cleaning up after a killed worker failed")
+            if replace and not self.closed:
+                self.recycled += 1
+                log.info("replacing %s worker %s (%s)", lane.kind, worker.process.name, "killed" if was == "busy" else "died")
+                self._spawn(lane)
+        self._wake_if_empty(lane)
+
+    def _wake_if_empty(self, lane: _Lane) -> None:
+        """Fail the waiting calls when no worker of the lane is left or coming."""
+        if lane.serving() or self.closed and not lane.waiters:
+            return
+        while lane.waiters:
+            waiter = lane.waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(WorkerLost(f"no {lane.kind} worker could be started (see the server's log)"))
+
+    # -- the monitor (a thread; decisions are taken on the loop) ------------------------------------
+    def _watch(self) -> None:
+        while not self.closed:
+            readings = [(w, rss(w.process.pid)) for lane in (self.eval, self.reads) for w in list(lane.workers)]
+            self._reap_exited()
+            try:
+                self.loop.call_soon_threadsafe(self._measured, readings)
+            except RuntimeError:  # the loop is closed
+                return
+            time.sleep(MONITOR_SECONDS)
+        self._reap_exited()
+
+    def _reap_exited(self) -> None:
+        with self._reap_lock:
+            reap, self._reap = self._reap, []
+        for worker in reap:
+            try:
+                worker.process.join(0 if worker.process.exitcode is not None else 2)
+            except (OSError, ValueError, AssertionError):
+                pass
+
+    def _measured(self, readings: list[tuple[Worker, int]]) -> None:
+        """The monitor's readings, on the loop: the memory budget and idle recycling."""
+        for worker, size in readings:
+            if worker.state != "gone":
+                worker.rss = size
+        self.memory = self.eval_memory()
+        now = time.monotonic()
+        for worker in list(self.eval.idle):
+            if worker.baseline and worker.rss > worker.baseline + IDLE_SLACK and now - worker.since > IDLE_RECYCLE_SECONDS:
+                self._retire(self.eval, worker, "grown")
+        budget = self.memory_budget
+        if budget and self.memory > budget:
+            busy = [w for w in self.eval.workers if w.state == "busy" and not w.over_budget and w.call is not None]
+            if busy:
+                victim = max(busy, key=lambda w: w.rss)
+                victim.over_budget = True
+                victim.flag.value = _FLAGS[MEMORY]
+                victim.call.budget.stop(MEMORY)
+                victim.call.poke()
+                log.warning("evaluation workers use %d MiB, over the budget of %d MiB: stopping %s (%d MiB)",
+                            self.memory >> 20, budget >> 20, victim.process.name, victim.rss >> 20)
+
+    def eval_memory(self) -> int:
+        """Resident memory of the evaluation workers that take calls (not those being replaced)."""
+        return sum(w.rss for w in self.eval.workers if w.state in ("idle", "busy"))
+
+    # -- calls (coroutines on the loop) ---------------------------------------------------------------
+    async def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
+        """Run task ``name`` on an evaluation worker within ``budget`` (see the module docstring)."""
+        if self.memory_budget and self.eval_memory() >= self.memory_budget:
+            self.refused += 1
+            raise LimitExceededError(
+                f"the server's evaluation memory budget ({self.memory_budget >> 20} MiB, --max-memory) is in use; "
+                f"stored values are still served; try again later")
+        return await self._call(self.eval, name, args, budget, "an evaluation worker")
+
+    async def read(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
+        """Run a task that only reads the store (``ruma.server.work.reads``) on a reader worker."""
+        return await self._call(self.reads, name, args, budget, "a reader")
+
+    async def _call(self, lane: _Lane, name: str, args: tuple[Any, ...], budget: Budget, what: str) -> Any:
+        if self.closed:
+            raise CancelledError("the server is shutting down")
+        worker = await self._acquire(lane, budget, what)
+        call = _Call(budget, self.loop)
+        worker.call, worker.over_budget, worker.told = call, False, None
+        worker.flag.value = 0
+        try:
+            worker.conn.send((name, args, budget.wire()))
+        except (OSError, ValueError) as error:
+            worker.call = None
+            self._gone(lane, worker, replace=True)
+            raise WorkerLost(f"{what} failed ({error}); try again") from None
+        status, *payload = await self._answer(worker, call)
+        if status == "ok":
+            return payload[0]
+        kind, message = payload
+        if kind == "cancelled" and budget.reason is not None:
+            raise budget.error()
+        raise from_wire(kind, message)
+
+    async def _acquire(self, lane: _Lane, budget: Budget, what: str) -> Worker:
+        """An idle worker of ``lane`` (marked busy), waiting in line within ``budget``."""
+        if lane.idle:
+            worker = lane.idle.pop()
+            worker.state = "busy"
+            return worker
+        if len(lane.waiters) >= lane.max_waiting:
+            self.refused += 1
+            raise LimitExceededError(f"{len(lane.waiters)} requests already wait for {what} (this server's limit, "
+                                     f"--max-queue); try again later")
+        if not lane.serving():
+            raise WorkerLost(f"no {lane.kind} worker could be started (see the server's log)")
+        waiter: asyncio.Future[Worker] = self.loop.create_future()
+        lane.waiters.append(waiter)
+        try:
+            await asyncio.wait((waiter,), timeout=budget.remaining())
+        except BaseException:
+            self._give_back(lane, waiter)
+            raise
+        if not waiter.done():
+            self._give_back(lane, waiter)
+            raise budget.expired(f"the request (waiting for {what})")
+        return waiter.result()
+
+    def _give_back(self, lane: _Lane, waiter: asyncio.Future[Worker]) -> None:
+        """A waiting call gave up: leave the line, and pass on a worker it was just given."""
+        if waiter in lane.waiters:
+            lane.waiters.remove(waiter)
+        if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+            worker = waiter.result()
+            worker.state = "idle"
+            self._hand(lane, worker)
+        else:
+            waiter.cancel()
+
+    async def _answer(self, worker: Worker, call: _Call) -> Any:
+        """The worker's answer, or the budget's error at most ``STOP_GRACE`` s after the budget ended."""
+        budget = call.budget
+        try:
+            while not call.answer.done():
+                if worker.told is None:
+                    deadline = budget.deadline
+                    timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                else:
+                    timeout = max(0.0, worker.told + STOP_GRACE - time.monotonic())
+                await asyncio.wait((call.answer, call.nudge), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                if call.answer.done():
+                    break
+                if worker.told is None:
+                    if budget.should_cancel():
+                        self._tell(worker, budget)
+                elif time.monotonic() >= worker.told + STOP_GRACE:
+                    self._abandon(worker, call)
+                    raise budget.error()
+        except asyncio.CancelledError:  # the client went away, or the server stops
+            budget.stop(CANCELLED)
+            self._tell(worker, budget)
+            self._abandon(worker, call)
+            raise
+        return call.answer.result()
+
+    def _tell(self, worker: Worker, budget: Budget) -> None:
+        """Ask ``worker`` to stop its call, for the budget's reason."""
+        worker.told = time.monotonic()
+        if budget.reason in _FLAGS:
+            worker.flag.value = _FLAGS[budget.reason]
+
+    def _abandon(self, worker: Worker, call: _Call) -> None:
+        """The call is answered without its worker: the worker commits and stops, or is killed."""
+        lane = self.eval if worker.kind == "eval" else self.reads
+        told = worker.told if worker.told is not None else time.monotonic()
+
+        def kill_if_still_on_it() -> None:
+            if worker.call is call and worker.state == "busy":
+                log.warning("%s worker %s did not stop %.0f s after its call ended; killing it",
+                            lane.kind, worker.process.name, KILL_GRACE)
                 worker.kill()
-        self._monitor.join(1)
+                self._gone(lane, worker, replace=True)
 
+        self.loop.call_at(self.loop.time() + max(0.0, told + KILL_GRACE - time.monotonic()), kill_if_still_on_it)
 
-# -- the worker process ----------------------------------------------------------------------------
-def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, parent: int, level: int) -> None:
-    """A worker's life: open the store, then run tasks until told to stop or the server is gone."""
-    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s [worker %(process)d] %(message)s")
-    try:
-        os.nice(WORKER_NICE)
-    except OSError:
-        pass
-    threading.Thread(target=_orphan_watch, args=(parent,), name="ruma-eval-orphan", daemon=True).start()
-    from ruma.server.store.memo import LmdbStore
-    from ruma.server.work.tasks import TASKS, Context
+    # -- the rest -------------------------------------------------------------------------------------
+    def stats(self) -> dict[str, int]:
+        """Busy evaluation workers, waiting calls, the workers' memory, refusals and replacements."""
+        busy = sum(1 for w in self.eval.workers if w.state == "busy")
+        return {"busy": busy, "queued": len(self.eval.waiters), "memory": self.memory, "refused": self.refused,
+                "recycled": self.recycled}
 
-    store = LmdbStore(store_path, create=False, batch_seconds=0)
-    conn.send(("ready", _rss()))
-    try:
-        while True:
-            try:
-                message = conn.recv()
-            except (EOFError, OSError):
-                break
-            if message is None:
-                break
-            name, args, wire = message
-            budget = Budget.from_wire(wire, flag, margin=FLUSH_MARGIN)
-            retire = False
-            store.refresh()  # see what the server and the other workers committed since the last task
-            try:
-                result: tuple[Any, ...] = ("ok", TASKS[name](Context(store, store, limits, budget), *args))
-            except BaseException as error:  # noqa: BLE001 - every error goes back to the server
-                result = ("error", *to_wire(error))
-                # a RecursionError or MemoryError may have interrupted the interning of a game
-                retire = isinstance(error, (RecursionError, MemoryError))
-            try:
-                store.flush()  # an OK answer means committed
-            except BaseException as error:  # noqa: BLE001
-                result = ("error", *to_wire(error))
-            conn.send((result, _rss(), retire))
-    finally:
-        store.close()
-
-
-def _orphan_watch(parent: int) -> None:
-    """End this worker when the server that started it is gone (killed with SIGKILL, say)."""
-    while True:
-        time.sleep(0.5)
-        if os.getppid() != parent:
-            os._exit(0)
+    async def close(self, timeout: float = 5.0) -> None:
+        """Stop every worker (busy ones are told to stop, then killed after ``timeout``)."""
+        if self.closed:
+            return
+        self.closed = True
+        workers = []
+        for lane in (self.eval, self.reads):
+            while lane.waiters:
+                waiter = lane.waiters.popleft()
+                if not waiter.done():
+                    waiter.set_exception(CancelledError("the server is shutting down"))
+            for worker in list(lane.workers):
+                workers.append(worker)
+                if worker.state == "busy" and worker.call is not None:
+                    worker.flag.value = _FLAGS[SHUTDOWN]
+                    worker.call.budget.stop(SHUTDOWN)
+                    worker.call.poke()
+                elif worker.state != "gone":
+                    worker.state = "retiring"
+                    try:
+                        worker.conn.send(None)
+                    except (OSError, ValueError):
+                        pass
+        deadline = time.monotonic() + timeout
+        while any(w.state != "gone" and w.process.is_alive() for w in workers) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        for lane in (self.eval, self.reads):
+            for worker in list(lane.workers):
+                if worker.process.is_alive():
+                    log.warning("worker %s did not stop; killing it", worker.process.name)
+                self._gone(lane, worker, replace=False)
+        await asyncio.get_running_loop().run_in_executor(None, self._monitor.join, 2)

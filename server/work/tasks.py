@@ -248,5 +248,6 @@ def catalog_search_stored(ctx: Context, ruleset: str, value_text: str, limit: in
     return search_stored(ctx.store, ruleset, parse_value(ctx.limits, value_text), limit)
 
 
-# The Sweeps service's tasks register themselves here, so every worker knows them.
+# The Sweeps service's tasks and the stored lookups register themselves here, so every worker knows them.
 from ruma.server.work import sweep_tasks  # noqa: E402,F401  (import for its registrations)
+from ruma.server.work import reads  # noqa: E402,F401  (import for its registrations)

@@ -49,6 +49,10 @@ _REBUILD: dict[str, type[Exception]] = {
 
 def to_wire(error: BaseException) -> tuple[str, str]:
     """``(kind, message)`` of an error raised in a worker process (bugs are logged there)."""
+    from ruma.server.work.disk import DiskFullError, disk_full, is_disk_full
+
+    if not isinstance(error, DiskFullError) and is_disk_full(error):
+        return "limit", str(disk_full(error))
     if lmdb_corruption(error):
         return "data_loss", f"damaged store: {error}"
     named = getattr(error, "status_name", None)

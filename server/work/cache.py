@@ -4,7 +4,7 @@ The map is least-recently-used, kept in a ``collections.OrderedDict`` (a hit mov
 end, an insert beyond the bound drops the first key): every operation is one call into the C
 implementation, ≈ 0.1 µs, where ``cachetools.LRUCache`` spends ≈ 3 µs of Python per hit — the
 largest single cost of a stored lookup once parsing and keys are compiled. A lock
-guards it: gRPC serves calls from a thread pool.
+guards it: it is shared by the threads of a process.
 """
 
 from __future__ import annotations

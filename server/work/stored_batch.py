@@ -1,5 +1,5 @@
 """The cheap path of ``EvaluateBatch`` for brief ASCII replies (what ``ruma load`` asks for): every
-position whose whole canonical key is stored is answered here, in the servicer's thread.
+position whose whole canonical key is stored is answered here, on a reader worker.
 
 Per item only what differs is done: parse and check the text, its canonical key (one compiled
 call each on the compiled rulesets), and the item of the reply. The rest is done once per batch
@@ -11,7 +11,7 @@ distinct values, so formatting values drops out of the per-item cost.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ruma.engine.cgt import Game
 from ruma.engine.memo import Value
@@ -20,9 +20,11 @@ from ruma.server.work import convert
 from ruma.server.work import tasks
 from ruma.server.work.limits import Limits
 from ruma.server.store.codec import CorruptRecordError
+from ruma.server.work.wire import to_wire
 from ruma.v1 import ruma_pb2 as pb
 
-Status = Callable[[BaseException], tuple[int, str]]
+#: an item refused, with its error as ``wire.to_wire`` carries it: ``(index, (kind, message))``
+Refusal = tuple[int, tuple[str, str]]
 
 
 TEMPLATES = 65536
@@ -32,12 +34,13 @@ Templates = dict[tuple[str, int, type, Value, bool], pb.Evaluation]
 
 
 def answer_stored_briefs(memo: Any, limits: Limits, rules: Ruleset, texts: Sequence[str],
-                         reply: pb.EvaluateBatchResponse, status: Status,
+                         reply: pb.EvaluateBatchResponse, refused: list[Refusal],
                          templates: Templates) -> tuple[list[tuple[int, str]], int]:
-    """Add one item per text to ``reply``: its brief ASCII evaluation when its key is stored, its
-    error status when it is refused; returns ``(index, text)`` of the items still to compute and
-    how many were answered from the store. ``templates`` is the caller's map of reply templates
-    by value, kept between batches (values recur: a load meets the same few thousand values)."""
+    """Add one item per text to ``reply``: its brief ASCII evaluation when its key is stored; the
+    items refused go to ``refused`` (their status is set by the servicer); returns ``(index,
+    text)`` of the items still to compute and how many were answered from the store.
+    ``templates`` is the caller's map of reply templates by value, kept between batches (values
+    recur: a load meets the same few thousand values)."""
     add = reply.items.add
     items = [add(position=text) for text in texts]
     parsed: list[tuple[int, bytes, bool]] = []
@@ -46,7 +49,7 @@ def answer_stored_briefs(memo: Any, limits: Limits, rules: Ruleset, texts: Seque
         try:
             key, mirrored = canonical_key(check(limits, rules, text)[1])
         except Exception as error:  # noqa: BLE001 - one bad item must not fail the others
-            items[index].status.code, items[index].status.message = status(error)
+            refused.append((index, to_wire(error)))
             continue
         parsed.append((index, key, mirrored))
     stored = _lookup_all(memo, [key for _, key, _ in parsed])
@@ -58,7 +61,7 @@ def answer_stored_briefs(memo: Any, limits: Limits, rules: Ruleset, texts: Seque
             todo.append((index, texts[index]))
             continue
         if isinstance(value, BaseException):
-            items[index].status.code, items[index].status.message = status(value)
+            refused.append((index, to_wire(value)))
             continue
         tag = (name, version, type(value), value, mirrored)  # (the type: a number Game equals its int, 0 == ZERO)
         template = templates.get(tag)

@@ -1,0 +1,134 @@
+"""One worker process: the server's handle on it (``Worker``) and its life (``worker_main``).
+
+A worker opens the LMDB store, says ``("ready", rss)``, then runs tasks (``ruma.server.work.tasks``)
+one at a time: it receives ``(name, args, budget wire)``, answers ``(("ok", result) or ("error",
+kind, message), rss, retire)`` after committing what it computed (an OK answer is durable), and
+stops at ``None``, at the end of its pipe, or when the server that started it is gone. A *reader*
+worker runs the same loop over a bounded hot-value cache and only ever gets tasks that read.
+This module imports no gRPC, so worker processes stay small.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ruma.server.work.budget import Budget
+from ruma.server.work.limits import Limits
+from ruma.server.work.wire import to_wire
+
+log = logging.getLogger("ruma.server")
+
+#: a worker ends its work this long before the server's time limit, to commit and answer in time
+FLUSH_MARGIN = 0.5
+#: hot values a reader keeps in memory (it is replaced when it has grown, which empties them)
+READER_CACHE = 50_000
+#: the workers' scheduling priority relative to the server (``os.nice``): evaluation, reading
+NICE = {"eval": 10, "read": 0}
+
+
+def rss(pid: int | None = None) -> int:
+    """Resident memory of a process in bytes that is its own (0 if it is gone): its resident set
+    less the pages it shares — mostly the store's file, which every process maps and the kernel
+    can drop at will, so reading a large store is not counted as growth."""
+    import psutil
+
+    try:
+        info = psutil.Process(pid).memory_info()
+    except (psutil.Error, OSError):
+        return 0
+    return int(info.rss - getattr(info, "shared", 0))
+
+
+class Worker:
+    """A worker process as the server sees it (its state is changed on the server's event loop)."""
+
+    def __init__(self, context: Any, store_path: Path, limits: Limits, kind: str, number: int) -> None:
+        parent, child = context.Pipe()
+        self.kind = kind
+        self.flag = context.RawValue("i", 0)
+        self.process = context.Process(
+            target=worker_main, args=(child, self.flag, str(store_path), limits, kind, os.getpid(),
+                                      log.getEffectiveLevel()),
+            name=f"ruma-{kind}-{number}", daemon=True)
+        self.process.start()
+        child.close()
+        self.conn = parent
+        self.state = "starting"  # starting, idle, busy, retiring, gone
+        self.call: Any = None  # the call it works on (``pool._Call``), while busy
+        self.baseline = 0
+        self.rss = 0
+        self.over_budget = False
+        self.since = time.monotonic()  # when it started, or last became idle
+        self.told: float | None = None  # when it was told to stop its call
+
+    def kill(self) -> None:
+        """SIGKILL the process (reaped by the pool's monitor)."""
+        try:
+            self.process.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def close_pipe(self) -> None:
+        """Close the server's end of the pipe."""
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+
+
+def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, kind: str, parent: int, level: int) -> None:
+    """A worker's life: open the store, then run tasks until told to stop or the server is gone."""
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s [worker %(process)d] %(message)s")
+    try:
+        os.nice(NICE.get(kind, 10))
+    except OSError:
+        pass
+    threading.Thread(target=_orphan_watch, args=(parent,), name="ruma-worker-orphan", daemon=True).start()
+    from ruma.server.store.memo import LmdbStore
+    from ruma.server.work.cache import CachedMemo
+    from ruma.server.work.tasks import TASKS, Context
+
+    store = LmdbStore(store_path, create=False, batch_seconds=0)
+    memo: Any = CachedMemo(store, READER_CACHE) if kind == "read" else store
+    conn.send(("ready", rss()))
+    try:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                break
+            if message is None:
+                break
+            name, args, wire = message
+            budget = Budget.from_wire(wire, flag, margin=FLUSH_MARGIN)
+            retire = False
+            store.refresh()  # see what the server and the other workers committed since the last task
+            try:
+                result: tuple[Any, ...] = ("ok", TASKS[name](Context(memo, store, limits, budget), *args))
+            except BaseException as error:  # noqa: BLE001 - every error goes back to the server
+                result = ("error", *to_wire(error))
+                # a RecursionError or MemoryError may have interrupted the interning of a game
+                retire = isinstance(error, (RecursionError, MemoryError))
+            try:
+                store.flush()  # an OK answer means committed
+            except BaseException as error:  # noqa: BLE001
+                result = ("error", *to_wire(error))
+            conn.send((result, rss(), retire))
+    finally:
+        try:
+            store.close()
+        except Exception as error:  # noqa: BLE001 - what could not be committed was reported to its call
+            log.error("closing the store: %s", error)
+
+
+def _orphan_watch(parent: int) -> None:
+    """End this worker when the server that started it is gone (killed with SIGKILL, say)."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(0)
