@@ -256,7 +256,8 @@ class Client:
         """The server's counters."""
         s = self.call(self.stub.GetStats, pb.GetStatsRequest(), timeout)
         return r.Stats(s.store_entries, s.store_bytes, s.hits, s.misses, s.evaluations_in_flight,
-                       s.evaluations_total, s.positions_valued, s.shared, s.uptime_seconds)
+                       s.evaluations_total, s.positions_valued, s.shared, s.uptime_seconds,
+                       s.unverified_entries, s.uploads_corrected)
 
     def health(self, service: str = "", *, timeout: float | None = None) -> str:
         """The standard health check: ``"SERVING"``, ``"NOT_SERVING"``, ..."""

@@ -55,6 +55,8 @@ def evaluation_rows(e: Evaluation) -> list[tuple[str, str]]:
     if len(e.components) > 1:
         rows.append(("components", " + ".join(c.position for c in e.components)))
     rows.append(("from store", "yes" if e.from_store else "no (computed now)"))
+    if e.unverified:
+        rows.append(("provenance", "uploaded, not re-valued by the server yet"))
     return [(k, v) for k, v in rows if v]
 
 

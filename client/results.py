@@ -155,6 +155,8 @@ class Evaluation:
     from_store: bool
     shared: bool
     stats: EvalStats
+    #: the value (or a component's) is an upload the server has not re-valued yet
+    unverified: bool = False
 
     @classmethod
     def from_message(cls, m: pb.Evaluation) -> "Evaluation":
@@ -164,7 +166,7 @@ class Evaluation:
             ruleset=m.ruleset, ruleset_version=m.ruleset_version, position=m.position, canonical=m.canonical,
             key=m.key, mirrored=m.mirrored, value=GameValue.from_message(m.value),
             components=[Component(c.position, c.key, GameValue.from_message(c.value), c.from_store) for c in m.components],
-            from_store=m.from_store, shared=m.shared,
+            from_store=m.from_store, shared=m.shared, unverified=m.unverified,
             stats=EvalStats(stats.positions_valued, stats.memo_hits, stats.memo_misses, stats.seconds),
         )
         if not m.HasField("analysis"):  # brief replies
@@ -185,6 +187,8 @@ class Evaluation:
 
     def __repr__(self) -> str:
         how = "from the store" if self.from_store else f"computed {self.stats.positions_valued} positions"
+        if self.unverified:
+            how += " (an unverified upload)"
         outcome = f", outcome {self.outcome}" if self.outcome else ""
         return f"<Evaluation {self.ruleset} {self.position!r} = {self.value.ascii}{outcome}, {how}>"
 
@@ -228,6 +232,7 @@ class Evaluation:
                            for c in self.components],
             "from_store": self.from_store,
             "shared": self.shared,
+            "unverified": self.unverified,
             "stats": {**asdict(self.stats), "seconds": round(self.stats.seconds, 6)},
         }
 
@@ -380,6 +385,10 @@ class Stats:
     positions_valued: int
     shared: int
     uptime_seconds: float
+    #: stored uploads the server has not re-valued yet
+    unverified_entries: int = 0
+    #: uploaded values the server found wrong and replaced since it started
+    uploads_corrected: int = 0
 
 
 @dataclass

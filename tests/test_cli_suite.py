@@ -136,6 +136,7 @@ GOOD: list[tuple[str, list[str], str | None]] = [
     ("store verify", ["store", "verify", "--data", "{local}", "--sample", "5"], "store-verify"),
     ("store backup", ["store", "backup", "{root}/backup-NAME", "--data", "{local}"], "store-backup"),
     ("store repair", ["store", "repair", "--data", "{root}/repairable-NAME"], "store-repair"),
+    ("store compact", ["store", "compact", "--no-progress", "--data", "{root}/compactable-NAME"], "store-compact"),
     ("catalog list", ["catalog", "list", "--data", "{local}", "--tag", "table1"], "named-position"),
     ("catalog search", ["catalog", "search", "--data", "{local}", "--tag", "table3", "--value", "*4"], "named-position"),
     ("catalog search", ["catalog", "search", "--stored", "--ruleset", "impartial-sowing", "--value", "*4",
@@ -195,7 +196,7 @@ def test_good_input(world: dict[str, Any], capsys: pytest.CaptureFixture[str], c
     if "remove" in args:
         assert main(["catalog", "seed", *args[-2:]]) == 0
         capsys.readouterr()
-    if "repair" in args:  # a store to repair
+    if "repair" in args or "compact" in args:  # a store to repair or compact
         assert main(["eval", "sowing", "312", *args[-2:]]) == 0
         capsys.readouterr()
     status, out, err = run(capsys, args)

@@ -1,8 +1,7 @@
 """The store's bulk path (``lookup_many``/``insert_many``) against its one-at-a-time path.
 
 The expected store contents are those that ``insert`` + ``flush`` write: a bulk write must leave
-every sub-database byte for byte the same (positions, the by_value index, per-ruleset counts,
-games), keep the first value stored under a key, and answer lookups like ``lookup``.
+every sub-database byte for byte the same (positions, per-ruleset counts, games), keep the first value stored under a key, and answer lookups like ``lookup``.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ def dump(store: LmdbStore) -> dict[str, list[tuple[bytes, bytes]]]:
     """Every sub-database's items, except meta's engine-version lines (equal anyway)."""
     out = {}
     with store.env.begin() as txn:
-        for name in ("games", "game_index", "positions", "meta", "by_value"):
+        for name in ("games", "game_index", "positions", "meta", "unverified"):
             out[name] = [(bytes(k), bytes(v)) for k, v in txn.cursor(db=store.db(name))]
     return out
 
@@ -179,8 +178,8 @@ def store_env(path: Path) -> Any:
 
 def test_the_compiled_record_builder_matches_store_codec() -> None:
     """``store._native`` (store_native.c) against ``store.codec``: CRC32C as google_crc32c, sealed
-    positions records as ``seal``, by_value records as ``by_value_key`` + ``checksum``, on random
-    keys of every shape (tag 0 and text bodies, long keys beyond LMDB's limit)."""
+    positions records as ``seal``, on random keys of every shape (tag 0 and text bodies, long
+    keys beyond LMDB's limit)."""
     import google_crc32c
 
     from ruma.server.store import codec
@@ -190,54 +189,16 @@ def test_the_compiled_record_builder_matches_store_codec() -> None:
     for size in [0, 1, 7, 8, 9, 63, 64, 65, 1000]:
         data = bytes(rng.randrange(256) for _ in range(size))
         assert native.crc32c(data) == google_crc32c.value(data)
-    keys, encoded, entries = [], [], []
+    keys, entries = [], []
     for _ in range(3000):
         body = bytes(rng.randrange(256) for _ in range(rng.choice([1, 2, 5, 20, 300])))
         keys.append(bytes([rng.randrange(1, 9), rng.randrange(1, 3), rng.choice([0, 0, 0, 1])]) + body)
         value = codec.encode_value(rng.random() < 0.5, rng.randrange(1 << rng.choice([3, 10, 20])))
-        encoded.append(value)
         entries.append(value + codec.encode_varint(rng.randrange(1000)))
     keys.append(b"\x01\x01")  # (shorter than any stored key: left to Python, as the reference does)
-    encoded.append(b"\x02")
     entries.append(b"\x02\x00")
     assert list(native.seal_positions(keys, entries)) == [(k, codec.seal(k, e)) for k, e in zip(keys, entries)]
-    max_key = 200
-    made, left = native.index_entries(keys, encoded, max_key)
-    records = list(made)
-    tag0 = [i for i, k in enumerate(keys) if len(k) >= 3 and k[2] == 0]
-    assert left == [i for i in range(len(keys)) if i not in set(tag0)]
-    expected = sorted((x, codec.checksum(x, b"")) for x in (codec.by_value_key(keys[i], encoded[i]) for i in tag0)
-                      if len(x) <= max_key)
-    assert records == expected and len(expected) < len(tag0)  # (some were too long for max_key)
     with pytest.raises(TypeError):
         native.seal_positions(keys, entries[:-1])
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("shape", ["nim values", "long values mixed in", "over a thousand groups"])
-def test_index_records_of_a_sorted_batch_come_in_byte_order(seed: int, shape: str) -> None:
-    """A bulk batch comes sorted by key, and ``index_entries`` then orders its by_value records
-    by their group (value, seeds, key length) and their place in the batch instead of byte by
-    byte: the order must stay ``sorted`` of ``by_value_key``, with groups that tie a lot (few
-    values, equal seed counts, keys of one length: a counting sort by group), values longer than
-    8 bytes mixed in (store ids from 2^56 on: comparisons, byte by byte for those), and more groups
-    than the counting sort takes (comparisons)."""
-    from ruma.server.store import codec
-
-    native = pytest.importorskip("ruma.server.store._native")
-    rng = random.Random(seed)
-    many = shape == "over a thousand groups"
-    pots, lengths = ([0, 1, 1, 2, 4], [4, 5, 6, 9]) if not many else (list(range(40)), list(range(3, 14)))
-    keys = sorted({bytes([3, 1, 0]) + bytes(rng.choice(pots) for _ in range(rng.choice(lengths)))
-                   for _ in range(4000 if not many else 20000)})
-    if shape == "long values mixed in":
-        encoded = [codec.encode_value(rng.random() < 0.1, rng.choice([0, 1, 2, 3, 200, 1 << 20, 1 << 57, (1 << 62) + 5]))
-                   for _ in keys]
-        assert any(len(value) > 8 for value in encoded)
-    else:
-        encoded = [codec.encode_value(False, rng.choice([0, 1, 2, 3, 200] if not many else range(20))) for _ in keys]
-    groups = {codec.by_value_key(k, e)[:2 + len(e) + 6] for k, e in zip(keys, encoded)}
-    assert (len(groups) > 1024) == many
-    made, left = native.index_entries(keys, encoded, 511)
-    assert left == []
-    assert list(made) == sorted((x, codec.checksum(x, b"")) for x in map(codec.by_value_key, keys, encoded))

@@ -97,15 +97,10 @@ def test_state_key_decodes_negative_entries() -> None:
         codec.decode_state_key(b"\x01\x01\x07abc")
 
 
-def test_by_value_keys_order_simplest_first() -> None:
+def test_complexity_orders_simplest_first() -> None:
     rules = _Plain()
-    value = codec.encode_value(False, 3)
     states = [(5, 0, 0), (1, 1), (2,), (1, 0, 1), (0, 0, 0, 0, 1), (300, 1)]
-    keys = sorted(codec.by_value_key(rules.key(s), value) for s in states)
-    prefix = codec.by_value_prefix(250, 3, value)
-    assert all(k.startswith(prefix) for k in keys)
-    decoded = [codec.decode_state_key(k[len(prefix) + codec.COMPLEXITY_BYTES:])[2] for k in keys]
-    seeds = [sum(s) for s in decoded]
-    assert seeds == sorted(seeds)
+    keys = sorted(rules.key(s) for s in states)
+    decoded = [codec.decode_state_key(k)[2] for k in sorted(keys, key=lambda k: codec.complexity(k) + k)]
     # fewest seeds first; equal seeds: the shorter key first
     assert decoded == [(0, 0, 0, 0, 1), (2,), (1, 1), (1, 0, 1), (5, 0, 0), (300, 1)]

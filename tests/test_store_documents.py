@@ -7,6 +7,7 @@ Real LMDB files in a temporary directory; the damage is a flipped bit in ``data.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import lmdb
@@ -81,7 +82,8 @@ def test_a_damaged_document_is_never_served_and_verify_finds_it(tmp_path: Path, 
     assert main(["store", "verify", "--data", str(tmp_path), "--full", "--json"]) == 1
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert any(p["table"] == "meta" and p["problem"] == "checksum mismatch" for p in problems), problems
-    repair_store(tmp_path)  # the damaged document is dropped: recomputing it is its writer's job
+    report = repair_store(tmp_path)  # the damaged document is dropped, and reported: recomputing it is its writer's job
+    assert [p["key"] for p in report.problems if p["table"] == "meta"] == [(documents.DOC + b"tables/sowing-values").hex()]
     with LmdbStore(tmp_path, create=False) as store:
         assert store.document("tables/sowing-values") is None
         assert verify_store(store, sample=10, full=True).ok
@@ -95,3 +97,28 @@ def test_documents_live_in_meta_under_doc_and_are_sealed(tmp_path: Path) -> None
         raw = txn.get(b"doc/tables/x", db=env.open_db(b"meta", txn=txn, create=False))
     env.close()
     assert raw is not None and raw.startswith(b"payload") and len(raw) == len(b"payload") + 4
+
+
+def test_documents_of_a_schema_2_store_survive_its_conversion_to_schema_3(tmp_path: Path) -> None:
+    # a schema-2 store (tests/data/store-v2) holding documents, as a schema-2 ruma kept them
+    from ruma.server.store import codec
+    from ruma.server.store.migrate import schema_of
+
+    path = tmp_path / "store"
+    shutil.copytree(Path(__file__).parent / "data" / "store-v2", path)
+    assert schema_of(path) == b"2"
+    env = lmdb.open(str(path), max_dbs=16)
+    with env.begin(write=True) as txn:
+        meta = env.open_db(b"meta", txn=txn, create=False)
+        for name, payload in (("tables/sowing-values", PAYLOAD), ("tables/wari-nim", b"second")):
+            key = documents.DOC + name.encode()
+            txn.put(key, codec.seal(key, payload), db=meta)
+    env.close()
+    with LmdbStore(path, create=False) as store:  # converted as it opens
+        assert store.stats()["schema_version"] == 3
+        assert store.document_names("tables/") == ["tables/sowing-values", "tables/wari-nim"]
+        assert store.document("tables/sowing-values") == PAYLOAD and store.document("tables/wari-nim") == b"second"
+        assert verify_store(store, sample=10, full=True).ok
+    repair_store(path)
+    with LmdbStore(path, create=False) as store:
+        assert store.document("tables/sowing-values") == PAYLOAD

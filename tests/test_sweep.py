@@ -146,22 +146,91 @@ def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     assert final == contents(tmp_path / "fresh")
 
 
+def _descendants(pid: int) -> list[int]:
+    """The processes descended from ``pid`` now (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def _semaphores(pids: list[int]) -> set[str]:
+    """The named semaphores (files in /dev/shm) that the processes ``pids`` have mapped."""
+    names = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        names.update(line.split()[-1] for line in maps.splitlines() if "/dev/shm/sem." in line)
+    return names
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _gone_within(pids: list[int], files: set[str], seconds: float) -> tuple[list[int], list[str]]:
+    """The processes still alive and the files still there after up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        alive = [pid for pid in pids if _alive(pid)]
+        left = [name for name in files if Path(name).exists()]
+        if (not alive and not left) or time.monotonic() > deadline:
+            return alive, left
+        time.sleep(0.05)
+
+
+def _running_sweep(data: Path, ruleset: str, workers: str) -> tuple["subprocess.Popen[str]", list[int], set[str]]:
+    """A sweep of ``ruleset`` (12 seeds) into ``data`` once it has committed values and started its
+    workers; its processes and the semaphores they have mapped."""
+    command = [sys.executable, "-m", "ruma.client.cli", "sweep", ruleset, "--seeds", "12",
+               "--data", str(data), "--workers", workers, "--no-progress"]
+    # (a new session, as a terminal's foreground job: a Ctrl-C goes to the driver and its workers)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None and not (
+            committed(data) and len(_descendants(process.pid)) >= int(workers)):
+        time.sleep(0.02)
+    assert process.poll() is None, "the sweep ended before it could be stopped"
+    processes = _descendants(process.pid)
+    return process, processes, _semaphores([process.pid, *processes])
+
+
+def test_a_sweep_killed_outright_leaves_no_process_and_no_semaphore(tmp_path: Path) -> None:
+    process, processes, semaphores = _running_sweep(tmp_path / "data", "impartial-sowing", "2")
+    assert processes and semaphores
+    os.kill(process.pid, signal.SIGKILL)  # the driver alone: its workers must not go on for nobody
+    process.communicate(timeout=60)
+    alive, left = _gone_within(processes, semaphores, 5.0)
+    for pid in alive:  # (not left behind by a failing test)
+        os.kill(pid, signal.SIGKILL)
+    assert not alive and not left, (alive, left)
+
+
 @pytest.mark.parametrize("ruleset, workers", [("impartial-sowing", "1"), ("impartial-sowing", "2"), ("sowing", "2")])
 def test_ctrl_c_stops_a_sweep_and_keeps_what_it_committed(tmp_path: Path, ruleset: str, workers: str) -> None:
     # (impartial: the shared table; partizan Sowing: cells and packets, its workers idle at times)
     data = tmp_path / "data"
-    command = [sys.executable, "-m", "ruma.client.cli", "sweep", ruleset, "--seeds", "12",
-               "--data", str(data), "--workers", workers, "--no-progress"]
-    # (a new session, as a terminal's foreground job: the signal goes to the driver and its workers)
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None and not committed(data):
-        time.sleep(0.02)
-    assert process.poll() is None, "the sweep ended before it could be interrupted"
+    process, processes, semaphores = _running_sweep(data, ruleset, workers)
     os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert _gone_within(processes, semaphores, 5.0) == ([], [])
     stored = contents(data)
     states, keys, _ = enumerate_states(Family.of(ruleset, (0, 12)))
     checked = [(state, stored[key]) for state, key in zip(states[::499], keys[::499]) if key in stored]

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 KINDS = (
     "evaluation", "value", "option", "load-summary", "ruleset", "nim-value", "p-position", "octal",
     "named-position", "stored-position", "theorem", "verification-run", "seed", "removed", "db-revision",
-    "store-stats", "store-backup", "store-verify", "store-repair", "server", "tchoukaillon-board", "tchoukaillon-min-stones",
+    "store-stats", "store-backup", "store-verify", "store-repair", "store-compact", "server", "tchoukaillon-board",
+    "tchoukaillon-min-stones",
     "tchoukaillon-complete", "tchoukaillon-check", "tchoukaillon-graph", "picture", "sweep-summary", "census-row",
 )
 
@@ -105,6 +106,7 @@ def evaluation_record(evaluation: "Evaluation", notation: str = "unicode") -> di
                        for c in evaluation.components],
         "from_store": evaluation.from_memo,
         "shared": False,
+        "unverified": False,  # (a local store's values are its own computations or verified uploads' alike)
         "stats": {"positions_valued": stats.positions_valued, "memo_hits": stats.memo_hits,
                   "memo_misses": stats.memo_misses, "seconds": round(stats.seconds, 6)},
     }

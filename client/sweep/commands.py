@@ -98,8 +98,10 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         sink = _store_sink(args)
         try:
             summary = _run(args, family, sink)
-        finally:
+        except BaseException:
             sink.close()
+            raise
+        sink.close(dense=True)  # (a store a sweep wrote is mostly free pages: rewritten densely)
     record = summary.to_dict()
     text = (f"{record['ruleset']} seeds {family.seeds_min}..{family.seeds_max} pots {family.pots_min}..{family.pots_max}: "
             f"{record['classes']:,} classes ({record['raw_positions']:,} raw positions), "

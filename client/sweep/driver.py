@@ -23,6 +23,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import time
 import uuid
 from concurrent import futures
@@ -119,9 +120,15 @@ class StoreSink:
         """Write the store's buffer."""
         self.store.flush()
 
-    def close(self) -> None:
-        """Flush and close the store."""
-        self.store.close()
+    def close(self, dense: bool = False) -> None:
+        """Flush and close the store; ``dense``: then rewrite it densely where it is mostly free
+        pages and no other process has it open (what a completed ``ruma sweep`` does:
+        ``LmdbStore.close_dense``)."""
+        close_dense = getattr(self.store, "close_dense", None)
+        if dense and callable(close_dense):
+            close_dense()
+        else:
+            self.store.close()
 
 
 class Backend(Protocol):
@@ -153,7 +160,8 @@ class LocalProcesses:
     def __init__(self, slots: int) -> None:
         context = multiprocessing.get_context("spawn")  # no fork of a process holding LMDB or gRPC state
         self.slots = slots
-        self.pools = [futures.ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_ignore_sigint)
+        self.pools = [futures.ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_start_worker,
+                                                  initargs=(os.getpid(),))
                       for _ in range(slots)]
         for pool in self.pools:  # start the processes now, while the driver enumerates
             pool.submit(int)
@@ -172,11 +180,34 @@ class LocalProcesses:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _ignore_sigint() -> None:
-    """(In a worker process.) A Ctrl-C at the terminal reaches the whole foreground group: the
-    driver stops the sweep (cancels the table, shuts the pools down), so its workers leave the
-    signal to it instead of dying with a traceback each."""
+def _start_worker(driver: int) -> None:
+    """(In a worker process, first.) The worker ends with its driver, however the driver ends.
+
+    A Ctrl-C at the terminal reaches the whole foreground group: the driver stops the sweep
+    (cancels the table, shuts the pools down), so its workers leave the signal to it instead of
+    dying with a traceback each. A driver killed outright (SIGKILL, the OOM killer) shuts nothing
+    down: the kernel then sends the worker SIGKILL itself (Linux's ``PR_SET_PDEATHSIG``, asked for
+    here), so no worker goes on computing for nobody, and once the workers are gone the pools'
+    resource tracker unlinks their semaphores from /dev/shm. We chose the kernel's signal over a
+    watchdog thread polling the parent, which could not run while the compiled search holds the
+    GIL, and over a process group, which a SIGKILL to the driver alone does not reach. The signal
+    comes when the *thread* that started the worker ends: ``LocalProcesses`` starts its workers
+    in the thread that makes it, which must outlive it (``run_sweep`` closes the pools it makes
+    in the thread that made them)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+            pass
+    if os.getppid() != driver:  # the driver died before the signal was asked for
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def default_workers_for(rules: Any) -> int:

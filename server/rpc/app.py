@@ -244,6 +244,13 @@ def _add_catalog(server: grpc.aio.Server, data_dir: Path, store: Memo, closers: 
     return names
 
 
+def _upload_verifier(servicer: RumaServicer) -> Any:
+    """The thread that re-values unverified uploads when the server is idle (stopped at shutdown)."""
+    from ruma.server.rpc import sweeps
+
+    return sweeps.start_upload_verifier(servicer)
+
+
 def _add_sweeps(server: grpc.aio.Server, servicer: RumaServicer, verify_fraction: float | None) -> list[str]:
     """Register the ``Sweeps`` service (uploads of precomputed values, censuses); its names."""
     from ruma.server.rpc import sweeps
@@ -339,6 +346,7 @@ async def _build(data: Path, host: str, port: int, the_store: Memo, own_store: b
         servicer.services = services
         ruma_pb2_grpc.add_RumaServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]  # generated, unannotated
         services += _add_sweeps(server, servicer, verify_fraction)
+        wrapper_closers.append(_upload_verifier(servicer))
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         if catalog:

@@ -17,10 +17,11 @@ batch items use ``status_of``), which maps errors to status codes in one place.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import grpc
 
@@ -56,6 +57,7 @@ class Counters:
         self.lock = threading.Lock()
         self.started = time.monotonic()
         self.hits = self.misses = self.total = self.positions_valued = self.shared = 0
+        self.corrected = 0  # uploaded values found wrong and replaced (``store.provenance``)
 
     def record(self, message: pb.Evaluation, shared: bool = False) -> None:
         """Count one answered evaluation."""
@@ -104,6 +106,33 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             if not self._active:
                 self._idle.notify_all()
 
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        """Mark work on the store in progress from a thread (``wait_idle`` waits for it to end)."""
+        self._enter()
+        try:
+            yield
+        finally:
+            self._leave()
+
+    def idle(self) -> bool:
+        """Whether no engine call is running now."""
+        return self._active == 0
+
+    def mark_unverified(self, replies: Iterable[pb.Evaluation]) -> None:
+        """Mark the stored replies whose value (or a component's) is an upload the server has not
+        re-valued yet (``store.provenance``): one read for all of them; none, and ``replies`` not
+        even gone through, when the store holds no unverified upload (the common case)."""
+        among = getattr(self.store, "unverified_among", None)
+        if among is None or not self.store.unverified_count():  # type: ignore[attr-defined]
+            return
+        messages = list(replies)
+        keys = [[message.key, *(c.key for c in message.components)] for message in messages]
+        flags = iter(among([key for group in keys for key in group]))
+        for message, group in zip(messages, keys):
+            if any([next(flags) for _ in group]):
+                message.unverified = True
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no task is running for a call (after shutdown cancelled them); True if idle."""
         with self._idle:
@@ -146,6 +175,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         found = await self.read("stored_evaluate", (ruleset, text, tuple(chosen), brief, max_positions), budget)
         if isinstance(found, bytes):
             message = pb.Evaluation.FromString(found)
+            self.mark_unverified([message])
             self.counters.record(message)
             return message, False
         args = (ruleset, text, tuple(chosen), brief, max_positions)
@@ -176,6 +206,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         reply: pb.EvaluateBatchResponse = pb.EvaluateBatchResponse.FromString(data)
         _refuse(reply.items, refused, context)
         self.counters.record_hits(hits)
+        self.mark_unverified(item.evaluation for item in reply.items if item.evaluation.from_store)
         if todo:
             done = await self.run("evaluate_batch", (request.ruleset, todo, chosen, request.brief,
                                                      request.max_positions), budget)
@@ -196,6 +227,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                                                          convert.styles(request.notations)), self.budget(context))
         reply: pb.LookupResponse = pb.LookupResponse.FromString(data)
         _refuse(reply.items, refused, context)
+        self.mark_unverified(item.evaluation for item in reply.items if item.found)
         return reply
 
     @rpc_method
@@ -275,6 +307,8 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 server_memory=rss(),
                 refused=pool["refused"],
                 workers_recycled=pool["recycled"],
+                unverified_entries=int(getattr(self.store, "unverified_count", lambda: 0)()),
+                uploads_corrected=counters.corrected,
             )
 
     def check_batch(self, positions: Sequence[str]) -> None:

@@ -129,13 +129,18 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
                 verified += 1
         memo = self.ruma.memo
         stored = 0
-        for key, value in entries:
-            if memo.lookup(key) is None:
-                memo.insert(key, value)
-                stored += 1
-        flush = getattr(self.ruma.store, "flush", None)
-        if callable(flush):
-            flush()  # an OK reply means the upload is on disk
+        with self.ruma.busy():
+            marked = getattr(self.ruma.store, "insert_unverified", None)
+            if callable(marked):  # stored marked unverified until the server re-values them (store.provenance)
+                stored = marked(entries)
+            else:
+                for key, value in entries:
+                    if memo.lookup(key) is None:
+                        memo.insert(key, value)
+                        stored += 1
+            flush = getattr(self.ruma.store, "flush", None)
+            if callable(flush):
+                flush()  # an OK reply means the upload is on disk
         return pb.UploadResponse(stored=stored, already_stored=n - stored, verified=verified)
 
     @rpc_method
@@ -195,6 +200,30 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
                                          f"ask for fewer with a longer prefix")
             documents.append(pb.Document(name=name, content=content))
         return pb.DocumentsReply(documents=documents)
+
+
+def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
+    """Start the thread that re-values unverified uploads while the server is idle
+    (``store.provenance.UploadVerifier``), on the evaluation workers as ``Upload``'s sample is;
+    ``None`` for a store without provenance. A value found wrong is replaced, forgotten by the
+    hot-value cache, logged and counted (``Stats.uploads_corrected``)."""
+    from ruma.server.store.provenance import UploadVerifier
+    from ruma.server.work.budget import Budget
+
+    if not callable(getattr(ruma.store, "unverified_entries", None)):
+        return None
+
+    def revalue(ruleset: str, keys: list[bytes]) -> list[Any]:
+        rules = get_ruleset(ruleset)
+        packet = ruma.blocking(ruma.run("sweep_verify", (ruleset, keys), Budget(max_seconds=ruma.limits.max_seconds)))
+        return [value for _, value in unpack(packet, rules.impartial)]
+
+    def corrected(key: bytes, was: Any, now: Any) -> None:
+        ruma.memo.forget(key)
+        with ruma.counters.lock:
+            ruma.counters.corrected += 1
+
+    return UploadVerifier(ruma.store, revalue, ruma.idle, corrected, pause=pause).start()
 
 
 def add_sweeps_servicer(server: grpc.aio.Server, ruma: RumaServicer,

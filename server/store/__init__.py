@@ -4,6 +4,10 @@
   environment; ``bulk``: batched lookups and inserts; ``writer``: the writer process of large
   batches; ``codec``, ``games``, ``keys``: sealed records, store game ids, key decoding;
   ``check``, ``verify``, ``repair``: checks on open, ``ruma store verify`` and ``repair``;
+  ``pages``, ``scan``: the file read page by page without LMDB, and the record checks over it;
+  ``provenance``: uploaded values marked unverified until the server re-values them;
+  ``rewrite``: ``ruma store compact`` (the store rewritten densely, verified, swapped in);
+  ``migrate``: older schemas converted on open, once;
   ``commands``: ``ruma store``. ``native.c``, ``lmdb.c`` and ``records.h`` are the C module
   ``ruma.server.store._native`` (per-record bytes and the writer's transactions).
 

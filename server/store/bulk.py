@@ -7,9 +7,8 @@ the writer first), through one read transaction and one pass of the resize gate.
 
 A batch of at least ``BULK_DIRECT`` entries skips the insert buffer: it is sorted (so the B-tree
 puts land next to each other) and written with ``Cursor.putmulti`` — the per-entry loop runs in
-py-lmdb's C code — to ``positions`` and ``by_value``, with ``overwrite=False`` as in a flush, so
-the first value stored under a key is kept and a key already present changes nothing (its
-``by_value`` entry is the same key, so re-putting it is a no-op). Values are encoded by
+py-lmdb's C code — to ``positions``, with ``overwrite=False`` as in a flush, so the first value
+stored under a key is kept and a key already present changes nothing. Values are encoded by
 ``store.codec``; games are interned by ``GameTable`` exactly as in a flush. Smaller batches go
 through the buffer like ``insert``. With the compiled record builder (``store/native.c``), a
 large batch is checked here (its new games interned) and written by the store's writer process
@@ -19,7 +18,6 @@ large batch is checked here (its new games interned) and written by the store's 
 from __future__ import annotations
 
 import bisect
-import struct
 import sys
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Sequence, TypeVar
@@ -79,6 +77,8 @@ class BulkOps:
     _reader: Callable[[], Any]
     _adopt: Callable[[], None]
     decode: Callable[[Any, bytes, bytes], tuple[Value, int]]
+    damaged_read: Callable[[bytes, Exception], Any]
+    tls: Any
 
     def lookup_many(self, keys: Sequence[bytes]) -> list[Value | None]:
         """The stored (or buffered) value of each key, ``None`` where there is none; a record that
@@ -110,6 +110,10 @@ class BulkOps:
             try:
                 txn = self._reader()
                 found: list[Any] = list(map(txn.get, keys))  # (one C loop: most are misses)
+                if self.tls.marks:  # unverified uploads read as misses (``store.provenance``)
+                    marks = self.dbs["unverified"]
+                    found = [None if raw is not None and txn.get(key, db=marks) is not None else raw
+                             for key, raw in zip(keys, found)]
                 misses = found.count(None)
                 if misses == len(found) and not jobs:
                     return found
@@ -125,6 +129,8 @@ class BulkOps:
                 return found
             except lmdb.MapResizedError:
                 pass
+            except lmdb.Error as error:  # a damaged page: the caller asks key by key (``lookup``)
+                raise self.damaged_read(keys[0] if len(keys) == 1 else b"", error) from error
             finally:
                 lock.leave()
             self._adopt()
@@ -264,7 +270,6 @@ class BulkOps:
         made: dict[int, Game] = {}
         next_id: list[int] = []
         known, intern = self.to_store, self._intern
-        value_bytes: dict[int, bytes] = {}  # id(value) -> encoded value
         entry_bytes: dict[int, bytes] = {}  # id(value) -> positions payload (value, explored 0)
         varint = codec.encode_varint
         for ident, value in distinct.items():  # in key order: games get the store ids a flush gives
@@ -276,10 +281,8 @@ class BulkOps:
                 if sid is None:
                     sid = intern(txn, game, pending, made, next_id)
                 raw = sid << 1 | 1  # (codec.encode_value(True, sid))
-            encoded_value = bytes((raw,)) if raw < 0x80 else varint(raw)
-            value_bytes[ident], entry_bytes[ident] = encoded_value, encoded_value + b"\x00"  # (explored 0)
-        idents = list(map(id, values))
-        self._put_records(txn, keys, list(map(value_bytes.__getitem__, idents)), list(map(entry_bytes.__getitem__, idents)))
+            entry_bytes[ident] = (bytes((raw,)) if raw < 0x80 else varint(raw)) + b"\x00"  # (explored 0)
+        self._put_records(txn, keys, list(map(entry_bytes.__getitem__, map(id, values))))
         return made
 
     def write_codes(self, txn: Any, keys: list[bytes], codes: list[int]) -> None:
@@ -287,26 +290,21 @@ class BulkOps:
         nim value ``n``, ``2s + 1`` for the game with store id ``s``, already stored) in ``txn``:
         the store's writer process (``store.writer``) writes the batches it is sent so."""
         varint = codec.encode_varint
-        value_bytes = {code: bytes((code,)) if code < 0x80 else varint(code) for code in set(codes)}
-        entry_bytes = {code: encoded + b"\x00" for code, encoded in value_bytes.items()}  # (explored 0)
-        self._put_records(txn, keys, list(map(value_bytes.__getitem__, codes)), list(map(entry_bytes.__getitem__, codes)))
+        entry_bytes = {code: (bytes((code,)) if code < 0x80 else varint(code)) + b"\x00" for code in set(codes)}  # (explored 0)
+        self._put_records(txn, keys, list(map(entry_bytes.__getitem__, codes)))
 
-    def _put_records(self, txn: Any, keys: list[bytes], encoded: list[bytes], entries: list[bytes]) -> None:
-        """Put the ``positions`` and ``by_value`` records of sorted keys with their encoded values
-        and ``positions`` payloads (``overwrite=False``), and add the new entries to the counts."""
-        max_key = self.max_key
+    def _put_records(self, txn: Any, keys: list[bytes], entries: list[bytes]) -> None:
+        """Put the ``positions`` records of sorted keys with their payloads (``overwrite=False``),
+        and add the new entries to the counts."""
         put_positions = txn.cursor(db=self.dbs["positions"]).putmulti
-        put_index = txn.cursor(db=self.dbs["by_value"]).putmulti
         counts: dict[bytes, int] = {}
         start = 0
         while start < len(keys):  # one run of keys per ruleset prefix (the keys are sorted)
             prefix = keys[start][:2]
             following = (int.from_bytes(prefix, "big") + 1).to_bytes(3, "big")[-2:] if prefix != b"\xff\xff" else None
             end = len(keys) if following is None or keys[-1][:2] == prefix else bisect.bisect_left(keys, following, start)
-            run_keys, run_encoded = keys[start:end], encoded[start:end]
-            _, added = put_positions(_sealed_positions(run_keys, entries[start:end]), overwrite=False)
+            _, added = put_positions(_sealed_positions(keys[start:end], entries[start:end]), overwrite=False)
             counts[prefix] = counts.get(prefix, 0) + added
-            put_index(_index_records(run_keys, run_encoded, max_key), overwrite=False)
             start = end
         add_counts(txn, self.dbs["meta"], counts)
 
@@ -336,30 +334,6 @@ def _sealed_positions(keys: list[bytes], entries: list[bytes]) -> Iterable[tuple
     if _NATIVE is not None:
         return _NATIVE.seal_positions(keys, entries)  # type: ignore[no-any-return]
     return zip(keys, map(codec.seal, keys, entries))
-
-
-def _index_records(keys: list[bytes], encoded: list[bytes], max_key: int) -> Iterable[tuple[bytes, bytes]]:
-    """The sorted ``(by_value key, seal)`` records of positions with these keys and encoded values
-    (``store.codec.by_value_key``; keys longer than LMDB's limit are left out, as a flush does);
-    in C when built (an iterator: see store/iterators.c on why not a list)."""
-    records: list[tuple[bytes, bytes]]
-    if _NATIVE is not None:
-        made, left = _NATIVE.index_entries(keys, encoded, max_key)
-        if not left:
-            return made  # type: ignore[no-any-return]
-        records = list(made)
-        index = [codec.by_value_key(keys[i], encoded[i]) for i in left]
-    else:  # its common case (tag 0: one byte a pot) inline as in a flush: seeds = sum(key) - code - version
-        pack = _COMPLEXITY.pack
-        records = []
-        index = [k[:2] + e + pack(sum(k) - k[0] - k[1], len(k)) + k for k, e in zip(keys, encoded) if k[2] == 0 and len(k) < 0xFFFF]
-        index += [codec.by_value_key(k, e) for k, e in zip(keys, encoded) if k[2] != 0 or len(k) >= 0xFFFF]
-    records += [(entry, codec.checksum(entry, b"")) for entry in index if len(entry) <= max_key]
-    records.sort()
-    return records
-
-
-_COMPLEXITY = struct.Struct(">IH")  # codec.complexity: total seeds (4 bytes), key length (2 bytes)
 
 
 def add_counts(txn: Any, meta: Any, counts: dict[bytes, int]) -> None:

@@ -10,7 +10,8 @@
   and last record of every table must be readable and pass theirs. It costs milliseconds on any
   store; ``ruma store verify --full`` reads everything.
 * ``migrate_v1(txn, dbs)`` seals every record of a schema-1 store (written before records had
-  checksums) inside the transaction that opens it, so the whole store moves to schema 2 at once.
+  checksums) in one transaction, so the whole store moves to schema 2 at once (``store.migrate``
+  then converts it to schema 3).
 
 The layout of an LMDB meta page (LMDB 0.9, ``mdb.c``): a 16-byte page header, then ``MDB_meta``:
 magic ``0xBEEFC0DE`` (4 bytes), data version 1 (4), map address (8), map size (8), two ``MDB_db``

@@ -8,16 +8,14 @@ on every byte but the last), so small ids and nim values take one byte.
   store ids of the Left options, then of the Right options, each list *sorted*. A canonical game's
   option sets are unique, so equal games get equal bytes in every process. Option lists too long
   for an LMDB key are indexed by ``b"\\xff" + sha256(options)`` instead (``index_key``).
-* **value** (in ``positions`` and ``by_value``): ``varint(n << 1)`` for the nim value ``n`` or
+* **value** (in ``positions``): ``varint(n << 1)`` for the nim value ``n`` or
   ``varint(id << 1 | 1)`` for the game with store id ``id``; self-delimiting.
 * **position entry** (value of ``positions``): ``value varint(explored)``.
-* **by_value key**: ``code version value complexity(key) key`` where ``complexity`` is 4 bytes of
-  total seeds then 2 bytes of key length (both big-endian), so a prefix scan over one value yields
-  the simplest positions first.
-* **records** (schema 2): every value of every table except ``meta``'s ``schema_version`` is
+* **complexity** of a key (what "simplest" means in searches by value): 4 bytes of total seeds
+  then 2 bytes of key length (both big-endian), so byte order puts the simplest positions first.
+* **records** (schema 2 on): every value of every table except ``meta``'s ``schema_version`` is
   *sealed*: ``payload crc32c(key payload)`` (4 bytes little-endian), so a flipped bit in a key or a
-  value is found on read (``unseal`` raises ``CorruptRecordError``). ``by_value``'s payload is
-  empty: its record is the checksum of its key. CRC32C (Castagnoli) rather than a 64-bit hash:
+  value is found on read (``unseal`` raises ``CorruptRecordError``). CRC32C (Castagnoli) rather than a 64-bit hash:
   records are a few to a few hundred bytes, where a CRC of this polynomial *guarantees* to find
   every error of up to 5 flipped bits and every burst of up to 32 (a hash only makes a miss
   unlikely), 4 bytes cost half of 8, and ``google-crc32c`` computes it in hardware (SSE4.2/ARMv8).
@@ -34,7 +32,6 @@ import google_crc32c
 from ruma.engine.errors import RumaError, RumaInputError
 
 GAME_ID_BYTES = 8
-COMPLEXITY_BYTES = 6
 
 
 class CodecError(ValueError):
@@ -232,13 +229,3 @@ def complexity(key: bytes) -> bytes:
     else:
         seeds = 0xFFFFFFFF
     return min(seeds, 0xFFFFFFFF).to_bytes(4, "big") + min(len(key), 0xFFFF).to_bytes(2, "big")
-
-
-def by_value_prefix(code: int, version: int, value: bytes) -> bytes:
-    """The prefix of every ``by_value`` key of one (ruleset code, version, encoded value)."""
-    return bytes((code, version)) + value
-
-
-def by_value_key(key: bytes, value: bytes) -> bytes:
-    """The ``by_value`` key of position ``key`` (its first two bytes are code and version)."""
-    return by_value_prefix(key[0], key[1], value) + complexity(key) + key

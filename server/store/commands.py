@@ -2,9 +2,14 @@
 
 * ``ruma store stats`` — entries per ruleset, games, bytes used, bytes per entry.
 * ``ruma store backup DEST`` — a consistent, compacted copy taken while the store is in use.
-* ``ruma store verify [--full] [--sample N]`` — checks the records of every table (all of them
-  with ``--full``, else N per table) and re-evaluates N random stored positions from scratch
-  (``ruma.server.store.verify``); any problem or mismatch exits with status 1 and is listed.
+* ``ruma store verify [--full] [--sample N] [--revalue]`` — checks the records of every table
+  (all of them with ``--full``, else N per table) and re-evaluates N random stored positions from
+  scratch (``ruma.server.store.verify``); any problem or mismatch exits with status 1 and is
+  listed. ``--revalue`` first re-values every uploaded value not re-valued yet and replaces those
+  found wrong (``ruma.server.store.provenance``).
+* ``ruma store compact`` — rewrites the store into a new file with every page full (records put
+  again in key order through LMDB's append path), verifies it and puts it in place
+  (``ruma.server.store.rewrite``); a killed run goes on where it stopped.
 * ``ruma store repair [--sample N]`` — rebuilds the store from the records that pass every check,
   dropping the rest (and positions whose re-evaluated value differs) so that they are recomputed
   (``ruma.server.store.repair``); the old file is kept beside it.
@@ -119,22 +124,54 @@ def run_backup(args: argparse.Namespace) -> int:
 
 @_store_errors
 def run_verify(args: argparse.Namespace) -> int:
-    """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch."""
-    with opened(args) as store, progress("checking the store", unit="records", enabled=args.progress) as bar:
-        report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
+    """Check the records and re-evaluate a sample; exit status 1 on any problem or mismatch.
+
+    A store LMDB cannot open (a truncated file, a damaged meta page) is read from its file all the
+    same (``store.verify.verify_directory``): verify reports what it finds, it does not refuse."""
+    from ruma.server.store.codec import StoreDamagedError
+    from ruma.server.store.verify import LISTED, verify_directory
+
+    revalued: dict[str, Any] | None = None
+    with progress("checking the store", unit="records", enabled=args.progress) as bar:
+        try:
+            with opened(args) as store:
+                if args.revalue:
+                    from ruma.server.store.provenance import revalue_store
+
+                    checked, corrections = revalue_store(store)
+                    revalued = {"checked": checked, "corrected": corrections}
+                report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
+        except Unreachable as refused:
+            if not isinstance(refused.__context__, StoreDamagedError):
+                raise
+            try:
+                report = verify_directory(data_directory(args, create=False), args.sample, args.seed,
+                                          full=args.full, progress=bar)
+            except StoreDamagedError as error:
+                raise Unreachable(str(error).splitlines()[0]) from None
+            report.problems.insert(0, {"table": "(file)", "key": "", "problem": str(refused).splitlines()[0]})
     records = ", ".join(f"{table} {n}" for table, n in report.records.items())
     lines = [f"records checked ({'all' if report.full else 'a sample'}): {records}",
              f"checked {report.checked}, skipped {len(report.skipped)}, mismatches {len(report.mismatches)}, "
              f"problems {len(report.problems)}"]
-    for bad in report.problems:
+    for bad in report.problems[:LISTED]:
         lines.append(f"  PROBLEM {bad['table']} {bad['key']}: {bad['problem']}")
+    if len(report.problems) > LISTED:
+        lines.append(f"  ... and {len(report.problems) - LISTED} more problems")
     for bad in report.mismatches:
         lines.append(f"  MISMATCH {bad['ruleset']} {bad['position']}: stored {bad['stored']}, "
                      f"expected {bad['expected']} (key {bad['key']})")
+    record = report.to_dict()
+    if revalued is not None:
+        record["revalued"] = revalued
+        lines.append(f"unverified uploads re-valued: {revalued['checked']}, found wrong and replaced: "
+                     f"{len(revalued['corrected'])}")
+        lines += [f"  CORRECTED {c['ruleset']} {c['position']}: uploaded as {c['stored']}, is {c['value']}"
+                  for c in revalued["corrected"]]
     with Output(args.format) as out:
-        out.emit(report.to_dict(), "\n".join(lines))
+        out.emit(record, "\n".join(lines))
     if not report.ok:
-        raise WorkFailed(f"{len(report.problems)} damaged records and {len(report.mismatches)} of {report.checked} "
+        raise WorkFailed(f"{len(report.problems)} problems (damaged pages or records) and {len(report.mismatches)} of {report.checked} "
                          f"stored values differ from a fresh evaluation",
                          "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
                          + " drops them so that they are recomputed (ruma store backup first)")
@@ -146,6 +183,7 @@ def run_repair(args: argparse.Namespace) -> int:
     """Rebuild the store from its sound records."""
     from ruma.server.store.codec import StoreDamagedError, StoreError
     from ruma.server.store.repair import repair_store
+    from ruma.server.store.verify import LISTED
 
     if getattr(args, "legacy_dir", None):
         raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
@@ -161,11 +199,34 @@ def run_repair(args: argparse.Namespace) -> int:
     lines = [f"kept {report.kept.get('games', 0)} games and {report.kept.get('positions', 0)} positions; dropped "
              f"{len(report.problems)} damaged records and {len(report.mismatches)} wrong values (they are recomputed "
              f"when next asked for); the old file is {report.damaged_copy}"]
-    lines += [f"  DROPPED {bad['table']} {bad['key']}: {bad['problem']}" for bad in report.problems]
+    lines += [f"  DROPPED {bad['table']} {bad['key']}: {bad['problem']}" for bad in report.problems[:LISTED]]
+    if len(report.problems) > LISTED:
+        lines.append(f"  ... and {len(report.problems) - LISTED} more")
     lines += [f"  DROPPED {bad['ruleset']} {bad['position']}: stored {bad['stored']}, expected {bad['expected']}"
               for bad in report.mismatches]
     with Output(args.format) as out:
         out.emit(report.to_dict(), "\n".join(lines))
+    return 0
+
+
+def run_compact(args: argparse.Namespace) -> int:
+    """Rewrite the store densely (``ruma.server.store.rewrite``)."""
+    from ruma.server.store.codec import StoreDamagedError, StoreError
+    from ruma.server.store.rewrite import compact_store
+
+    directory = data_directory(args, create=False)
+    try:
+        with progress("compacting the store", unit="records", enabled=args.progress) as bar:
+            report = compact_store(directory, bar)
+    except StoreDamagedError as error:
+        raise Unreachable(str(error).splitlines()[0], MEND) from None
+    except StoreError as error:
+        raise Unreachable(str(error).splitlines()[0], "stop every process using the store first"
+                          if "another process" in str(error) else None) from None
+    line = (f"compacted {sum(report.records.values())} records: {report.bytes_before} -> {report.bytes_after} bytes"
+            + (" (a killed run finished)" if report.resumed else ""))
+    with Output(args.format) as out:
+        out.emit(report.to_dict(), line)
     return 0
 
 
@@ -198,9 +259,18 @@ def register(subparsers: Any) -> None:
     verify.add_argument("--sample", type=count, default=100, metavar="N",
                         help="records per table to check without --full, and positions to re-evaluate (100)")
     verify.add_argument("--seed", type=int, default=None, help="random seed for the sample")
+    verify.add_argument("--revalue", action="store_true",
+                        help="first re-value every uploaded value the server has not re-valued yet, replacing "
+                             "those found wrong (stop the server first: it caches values)")
     add_format_option(verify, lists=False)
     add_progress_option(verify)
     verify.set_defaults(handler=run_verify)
+
+    compact = commands.add_parser("compact", help="rewrite the store densely, full pages (stop the server first)")
+    add_data_option(compact)
+    add_format_option(compact, lists=False)
+    add_progress_option(compact)
+    compact.set_defaults(handler=run_compact)
 
     repair = commands.add_parser("repair", help="rebuild the store from its sound records (stop the server first)")
     _legacy_dir(repair)

@@ -23,18 +23,19 @@ from ruma.server.store import codec
 from ruma.server.store.codec import StoreDamagedError, StoreError
 from ruma.server.store.bulk import BulkOps, add_counts
 from ruma.server.store.games import GameTable, Value
+from ruma.server.store.provenance import UploadMarks
 from ruma.server.store.writer import BulkWriter, find_in
 
 T = TypeVar("T")
 log = logging.getLogger("ruma.server")
 
-SCHEMA_VERSION = 2  # 2: every record sealed with a CRC32C (store.codec); 1 is migrated on open
+SCHEMA_VERSION = 3  # 3: one B-tree entry a position; 2 (by_value too) and 1 (no seals) are migrated on open
 DEFAULT_MAP_SIZE = 64 << 20
 DEFAULT_BATCH_SIZE = 16384
 DEFAULT_BATCH_SECONDS = 2.0
 READ_TXN_USES = 4096  # lookups served by one cached read transaction before it is renewed
 READ_TXN_SECONDS = 0.05  # ... or seconds: other processes' commits show within this delay
-_DB_NAMES = ("games", "game_index", "positions", "meta", "by_value")
+_DB_NAMES = ("games", "game_index", "positions", "meta", "unverified")
 _COUNT = b"count/"  # meta: count/<code><version> -> 8-byte entry count
 _RULESET = b"ruleset/"  # meta: ruleset/<code><version> -> ruleset name
 
@@ -93,20 +94,23 @@ class _SharedExclusiveLock:
                     self._exclusive = False
 
 
-class _Core(GameTable, BulkOps):
+class _Core(GameTable, BulkOps, UploadMarks):
     """One open environment of one process: the part every ``LmdbStore`` on a path shares."""
 
     def __init__(self, path: Path, create: bool, map_size: int, batch_size: int, batch_seconds: float,
-                 use_writer: bool = False) -> None:
+                 use_writer: bool = False, hide_unverified: bool = False) -> None:
         self.path = path
+        self.hide_unverified = hide_unverified  # marked uploads read as misses (``store.provenance``)
         self.pid = os.getpid()
         self.refs = 0
         self.closed = False
         if not create and not (path / "data.mdb").is_file():
             raise StoreError(f"no LMDB store in {str(path)!r} (data.mdb missing)")
         from ruma.server.store.check import check_files
+        from ruma.server.store.migrate import migrate_if_older
 
         check_files(path)  # a truncated or foreign data.mdb is refused before it is mapped (no SIGBUS)
+        migrate_if_older(path)  # a store of an older schema is converted first, once
         try:
             path.mkdir(parents=True, exist_ok=True)
             self.env = lmdb.open(
@@ -156,11 +160,6 @@ class _Core(GameTable, BulkOps):
         if schema is None:
             txn.put(b"schema_version", str(SCHEMA_VERSION).encode(), db=meta)
             txn.put(b"created_engine_version", codec.seal(b"created_engine_version", ENGINE_VERSION.encode()), db=meta)
-        elif schema == b"1":
-            from ruma.server.store.check import migrate_v1
-
-            migrate_v1(txn, self.dbs)
-            txn.put(b"schema_version", str(SCHEMA_VERSION).encode(), db=meta)
         elif schema != str(SCHEMA_VERSION).encode():
             raise StoreError(
                 f"store {str(self.path)!r} has schema version {schema.decode(errors='replace')!r}, "
@@ -216,16 +215,10 @@ class _Core(GameTable, BulkOps):
             ):
                 tls.uses += 1
                 return txn
-            tls.txn = None
-            with self.txns_lock:
-                if self.read_txns.get(threading.get_ident()) is txn:
-                    del self.read_txns[threading.get_ident()]
-            try:
-                txn.abort()
-            except lmdb.Error:
-                pass
+            self._drop_reader()
         txn = self.env.begin(db=self.dbs["positions"], buffers=False)
         tls.txn, tls.generation, tls.uses = txn, self.generation, 0
+        tls.marks = txn.stat(self.dbs["unverified"])["entries"] if self.hide_unverified else 0
         tls.expires = time.monotonic() + READ_TXN_SECONDS
         with self.txns_lock:
             self.read_txns[threading.get_ident()] = txn
@@ -244,7 +237,9 @@ class _Core(GameTable, BulkOps):
             self.env.set_mapsize(0)
 
     # -- games ---------------------------------------------------------------------------------
-    def lookup(self, key: bytes) -> Value | None:
+    def lookup(self, key: bytes, served: bool = False) -> Value | None:
+        """The stored (or buffered) value of ``key``; in a store opened with ``hide_unverified``,
+        an unverified upload reads as a miss unless ``served`` (a reply reads it; a search not)."""
         if not 3 <= len(key) <= self.max_key:
             return None  # never stored (``insert`` skips such keys), and LMDB refuses to look them up
         hit = self.buffer.get(key)
@@ -262,14 +257,41 @@ class _Core(GameTable, BulkOps):
                 raw = txn.get(key)
                 if raw is None:
                     return find_in(jobs, key) if jobs else None
+                if self.tls.marks and not served and txn.get(key, db=self.dbs["unverified"]) is not None:
+                    return None  # an unverified upload, and this store is one the server computes with
                 if len(raw) == 6 and raw[0] < 0x80 and raw[0] & 1 == 0 and raw[-4:] == codec.checksum(key, raw[:2]):
                     return raw[0] >> 1  # type: ignore[no-any-return]  # a one-byte nim value, sealed
                 return self.decode(txn, key, raw)[0]
             except lmdb.MapResizedError:
                 pass
+            except lmdb.Error as error:
+                raise self.damaged_read(key, error) from error
             finally:
                 lock.leave()
             self._adopt()
+
+    def damaged_read(self, key: bytes, error: Exception) -> codec.CorruptRecordError:
+        """The ``CorruptRecordError`` (``DATA_LOSS``) of a read LMDB failed (a damaged page), after
+        dropping this thread's cached read transaction: LMDB marks a transaction that met a damaged
+        page unusable (later reads on it fail with ``MDB_BAD_TXN``), so the next read begins a
+        fresh one and only the items on the damaged page fail."""
+        self._drop_reader()
+        return codec.CorruptRecordError("positions", key, f"LMDB cannot read it ({str(error).splitlines()[0]})")
+
+    def _drop_reader(self) -> None:
+        """Abort and forget this thread's cached read transaction."""
+        tls = self.tls
+        txn: Any = getattr(tls, "txn", None)
+        if txn is None:
+            return
+        tls.txn = None
+        with self.txns_lock:
+            if self.read_txns.get(threading.get_ident()) is txn:
+                del self.read_txns[threading.get_ident()]
+        try:
+            txn.abort()
+        except lmdb.Error:
+            pass
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         kind = type(value)
@@ -353,12 +375,10 @@ class _Core(GameTable, BulkOps):
         pending: dict[int, int] = {}
         made: dict[int, Game] = {}
         next_id: list[int] = []
-        positions, by_value, meta = self.dbs["positions"], self.dbs["by_value"], self.dbs["meta"]
+        positions, meta = self.dbs["positions"], self.dbs["meta"]
         counts: dict[bytes, int] = {}
-        known, intern, varint, max_key = self.to_store, self._intern, codec.encode_varint, self.max_key
-        seal, checksum = codec.seal, codec.checksum
+        known, intern, varint, seal = self.to_store, self._intern, codec.encode_varint, codec.seal
         put_position = txn.cursor(db=positions).put
-        put_index = txn.cursor(db=by_value).put
         for key, (value, explored) in items:
             if isinstance(value, int):
                 raw = value << 1
@@ -371,12 +391,6 @@ class _Core(GameTable, BulkOps):
             if put_position(key, seal(key, encoded + (b"\x00" if not explored else varint(explored))), overwrite=False):
                 prefix = key[:2]
                 counts[prefix] = counts.get(prefix, 0) + 1
-                if len(key) > 2 and key[2] == 0 and len(key) < 0xFFFF:  # the common case of codec.complexity, inline
-                    index = prefix + encoded + sum(key[3:]).to_bytes(4, "big") + len(key).to_bytes(2, "big") + key
-                else:
-                    index = codec.by_value_key(key, encoded)
-                if len(index) <= max_key:
-                    put_index(index, checksum(index, b""))
         add_counts(txn, meta, counts)
         return made
 

@@ -9,7 +9,7 @@ games from their stored options with ``Game.from_options``; both directions are 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 from ruma.engine.cgt import Game
 from ruma.server.store import codec
@@ -89,32 +89,18 @@ class GameTable:
         if hit is not None:
             return hit
         games = self.dbs["games"]
-        decoded: dict[int, tuple[list[int], list[int]]] = {}
-        stack = [store_id]
-        while stack:
-            sid = stack[-1]
-            if sid in cache:
-                stack.pop()
-                continue
-            opts = decoded.get(sid)
-            if opts is None:
-                gid = codec.encode_game_id(sid)
-                raw = txn.get(gid, db=games)
-                if raw is None:
-                    raise codec.CorruptRecordError("games", gid, f"game {sid} is named but not held")
-                try:
-                    opts = decoded[sid] = codec.decode_options(codec.unseal("games", gid, raw))
-                except codec.CodecError as error:
-                    raise codec.CorruptRecordError("games", gid, str(error)) from error
-            missing = [i for i in opts[0] + opts[1] if i not in cache]
-            if missing:
-                stack.extend(missing)
-                continue
-            g = Game.from_options([cache[i] for i in opts[0]], [cache[i] for i in opts[1]])
-            cache[sid] = g
-            self.to_store.setdefault(g.id, sid)
-            stack.pop()
-        return cache[store_id]
+
+        def options_of(sid: int) -> tuple[list[int], list[int]]:
+            gid = codec.encode_game_id(sid)
+            raw = txn.get(gid, db=games)
+            if raw is None:
+                raise codec.CorruptRecordError("games", gid, f"game {sid} is named but not held")
+            try:
+                return codec.decode_options(codec.unseal("games", gid, raw))
+            except codec.CodecError as error:
+                raise codec.CorruptRecordError("games", gid, str(error)) from error
+
+        return rebuild_game(store_id, options_of, cache, self.to_store)
 
     def find_game(self, txn: Any, game: Game) -> int | None:
         """The store id of ``game`` without writing, or ``None`` if the store never held it."""
@@ -146,3 +132,33 @@ class GameTable:
 
     # -- the memo ------------------------------------------------------------------------------
 
+
+
+def rebuild_game(store_id: int, options_of: Callable[[int], tuple[list[int], list[int]]], cache: dict[int, Game],
+                 ids: dict[int, int] | None = None) -> Game:
+    """The game with ``store_id`` built from its options' store ids (``options_of(sid)``, which
+    raises ``CorruptRecordError`` for a game it cannot give), followers first, without recursion;
+    every game built goes into ``cache`` (store id -> Game) and ``ids`` (Game.id -> store id). An
+    option that is not older than its game is damage (ids are given in order)."""
+    decoded: dict[int, tuple[list[int], list[int]]] = {}
+    stack = [store_id]
+    while stack:
+        sid = stack[-1]
+        if sid in cache:
+            stack.pop()
+            continue
+        opts = decoded.get(sid)
+        if opts is None:
+            opts = decoded[sid] = options_of(sid)
+            if any(i >= sid for i in opts[0] + opts[1]):
+                raise codec.CorruptRecordError("games", codec.encode_game_id(sid), f"game {sid} names a game not older")
+        missing = [i for i in opts[0] + opts[1] if i not in cache]
+        if missing:
+            stack.extend(missing)
+            continue
+        g = Game.from_options([cache[i] for i in opts[0]], [cache[i] for i in opts[1]])
+        cache[sid] = g
+        if ids is not None:
+            ids.setdefault(g.id, sid)
+        stack.pop()
+    return cache[store_id]

@@ -2,7 +2,7 @@
  *
  * The writer process (server/store/writer.py) writes the bulk batches a store sends it: frames of
  * sorted keys with their value codes (store.writer.pack). In Python each entry was a tuple of two
- * bytes objects for positions and another for by_value, handed to py-lmdb's putmulti, which
+ * bytes objects (and, before schema 3, another for an index), handed to py-lmdb's putmulti, which
  * releases and retakes the GIL around every put: about half of the process's time went to that
  * (py-spy on a replay of a cold run's frames), the other half to LMDB's B-tree puts and commits.
  * Here a group of frames is one transaction of mdb_cursor_put calls over records built in place,
@@ -11,10 +11,11 @@
  *
  * What a group writes is what BulkOps.write_codes writes for each of its frames, in one
  * transaction (tests/test_store_lmdb.py compares every table): positions records key ->
- * varint(code) 00 crc32c (overwrite=False: the first value stored stays), by_value records (tag-0
- * keys here; other keys' index keys from store.codec.by_value_key, called back before the
- * transaction), entry counts per ruleset prefix in meta (with the ruleset's name for a new one)
- * and engine_version. A full map is grown (doubled) and the group retried; a map another process
+ * varint(code) 00 crc32c (overwrite=False: the first value stored stays; one B-tree entry a
+ * position, schema 3), entry counts per ruleset prefix in meta (with the ruleset's name for a new
+ * one) and engine_version. A key past the last key the table holds goes through LMDB's append
+ * path (MDB_APPEND: the page it fills is split at its end, not halfway), as a frame's sorted keys
+ * do once they pass the end of the table. A full map is grown (doubled) and the group retried; a map another process
  * grew is adopted. This process must not also open the store with py-lmdb: LMDB allows one
  * environment per file per process (its locks are per process).
  */
@@ -27,7 +28,7 @@
 #include "lmdb.h"
 #include "records.h"
 
-#define MAX_DBS 7        /* as store.core opens the environment: its five tables and room */
+#define MAX_DBS 8        /* as store.core opens the environment: its six tables and room */
 #define MAX_READERS 254
 #define COUNT_PREFIX "count/"
 #define RULESET_PREFIX "ruleset/"
@@ -35,11 +36,10 @@
 typedef struct {
     PyObject_HEAD
     MDB_env *env;
-    MDB_dbi positions, by_value, meta;
+    MDB_dbi positions, meta;
     size_t max_key;
     PyObject *engine_version; /* bytes: meta's engine_version once entries are added */
     PyObject *name_of;        /* name_of(code, version) -> bytes: a ruleset's name, for a new count */
-    PyObject *index_key;      /* index_key(key, encoded value) -> bytes: store.codec.by_value_key */
 } Writer;
 
 /* One frame, prepared for the transaction. */
@@ -49,10 +49,6 @@ typedef struct {
     size_t *key_lens;
     uint8_t (*records)[16]; /* positions payloads: varint(code), 00 (explored), crc32c (4) */
     uint8_t *record_lens;
-    uint8_t *index_bytes;   /* the by_value keys, back to back */
-    Span *index;            /* and in key order */
-    size_t n_index;
-    uint8_t (*index_seals)[4];
 } Prepared;
 
 /* Entries added per ruleset prefix (a group has a handful). */
@@ -77,9 +73,6 @@ static void prepared_free(Prepared *p) {
     PyMem_RawFree(p->key_lens);
     PyMem_RawFree(p->records);
     PyMem_RawFree(p->record_lens);
-    PyMem_RawFree(p->index_bytes);
-    PyMem_RawFree(p->index);
-    PyMem_RawFree(p->index_seals);
 }
 
 static Count *count_of(Group *g, const uint8_t *key) {
@@ -93,7 +86,7 @@ static Count *count_of(Group *g, const uint8_t *key) {
 }
 
 /* Read one frame (store.writer.pack: count u32, key lengths u16, codes u64, little-endian, then
- * the keys) into p, building its records; with the GIL (index_key may be called). */
+ * the keys) into p, building its records; with the GIL. */
 static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepared *p) {
     size_t n = frame_count(buf, size);
     if (n == SIZE_MAX) goto bad;
@@ -103,28 +96,21 @@ static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepare
     p->key_lens = PyMem_RawMalloc(m * sizeof *p->key_lens);
     p->records = PyMem_RawMalloc(m * sizeof *p->records);
     p->record_lens = PyMem_RawMalloc(m);
-    p->index = PyMem_RawMalloc(m * sizeof *p->index);
-    p->index_seals = PyMem_RawMalloc(m * sizeof *p->index_seals);
-    if (!p->keys || !p->key_lens || !p->records || !p->record_lens || !p->index || !p->index_seals) goto no_memory;
+    if (!p->keys || !p->key_lens || !p->records || !p->record_lens) goto no_memory;
     const uint8_t *lens = buf + 4, *codes = buf + 4 + 2 * n;
-    size_t at = 4 + 10 * n, index_size = 0;
+    size_t at = 4 + 10 * n;
     for (size_t i = 0; i < n; i++) {
         size_t len = (size_t)lens[2 * i] | (size_t)lens[2 * i + 1] << 8;
         if (len > size - at) goto bad;
         p->keys[i] = buf + at;
         p->key_lens[i] = len;
         at += len;
-        index_size += 2 + 10 + 6 + len;
         if (len < 3 || len > w->max_key) {
             PyErr_Format(PyExc_ValueError, "a key of %zu bytes in a batch (LMDB keeps keys of 3 to %zu)", len, w->max_key);
             return -1;
         }
     }
     if (at != size) goto bad;
-    p->index_bytes = PyMem_RawMalloc(index_size ? index_size : 1);
-    if (!p->index_bytes) goto no_memory;
-    uint8_t *e = p->index_bytes;
-    int sorted = 1;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *k = p->keys[i];
         size_t nk = p->key_lens[i];
@@ -133,31 +119,8 @@ static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepare
         r[nv] = 0; /* explored: 0 */
         put_le32(r + nv + 1, crc32c_two(k, nk, r, nv + 1));
         p->record_lens[i] = (uint8_t)(nv + 5);
-        if (i && !bytes_less(p->keys[i - 1], p->key_lens[i - 1], k, nk)) sorted = 0;
-        Count *c = count_of(g, k);
-        if (!c) goto no_memory;
-        size_t len;
-        if (k[2] == 0 && nk < 0xFFFF) { /* store.codec.complexity's common case: seeds = sum of the pots */
-            len = index_key_of(e, k, nk, r, nv);
-        } else { /* other tags: store.codec.by_value_key itself */
-            PyObject *made = PyObject_CallFunction(w->index_key, "y#y#", (const char *)k, (Py_ssize_t)nk, (const char *)r, (Py_ssize_t)nv);
-            if (!made) return -1;
-            if (!PyBytes_Check(made) || (size_t)PyBytes_GET_SIZE(made) > 2 + 10 + 6 + nk) {
-                Py_DECREF(made);
-                PyErr_SetString(PyExc_TypeError, "index_key must return the by_value key (bytes)");
-                return -1;
-            }
-            len = (size_t)PyBytes_GET_SIZE(made);
-            memcpy(e, PyBytes_AS_STRING(made), len);
-            Py_DECREF(made);
-            sorted = 0; /* (its group is not 2 + nv + 6 bytes: compared byte by byte) */
-        }
-        if (len > w->max_key) continue; /* (as a flush: such an index key is not stored) */
-        p->index[p->n_index++] = span_of(e, len, i, (unsigned)(2 + nv + 6));
-        e += len;
+        if (!count_of(g, k)) goto no_memory;
     }
-    sort_spans(p->index, p->n_index, sorted);
-    for (size_t i = 0; i < p->n_index; i++) put_le32(p->index_seals[i], crc32c_two(p->index[i].at, p->index[i].len, NULL, 0));
     return 0;
 bad:
     PyErr_SetString(PyExc_ValueError, "a malformed batch");
@@ -205,25 +168,31 @@ static int name_of(Writer *w, Count *c, PyThreadState **save, char *error, size_
     return rc;
 }
 
+/* The last key of the positions table as the puts go (a key past it takes the append path). */
+typedef struct {
+    uint8_t key[512];
+    size_t len; /* 0: the table is empty */
+} Last;
+
 /* A prepared frame's puts; 0 or an LMDB error. */
-static int put_frame(Group *g, Prepared *p, MDB_cursor *positions, MDB_cursor *by_value) {
+static int put_frame(Group *g, Prepared *p, MDB_cursor *positions, Last *last) {
     int rc = 0;
     Count *c = NULL;
     for (size_t i = 0; !rc && i < p->n; i++) {
         MDB_val k = {p->key_lens[i], (void *)p->keys[i]}, v = {p->record_lens[i], p->records[i]};
-        rc = mdb_cursor_put(positions, &k, &v, MDB_NOOVERWRITE);
+        int past = !last->len || bytes_less(last->key, last->len, p->keys[i], p->key_lens[i]);
+        rc = mdb_cursor_put(positions, &k, &v, MDB_NOOVERWRITE | (past ? MDB_APPEND : 0));
         if (rc == MDB_KEYEXIST) {
             rc = 0;
             continue;
         }
+        if (past && !rc) {
+            memcpy(last->key, p->keys[i], p->key_lens[i]);
+            last->len = p->key_lens[i];
+        }
         if (!c || c->prefix[0] != p->keys[i][0] || c->prefix[1] != p->keys[i][1])
             for (c = g->counts; c->prefix[0] != p->keys[i][0] || c->prefix[1] != p->keys[i][1]; c++) {}
         c->added++;
-    }
-    for (size_t i = 0; !rc && i < p->n_index; i++) {
-        MDB_val k = {p->index[i].len, (void *)p->index[i].at}, v = {4, p->index_seals[i]};
-        rc = mdb_cursor_put(by_value, &k, &v, MDB_NOOVERWRITE);
-        if (rc == MDB_KEYEXIST) rc = 0;
     }
     return rc;
 }
@@ -249,11 +218,21 @@ static int join(Writer *w, Group *g, PyObject *more, PyObject *held) {
  * for both saves the tail a commit); 0, an LMDB error, -1 (g->error) or -2 (a Python error). */
 static int write_group(Writer *w, Group *g, MDB_txn *txn, const char *version, size_t version_len, PyThreadState **save,
                        PyObject *more, PyObject *held) {
-    MDB_cursor *positions = NULL, *by_value = NULL;
+    MDB_cursor *positions = NULL;
+    Last last = {{0}, 0};
     int rc = mdb_cursor_open(txn, w->positions, &positions);
-    if (!rc) rc = mdb_cursor_open(txn, w->by_value, &by_value);
+    if (!rc) {
+        MDB_val k, v;
+        int found = mdb_cursor_get(positions, &k, &v, MDB_LAST);
+        if (found == 0 && k.mv_size <= sizeof last.key) {
+            memcpy(last.key, k.mv_data, k.mv_size);
+            last.len = k.mv_size;
+        } else if (found != MDB_NOTFOUND) {
+            rc = found ? found : MDB_BAD_VALSIZE;
+        }
+    }
     for (size_t c = 0; c < g->n_counts; c++) g->counts[c].added = 0;
-    for (size_t f = 0; !rc && f < g->n_frames; f++) rc = put_frame(g, &g->frames[f], positions, by_value);
+    for (size_t f = 0; !rc && f < g->n_frames; f++) rc = put_frame(g, &g->frames[f], positions, &last);
     while (!rc && more != Py_None && g->n_frames < g->room) {
         PyEval_RestoreThread(*save);
         int joined = join(w, g, more, held);
@@ -262,9 +241,8 @@ static int write_group(Writer *w, Group *g, MDB_txn *txn, const char *version, s
             rc = joined < 0 ? -2 : 0;
             break;
         }
-        rc = put_frame(g, &g->frames[g->n_frames - 1], positions, by_value);
+        rc = put_frame(g, &g->frames[g->n_frames - 1], positions, &last);
     }
-    if (by_value) mdb_cursor_close(by_value);
     if (positions) mdb_cursor_close(positions);
     int any = 0;
     for (size_t i = 0; !rc && i < g->n_counts; i++) { /* store.bulk.add_counts */
@@ -391,7 +369,6 @@ static int open_dbs(Writer *w) {
     int rc = mdb_txn_begin(w->env, NULL, MDB_RDONLY, &txn);
     if (rc) return rc;
     rc = mdb_dbi_open(txn, "positions", 0, &w->positions);
-    if (!rc) rc = mdb_dbi_open(txn, "by_value", 0, &w->by_value);
     if (!rc) rc = mdb_dbi_open(txn, "meta", 0, &w->meta);
     if (rc) {
         mdb_txn_abort(txn);
@@ -400,21 +377,20 @@ static int open_dbs(Writer *w) {
     return mdb_txn_commit(txn); /* (a read-only commit keeps the handles open) */
 }
 
-/* Writer(path, map_size, engine_version, name_of, index_key): the environment at path (which a
+/* Writer(path, map_size, engine_version, name_of): the environment at path (which a
  * store has made: its tables must exist), its map at least map_size. */
 static int Writer_init(Writer *w, PyObject *args, PyObject *kwargs) {
     const char *path;
     Py_ssize_t map_size;
-    PyObject *version, *name_of, *index_key;
-    if (!PyArg_ParseTuple(args, "snSOO", &path, &map_size, &version, &name_of, &index_key)) return -1;
+    PyObject *version, *name_of;
+    if (!PyArg_ParseTuple(args, "snSO", &path, &map_size, &version, &name_of)) return -1;
     if (w->env) {
         PyErr_SetString(PyExc_ValueError, "the writer is open already");
         return -1;
     }
-    Py_INCREF(version), Py_INCREF(name_of), Py_INCREF(index_key);
+    Py_INCREF(version), Py_INCREF(name_of);
     Py_XSETREF(w->engine_version, version);
     Py_XSETREF(w->name_of, name_of);
-    Py_XSETREF(w->index_key, index_key);
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = mdb_env_create(&w->env);
@@ -446,7 +422,6 @@ static void Writer_dealloc(Writer *w) {
     if (w->env) mdb_env_close(w->env);
     Py_XDECREF(w->engine_version);
     Py_XDECREF(w->name_of);
-    Py_XDECREF(w->index_key);
     Py_TYPE(w)->tp_free((PyObject *)w);
 }
 
@@ -463,7 +438,7 @@ static PyTypeObject WriterType = {
     .tp_name = "ruma.server.store._native.Writer",
     .tp_basicsize = sizeof(Writer),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Writer(path, map_size, engine_version, name_of, index_key): the writer process's transactions (store/lmdb.c).",
+    .tp_doc = "Writer(path, map_size, engine_version, name_of): the writer process's transactions (store/lmdb.c).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Writer_init,
     .tp_dealloc = (destructor)Writer_dealloc,

@@ -8,7 +8,8 @@ manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``doc
 
 * Sub-databases ``games`` (store game id → options as store ids), ``game_index`` (options → store
   game id), ``positions`` (canonical key → value and explored count), ``meta`` (schema, engine
-  and ruleset versions, entry counts) and ``by_value`` ((code, version, value, complexity, key)).
+  and ruleset versions, entry counts) and ``unverified`` (uploads not re-valued yet); one B-tree
+  entry a position (schema 3).
 * Store game ids are not ``Game.id`` (which is per process): a game is interned recursively into
   ``games``/``game_index`` inside the write transaction that first needs it, and rebuilt with
   ``Game.from_options`` when read. LMDB serialises writers and the index is consulted inside the
@@ -29,6 +30,8 @@ environment, buffer, flushes, lookups), ``store.bulk`` (batched lookups and inse
 from __future__ import annotations
 
 import atexit
+import heapq
+import itertools
 import logging
 import os
 import random
@@ -53,11 +56,16 @@ from ruma.server.store.core import (
 )
 from ruma.server.store.codec import StoreError
 from ruma.server.store.games import Value
+from ruma.server.store.scan import reservoir
 
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
 
 log = logging.getLogger("ruma.server")
+#: ``close_dense`` rewrites a store whose file is more than this many times its B-tree pages,
+DENSE_RATIO = 1.2
+#: or whose leaf pages are together less full than this
+DENSE_FILL = 0.9
 _CORES: dict[tuple[int, str], _Core] = {}
 _CORES_LOCK = threading.Lock()
 
@@ -91,6 +99,8 @@ class LmdbStore:
     opened on a path in a process; later ones share its environment and buffer.
     ``writer_process``: large batches of nim values handed to ``insert_many`` are written by a child
     process while the caller goes on (``store.writer``); ``False`` writes them in line.
+    ``hide_unverified``: uploaded values the server has not re-valued yet read as misses (a store
+    the server computes with; ``store.provenance``).
     """
 
     def __init__(
@@ -102,13 +112,14 @@ class LmdbStore:
         batch_seconds: float = DEFAULT_BATCH_SECONDS,
         map_size: int = DEFAULT_MAP_SIZE,
         writer_process: bool = True,
+        hide_unverified: bool = False,
     ) -> None:
         self.path = Path(path).resolve()
         ident = (os.getpid(), str(self.path))
         with _CORES_LOCK:
             core = _CORES.get(ident)
             if core is None or core.closed:
-                core = _Core(self.path, create, map_size, batch_size, batch_seconds, writer_process)
+                core = _Core(self.path, create, map_size, batch_size, batch_seconds, writer_process, hide_unverified)
                 _CORES[ident] = core
             core.refs += 1
         self._core: _Core | None = core
@@ -131,7 +142,7 @@ class LmdbStore:
         return self.core.env
 
     def db(self, name: str) -> Any:
-        """A named sub-database handle (``games``, ``game_index``, ``positions``, ``meta``, ``by_value``)."""
+        """A named sub-database handle (``games``, ``game_index``, ``positions``, ``meta``, ``unverified``)."""
         return self.core.dbs[name]
 
     # -- Memo ----------------------------------------------------------------------------------
@@ -141,6 +152,11 @@ class LmdbStore:
         if core is None:
             raise StoreError(f"store {str(self.path)!r} is closed")
         return core.lookup(key)
+
+    def lookup_served(self, key: bytes) -> Value | None:
+        """``lookup`` that reads an unverified upload as stored also where this store hides them
+        from searches (``hide_unverified``): what a reply, such as a census, reads."""
+        return self.core.lookup(key, True)
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         """Buffer ``value`` under ``key``; the first value stored under a key is kept."""
@@ -188,6 +204,28 @@ class LmdbStore:
             core.recent = new_compact_memo()
         return core.recent
 
+    # -- provenance (``store.provenance``) -------------------------------------------------------
+    def insert_unverified(self, items: Iterable[tuple[bytes, Value]]) -> int:
+        """Store uploaded entries, marked unverified (a key stored already keeps its value); how many were new."""
+        return self.core.insert_unverified(items)
+
+    def unverified_among(self, keys: Sequence[bytes]) -> list[bool]:
+        """Whether each key's stored value is an upload the server has not re-valued yet."""
+        return self.core.unverified_among(keys)
+
+    def unverified_count(self) -> int:
+        """How many stored values are unverified uploads."""
+        return self.core.unverified_count()
+
+    def unverified_entries(self, limit: int, after: bytes = b"") -> list[tuple[bytes, Value | None]]:
+        """Up to ``limit`` unverified keys after ``after``, with their stored values."""
+        return self.core.unverified_entries(limit, after)
+
+    def settle(self, truths: Sequence[tuple[bytes, Value]]) -> list[bool]:
+        """The server's own values of unverified keys (one transaction): unmarked, and each replaced
+        if it differs (True)."""
+        return self.core.settle(truths)
+
     def flush(self) -> None:
         """Write every buffered entry now, in one atomic transaction."""
         self.core.flush()
@@ -216,6 +254,33 @@ class LmdbStore:
             core.close()
         else:
             core.flush()
+
+    def close_dense(self) -> bool:
+        """``close``, then — when this was the store's last handle in this process, no other process
+        has it open and its file is more than a sixth free pages (a sweep's commits, each spread
+        over the whole key space, copy most pages) or its leaf pages are less than 90% full (LMDB
+        splits a full page halfway) — rewrite it densely (``ruma store compact``, checked by record
+        counts). Whether it did."""
+        core = self._core
+        self.close()
+        if core is None or not core.closed:
+            return False
+        from ruma.server.store.repair import in_use
+        from ruma.server.store.rewrite import compact_store
+
+        data = self.path / "data.mdb"
+        if in_use(self.path) or not data.is_file():
+            return False
+        from ruma.server.store.pages import PageFile
+
+        with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
+            stats = store.stats()
+        with PageFile(data) as pages:
+            fill = pages.leaf_fill()
+        if stats["bytes"] <= DENSE_RATIO * stats["data_bytes"] and fill >= DENSE_FILL:
+            return False
+        compact_store(self.path, pages=False)
+        return True
 
     def __enter__(self) -> "LmdbStore":
         return self
@@ -255,19 +320,10 @@ class LmdbStore:
         positions = core.dbs["positions"]
 
         def read(txn: Any) -> list[Any]:
-            chosen: list[tuple[bytes, bytes]] = []
             with txn.cursor(db=positions) as cursor:
                 if not cursor.set_range(prefix):
                     return []
-                for seen, (key, record) in enumerate(cursor):
-                    if not key.startswith(prefix):
-                        break
-                    if seen < n:
-                        chosen.append((key, record))
-                    else:
-                        j = rng.randrange(seen + 1)
-                        if j < n:
-                            chosen[j] = (key, record)
+                chosen = reservoir(itertools.takewhile(lambda item: item[0].startswith(prefix), cursor), n, rng)
             if raw:
                 return chosen
             return [(key, core.decode(txn, key, record)[0]) for key, record in chosen]
@@ -279,11 +335,12 @@ class LmdbStore:
         """Keys of stored positions of a ruleset whose value is ``value``, simplest first.
 
         Simplest means fewest seeds (sum of the state), then shortest key. ``version=None``
-        searches every version of the ruleset the store holds.
+        searches every version of the ruleset the store holds. The ruleset's positions are read
+        in one pass (schema 3 keeps no index by value: ``docs/store.md``, "Searches by value").
         """
         core = self.core
         core.flush()
-        by_value, meta = core.dbs["by_value"], core.dbs["meta"]
+        positions, meta = core.dbs["positions"], core.dbs["meta"]
 
         def read(txn: Any) -> list[bytes]:
             if isinstance(value, int):
@@ -304,21 +361,10 @@ class LmdbStore:
                             if not key.startswith(start):
                                 break
                             versions.append(key[len(start)])
-            found: list[bytes] = []
+            found: list[tuple[bytes, bytes]] = []  # (complexity, key), the ``limit`` simplest kept
             for v in versions:
-                prefix = codec.by_value_prefix(ruleset_code, v, encoded)
-                with txn.cursor(db=by_value) as cursor:
-                    if not cursor.set_range(prefix):
-                        continue
-                    for key, record in cursor:
-                        if not key.startswith(prefix) or len(found) >= limit * len(versions):
-                            break
-                        if record != codec.checksum(key, b""):
-                            log.error("skipping a damaged by_value entry %s in %s", key.hex(), self.path)
-                            continue
-                        found.append(key[len(prefix):])
-            found.sort()
-            return [entry[codec.COMPLEXITY_BYTES:] for entry in found[:limit]]
+                found += _simplest_with_value(txn, positions, bytes((ruleset_code, v)), encoded, limit, self.path)
+            return [key for _, key in heapq.nsmallest(limit, found)]
 
         return core._read(read)
 
@@ -352,7 +398,6 @@ class LmdbStore:
                 "rulesets": rulesets,
                 "tree_pages": pages,
                 "games": txn.stat(core.dbs["games"])["entries"],
-                "index_entries": txn.stat(core.dbs["by_value"])["entries"],
                 "schema_version": int(txn.get(b"schema_version", db=meta)),
                 "engine_version": _meta_text(txn, meta, b"engine_version"),
             }
@@ -378,24 +423,18 @@ class LmdbStore:
         return result
 
     def delete_positions(self, keys: list[bytes]) -> int:
-        """Delete stored positions (with their ``by_value`` entries and counts); returns how many.
+        """Delete stored positions (and their counts); returns how many.
 
         For repairs: a dropped position is simply recomputed when next asked for."""
         core = self.core
         core.flush()
-        positions, by_value, meta = core.dbs["positions"], core.dbs["by_value"], core.dbs["meta"]
+        positions, meta = core.dbs["positions"], core.dbs["meta"]
 
         def write(txn: Any) -> int:
             removed: dict[bytes, int] = {}
             for key in keys:
-                record = txn.get(key, db=positions)
-                if record is None:
+                if txn.get(key, db=positions) is None:
                     continue
-                try:
-                    is_game, number, _ = codec.decode_entry(codec.unseal("positions", key, record))
-                    txn.delete(codec.by_value_key(key, codec.encode_value(is_game, number)), db=by_value)
-                except (codec.CodecError, codec.CorruptRecordError):
-                    pass
                 txn.delete(key, db=positions)
                 removed[key[:2]] = removed.get(key[:2], 0) + 1
             for prefix, n in removed.items():
@@ -443,3 +482,34 @@ def _meta_text(txn: Any, meta: Any, key: bytes) -> str:
     """A sealed text record of ``meta`` ("" when absent)."""
     raw = txn.get(key, db=meta)
     return "" if raw is None else codec.unseal("meta", key, raw).decode(errors="replace")
+
+
+def _simplest_with_value(txn: Any, positions: Any, prefix: bytes, encoded: bytes, limit: int,
+                         path: Path) -> list[tuple[bytes, bytes]]:
+    """``(complexity, key)`` of the ``limit`` simplest positions under ``prefix`` whose sound record
+    holds the value ``encoded`` (one pass over the ruleset's records; a damaged record is logged
+    and skipped)."""
+    best: list[tuple[bytes, bytes]] = []  # a max-heap by complexity, as negated sort keys
+    worst: bytes | None = None
+    with txn.cursor(db=positions) as cursor:
+        if not cursor.set_range(prefix):
+            return []
+        for key, record in cursor:
+            if not key.startswith(prefix):
+                break
+            if not record.startswith(encoded):
+                continue
+            rank = codec.complexity(key) + key
+            if worst is not None and len(best) >= limit and rank >= worst:
+                continue
+            try:
+                if codec.decode_entry(codec.unseal("positions", key, record))[:2] != codec.decode_value(encoded)[:2]:
+                    continue
+            except (codec.CodecError, codec.CorruptRecordError):
+                log.error("skipping a damaged position record %s in %s", key.hex(), path)
+                continue
+            best.append((rank, key))
+            if len(best) > 4 * limit:
+                best = heapq.nsmallest(limit, best)
+                worst = best[-1][0]
+    return [(rank, key) for rank, key in heapq.nsmallest(limit, best)]

@@ -1,17 +1,11 @@
 /* store/native.c — ruma.server.store._native: the per-entry byte work of the store's bulk writes.
  *
  * The pure-Python reference is ruma.server.store.bulk (its fallback path) and store.codec: a bulk
- * write of N values builds N sealed ``positions`` records and N ``by_value`` index keys, each with
- * a CRC32C. In Python that is ≈ 3 µs an entry (slicing, struct packing, one google_crc32c call and
+ * write of N values builds N sealed ``positions`` records, each with a CRC32C. In Python that is ≈ 3 µs an entry (slicing, struct packing, one google_crc32c call and
  * a bytes concatenation per record), more than the compiled search spends valuing the position;
  * here it is one C loop per batch. The byte layouts are store.codec's (its module docstring):
  *
  *   positions record:  entry + crc32c(key + entry)                        (4 bytes, little-endian)
- *   by_value key:      key[:2] + value + seeds(4, big-endian) + len(key)(2, big-endian) + key,
- *                      where seeds = sum(key[3:]) — the common case of store.codec.complexity,
- *                      a key whose tag byte key[2] is 0 (one byte a pot); other keys are left to
- *                      store.codec.by_value_key (their indices are returned)
- *   by_value record:   crc32c(index key)                                  (an empty payload, sealed)
  *
  * CRC32C (Castagnoli, reflected, init and final xor 0xFFFFFFFF: what google_crc32c.value returns)
  * uses the SSE4.2 crc32 instruction when the CPU has it, else a byte-wise table.
@@ -34,7 +28,6 @@
 int store_lmdb_add(PyObject *module); /* store/lmdb.c: Writer, WriteError */
 /* store/iterators.c */
 PyObject *py_seal_positions(PyObject *self, PyObject *args);
-PyObject *py_index_entries(PyObject *self, PyObject *args);
 int store_iterators_ready(void);
 
 /* ---------------------------------------------------------------------------------------- */
@@ -421,8 +414,6 @@ static PyMethodDef methods[] = {
     {"crc32c", py_crc32c, METH_O, "crc32c(data) -> int: CRC32C of a bytes-like object (as google_crc32c.value)."},
     {"seal_positions", py_seal_positions, METH_VARARGS,
      "seal_positions(keys, entries) -> iterator of (key, sealed positions record)."},
-    {"index_entries", py_index_entries, METH_VARARGS,
-     "index_entries(keys, encoded values, max_key) -> (iterator of (by_value key, its seal) in key order, indices left over)."},
     {NULL, NULL, 0, NULL},
 };
 

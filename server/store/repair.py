@@ -4,12 +4,14 @@ The store is rebuilt rather than patched, so that damage to LMDB's own pages is 
 
 1. refuse while another process has the store open (LMDB keeps a shared ``fcntl`` lock on
    ``lock.mdb`` for as long as an environment is open; repair must get the exclusive one);
-2. read the old ``data.mdb`` — a truncated one from a copy padded with zero pages (read as damaged
-   pages, never past the end of the file), one with a single damaged meta page from a copy where
-   the sound meta page replaces it;
-3. keep every game whose record passes (``store.verify.Scan``) and whose options are kept, with its
-   store id, and every position whose record passes and whose game is kept; rebuild
-   ``game_index``, ``by_value`` and the entry counts from them;
+2. read the old ``data.mdb`` page by page (``store.pages.PageFile``: never through LMDB, which may
+   stop the process on a damaged page; a truncated file or one with a damaged meta page is read
+   as far as it goes, from its newest sound meta page), with the pages of subtrees whose branch
+   page is damaged found as orphans;
+3. keep every game whose record passes (``store.scan.Scan``) and whose options are kept, with its
+   store id, every position whose record passes and whose game is kept, and the ``unverified``
+   marks of kept positions; rebuild ``game_index`` and the entry counts from them (a schema-2 store
+   comes out as schema 3: its ``by_value`` index is left behind);
 4. with ``sample``, re-evaluate that many kept positions and drop those whose value is wrong;
 5. move the old file to ``DIR/damaged-<time>/data.mdb`` and the new one into place.
 
@@ -21,7 +23,6 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,10 +32,10 @@ import lmdb
 
 from ruma.engine import ENGINE_VERSION
 from ruma.server.store import codec
-from ruma.server.store.check import _PAGE_SIZES, _meta, check_files
+from ruma.server.store.codec import StoreError
 from ruma.server.store.documents import DOC
-from ruma.server.store.codec import StoreDamagedError, StoreError
-from ruma.server.store.verify import TABLES, Scan, VerifyReport
+from ruma.server.store.scan import COUNT, MAX_KEY, RULESET, TABLES, Scan
+from ruma.server.store.verify import VerifyReport, open_pages
 
 _BATCH = 50_000
 
@@ -50,7 +51,8 @@ class RepairReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
-        return {"kept": self.kept, "problems": self.problems, "mismatches": self.mismatches,
+        return {"kept": self.kept, "problems": self.problems[:1000], "problems_total": len(self.problems),
+                "mismatches": self.mismatches,
                 "damaged_copy": self.damaged_copy}
 
 
@@ -69,38 +71,17 @@ def in_use(directory: Path) -> bool:
     return False
 
 
-def _readable_copy(directory: Path, work: Path) -> Path:
-    """The directory to read the old store from: itself if its files pass, else a mended copy."""
+def lock_out(directory: Path) -> int:
+    """Take the lock LMDB's environments share on ``directory/lock.mdb`` exclusively and return its
+    file descriptor (closing it releases the lock): a process that opens the store meanwhile waits
+    in LMDB's open until then (``StoreError`` if one has it open now)."""
+    fd = os.open(directory / "lock.mdb", os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        check_files(directory)
-        return directory
-    except StoreDamagedError:
-        pass
-    data = directory / "data.mdb"
-    with data.open("rb") as file:
-        head = file.read(2 * max(_PAGE_SIZES))
-    first = _meta(head)
-    psize = first[0] if first is not None else next(
-        (p for p in _PAGE_SIZES if _meta(head[p : 2 * p]) is not None), 0)
-    if psize not in _PAGE_SIZES:
-        raise StoreDamagedError(f"store {str(directory)!r} has no sound meta page: it cannot be repaired "
-                                f"(restore it from a backup)")
-    pages = [head[:psize], head[psize : 2 * psize]]
-    metas = [_meta(page) for page in pages]
-    sound = next(page for page, meta in zip(pages, metas) if meta is not None)
-    source = work / "source"
-    source.mkdir(parents=True)
-    copy = source / "data.mdb"
-    shutil.copyfile(data, copy)
-    with copy.open("r+b") as file:
-        for i, meta in enumerate(metas):
-            if meta is None:  # the sound meta page in place of the damaged one (with its own page number)
-                file.seek(i * psize)
-                file.write(struct.pack("<Q", i) + sound[8:])
-    needed = (max(m[1] for m in metas if m is not None) + 1) * psize
-    if copy.stat().st_size < needed:
-        os.truncate(copy, needed)  # the missing pages read as zeros: damaged pages, not SIGBUS
-    return source
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0, 0)
+    except OSError:
+        os.close(fd)
+        raise StoreError(f"store {str(directory)!r} is open in another process") from None
+    return fd
 
 
 def repair_store(directory: str | Path, sample: int = 0, seed: int | None = None) -> RepairReport:
@@ -116,9 +97,8 @@ def repair_store(directory: str | Path, sample: int = 0, seed: int | None = None
     shutil.rmtree(work, ignore_errors=True)
     report = RepairReport()
     try:
-        source = _readable_copy(directory, work)
         target = work / "new"
-        _rebuild(source, target, report)
+        _rebuild(directory, target, report)
         if sample:
             report.mismatches = _drop_mismatches(target, sample, seed)
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -138,71 +118,58 @@ def repair_store(directory: str | Path, sample: int = 0, seed: int | None = None
 
 
 def _rebuild(source: Path, target: Path, report: RepairReport) -> None:
-    size = (source / "data.mdb").stat().st_size
-    old = lmdb.open(str(source), readonly=True, lock=False, max_dbs=len(TABLES) + 2, map_size=max(size, 1 << 20))
-    target.mkdir(parents=True)
-    new = lmdb.open(str(target), map_size=max(64 << 20, 4 * size), max_dbs=len(TABLES) + 2)
-    try:
-        with old.begin(buffers=False) as txn:
-            dbs: dict[str, Any] = {}
-            for name in TABLES:
-                try:
-                    dbs[name] = old.open_db(name.encode(), txn=txn, create=False)
-                except lmdb.Error as error:
-                    report.problems.append({"table": name, "key": "", "problem": f"cannot open the table: {error}"})
-            schema = txn.get(b"schema_version", db=dbs["meta"]) if "meta" in dbs else None
-            if schema not in (None, b"2"):
-                raise StoreError(f"store {str(source)!r} has schema {schema!r}: open it once with this ruma "
-                                 f"(which adds checksums) before repairing it")
-            scan = Scan(txn, dbs, old.max_key_size())
-            _copy(scan, dbs, new, report)
-            report.problems.extend(scan.problems)
-    finally:
-        old.close()
-        new.close()
+    with open_pages(source) as pages:
+        target.mkdir(parents=True)
+        size = (source / "data.mdb").stat().st_size
+        new = lmdb.open(str(target), map_size=max(64 << 20, 4 * size), max_dbs=len(TABLES) + 2)
+        try:
+            scan = Scan(pages)
+            _copy(scan, new, report)
+        finally:
+            new.close()
 
 
-def _copy(scan: Scan, dbs: dict[str, Any], new: lmdb.Environment, report: RepairReport) -> None:
+def _copy(scan: Scan, new: lmdb.Environment, report: RepairReport) -> None:
     out = {name: new.open_db(name.encode()) for name in TABLES}
-    max_key = new.max_key_size()
     writer = _Writer(new)
-    meta = scan.check_meta(None) if "meta" in dbs else {}
-    writer.put(out["meta"], b"schema_version", b"2", sealed=False)
+    meta = scan.meta(None)
+    schema = meta.get(b"schema_version")
+    if schema not in (None, b"2", b"3"):
+        raise StoreError(f"store has schema {schema!r}: open it once with this ruma (which adds checksums) "
+                         f"before repairing it")
+    writer.put(out["meta"], b"schema_version", b"3", sealed=False)
     for key in (b"created_engine_version", b"engine_version"):
         writer.put(out["meta"], key, meta.get(key, ENGINE_VERSION.encode()))
-    games: dict[int, bytes] = {}
-    scan.good_games = games
-    if "games" in dbs:
-        for key, value in scan.records("games"):
-            options = scan.check_game(key, value)
-            if options is not None:
-                games[codec.decode_game_id(key)] = options
-                writer.put(out["games"], key, options)
-                writer.put(out["game_index"], codec.index_key(options, max_key), key)
+    games = scan.games()
+    for sid, options in games.items():
+        gid = codec.encode_game_id(sid)
+        writer.put(out["games"], gid, options)
+        writer.put(out["game_index"], codec.index_key(options, MAX_KEY), gid)
     counts: dict[bytes, int] = {}
-    if "positions" in dbs:
-        for key, value in scan.records("positions"):
-            entry = scan.check_position(key, value)
-            if entry is None:
-                continue
-            writer.put(out["positions"], key, codec.unseal("positions", key, value))
-            index = codec.by_value_key(key, codec.encode_value(*entry))
-            if len(index) <= max_key:
-                writer.put(out["by_value"], index, b"")
-            counts[key[:2]] = counts.get(key[:2], 0) + 1
-    names = {k[len(b"ruleset/"):]: v for k, v in meta.items() if k.startswith(b"ruleset/")}
+    kept: set[int] = set()
+    for key, value, data in scan.records("positions"):
+        entry = None if data is None else scan.position(key, data)
+        if entry is None or not writer.put(out["positions"], key, value, sealed=None):
+            continue  # damaged (reported), or read twice (an orphan page's copy of a record)
+        counts[key[:2]] = counts.get(key[:2], 0) + 1
+        kept.add(hash(key))
+    for key, value, data in scan.records("unverified"):
+        if data is not None and hash(key) in kept:
+            writer.put(out["unverified"], key, value, sealed=None)
+    names = {k[len(RULESET):]: v for k, v in meta.items() if k.startswith(RULESET)}
     for key, payload in meta.items():
-        if key.startswith(DOC):  # named documents (``store.documents``), kept as they were
+        if key.startswith(DOC):  # named documents (``store.documents``), the sound ones kept as they were
             writer.put(out["meta"], key, payload)
     for prefix, total in counts.items():
-        writer.put(out["meta"], b"count/" + prefix, total.to_bytes(8, "big"))
-        writer.put(out["meta"], b"ruleset/" + prefix, names.get(prefix, b""))
+        writer.put(out["meta"], COUNT + prefix, total.to_bytes(8, "big"))
+        writer.put(out["meta"], RULESET + prefix, names.get(prefix, b""))
     writer.commit()
     report.kept = {"games": len(games), "positions": sum(counts.values())}
-    # problems of derived tables (game_index, by_value, counts) are mended by the rebuild: keep only
-    # those of records that were dropped
-    scan.problems = [p for p in scan.problems if p["table"] in ("games", "positions", "meta")
-                     and not p["problem"].startswith("counts ")]
+    scan.page_problems()
+    # problems of derived tables (game_index, counts) are mended by the rebuild: keep only those of
+    # records that were dropped, and of pages that could not be read
+    report.problems = [p for p in scan.problems if p["table"] not in ("game_index", "meta")
+                       or p["problem"].startswith("page ") or str(p.get("key") or "").startswith(DOC.hex())]
 
 
 class _Writer:
@@ -213,12 +180,18 @@ class _Writer:
         self.txn = env.begin(write=True)
         self.pending = 0
 
-    def put(self, db: Any, key: bytes, payload: bytes, sealed: bool = True) -> None:
-        self.txn.put(key, codec.seal(key, payload) if sealed else payload, db=db)
+    def put(self, db: Any, key: bytes, payload: bytes, sealed: bool | None = True) -> bool:
+        """Put ``payload`` (sealed here; ``sealed=False``: as it is; ``None``: a sealed record, kept
+        as it is, unless the key is held already); whether it was put."""
+        if sealed is None:
+            done = self.txn.put(key, payload, db=db, overwrite=False)
+        else:
+            done = self.txn.put(key, codec.seal(key, payload) if sealed else payload, db=db)
         self.pending += 1
         if self.pending >= _BATCH:
             self.commit()
             self.txn = self.env.begin(write=True)
+        return bool(done)
 
     def commit(self) -> None:
         self.txn.commit()
@@ -231,8 +204,9 @@ def _drop_mismatches(target: Path, sample: int, seed: int | None) -> list[dict[s
     from ruma.server.store.verify import _reevaluate
 
     report = VerifyReport()
+    with open_pages(target) as pages:
+        _reevaluate(pages, sample, seed, report)
     with LmdbStore(target, create=False, batch_seconds=0) as store:
-        _reevaluate(store, sample, seed, report)
         if report.mismatches:
             store.delete_positions([bytes.fromhex(m["key"]) for m in report.mismatches])
     return report.mismatches

@@ -14,7 +14,7 @@ The parent interns the batch's new games itself (in their own transaction, commi
 positions that name them: ``BulkOps._game_codes``) and sends the keys with the values' codes in
 the store (``pack``; an impartial search packs its batches itself: ``submit_packed``) through an
 in-memory file, the pipe saying where each frame is (``_frames_file``; down the child's stdin
-where there is no memfd); the child writes the ``positions`` and ``by_value``
+where there is no memfd); the child writes the ``positions``
 records as an in-line bulk write does (the same bytes, ``overwrite=False``, the counts in
 ``meta``): in C on LMDB's own API (``store._native.Writer``, server/store/lmdb.c), or without it
 with the store's own bulk code through py-lmdb (``BulkOps.write_codes``) — batches that queued up

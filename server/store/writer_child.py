@@ -29,7 +29,12 @@ def main(argv: list[str]) -> int:
     transaction), answer ``ok`` or ``error ...`` a line each, in order."""
     import gc
     import queue
+    import signal
 
+    # A Ctrl-C at a terminal reaches the whole foreground process group, this child too: whether
+    # the batches it holds are still wanted is its parent's decision, which ends this child by
+    # closing its stdin (the last batch written, answered, and the environment closed).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # No cyclic collector: the child makes short-lived, acyclic objects only (a batch's tuples of
     # bytes, freed by reference counting), and the collector, triggered by their allocations
     # alone, took 7% of its time walking them (py-spy, a cold impartial Atomic Wari evaluation).
@@ -100,7 +105,7 @@ def _open(path: Path, map_size: int) -> tuple[Write, Callable[[], Any]]:
         # The names of rulesets new to the store (its first entries of one): imported meanwhile,
         # so the first transaction, which needs them, does not wait ~20 ms for the imports.
         threading.Thread(target=_ruleset_name, args=(0, 0), daemon=True).start()
-        writer = native.Writer(str(path), map_size, ENGINE_VERSION.encode(), _ruleset_name, _index_key)
+        writer = native.Writer(str(path), map_size, ENGINE_VERSION.encode(), _ruleset_name)
         return (lambda batches, more: writer.write(batches, more, GROUP)), writer.close
     from ruma.server.store.core import DEFAULT_BATCH_SIZE, DEFAULT_MAP_SIZE, _Core
 
@@ -123,13 +128,6 @@ def _ruleset_name(code: int, version: int) -> bytes:
     from ruma.server.store.core import _ruleset_name as name
 
     return name(code, version).encode()
-
-
-def _index_key(key: bytes, encoded: bytes) -> bytes:
-    """``store.codec.by_value_key`` (the Writer asks it for keys other than one byte a pot)."""
-    from ruma.server.store.codec import by_value_key
-
-    return by_value_key(key, encoded)
 
 
 def _read_frames(inp: BinaryIO, frames: Any, frames_fd: int | None = None) -> None:

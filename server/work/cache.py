@@ -34,6 +34,12 @@ class CachedMemo:
         if len(values) > self.size:
             values.popitem(last=False)
 
+    def _unsettled(self, keys: Sequence[bytes]) -> list[bool]:
+        """Whether each key's stored value is an upload not re-valued yet (``store.provenance``):
+        such a value may still be replaced, so it is read from the store each time, never remembered."""
+        among = getattr(self.store, "unverified_among", None)
+        return list(among(keys)) if callable(among) else [False] * len(keys)
+
     def lookup(self, key: bytes) -> Value | None:
         """The value of ``key`` from memory, else from the store (then remembered)."""
         with self._lock:
@@ -42,10 +48,15 @@ class CachedMemo:
                 self.values.move_to_end(key)
                 return value
         value = self.store.lookup(key)
-        if value is not None:
+        if value is not None and not self._unsettled([key])[0]:
             with self._lock:
                 self._remember(key, value)
         return value
+
+    def forget(self, key: bytes) -> None:
+        """Drop ``key`` from memory (its stored value was replaced: a wrong upload corrected)."""
+        with self._lock:
+            self.values.pop(key, None)
 
     def insert(self, key: bytes, value: Value, explored: int = 0) -> None:
         """Store and remember."""
@@ -66,11 +77,13 @@ class CachedMemo:
             many = getattr(self.store, "lookup_many", None)
             asked = [keys[i] for i in missing]
             answers = many(asked) if callable(many) else [self.store.lookup(key) for key in asked]
+            unsettled = self._unsettled(asked)
             with self._lock:
-                for i, value in zip(missing, answers):
+                for i, value, unverified in zip(missing, answers, unsettled):
                     if value is not None:
                         found[i] = value
-                        self._remember(keys[i], value)
+                        if not unverified:
+                            self._remember(keys[i], value)
         return found
 
     def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:

@@ -21,6 +21,7 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import Packet, RecordingMemo, pack
 from ruma.server.work import convert
 from ruma.server.store.keys import state_of_key
+from ruma.server.store.provenance import trusted_lookups
 from ruma.server.work.tasks import Context, position_limit, stopped, task
 from ruma.v1 import ruma_pb2
 from ruma.v1 import sweep_pb2 as pb
@@ -32,7 +33,10 @@ __all__ = ["census_replies", "row_message", "sweep_verify"]
 def sweep_verify(ctx: Context, ruleset: str, keys: Sequence[bytes]) -> Packet:
     """The values of the positions under ``keys`` (canonical keys of ``ruleset``), computed afresh."""
     rules = get_ruleset(ruleset)
-    scratch = RecordingMemo(ctx.memo.lookup)  # verification reads the store but writes nothing to it
+    # verification reads the store but writes nothing to it, and reads no upload the server has not
+    # re-valued itself (store.provenance)
+    marks = callable(getattr(ctx.store, "unverified_among", None))
+    scratch = RecordingMemo(*trusted_lookups(ctx.store)) if marks else RecordingMemo(ctx.memo.lookup)
     limit = position_limit(ctx.limits, 0)
     entries = []
     try:
@@ -55,17 +59,18 @@ def census_replies(ctx: Context, family_args: tuple[Any, ...], by: str, simplest
     should_cancel = ctx.budget.should_cancel
     limit = position_limit(ctx.limits, 0)
     computed = 0
+    read = getattr(ctx.store, "lookup_served", ctx.memo.lookup)  # (uploads not re-valued yet count as stored)
     try:
         classes = enumerate_family(family, should_cancel)
         present = []
         for entry in classes:
-            if ctx.memo.lookup(entry.key) is None:
+            if read(entry.key) is None:
                 if not compute_missing:
                     continue
                 evaluate(rules, entry.state, ctx.memo, should_cancel=should_cancel, max_positions=limit)
                 computed += 1
             present.append(entry)
-        rows = census(rules, present, ctx.memo.lookup, by, simplest)
+        rows = census(rules, present, read, by, simplest)
     except CancelledError as error:
         raise stopped(ctx, error, f"the census of {family.describe()}") from None
     replies = [pb.CensusReply(row=row_message(rules, by, row, tuple(styles))) for row in rows]

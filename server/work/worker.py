@@ -93,7 +93,8 @@ def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, kind: str
     from ruma.server.work.cache import CachedMemo
     from ruma.server.work.tasks import TASKS, Context
 
-    store = LmdbStore(store_path, create=False, batch_seconds=0)
+    # an evaluation worker computes on no unverified upload; a reader serves them, marked by the servicer
+    store = LmdbStore(store_path, create=False, batch_seconds=0, hide_unverified=kind != "read")
     memo: Any = CachedMemo(store, READER_CACHE) if kind == "read" else store
     conn.send(("ready", rss()))
     try:

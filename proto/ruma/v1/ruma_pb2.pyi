@@ -119,7 +119,7 @@ class EvaluateRequest(_message.Message):
     def __init__(self, ruleset: _Optional[str] = ..., position: _Optional[str] = ..., notations: _Optional[_Iterable[_Union[Notation, str]]] = ..., max_positions: _Optional[int] = ...) -> None: ...
 
 class Evaluation(_message.Message):
-    __slots__ = ("ruleset", "ruleset_version", "position", "canonical", "key", "mirrored", "value", "analysis", "components", "from_store", "shared", "stats")
+    __slots__ = ("ruleset", "ruleset_version", "position", "canonical", "key", "mirrored", "value", "analysis", "components", "from_store", "shared", "stats", "unverified")
     RULESET_FIELD_NUMBER: _ClassVar[int]
     RULESET_VERSION_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
@@ -132,6 +132,7 @@ class Evaluation(_message.Message):
     FROM_STORE_FIELD_NUMBER: _ClassVar[int]
     SHARED_FIELD_NUMBER: _ClassVar[int]
     STATS_FIELD_NUMBER: _ClassVar[int]
+    UNVERIFIED_FIELD_NUMBER: _ClassVar[int]
     ruleset: str
     ruleset_version: int
     position: str
@@ -144,7 +145,8 @@ class Evaluation(_message.Message):
     from_store: bool
     shared: bool
     stats: EvalStats
-    def __init__(self, ruleset: _Optional[str] = ..., ruleset_version: _Optional[int] = ..., position: _Optional[str] = ..., canonical: _Optional[str] = ..., key: _Optional[bytes] = ..., mirrored: _Optional[bool] = ..., value: _Optional[_Union[Value, _Mapping]] = ..., analysis: _Optional[_Union[Analysis, _Mapping]] = ..., components: _Optional[_Iterable[_Union[Component, _Mapping]]] = ..., from_store: _Optional[bool] = ..., shared: _Optional[bool] = ..., stats: _Optional[_Union[EvalStats, _Mapping]] = ...) -> None: ...
+    unverified: bool
+    def __init__(self, ruleset: _Optional[str] = ..., ruleset_version: _Optional[int] = ..., position: _Optional[str] = ..., canonical: _Optional[str] = ..., key: _Optional[bytes] = ..., mirrored: _Optional[bool] = ..., value: _Optional[_Union[Value, _Mapping]] = ..., analysis: _Optional[_Union[Analysis, _Mapping]] = ..., components: _Optional[_Iterable[_Union[Component, _Mapping]]] = ..., from_store: _Optional[bool] = ..., shared: _Optional[bool] = ..., stats: _Optional[_Union[EvalStats, _Mapping]] = ..., unverified: _Optional[bool] = ...) -> None: ...
 
 class EvaluateBatchRequest(_message.Message):
     __slots__ = ("ruleset", "positions", "notations", "max_positions", "brief")
@@ -359,7 +361,7 @@ class GetStatsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("store_entries", "store_bytes", "hits", "misses", "evaluations_in_flight", "evaluations_total", "positions_valued", "shared", "uptime_seconds", "workers_busy", "queued", "worker_memory", "server_memory", "refused", "workers_recycled")
+    __slots__ = ("store_entries", "store_bytes", "hits", "misses", "evaluations_in_flight", "evaluations_total", "positions_valued", "shared", "uptime_seconds", "workers_busy", "queued", "worker_memory", "server_memory", "refused", "workers_recycled", "unverified_entries", "uploads_corrected")
     STORE_ENTRIES_FIELD_NUMBER: _ClassVar[int]
     STORE_BYTES_FIELD_NUMBER: _ClassVar[int]
     HITS_FIELD_NUMBER: _ClassVar[int]
@@ -375,6 +377,8 @@ class Stats(_message.Message):
     SERVER_MEMORY_FIELD_NUMBER: _ClassVar[int]
     REFUSED_FIELD_NUMBER: _ClassVar[int]
     WORKERS_RECYCLED_FIELD_NUMBER: _ClassVar[int]
+    UNVERIFIED_ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    UPLOADS_CORRECTED_FIELD_NUMBER: _ClassVar[int]
     store_entries: int
     store_bytes: int
     hits: int
@@ -390,4 +394,6 @@ class Stats(_message.Message):
     server_memory: int
     refused: int
     workers_recycled: int
-    def __init__(self, store_entries: _Optional[int] = ..., store_bytes: _Optional[int] = ..., hits: _Optional[int] = ..., misses: _Optional[int] = ..., evaluations_in_flight: _Optional[int] = ..., evaluations_total: _Optional[int] = ..., positions_valued: _Optional[int] = ..., shared: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., workers_busy: _Optional[int] = ..., queued: _Optional[int] = ..., worker_memory: _Optional[int] = ..., server_memory: _Optional[int] = ..., refused: _Optional[int] = ..., workers_recycled: _Optional[int] = ...) -> None: ...
+    unverified_entries: int
+    uploads_corrected: int
+    def __init__(self, store_entries: _Optional[int] = ..., store_bytes: _Optional[int] = ..., hits: _Optional[int] = ..., misses: _Optional[int] = ..., evaluations_in_flight: _Optional[int] = ..., evaluations_total: _Optional[int] = ..., positions_valued: _Optional[int] = ..., shared: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., workers_busy: _Optional[int] = ..., queued: _Optional[int] = ..., worker_memory: _Optional[int] = ..., server_memory: _Optional[int] = ..., refused: _Optional[int] = ..., workers_recycled: _Optional[int] = ..., unverified_entries: _Optional[int] = ..., uploads_corrected: _Optional[int] = ...) -> None: ...

@@ -1,0 +1,436 @@
+"""LMDB's file read page by page, without LMDB: what ``ruma store verify`` and ``repair`` read.
+
+LMDB trusts its file: on a damaged page it may stop the process on an assertion (``IS_LEAF(mp)``
+in ``mdb_cursor_next``), and a transaction that met one is unusable afterwards. ``PageFile``
+reads ``data.mdb`` with plain reads instead (no mapping: a truncated file is no ``SIGBUS``), checks
+every page before it uses it, and turns whatever is wrong into a ``Problem`` while it goes on with
+the rest. The layout is that of LMDB 0.9 (``third_party/lmdb/mdb.c``), little-endian, 64-bit:
+
+* a **page** starts with a 16-byte header: its own number (8 bytes), a pad (2), flags (2:
+  ``P_BRANCH`` 1, ``P_LEAF`` 2, ``P_OVERFLOW`` 4, ``P_META`` 8), then ``lower`` and ``upper`` (2 each;
+  an overflow page has its page count there, 4 bytes). ``(lower - 16) / 2`` node offsets follow,
+  each pointing into the page.
+* a **node** is ``lo hi flags ksize`` (2 bytes each) then its key; on a leaf page its data follows
+  (``lo | hi << 16`` bytes), or with ``F_BIGDATA`` the 8-byte number of the overflow page that holds
+  it; on a branch page ``lo | hi << 16 | flags << 32`` is the child's page number, and the key of
+  node ``i`` is the least key under child ``i`` (node 0's is empty).
+* pages 0 and 1 are **meta pages** (``store.check``): each names the root of the free-page tree
+  and of the main tree, whose leaf records (``F_SUBDATA``) are the named tables' 48-byte ``MDB_db``
+  records (root page at offset 40). The store's tables use no ``MDB_DUPSORT`` or integer keys.
+* the **free-page tree** maps a transaction id to the pages it freed (an ``MDB_IDL``: a count, then
+  that many 8-byte page numbers).
+
+``PageFile.records(table)`` yields a table's records in tree order; a page that cannot be read is
+a ``Problem`` and its subtree is *lost*. Then the leaf pages no tree reaches and no free list
+names — the orphans of lost subtrees — are read, and each whose records all fit one table's lost
+key ranges and shape (``belongs``, given by the caller) is read as that table's: so a damaged
+branch page loses nothing but itself, and a damaged leaf page only its own records.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ruma.server.store.check import _PAGE_SIZES, _meta
+
+P_BRANCH, P_LEAF, P_OVERFLOW, P_META = 0x01, 0x02, 0x04, 0x08
+_KINDS = P_BRANCH | P_LEAF | P_OVERFLOW | P_META | 0x20 | 0x40  # (0x20 LEAF2, 0x40 SUBP: never in this store)
+F_BIGDATA, F_SUBDATA, F_DUPDATA = 0x01, 0x02, 0x04
+HEADER = 16
+NODE = 8
+FREE, MAIN = "(free pages)", "(main)"
+_P_INVALID = 0xFFFFFFFFFFFFFFFF
+_H = struct.Struct("<QHHHH")  # pgno, pad, flags, lower, upper
+_N = struct.Struct("<HHHH")  # lo, hi, flags, ksize
+_OVERFLOW = struct.Struct("<QHHI")  # pgno, pad, flags, pages
+_CACHE_PAGES = 4096
+
+
+class PageError(Exception):
+    """A page that is not what its place in the tree says it is."""
+
+
+@dataclass
+class Problem:
+    """One thing that could not be read."""
+
+    table: str
+    page: int
+    what: str
+    key: bytes = b""
+
+    def to_dict(self) -> dict[str, str]:
+        """The form of ``verify``'s and ``repair``'s reports."""
+        return {"table": self.table, "key": self.key.hex(), "problem": f"page {self.page}: {self.what}"}
+
+
+@dataclass
+class _Table:
+    root: int
+    lost: list[tuple[bytes, bytes | None]] = field(default_factory=list)  # key ranges [low, high) not reached
+    orphans: list[int] = field(default_factory=list)  # orphan leaf pages read as this table's
+
+
+Belongs = Callable[[str, list[tuple[bytes, bytes]]], bool]
+
+
+class PageFile:
+    """One snapshot of ``data.mdb``, read page by page (see the module docstring).
+
+    ``txnid``: read the snapshot of that transaction (the meta page that names it; a reader that
+    holds it open keeps its pages from reuse), else the newest sound one. ``belongs(table,
+    records)``: whether an orphan leaf's records are of ``table``'s shape.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], txnid: int | None = None, belongs: Belongs | None = None) -> None:
+        self.path = Path(path)
+        self.fd = os.open(self.path, os.O_RDONLY)
+        self.problems: list[Problem] = []
+        self.belongs = belongs
+        self.cache: dict[int, bytes] = {}
+        try:
+            self._open(txnid)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def close(self) -> None:
+        """Close the file."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> "PageFile":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- meta pages and tables -------------------------------------------------------------------
+    def _open(self, txnid: int | None) -> None:
+        size = os.fstat(self.fd).st_size
+        head = os.pread(self.fd, 2 * max(_PAGE_SIZES), 0)
+        first = _meta(head)
+        psize = first[0] if first is not None else next(
+            (p for p in _PAGE_SIZES if _meta(head[p:2 * p]) is not None), 0)
+        if psize not in _PAGE_SIZES:
+            raise PageError(f"{str(self.path)!r} has no sound meta page")
+        self.psize = psize
+        self.file_pages = size // psize
+        metas = [(m[2], i, m[1]) for i, m in ((i, _meta(head[i * psize:(i + 1) * psize])) for i in (0, 1))
+                 if m is not None]
+        for i in (0, 1):
+            if _meta(head[i * psize:(i + 1) * psize]) is None:
+                self.problems.append(Problem("(meta)", i, "not a valid meta page: the other one is read"))
+        if txnid is not None:
+            metas = [m for m in metas if m[0] == txnid] or metas
+        self.tables: dict[str, _Table] = {}
+        self.txnid, self.last_page = max(metas)[0], max(metas)[2]
+        for tid, index, last in sorted(metas, reverse=True):
+            page = head[index * psize:(index + 1) * psize]
+            free_root, main_root = (struct.unpack_from("<Q", page, HEADER + 24 + 48 * d + 40)[0] for d in (0, 1))
+            self.txnid, self.last_page = tid, last
+            tables = self._named(main_root)
+            if tables is not None:
+                self.tables = {FREE: _Table(free_root), MAIN: _Table(main_root), **tables}
+                break
+            self.problems.append(Problem(MAIN, main_root, f"the main tree of transaction {tid} cannot be read"))
+        else:  # no table can be found from its root: every leaf is an orphan, told apart by its shape
+            self.problems.append(Problem("(free pages)", 0, "the free-page list cannot be read: pages freed by "
+                                                            "earlier commits may be read as records"))
+        self.blind = not self.tables
+        if self.file_pages <= self.last_page:
+            self.problems.append(Problem("(file)", self.file_pages, f"the file ends at page {self.file_pages}; "
+                                                                   f"its pages go up to {self.last_page}"))
+        self._survey()
+
+    def _named(self, root: int) -> dict[str, _Table] | None:
+        """The named tables of the main tree at ``root``, or ``None`` when it cannot be read."""
+        if root == _P_INVALID:
+            return {}
+        try:
+            nodes = self._leaf(root)
+        except PageError:
+            return None
+        tables = {}
+        for key, flags, value, _ in nodes:
+            if flags & F_SUBDATA and isinstance(value, bytes) and len(value) == 48:
+                tables[key.decode(errors="replace")] = _Table(struct.unpack_from("<Q", value, 40)[0])
+        return tables
+
+    # -- pages -----------------------------------------------------------------------------------
+    def page(self, pgno: int) -> bytes:
+        """Page ``pgno`` as read from the file (``PageError`` past its end)."""
+        hit = self.cache.get(pgno)
+        if hit is not None:
+            return hit
+        if not 2 <= pgno < self.file_pages:
+            raise PageError("past the end of the file" if pgno >= self.file_pages else "a meta page's number")
+        data = os.pread(self.fd, self.psize, pgno * self.psize)
+        if len(data) < self.psize:
+            raise PageError("past the end of the file")
+        if len(self.cache) >= _CACHE_PAGES:
+            self.cache.clear()
+        self.cache[pgno] = data
+        return data
+
+    def _head(self, pgno: int) -> bytes:
+        """The 16-byte header of page ``pgno`` (a read of the header alone when it is not cached)."""
+        hit = self.cache.get(pgno)
+        if hit is not None:
+            return hit
+        if not 2 <= pgno < self.file_pages:
+            raise PageError("past the end of the file" if pgno >= self.file_pages else "a meta page's number")
+        data = os.pread(self.fd, HEADER, pgno * self.psize)
+        if len(data) < HEADER:
+            raise PageError("past the end of the file")
+        return data
+
+    def _check(self, pgno: int, head: bytes, kind: int) -> int:
+        """The count of nodes of the page whose header is ``head``, checked to be a page of
+        ``kind`` numbered ``pgno``."""
+        number, _, flags, lower, upper = _H.unpack_from(head)
+        if number != pgno:
+            raise PageError(f"its header names page {number}" if number else "it is zeroed or not a page")
+        if flags & _KINDS != kind:
+            raise PageError(f"flags {flags:#x}, not a {'leaf' if kind == P_LEAF else 'branch'} page")
+        if not HEADER <= lower <= upper <= self.psize or (lower - HEADER) % 2:
+            raise PageError(f"bounds {lower}..{upper} do not fit a page")
+        return int(lower - HEADER) // 2
+
+    def _header(self, pgno: int, kind: int) -> tuple[bytes, int]:
+        """The page and its count of nodes, checked to be a page of ``kind`` numbered ``pgno``."""
+        page = self.page(pgno)
+        return page, self._check(pgno, page, kind)
+
+    def _node(self, page: bytes, i: int) -> tuple[int, int, int, int, int]:
+        """Node ``i``'s ``(offset of its key, ksize, lo | hi << 16, flags, hi)``, bounds-checked."""
+        (offset,) = struct.unpack_from("<H", page, HEADER + 2 * i)
+        if offset < HEADER or offset + NODE > self.psize:
+            raise PageError(f"node {i} at {offset} lies outside the page")
+        lo, hi, flags, ksize = _N.unpack_from(page, offset)
+        start = offset + NODE
+        if start + ksize > self.psize:
+            raise PageError(f"node {i}'s key ({ksize} bytes) runs past the page")
+        return start, ksize, lo | hi << 16, flags, hi
+
+    def _leaf(self, pgno: int) -> list[tuple[bytes, int, bytes | None, str]]:
+        """The nodes of leaf page ``pgno``: ``(key, flags, data, problem)`` — ``data`` is ``None``
+        when the node cannot be read (then ``problem`` says why); ``PageError`` if the page itself
+        cannot be read."""
+        page, n = self._header(pgno, P_LEAF)
+        out: list[tuple[bytes, int, bytes | None, str]] = []
+        for i in range(n):
+            try:
+                start, ksize, size, flags, _ = self._node(page, i)
+            except PageError as error:
+                out.append((b"", 0, None, str(error)))
+                continue
+            key = page[start:start + ksize]
+            begin = start + ksize
+            if flags & F_BIGDATA:
+                if begin + 8 > self.psize:
+                    out.append((key, flags, None, "its overflow page number runs past the page"))
+                    continue
+                try:
+                    out.append((key, flags, self._overflow(struct.unpack_from("<Q", page, begin)[0], size), ""))
+                except PageError as error:
+                    out.append((key, flags, None, f"overflow page: {error}"))
+            elif begin + size > self.psize:
+                out.append((key, flags, None, f"its data ({size} bytes) runs past the page"))
+            else:
+                out.append((key, flags, page[begin:begin + size], ""))
+        return out
+
+    def _overflow(self, pgno: int, size: int) -> bytes:
+        """``size`` bytes of data held on the overflow pages from ``pgno``."""
+        page = self.page(pgno)
+        number, _, flags, pages = _OVERFLOW.unpack_from(page)
+        if number != pgno or flags & _KINDS != P_OVERFLOW:
+            raise PageError(f"page {pgno} is not an overflow page")
+        if HEADER + size > pages * self.psize or pgno + pages > self.file_pages:
+            raise PageError(f"{size} bytes do not fit its {pages} pages")
+        self.overflow_pages.update(range(pgno, pgno + pages))
+        data = page[HEADER:] + os.pread(self.fd, (pages - 1) * self.psize, (pgno + 1) * self.psize)
+        return data[:size]
+
+    def _branch(self, pgno: int) -> list[tuple[bytes, int]]:
+        """``(least key, child page)`` of each node of branch page ``pgno``."""
+        page, n = self._header(pgno, P_BRANCH)
+        out = []
+        for i in range(n):
+            start, ksize, lohi, _, _ = self._node(page, i)
+            (flags,) = struct.unpack_from("<H", page, start - 4)
+            out.append((page[start:start + ksize] if i else b"", lohi | flags << 32))
+        return out
+
+    # -- walking ---------------------------------------------------------------------------------
+    def _survey(self) -> None:
+        """Walk every tree's branch pages: the leaf pages they reach, the key ranges they lose; then
+        the free pages, and the orphan leaves of the tables that lost a subtree."""
+        self.overflow_pages: set[int] = set()
+        self.leaves: dict[str, list[int]] = {}
+        self.branches: dict[str, list[int]] = {}  # the branch pages read, per table
+        reached: set[int] = set()
+        for name, table in self.tables.items():
+            self.leaves[name] = self._reach(name, table, reached)
+        free: set[int] = set()
+        if FREE in self.tables:
+            for _, value in self.records(FREE):
+                if len(value) >= 8:
+                    (count,) = struct.unpack_from("<Q", value)
+                    count = min(count, len(value) // 8 - 1)
+                    free.update(struct.unpack_from(f"<{count}Q", value, 8))
+        if any(t.lost for t in self.tables.values()) or not self.tables:
+            self._adopt_orphans(reached | free | self.overflow_pages)
+
+    def _reach(self, name: str, table: _Table, reached: set[int]) -> list[int]:
+        leaves: list[int] = []
+        if table.root == _P_INVALID:
+            return leaves
+        stack: list[tuple[int, bytes, bytes | None, int]] = [(table.root, b"", None, 0)]
+        while stack:
+            pgno, low, high, depth = stack.pop()
+            if pgno in reached:
+                self.problems.append(Problem(name, pgno, "reached a second time (a damaged branch page)"))
+                continue
+            reached.add(pgno)
+            try:
+                head = self._head(pgno)
+                if _H.unpack_from(head)[2] & _KINDS == P_LEAF:
+                    self._check(pgno, head, P_LEAF)
+                    leaves.append(pgno)
+                    continue
+                if depth > 32:
+                    raise PageError("the tree is deeper than any LMDB tree")
+                children = self._branch(pgno)
+                self.branches.setdefault(name, []).append(pgno)
+            except PageError as error:
+                table.lost.append((low, high))
+                self.problems.append(Problem(name, pgno, f"cannot be read ({error}); its keys from "
+                                                         f"{low.hex() or 'the first'} are read from orphan pages",
+                                             low))
+                continue
+            for i in range(len(children) - 1, -1, -1):
+                key, child = children[i]
+                stack.append((child, key if i else low, children[i + 1][0] if i + 1 < len(children) else high,
+                              depth + 1))
+        return leaves
+
+    def _adopt_orphans(self, known: set[int]) -> None:
+        """Read the leaf pages neither tree nor free list names, and give each to the one table
+        whose lost key ranges and shape its records fit (else it is a problem)."""
+        end = min(self.file_pages, self.last_page + 1)
+        pgno = 2
+        while pgno < end:
+            if pgno in known:
+                pgno += 1
+                continue
+            try:
+                head = self._head(pgno)
+            except PageError:
+                break
+            number, _, flags, _, _ = _H.unpack_from(head)
+            if number == pgno and flags & _KINDS == P_OVERFLOW:
+                pgno += max(1, _OVERFLOW.unpack_from(head)[3])
+                continue
+            if number == pgno and flags & _KINDS == P_LEAF:
+                self._adopt(pgno)
+            pgno += 1
+
+    def _adopt(self, pgno: int) -> None:
+        try:
+            nodes = self._leaf(pgno)
+        except PageError:
+            return
+        records = [(key, value) for key, _, value, _ in nodes if value is not None]
+        if not records:
+            return
+        low, high = min(k for k, _ in records), max(k for k, _ in records)
+        fits = [name for name, table in self.tables.items() if name not in (FREE, MAIN) and any(
+            low >= a and (b is None or high < b) for a, b in table.lost)]
+        if self.blind and self.belongs is not None:
+            fits = [name for name in ("meta", "games", "game_index", "positions", "unverified")
+                    if self.belongs(name, records)]
+            for name in fits:
+                self.tables.setdefault(name, _Table(_P_INVALID))
+        elif self.belongs is not None:
+            fits = [name for name in fits if self.belongs(name, records)]
+        if len(fits) == 1:
+            self.tables[fits[0]].orphans.append(pgno)
+        else:
+            self.problems.append(Problem("(orphan)", pgno, f"a leaf page no tree reaches, of "
+                                                           f"{'no table' if not fits else 'tables ' + ', '.join(fits)}"))
+
+    def records(self, table: str) -> Iterator[tuple[bytes, bytes]]:
+        """Every readable record of ``table``: its tree's leaves in order, then its orphan pages'
+        records (problems are added to ``problems``)."""
+        if table not in self.tables:
+            return
+        info = self.tables[table]
+        for pgno in [*self.leaves.get(table, ()), *info.orphans]:
+            try:
+                nodes = self._leaf(pgno)
+            except PageError as error:
+                self.problems.append(Problem(table, pgno, f"cannot be read ({error})"))
+                continue
+            for key, flags, value, problem in nodes:
+                if value is None:
+                    self.problems.append(Problem(table, pgno, f"a record cannot be read: {problem}", key))
+                elif flags & F_DUPDATA:
+                    self.problems.append(Problem(table, pgno, "a record with duplicates (not of this store)", key))
+                else:
+                    yield key, value
+
+    def get(self, table: str, key: bytes) -> bytes | None:
+        """The value of ``key`` in ``table`` by the tree's own search (``None`` where its page is lost
+        or it is not held)."""
+        info = self.tables.get(table)
+        if info is None or info.root == _P_INVALID:
+            return None
+        pgno = info.root
+        try:
+            for _ in range(33):
+                if _H.unpack_from(self._head(pgno))[2] & _KINDS == P_LEAF:
+                    break
+                children = self._branch(pgno)
+                keys = [k for k, _ in children]
+                pgno = children[max(0, bisect_right(keys, key, 1) - 1)][1]
+            found = [value for k, _, value, _ in self._leaf(pgno) if k == key]
+        except PageError:
+            return None
+        return found[0] if found else None
+
+    def sample_leaves(self, table: str, n: int, pick: Callable[[int], int]) -> list[int]:
+        """About ``n`` leaf pages of ``table`` (``pick(k)``: a random index below ``k``)."""
+        leaves = self.leaves.get(table, [])
+        return [leaves[pick(len(leaves))] for _ in range(n)] if leaves else []
+
+    def page_records(self, table: str, pgno: int) -> list[tuple[bytes, bytes]]:
+        """The readable records of one leaf page of ``table``."""
+        try:
+            return [(k, v) for k, _, v, _ in self._leaf(pgno) if v is not None]
+        except PageError as error:
+            self.problems.append(Problem(table, pgno, f"cannot be read ({error})"))
+            return []
+
+    def leaf_fill(self) -> float:
+        """How full the leaf pages the trees reach are, together (1.0: every byte used; from their
+        headers alone)."""
+        used = room = 0
+        for leaves in self.leaves.values():
+            for pgno in leaves:
+                _, _, _, lower, upper = _H.unpack_from(self._head(pgno))
+                used += self.psize - HEADER - max(0, upper - lower)
+                room += self.psize - HEADER
+        return used / room if room else 1.0
+
+    def tree_pages(self) -> int:
+        """Leaf pages reached from the trees."""
+        return sum(len(v) for v in self.leaves.values())
+

@@ -1,0 +1,308 @@
+"""Where a stored value came from: values uploaded by a client are *unverified* until the server
+has re-valued them itself.
+
+An ``Upload`` (``Sweeps.Upload``, ``ruma sweep --server``) stores its new entries and, in the same
+transaction, an ``unverified`` record for each (``store.scan.UNVERIFIED_MARK`` and the upload's
+time, sealed like every record). Until the mark goes:
+
+* the service serves the value marked ``unverified`` (a field of its replies), never as its own;
+* a store opened with ``hide_unverified`` (the evaluation workers') reads it as a miss, so no
+  value the server computes is built on it;
+* the ``UploadVerifier`` thread of a server re-values marked entries while the server is idle
+  (``revalue``: the server's own evaluation, which reads no marked entry), and ``ruma store
+  verify --revalue`` does so for all of them at once. A value found right loses its mark; one
+  found wrong is replaced by the server's own (``settle``), logged and counted.
+
+``UploadMarks`` is a mixin of the store's ``_Core``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable, Iterable, Sequence
+
+from ruma.engine.cgt import Game
+from ruma.server.store import codec
+from ruma.server.store.games import Value
+from ruma.server.store.scan import UNVERIFIED_MARK
+
+log = logging.getLogger("ruma.server")
+
+Revalue = Callable[[str, list[bytes]], list[Value]]
+"""``revalue(ruleset name, keys)``: the server's own values of those positions."""
+
+
+def same_value(a: Value | None, b: Value | None) -> bool:
+    """Whether two store values are the same (a Game is interned; a nim value is an int)."""
+    if isinstance(a, Game) or isinstance(b, Game):
+        return a is b
+    return a == b
+
+
+class UploadMarks:
+    """The ``unverified`` marks of the store's ``_Core`` (a mixin; the host provides the attributes
+    below)."""
+
+    dbs: dict[str, Any]
+    generation: int
+    to_store: dict[int, int]
+    from_store: dict[int, Game]
+    _write: Callable[..., Any]
+    _read: Callable[..., Any]
+    _intern: Callable[..., int]
+    _write_entries: Callable[..., dict[int, Game]]
+    decode: Callable[[Any, bytes, bytes], tuple[Value, int]]
+    flush: Callable[..., None]
+    _marks_seen: tuple[int, int] = (-1, 0)
+
+    def unverified_count(self) -> int:
+        """How many stored entries are unverified (read again once this process committed)."""
+        generation, count = self._marks_seen
+        if generation != self.generation:
+            marks = self.dbs["unverified"]
+            count = self._read(lambda txn: txn.stat(marks)["entries"])
+            self._marks_seen = (self.generation, count)
+        return count
+
+    def unverified_among(self, keys: Sequence[bytes]) -> list[bool]:
+        """Whether each key's stored value is unverified (one read; none when nothing is)."""
+        if not keys or not self.unverified_count():
+            return [False] * len(keys)
+        marks = self.dbs["unverified"]
+        return self._read(lambda txn: [3 <= len(key) <= 511 and txn.get(key, db=marks) is not None for key in keys])  # type: ignore[no-any-return]
+
+    def insert_unverified(self, items: Iterable[tuple[bytes, Value]]) -> int:
+        """Store uploaded entries with their marks in one transaction (a key stored already keeps
+        its value and its provenance); returns how many were new."""
+        self.flush()
+        batch = sorted(items, key=lambda item: item[0])
+        positions, marks = self.dbs["positions"], self.dbs["unverified"]
+        stamp = UNVERIFIED_MARK + int(time.time()).to_bytes(8, "big")
+
+        def write(txn: Any) -> tuple[dict[int, Game], int]:
+            new = [(key, (value, 0)) for key, value in batch if txn.get(key, db=positions) is None]
+            made = self._write_entries(txn, new)
+            for key, _ in new:
+                txn.put(key, codec.seal(key, stamp), db=marks)
+            return made, len(new)
+
+        made, stored = self._write(write)
+        self._adopt_games(made)
+        return stored  # type: ignore[no-any-return]
+
+    def unverified_entries(self, limit: int, after: bytes = b"") -> list[tuple[bytes, Value | None]]:
+        """Up to ``limit`` marked keys after ``after`` in key order, with their stored values
+        (``None``: damaged, or no longer stored)."""
+        marks, positions = self.dbs["unverified"], self.dbs["positions"]
+
+        def read(txn: Any) -> list[tuple[bytes, Value | None]]:
+            found: list[tuple[bytes, Value | None]] = []
+            with txn.cursor(db=marks) as cursor:
+                if not cursor.set_range(after):
+                    return found
+                for key in cursor.iternext(values=False):
+                    if key == after:
+                        continue
+                    raw = txn.get(key, db=positions)
+                    try:
+                        value = None if raw is None else self.decode(txn, key, raw)[0]
+                    except codec.CorruptRecordError:
+                        value = None
+                    found.append((key, value))
+                    if len(found) >= limit:
+                        break
+            return found
+
+        return self._read(read)  # type: ignore[no-any-return]
+
+    def settle(self, truths: Sequence[tuple[bytes, Value]]) -> list[bool]:
+        """The server's own values of marked keys, in one transaction: each mark goes, and a stored
+        value that differs is replaced. Whether each was replaced."""
+        positions, marks = self.dbs["positions"], self.dbs["unverified"]
+
+        def write(txn: Any) -> tuple[dict[int, Game], list[bool]]:
+            made: dict[int, Game] = {}
+            pending: dict[int, int] = {}
+            done = []
+            for key, truth in truths:
+                raw = txn.get(key, db=positions)
+                try:
+                    stored = None if raw is None else self.decode(txn, key, raw)[0]
+                except codec.CorruptRecordError:
+                    stored = None
+                replaced = raw is not None and not same_value(stored, truth)
+                if replaced:
+                    self._replace(txn, key, truth, pending, made)
+                txn.delete(key, db=marks)
+                done.append(replaced)
+            return made, done
+
+        made, done = self._write(write)
+        self._adopt_games(made)
+        return done  # type: ignore[no-any-return]
+
+    def _replace(self, txn: Any, key: bytes, truth: Value, pending: dict[int, int], made: dict[int, Game]) -> None:
+        """Put ``truth`` in place of the stored record of ``key``."""
+        if isinstance(truth, Game):
+            sid = self.to_store.get(truth.id)
+            if sid is None:
+                sid = self._intern(txn, truth, pending, made, [])
+            encoded = codec.encode_value(True, sid)
+        else:
+            encoded = codec.encode_value(False, truth)
+        txn.put(key, codec.seal(key, encoded + b"\x00"), db=self.dbs["positions"])
+
+    def _adopt_games(self, made: dict[int, Game]) -> None:
+        for sid, game in made.items():
+            self.from_store.setdefault(sid, game)
+            self.to_store.setdefault(game.id, sid)
+        self.generation += 1  # cached read transactions renew: lookups see the commit
+
+
+class UploadVerifier:
+    """A thread that re-values a store's unverified entries while the server is idle.
+
+    ``idle()``: whether the server has nothing else to do; ``revalue``: the server's own values
+    (``Revalue``); ``corrected(key, was, now)``: called for each value found wrong and replaced
+    (the service forgets its cached copy and counts it). A batch of ``batch`` keys is re-valued
+    at a time (one task on one evaluation worker), the next at once while the server stays idle,
+    else after ``pause`` seconds: a call that arrives meanwhile waits for one batch at most."""
+
+    def __init__(self, store: Any, revalue: Revalue, idle: Callable[[], bool],
+                 corrected: Callable[[bytes, Value | None, Value], None] | None = None,
+                 batch: int = 64, pause: float = 0.5) -> None:
+        self.store, self.revalue, self.idle, self.corrected = store, revalue, idle, corrected
+        self.batch, self.pause = batch, pause
+        self.stop_event = threading.Event()
+        self.checked = self.replaced = 0
+        self.thread = threading.Thread(target=self._run, name="ruma-upload-verifier", daemon=True)
+
+    def start(self) -> "UploadVerifier":
+        """Start the thread."""
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop the thread (after the batch under way)."""
+        self.stop_event.set()
+        if self.thread.is_alive() and self.thread is not threading.current_thread():
+            self.thread.join()
+
+    close = stop  # (what the server calls at shutdown)
+
+    def _run(self) -> None:
+        after = b""
+        wait = self.pause
+        while not self.stop_event.wait(wait):
+            wait = self.pause
+            try:
+                if not self.idle() or not self.store.unverified_count():
+                    continue
+                entries = self.store.unverified_entries(self.batch, after)
+                if not entries:
+                    after = b""  # from the start again (marks added behind the cursor)
+                    continue
+                after = entries[-1][0]
+                self.run_batch(entries)
+                wait = 0.0  # the next batch at once while the server stays idle
+            except codec.StoreError as error:
+                if "closed" in str(error):
+                    return  # the store closed under it (a server that failed to start, or stopping)
+                log.warning("the upload verifier could not re-value a batch: %s", error)
+            except Exception as error:  # noqa: BLE001 - the next round tries again; never the server's end
+                log.warning("the upload verifier could not re-value a batch: %s", error)
+
+    def run_batch(self, entries: list[tuple[bytes, Value | None]]) -> None:
+        """Re-value one batch of marked entries (grouped by ruleset) and settle them."""
+        revalue_all(self.store, entries, self.revalue, self._corrected)
+
+    def _corrected(self, key: bytes, was: Value | None, now: Value) -> None:
+        self.replaced += 1
+        if self.corrected is not None:
+            self.corrected(key, was, now)
+
+
+def revalue_all(store: Any, entries: list[tuple[bytes, Value | None]], revalue: Revalue,
+                corrected: Callable[[bytes, Value | None, Value], None] | None = None) -> tuple[int, int]:
+    """Re-value ``entries`` (marked keys with their stored values) and settle each; returns
+    ``(checked, replaced)``. A replacement is logged."""
+    from ruma.engine.evaluator import format_value
+    from ruma.server.store.keys import state_of_key
+
+    groups: dict[str, list[tuple[bytes, Value | None]]] = {}
+    rules_of: dict[str, Any] = {}
+    for key, value in entries:
+        try:
+            rules, _ = state_of_key(key)
+        except codec.CodecError:
+            continue
+        groups.setdefault(rules.name, []).append((key, value))
+        rules_of[rules.name] = rules
+    checked = replaced = 0
+    for name, group in groups.items():
+        truths = revalue(name, [key for key, _ in group])
+        settled = store.settle([(key, truth) for (key, _), truth in zip(group, truths)])
+        for (key, was), truth, wrong in zip(group, truths, settled):
+            checked += 1
+            if wrong:
+                replaced += 1
+                rules, state = state_of_key(key)
+                log.warning("an uploaded value was wrong: %s %s was stored as %s, is %s (replaced)", name,
+                            rules.format(state), "?" if was is None else format_value(was), format_value(truth))
+                if corrected is not None:
+                    corrected(key, was, truth)
+    return checked, replaced
+
+
+def trusted_lookups(store: Any) -> tuple[Callable[[bytes], Value | None], Callable[[Sequence[bytes]], list[Value | None]]]:
+    """``(lookup, lookup_many)`` of ``store`` that read an unverified entry as a miss (what a
+    re-valuation may read): two reads a batch, however many keys."""
+    lookup_many, among = store.lookup_many, store.unverified_among
+
+    def many(keys: Sequence[bytes]) -> list[Value | None]:
+        found: list[Value | None] = list(lookup_many(keys))
+        hits = [i for i, value in enumerate(found) if value is not None]
+        if hits:
+            for i, marked in zip(hits, among([keys[i] for i in hits])):
+                if marked:
+                    found[i] = None
+        return found
+
+    return (lambda key: many([key])[0]), many
+
+
+def revalue_store(store: Any, progress: Callable[[int], None] | None = None,
+                  batch: int = 256) -> tuple[int, list[dict[str, str]]]:
+    """``ruma store verify --revalue``: re-value every unverified upload of an open store in this
+    process (``evaluate`` over a scratch memo that reads no marked entry) and settle each; returns
+    how many were checked and the corrections made (position, stored, true value)."""
+    from ruma.engine.evaluator import evaluate, format_value
+    from ruma.engine.families.packets import RecordingMemo
+    from ruma.engine.rulesets import get_ruleset
+    from ruma.server.store.keys import state_of_key
+
+    memo = RecordingMemo(*trusted_lookups(store))
+
+    def revalue(name: str, keys: list[bytes]) -> list[Value]:
+        rules = get_ruleset(name)
+        return [evaluate(rules, state_of_key(key)[1], memo).value for key in keys]
+
+    corrections: list[dict[str, str]] = []
+
+    def corrected(key: bytes, was: Value | None, now: Value) -> None:
+        rules, state = state_of_key(key)
+        corrections.append({"ruleset": rules.name, "position": rules.format(state), "key": key.hex(),
+                            "stored": "?" if was is None else format_value(was), "value": format_value(now)})
+
+    checked = 0
+    after = b""
+    while True:
+        entries = store.unverified_entries(batch, after)
+        if not entries:
+            return checked, corrections
+        after = entries[-1][0]
+        checked += revalue_all(store, entries, revalue, corrected)[0]
+        if progress is not None:
+            progress(checked)
