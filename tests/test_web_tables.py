@@ -78,7 +78,9 @@ def test_the_tables_page_in_headless_chromium(tmp_path: Path, browser: Any) -> N
     data = tmp_path / "data"
     tables_into(data)
     with explorer(data, seed=False, catalog=False) as (_, url):
-        browser.get(url + "/tables")
+        browser.get(url + "/stats")  # found from every page's navigation
+        browser.find_element(By.LINK_TEXT, "tables").click()
+        WebDriverWait(browser, 60).until(lambda d: urlparse(d.current_url).path == "/tables")
         assert [h.text for h in browser.find_elements(By.CSS_SELECTOR, "section.table-section h2")][:2] == [
             "Sowing values of Erickson's §2 questions: 2^-n, n·↑, n·↑+∗, +_x and ∗n",
             "Table 3 for Impartial Atomic Wari: simplest positions with value ∗n"]
