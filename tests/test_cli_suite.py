@@ -168,6 +168,7 @@ GOOD: list[tuple[str, list[str], str | None]] = [
     ("sweep", ["sweep", "sowing", "--seeds", "4", *REMOTE, "--workers", "1"], "sweep-summary"),
     ("census", ["census", "impartial-sowing", "--seeds", "5", "--data", "{local}", "--workers", "1"], "census-row"),
     ("census", ["census", "sowing", "--seeds", "4", "--by", "outcome", *REMOTE], "census-row"),
+    ("tables", ["tables", "sowing-values", "--seeds", "4", "--chains", "0", "--data", "{root}/tables-NAME"], None),
 ]
 
 # ``ruma serve`` runs in the ``world`` fixture (its ``server`` record is validated there);
