@@ -171,6 +171,7 @@ GOOD: list[tuple[str, list[str], str | None]] = [
     ("find", ["find", "impartial-sowing", "*2", "--seeds", "..5", "--data", "{local}", "--workers", "1", "--json"],
      "census-row"),
     ("find", ["find", "sowing", "*", "0", "--seeds", "4", "--json", *REMOTE], "census-row"),
+    ("tables", ["tables", "sowing-values", "--seeds", "4", "--chains", "0", "--data", "{root}/tables-NAME"], None),
 ]
 
 # ``ruma serve`` runs in the ``world`` fixture (its ``server`` record is validated there);

@@ -160,6 +160,21 @@ def test_table_1(position: str, expected: Game) -> None:
     assert value("sowing", position) == expected
 
 
+# The author's erratum (his page on the paper, http://compgeom.cs.uiuc.edu/~jeffe/pubs/sowing.html): "The first
+# entry in Table 1 should read '2111 = 1/2'. The correct value of 211 is *." (The OCR's first entry is
+# illegible.) Both checked against the cgt-py reference evaluator too; docs/discrepancies.md.
+TABLE_1_ERRATUM = [("2111", HALF), ("211", STAR)]
+
+
+@pytest.mark.parametrize("position,expected", TABLE_1_ERRATUM, ids=[p for p, _ in TABLE_1_ERRATUM])
+def test_table_1_erratum(position: str, expected: Game) -> None:
+    from benchmarks.reference_evaluators import CgtPyEvaluator, to_cgt_py
+
+    assert value("sowing", position) == expected
+    assert CgtPyEvaluator("sowing").value(get_ruleset("sowing").parse(position)) == to_cgt_py(expected)
+    assert value("sowing", "211") != HALF  # the erratum's point: 211 is not the 1/2 of Table 1
+
+
 # --- Tables 2 and 4: starting positions --------------------------------------------------------
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ruma.engine.cgt import ZERO, Game, integer, nimber, up_multiple
+from ruma.engine.cgt import ZERO, Game, integer, nimber, number, up_multiple
 from ruma.engine.cgt.notation import parse_game
 from ruma.engine.errors import NotationError, RumaInputError
 from ruma.engine.families.templates import enumerate_instances, parse_domain, parse_family, substitute_claim
@@ -104,6 +105,14 @@ def test_claims_substitute_to_the_values_of_the_theorems() -> None:
     assert parse_game(substitute_claim("*n", values)) is nimber(3)
     assert substitute_claim("0", values) == "0"
     assert substitute_claim("^*", values) == "^*"  # no parameters: untouched
+    half = Fraction(1, 2)
+    assert parse_game(substitute_claim("2^-n", values)) is number(half ** 3)
+    assert parse_game(substitute_claim("2^-{n+m}", values)) is number(half ** 5)
+    assert parse_game(substitute_claim("2^-(n-m-1)", values)) is integer(1)
+    assert parse_game(substitute_claim("2^-(m-n)", values)) is integer(2)
+    assert parse_game(substitute_claim("{0|2^-m}", values)) is number(half ** 3)  # {0 | 1/4} = 1/8
+    assert parse_game(substitute_claim("{0||0|-n}", values)) is Game.from_options([ZERO], [Game.from_options([ZERO], [integer(-3)])])
+    assert substitute_claim("2^-k", values) == "2^-k"  # not a parameter: left to the parser (which refuses it)
 
 
 @settings(max_examples=40, deadline=None)

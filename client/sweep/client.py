@@ -150,6 +150,13 @@ def stream_census(client: "Client", request: pb.CensusRequest, timeout: float | 
         raise RumaRpcError.from_grpc(error) from None
 
 
+def documents(client: "Client", prefix: str = "", *, timeout: float | None = None) -> list[tuple[str, bytes]]:
+    """``(name, content)`` of every document the server's store keeps under ``prefix``, in name
+    order (``ruma tables`` keeps its tables as ``tables/NAME``, UTF-8 JSON)."""
+    reply = client.call(_stub(client).Documents, pb.DocumentsRequest(prefix=prefix), timeout)
+    return [(d.name, bytes(d.content)) for d in reply.documents]
+
+
 class ServerSink:
     """A sweep's sink on a remote server: ``Contains`` to skip stored classes, ``Upload`` in
     batches (the server verifies a sample of each and rejects a batch whole on a mismatch; the

@@ -37,7 +37,7 @@ from ruma.engine.errors import CancelledError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["Family", "FamilyClass", "enumerate_family", "enumerate_states", "raw_count", "raw_rows", "walk_count", "seeds_of", "simplicity",
+__all__ = ["Family", "FamilyClass", "enumerate_family", "enumerate_states", "raw_count", "raw_rows", "walk_count", "weighted_rows", "seeds_of", "simplicity",
            "UNBOUNDED_ROWS", "ROW_RULESETS"]
 
 #: rulesets whose rows are unbounded: ``normalise`` strips empty end pots (rule N1)
@@ -191,8 +191,9 @@ def raw_rows(family: Family) -> Iterator[State]:
             yield from _compositions(s, n, 0, 0)
 
 
-def _weighted_rows(family: Family) -> Iterator[tuple[State, int]]:
-    """``(row, number of raw positions it stands for)``, simplest first."""
+def weighted_rows(family: Family) -> Iterator[tuple[State, int]]:
+    """``(row, number of raw positions it stands for)``, simplest first: the rows the enumeration
+    walks (stripped rows weighed by their paddings, or a fixed board's rows one by one)."""
     c, d = family.pots_min, family.pots_max
     if family.ruleset not in UNBOUNDED_ROWS:
         if raw_count(family) > MAX_WALK:
@@ -245,10 +246,10 @@ def _count(entry: FamilyClass, row: State, weight: int, mirrored: bool) -> None:
 def walk_rows(family: Family, should_cancel: Callable[[], bool] | None = None
               ) -> Iterator[tuple[State, State, int, State, bool]]:
     """The reference walk: ``(row, mirror image, weight, class, mirrored)`` for each walked row
-    (``_weighted_rows``) that is not after its mirror image (that one is counted with it);
+    (``weighted_rows``) that is not after its mirror image (that one is counted with it);
     ``should_cancel`` is polled every 4096 rows (a true answer raises ``CancelledError``)."""
     normalise = family.rules.normalise
-    for walked, (row, weight) in enumerate(_weighted_rows(family)):
+    for walked, (row, weight) in enumerate(weighted_rows(family)):
         if should_cancel is not None and walked & 4095 == 0 and should_cancel():
             raise CancelledError(f"enumeration of {family.describe()} was cancelled")
         mirror = row[::-1]

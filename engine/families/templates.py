@@ -247,15 +247,33 @@ _CLAIM_RUN = re.compile(
     r"(?P<up>\.\^)?")
 
 
+_CLAIM_POWER = re.compile(r"2\^-(?:\{(?P<braced>[^{}]*)\}|\((?P<paren>[^()]*)\)|(?P<name>[A-Za-z_]\w*))")
+
+
+def _power_of_half(m: re.Match[str], values: Mapping[str, int], claim: str) -> str:
+    """``2^-e`` as the number it is (``1/8``, ``1``, ``4``)."""
+    text = m.group("braced") or m.group("paren") or m.group("name")
+    try:
+        expr = ExprParser(text, "claim").expr()
+    except NotationError:
+        return m.group(0)
+    if any(n not in values for n in expr_names(expr)):
+        return m.group(0)
+    e = evaluate_expr(expr, values, claim)
+    return f"1/{2 ** e}" if e > 0 else str(2 ** -e)
+
+
 def substitute_claim(claim: str, values: Mapping[str, int]) -> str:
     """Replace the integer expressions over parameters in ``claim`` by their values.
 
     A run such as ``n+1`` or ``-m`` that mentions a parameter becomes an integer; ``k.^`` becomes
-    ``^`` repeated k times (``v`` repeated when negative, ``0`` when zero). Runs without parameters
-    and game symbols are left alone for the notation parser.
+    ``^`` repeated k times (``v`` repeated when negative, ``0`` when zero); ``2^-n``, ``2^-{n+1}``
+    or ``2^-(n+1)`` becomes the number ``2`` to that power (``1/8``). Runs without parameters and
+    game symbols are left alone for the notation parser.
     """
     if not isinstance(claim, str) or not claim.strip():
         raise RumaInputError(f"empty claim {claim!r}")
+    claim = _CLAIM_POWER.sub(lambda m: _power_of_half(m, values, claim), claim)
 
     def replace(m: re.Match[str]) -> str:
         run = (m.group("sign") or "") + m.group("run")

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Sequence
 
-from ruma.engine.rulesets.base import State
+from ruma.engine.rulesets.base import State, strip_ends
 from ruma.engine.rulesets.notation import BothDirections, PotRowRuleset
 
 __all__ = [
@@ -103,13 +103,7 @@ def sow_left(state: State) -> list[State]:
     return [_sow_left_from(state, i, s) for i, s in enumerate(state) if s >= 2]
 
 
-def _strip(state: State) -> State:
-    lo, hi = 0, len(state)
-    while lo < hi and state[lo] == 0:
-        lo += 1
-    while hi > lo and state[hi - 1] == 0:
-        hi -= 1
-    return state if lo == 0 and hi == len(state) else state[lo:hi]
+_strip = strip_ends
 
 
 def reach_right(state: State) -> int:

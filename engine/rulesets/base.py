@@ -27,6 +27,16 @@ from typing import ClassVar, Iterable, Sequence
 State = tuple[int, ...]
 
 
+def strip_ends(state: State) -> State:
+    """``state`` without its empty end pots (the same tuple when it has none)."""
+    lo, hi = 0, len(state)
+    while lo < hi and state[lo] == 0:
+        lo += 1
+    while hi > lo and state[hi - 1] == 0:
+        hi -= 1
+    return state if lo == 0 and hi == len(state) else state[lo:hi]
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
     """An immutable position of a named ruleset; ``str()`` prints it in the paper's notation."""

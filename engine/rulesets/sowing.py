@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Sequence
 
-from ruma.engine.rulesets.base import State
+from ruma.engine.rulesets.base import State, strip_ends
 from ruma.engine.rulesets.notation import BothDirections, FULL, PotRowRuleset, parse_pots
 
 __all__ = ["SOWING", "IMPARTIAL_SOWING", "SowingRuleset", "ImpartialSowingRuleset", "simplify"]
@@ -83,13 +83,7 @@ def sow_left(state: State) -> list[State]:
     return out
 
 
-def _strip(state: State) -> State:
-    lo, hi = 0, len(state)
-    while lo < hi and state[lo] == 0:
-        lo += 1
-    while hi > lo and state[hi - 1] == 0:
-        hi -= 1
-    return state if lo == 0 and hi == len(state) else state[lo:hi]
+_strip = strip_ends
 
 
 def simplify(state: State) -> State:

@@ -39,9 +39,13 @@ def _entry(name: str, ruleset: str, paper: str, value: str, table: str, page: in
 
 # -- Table 1 (partizan Sowing, p. 290) and the worked example of p. 288 ---------------------------
 TABLE1 = [
-    ("2202", "^"), ("31011", "^*"), ("11", "*"), ("31•13", "*2"),
+    ("2111", "1/2"), ("2202", "^"), ("31011", "^*"), ("11", "*"), ("31•13", "*2"),
     ("•2011", "{0||0|-1}"), ("•013", "{0||0|-2}"), ("•00114", "{0||0|-3}"), ("332011", "{0||0|-1/2}"),
 ]
+
+#: the first entry is illegible in the OCR; the author's erratum (his page on the paper) gives it
+TABLE1_NOTES = {"2111": "the first entry as the author's erratum gives it ('should read 2111 = 1/2'; "
+                        "the OCR's is illegible); the erratum adds that 211 = *"}
 
 # -- Table 2 (partizan Sowing starting positions) -----------------------------------------------
 TABLE2 = [
@@ -97,7 +101,8 @@ def seed_positions() -> list[dict[str, Any]]:
     """Every seeded named position, as keyword arguments of ``CatalogOps.add_position``."""
     out = [_entry("erickson-312", "sowing", "312", "{0|-2}", "text (Sowing example)", 288, ["example"])]
     for paper, value in TABLE1:
-        out.append(_entry(f"erickson-t1-{paper}", "sowing", paper, value, "Table 1", 290, ["table1"]))
+        out.append(_entry(f"erickson-t1-{paper}", "sowing", paper, value, "Table 1", 290, ["table1"],
+                          note=TABLE1_NOTES.get(paper, "")))
     for paper, value in TABLE2:
         out.append(_entry(f"erickson-t2-{paper}", "sowing", paper, value, "Table 2", 291,
                           ["table2", "starting-position"]))

@@ -1,4 +1,5 @@
-"""The ``ruma.v1.Sweeps`` servicer: uploads of precomputed values, key lookups, censuses.
+"""The ``ruma.v1.Sweeps`` servicer: uploads of precomputed values, key lookups, censuses, and the
+documents the store keeps (``Documents``: what ``ruma tables`` computed, read as stored).
 
 ``add_sweeps_servicer(server, ruma_servicer, verify_fraction)`` registers it next to the
 ``Ruma`` servicer, sharing its store (through the same hot-value cache), limits, workers and
@@ -52,6 +53,8 @@ register_write_methods(*WRITE_METHODS)
 
 #: the share of each upload the server re-values (``ruma serve --verify-fraction``)
 DEFAULT_VERIFY_FRACTION = 0.01
+#: the most bytes of documents one ``Documents`` reply carries (below gRPC's default 4 MB message)
+MAX_DOCUMENTS_BYTES = 3 << 20
 #: the most rows a census may walk (stripped rows, or boards) before it is refused
 MAX_CENSUS_WALK = 20_000_000
 _BY = {pb.CENSUS_GROUPING_UNSPECIFIED: "value", pb.CENSUS_BY_VALUE: "value", pb.CENSUS_BY_OUTCOME: "outcome",
@@ -194,6 +197,29 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
                                       self.ruma.budget(context))
         for reply in replies:
             yield pb.CensusReply.FromString(reply)
+
+    # -- Documents ------------------------------------------------------------------------------
+    @rpc_method
+    async def Documents(self, request: pb.DocumentsRequest, context: Any) -> pb.DocumentsReply:
+        return await asyncio.get_running_loop().run_in_executor(None, self.documents, request.prefix)
+
+    def documents(self, prefix: str) -> pb.DocumentsReply:
+        """The store's documents named ``prefix``... as stored (read on a thread of the server)."""
+        store = self.ruma.store
+        names_of, read = getattr(store, "document_names", None), getattr(store, "document", None)
+        if not callable(names_of) or not callable(read):
+            return pb.DocumentsReply()  # (a store that keeps no documents)
+        documents, size = [], 0
+        for name in names_of(prefix):
+            content = read(name)
+            if content is None:
+                continue
+            size += len(content)
+            if size > MAX_DOCUMENTS_BYTES:
+                raise LimitExceededError(f"the documents named {prefix!r}... pass {MAX_DOCUMENTS_BYTES:,} bytes; "
+                                         f"ask for fewer with a longer prefix")
+            documents.append(pb.Document(name=name, content=content))
+        return pb.DocumentsReply(documents=documents)
 
 
 def _reject(reply: pb.UploadResponse, index: int, error: BaseException) -> None:

@@ -2,7 +2,8 @@
 
 ``LmdbStore(path)`` implements the evaluator's ``Memo`` (``lookup``/``insert``, and the bulk
 ``lookup_many``/``insert_many`` of ``store.bulk``) plus ``flush``,
-``close``, ``stats``, ``positions_with_value``, ``sample`` and ``backup``; use it as a context
+``close``, ``stats``, ``positions_with_value``, ``sample``, ``backup`` and named documents
+(``store.documents``); use it as a context
 manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``docs/store.md``):
 
 * Sub-databases ``games`` (store game id → options as store ids), ``game_index`` (options → store
@@ -44,7 +45,7 @@ import lmdb
 from ruma.engine.cgt import Game
 from ruma.engine.errors import RumaInputError
 from ruma.engine.native import new_compact_memo
-from ruma.server.store import codec
+from ruma.server.store import codec, documents
 from ruma.server.store.core import (
     _COUNT,
     _RULESET,
@@ -470,6 +471,19 @@ class LmdbStore:
         done = core._write(write)
         core.generation += 1
         return done
+
+    # -- documents (``store.documents``) --------------------------------------------------------
+    def put_document(self, name: str, payload: bytes) -> None:
+        """Keep ``payload`` under ``name`` (a census's tables, ``ruma tables``), replacing it."""
+        documents.put_document(self.core, name, payload)
+
+    def document(self, name: str) -> bytes | None:
+        """The document stored under ``name``, or ``None``."""
+        return documents.get_document(self.core, name)
+
+    def document_names(self, prefix: str = "") -> list[str]:
+        """The stored documents' names that start with ``prefix``, in order."""
+        return documents.document_names(self.core, prefix)
 
     def backup(self, dest: str | os.PathLike[str]) -> Path:
         """A consistent, compacted copy of the store in ``dest`` (created; must be empty)."""

@@ -33,6 +33,7 @@ import lmdb
 from ruma.engine import ENGINE_VERSION
 from ruma.server.store import codec
 from ruma.server.store.codec import StoreError
+from ruma.server.store.documents import DOC
 from ruma.server.store.scan import COUNT, MAX_KEY, RULESET, TABLES, Scan
 from ruma.server.store.verify import VerifyReport, open_pages
 
@@ -156,6 +157,9 @@ def _copy(scan: Scan, new: lmdb.Environment, report: RepairReport) -> None:
         if data is not None and hash(key) in kept:
             writer.put(out["unverified"], key, value, sealed=None)
     names = {k[len(RULESET):]: v for k, v in meta.items() if k.startswith(RULESET)}
+    for key, payload in meta.items():
+        if key.startswith(DOC):  # named documents (``store.documents``), the sound ones kept as they were
+            writer.put(out["meta"], key, payload)
     for prefix, total in counts.items():
         writer.put(out["meta"], COUNT + prefix, total.to_bytes(8, "big"))
         writer.put(out["meta"], RULESET + prefix, names.get(prefix, b""))
@@ -165,7 +169,7 @@ def _copy(scan: Scan, new: lmdb.Environment, report: RepairReport) -> None:
     # problems of derived tables (game_index, counts) are mended by the rebuild: keep only those of
     # records that were dropped, and of pages that could not be read
     report.problems = [p for p in scan.problems if p["table"] not in ("game_index", "meta")
-                       or p["problem"].startswith("page ")]
+                       or p["problem"].startswith("page ") or str(p.get("key") or "").startswith(DOC.hex())]
 
 
 class _Writer:

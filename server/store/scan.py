@@ -22,6 +22,7 @@ import random
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from ruma.server.store import codec
+from ruma.server.store.documents import DOC
 from ruma.server.store.pages import PageFile
 
 TABLES = ("meta", "games", "game_index", "positions", "unverified")
@@ -62,7 +63,7 @@ def _fits(table: str, key: bytes, data: bytes) -> bool:
     """Whether a sound record's key and payload have ``table``'s shape."""
     try:
         if table == "meta":
-            return key in _META_KEYS or key.startswith((COUNT, RULESET))
+            return key in _META_KEYS or key.startswith((COUNT, RULESET, DOC))
         if table == "games":
             return len(key) == codec.GAME_ID_BYTES and codec.decode_options(data) is not None
         if table == "game_index":

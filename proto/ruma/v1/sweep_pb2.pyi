@@ -162,3 +162,23 @@ class CensusReply(_message.Message):
     row: CensusRow
     summary: CensusSummary
     def __init__(self, row: _Optional[_Union[CensusRow, _Mapping]] = ..., summary: _Optional[_Union[CensusSummary, _Mapping]] = ...) -> None: ...
+
+class DocumentsRequest(_message.Message):
+    __slots__ = ("prefix",)
+    PREFIX_FIELD_NUMBER: _ClassVar[int]
+    prefix: str
+    def __init__(self, prefix: _Optional[str] = ...) -> None: ...
+
+class Document(_message.Message):
+    __slots__ = ("name", "content")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    content: bytes
+    def __init__(self, name: _Optional[str] = ..., content: _Optional[bytes] = ...) -> None: ...
+
+class DocumentsReply(_message.Message):
+    __slots__ = ("documents",)
+    DOCUMENTS_FIELD_NUMBER: _ClassVar[int]
+    documents: _containers.RepeatedCompositeFieldContainer[Document]
+    def __init__(self, documents: _Optional[_Iterable[_Union[Document, _Mapping]]] = ...) -> None: ...

@@ -49,6 +49,11 @@ class SweepsStub:
                 request_serializer=ruma_dot_v1_dot_sweep__pb2.CensusRequest.SerializeToString,
                 response_deserializer=ruma_dot_v1_dot_sweep__pb2.CensusReply.FromString,
                 _registered_method=True)
+        self.Documents = channel.unary_unary(
+                '/ruma.v1.Sweeps/Documents',
+                request_serializer=ruma_dot_v1_dot_sweep__pb2.DocumentsRequest.SerializeToString,
+                response_deserializer=ruma_dot_v1_dot_sweep__pb2.DocumentsReply.FromString,
+                _registered_method=True)
 
 
 class SweepsServicer:
@@ -86,6 +91,15 @@ class SweepsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Documents(self, request, context):
+        """The documents the store keeps whose names start with a prefix, as their writer stored them:
+        results computed from the store's values that cost a census to recompute ("tables/NAME":
+        the tables of Erickson's open questions that `ruma tables` computed, UTF-8 JSON). Read-only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SweepsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -103,6 +117,11 @@ def add_SweepsServicer_to_server(servicer, server):
                     servicer.Census,
                     request_deserializer=ruma_dot_v1_dot_sweep__pb2.CensusRequest.FromString,
                     response_serializer=ruma_dot_v1_dot_sweep__pb2.CensusReply.SerializeToString,
+            ),
+            'Documents': grpc.unary_unary_rpc_method_handler(
+                    servicer.Documents,
+                    request_deserializer=ruma_dot_v1_dot_sweep__pb2.DocumentsRequest.FromString,
+                    response_serializer=ruma_dot_v1_dot_sweep__pb2.DocumentsReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -186,6 +205,33 @@ class Sweeps:
             '/ruma.v1.Sweeps/Census',
             ruma_dot_v1_dot_sweep__pb2.CensusRequest.SerializeToString,
             ruma_dot_v1_dot_sweep__pb2.CensusReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Documents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ruma.v1.Sweeps/Documents',
+            ruma_dot_v1_dot_sweep__pb2.DocumentsRequest.SerializeToString,
+            ruma_dot_v1_dot_sweep__pb2.DocumentsReply.FromString,
             options,
             channel_credentials,
             insecure,
