@@ -134,6 +134,10 @@ def test_errors_map_to_exit_statuses() -> None:
     assert as_cli_error(RumaError("refuted")).status == Exit.FAILED  # type: ignore[union-attr]
     assert as_cli_error(FileNotFoundError(2, "No such file or directory", "p.txt")).status == Exit.USAGE  # type: ignore[union-attr]
     assert as_cli_error(ZeroDivisionError()) is None
+    from concurrent.futures.process import BrokenProcessPool
+
+    killed = as_cli_error(BrokenProcessPool("A process in the process pool was terminated abruptly"))
+    assert killed is not None and killed.status == Exit.FAILED and "for want of memory" in killed.line("ruma sweep")
     refused = rpc_error("UNAVAILABLE", "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:1: "
                         "Failed to connect to remote host: Connection refused", "127.0.0.1:1")
     assert refused.status == Exit.UNREACHABLE

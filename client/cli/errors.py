@@ -10,6 +10,7 @@ cannot reach the server → 3, any other ``RumaError`` → 1). See docs/cli.md.
 from __future__ import annotations
 
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from enum import IntEnum
 
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
@@ -120,6 +121,9 @@ def as_cli_error(error: BaseException) -> CliError | None:
         return WorkFailed(str(error))
     if isinstance(error, RumaError):
         return WorkFailed(str(error))
+    if isinstance(error, BrokenProcessPool):  # a worker killed from outside: by the OOM killer, as a rule
+        return WorkFailed("a worker process ended abruptly (killed by the system, most often for want of memory)",
+                          "try fewer seeds or --workers 1")
     if isinstance(error, OSError) and error.filename is not None:
         reason = error.strerror or type(error).__name__
         return UsageError(f"cannot open {str(error.filename)!r}: {reason}")
