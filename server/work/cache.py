@@ -25,6 +25,7 @@ class CachedMemo:
         self.size = max(1, size)
         self.values: OrderedDict[bytes, Value] = OrderedDict()
         self._lock = threading.Lock()
+        self._among = getattr(store, "unverified_among", None)  # a store keeping uploads' provenance
 
     def _remember(self, key: bytes, value: Value) -> None:
         """Remember ``key`` as the most recent (call with the lock held)."""
@@ -37,8 +38,7 @@ class CachedMemo:
     def _unsettled(self, keys: Sequence[bytes]) -> list[bool]:
         """Whether each key's stored value is an upload not re-valued yet (``store.provenance``):
         such a value may still be replaced, so it is read from the store each time, never remembered."""
-        among = getattr(self.store, "unverified_among", None)
-        return list(among(keys)) if callable(among) else [False] * len(keys)
+        return list(self._among(keys)) if self._among is not None else [False] * len(keys)
 
     def lookup(self, key: bytes) -> Value | None:
         """The value of ``key`` from memory, else from the store (then remembered)."""
