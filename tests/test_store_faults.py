@@ -3,7 +3,8 @@
 One store of 175,000 positions (a sweep of impartial Sowing of at most 11 seeds, plus partizan
 Sowing of at most 7, whose values are games) is built once for the module and copied for each
 case; then its ``data.mdb`` is damaged the way disks and people do it — truncated by one page or
-to half, pages zeroed, bits flipped at random. The undamaged copy, read with LMDB itself, is the
+to half, pages zeroed, bits flipped at random, a branch page's child pointer turned to
+another page (a neighbour, a freed copy). The undamaged copy, read with LMDB itself, is the
 reference: ``repair`` must keep every position whose leaf page was not damaged (and whose game
 is sound) with the very record it had, and exactly the sound records a page-by-page scan of the
 damaged file finds; ``verify`` must report, never refuse or crash.
@@ -15,6 +16,7 @@ import json
 import os
 import random
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -105,6 +107,34 @@ def flips(count: int, seed: int) -> Callable[[Path], set[int]]:
     return damage
 
 
+def repoint(branch: int, node: int, target: Callable[[Path, int], int]) -> Callable[[Path], set[int]]:
+    """Damage that rewrites child pointer ``node`` of branch page ``branch`` to
+    ``target(data, old child)`` — what one flipped bit in a page number does."""
+    def damage(data: Path) -> set[int]:
+        with data.open("r+b") as file:
+            file.seek(branch * PSIZE)
+            page = bytearray(file.read(PSIZE))
+            (offset,) = struct.unpack_from("<H", page, 16 + 2 * node)
+            lo, hi, flags = struct.unpack_from("<HHH", page, offset)
+            new = target(data, lo | hi << 16 | flags << 32)
+            struct.pack_into("<HHH", page, offset, new & 0xFFFF, new >> 16 & 0xFFFF, new >> 32 & 0xFFFF)
+            file.seek(branch * PSIZE)
+            file.write(page)
+        return {branch}
+    return damage
+
+
+def a_freed_page(data: Path, _: int) -> int:
+    """A leaf page the free list of ``data`` names (an older copy of some leaf)."""
+    with PageFile(data) as pages:
+        free = {pgno for _, value in pages.records("(free pages)")
+                for pgno in struct.unpack_from(f"<{struct.unpack_from('<Q', value)[0]}Q", value, 8)}
+        for pgno in sorted(free):
+            if pages._head(pgno)[10:12] == b"\x02\x00":  # (flags: a leaf page)
+                return pgno
+    raise AssertionError("the store has no freed leaf page")
+
+
 def readable_floor(built: dict[str, Any], damaged: set[int]) -> set[bytes]:
     """The positions no damage can have touched: on an undamaged leaf page, naming a game (if
     any) whose record and options' records all are on undamaged pages."""
@@ -157,6 +187,8 @@ CASES = {
     "a zeroed branch page": lambda b: zero([b["branches"][len(b["branches"]) // 2]]),
     "five zeroed pages": lambda b: zero(random.Random(5).sample(range(2, b["pages"]), 5)),
     "30 random bit flips": lambda b: flips(30, 30),
+    "a child pointer one page off": lambda b: repoint(b["branches"][0], 1, lambda _, old: old ^ 1),
+    "a child pointer to a freed page": lambda b: repoint(b["branches"][-1], 2, a_freed_page),
 }
 
 
@@ -166,7 +198,7 @@ def test_repair_keeps_every_readable_record_and_verify_reports(built: dict[str, 
     checked = ruma("verify", "--full", "--json", "--data", str(store))
     assert checked.returncode in (0, 1) and "Traceback" not in checked.stderr, (checked.returncode, checked.stderr)
     report = json.loads(checked.stdout)
-    if case.startswith(("truncated to", "a zeroed", "five")):
+    if case.startswith(("truncated to", "a zeroed", "five", "a child pointer")):
         assert checked.returncode == 1 and report["problems"], report  # reported, not refused
     scanned = page_scan_count(store / "data.mdb")
     repaired = ruma("repair", "--json", "--data", str(store))

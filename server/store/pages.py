@@ -276,6 +276,7 @@ class PageFile:
         self.overflow_pages: set[int] = set()
         self.leaves: dict[str, list[int]] = {}
         self.branches: dict[str, list[int]] = {}  # the branch pages read, per table
+        self.ranges: dict[int, tuple[str, bytes, bytes | None]] = {}  # tree page -> (table, key range)
         reached: set[int] = set()
         for name, table in self.tables.items():
             self.leaves[name] = self._reach(name, table, reached)
@@ -286,6 +287,7 @@ class PageFile:
                     (count,) = struct.unpack_from("<Q", value)
                     count = min(count, len(value) // 8 - 1)
                     free.update(struct.unpack_from(f"<{count}Q", value, 8))
+        self._disown_freed(free)
         if any(t.lost for t in self.tables.values()) or not self.tables:
             self._adopt_orphans(reached | free | self.overflow_pages)
 
@@ -297,20 +299,30 @@ class PageFile:
         while stack:
             pgno, low, high, depth = stack.pop()
             if pgno in reached:
-                self.problems.append(Problem(name, pgno, "reached a second time (a damaged branch page)"))
+                table.lost.append((low, high))
+                self.problems.append(Problem(name, pgno, "reached a second time (a damaged branch page); its "
+                                                         f"keys from {low.hex() or 'the first'} are read from "
+                                                         "orphan pages", low))
                 continue
             reached.add(pgno)
             try:
                 head = self._head(pgno)
                 if _H.unpack_from(head)[2] & _KINDS == P_LEAF:
                     self._check(pgno, head, P_LEAF)
+                    if name != FREE:  # (its keys are integers, not ordered as bytes)
+                        self._within(pgno, P_LEAF, low, high)
                     leaves.append(pgno)
+                    self.ranges[pgno] = (name, low, high)
                     continue
                 if depth > 32:
                     raise PageError("the tree is deeper than any LMDB tree")
                 children = self._branch(pgno)
+                if name != FREE:
+                    self._within(pgno, P_BRANCH, low, high, [key for key, _ in children[1:]])
                 self.branches.setdefault(name, []).append(pgno)
+                self.ranges[pgno] = (name, low, high)
             except PageError as error:
+                reached.discard(pgno)  # (a page the pointer should not have named: another tree may own it)
                 table.lost.append((low, high))
                 self.problems.append(Problem(name, pgno, f"cannot be read ({error}); its keys from "
                                                          f"{low.hex() or 'the first'} are read from orphan pages",
@@ -321,6 +333,33 @@ class PageFile:
                 stack.append((child, key if i else low, children[i + 1][0] if i + 1 < len(children) else high,
                               depth + 1))
         return leaves
+
+    def _within(self, pgno: int, kind: int, low: bytes, high: bytes | None, keys: list[bytes] | None = None) -> None:
+        """``PageError`` unless the keys of page ``pgno`` lie in ``[low, high)``, the range its branch
+        page gives it: a flipped child pointer names a page of some other range (or a freed copy)."""
+        if keys is None:
+            page, n = self._header(pgno, kind)
+            keys = []
+            for i in {0, n - 1} if n else ():
+                start, ksize, _, _, _ = self._node(page, i)
+                keys.append(page[start:start + ksize])
+        if keys and (min(keys) < low or (high is not None and max(keys) >= high)):
+            raise PageError(f"its keys lie outside the range {low.hex() or 'the first'}.."
+                            f"{high.hex() if high is not None else 'the last'} its branch page gives it")
+
+    def _disown_freed(self, free: set[int]) -> None:
+        """Tree pages the free list names were reached through a damaged pointer (LMDB never frees a
+        live page): their ranges are lost, read from orphan pages."""
+        for pgno in sorted(free & self.ranges.keys()):
+            name, low, high = self.ranges.pop(pgno)
+            table = self.tables[name]
+            table.lost.append((low, high))
+            for pages in (self.leaves.get(name, []), self.branches.get(name, [])):
+                if pgno in pages:
+                    pages.remove(pgno)
+            self.problems.append(Problem(name, pgno, f"a page the free list names, reached from the tree; its "
+                                                     f"keys from {low.hex() or 'the first'} are read from orphan "
+                                                     f"pages", low))
 
     def _adopt_orphans(self, known: set[int]) -> None:
         """Read the leaf pages neither tree nor free list names, and give each to the one table
