@@ -33,58 +33,67 @@ from ruma.engine.native import _core  # noqa: E402
 CODE, VERSION = 9, 1  # a prefix of no ruleset, for the table's own tests
 
 
-def key(body: bytes) -> bytes:
-    return bytes((CODE, VERSION)) + body
+@pytest.fixture(params=["general", "packed"])
+def part(request: pytest.FixtureRequest) -> str:
+    """Which part of the table the test's keys go to (shared.c): general records, or packed slots."""
+    return str(request.param)
 
 
-def views(code: int = CODE, version: int = VERSION, entries: int = 1000) -> tuple[Any, Any]:
+def key(body: bytes, part: str = "general") -> bytes:
+    """A key of ``body``; for the packed part 0x00 and then ``body`` (bytes below 15, the first
+    nonzero: what table_pack packs)."""
+    return bytes((CODE, VERSION)) + (b"\x00" + body if part == "packed" else body)
+
+
+def views(code: int = CODE, version: int = VERSION, entries: int = 1000, part: str = "general") -> tuple[Any, Any]:
     """Two SharedValues objects on one fresh table, as two worker processes would hold."""
-    size, slots = table_layout(entries, 40)
-    buffer = mmap.mmap(-1, size)
-    return _core.SharedValues(buffer, code, version, slots), _core.SharedValues(buffer, code, version)
+    layout = table_layout(entries, 40, 1.0 if part == "packed" else 0.0)
+    buffer = mmap.mmap(-1, layout.size)
+    return (_core.SharedValues(buffer, code, version, layout.slots, layout.packed),
+            _core.SharedValues(buffer, code, version))
 
 
-def test_a_claim_holds_its_key_and_the_drain_until_it_is_settled() -> None:
-    mine, other = views()
-    state, handle = mine.claim_key(key(b"\x03\x01"))
+def test_a_claim_holds_its_key_and_the_drain_until_it_is_settled(part: str) -> None:
+    mine, other = views(part=part)
+    state, handle = mine.claim_key(key(b"\x03\x01", part))
     assert state == "mine"
-    assert other.claim_key(key(b"\x03\x01")) == ("theirs", None) == mine.claim_key(key(b"\x03\x01"))
-    assert other.get(key(b"\x03\x01")) is None and not other.add(key(b"\x03\x01"), 9)  # (the claimant's value wins)
-    assert mine.add(key(b"\x01"), 5)  # published after the claim, in the same chunk
+    assert other.claim_key(key(b"\x03\x01", part)) == ("theirs", None) == mine.claim_key(key(b"\x03\x01", part))
+    assert other.get(key(b"\x03\x01", part)) is None and not other.add(key(b"\x03\x01", part), 9)  # (the claimant's value wins)
+    assert mine.add(key(b"\x01", part), 5)  # published after the claim, in the same chunk
     mine.seal()
     assert mine.drain(0)[0] == []  # (stops at the claim: its value is still to come)
     mine.settle(handle, 2)
-    assert other.get(key(b"\x03\x01")) == 2 and other.claim_key(key(b"\x03\x01")) == ("known", 2)
+    assert other.get(key(b"\x03\x01", part)) == 2 and other.claim_key(key(b"\x03\x01", part)) == ("known", 2)
     entries, at = other.drain(0)
-    assert entries == [(key(b"\x01"), 5), (key(b"\x03\x01"), 2)] and other.drain(at) == ([], at)
+    assert entries == [(key(b"\x01", part), 5), (key(b"\x03\x01", part), 2)] and other.drain(at) == ([], at)
     with pytest.raises(ValueError, match=f"{handle} is not the handle of a claim still open"):
         mine.settle(handle, 2)
 
 
-def test_an_abandoned_claim_stands_for_no_key() -> None:
-    mine, other = views()
-    _, handle = mine.claim_key(key(b"\x04"))
+def test_an_abandoned_claim_stands_for_no_key(part: str) -> None:
+    mine, other = views(part=part)
+    _, handle = mine.claim_key(key(b"\x04", part))
     mine.abandon(handle)
-    assert other.get(key(b"\x04")) is None
-    state, again = other.claim_key(key(b"\x04"))  # (claimed afresh, in a record of its own)
+    assert other.get(key(b"\x04", part)) is None
+    state, again = other.claim_key(key(b"\x04", part))  # (claimed afresh, in a record of its own)
     assert state == "mine" and again != handle
     other.settle(again, 1)
-    assert mine.get(key(b"\x04")) == 1 and not mine.add(key(b"\x04"), 7)
+    assert mine.get(key(b"\x04", part)) == 1 and not mine.add(key(b"\x04", part), 7)
     mine.seal()
     other.seal()
-    assert mine.drain(0)[0] == [(key(b"\x04"), 1)]  # once, the abandoned record skipped
+    assert mine.drain(0)[0] == [(key(b"\x04", part), 1)]  # once, the abandoned record skipped
     assert len(mine) == 2  # (the abandoned record keeps its slot)
 
 
 @pytest.mark.parametrize("handle", [-1, 10**30, 3, "0"])
-def test_a_handle_of_no_open_claim_is_refused_quoting_it(handle: Any) -> None:
-    mine, _ = views()
-    mine.add(key(b"\x05"), 1)
+def test_a_handle_of_no_open_claim_is_refused_quoting_it(handle: Any, part: str) -> None:
+    mine, _ = views(part=part)
+    mine.add(key(b"\x05", part), 1)
     with pytest.raises(ValueError, match="is not the handle of a claim still open"):
         mine.settle(handle, 1)
     with pytest.raises(ValueError, match="is not the handle of a claim still open"):
         mine.abandon(handle)
-    _, open_claim = mine.claim_key(key(b"\x06"))
+    _, open_claim = mine.claim_key(key(b"\x06", part))
     with pytest.raises(ValueError, match="a nim value in 0.."):
         mine.settle(open_claim, -1)
 
@@ -95,18 +104,18 @@ def _reference(ruleset: str, keys: list[bytes], states: dict[bytes, Any]) -> dic
     return {k: evaluate(rules.reference, states[k], memo).value for k in keys}
 
 
-def test_a_search_meeting_another_process_s_claim_values_right_and_leaves_the_claim_alone() -> None:
+def test_a_search_meeting_another_process_s_claim_values_right_and_leaves_the_claim_alone(part: str) -> None:
     rules = get_ruleset("impartial-sowing")
     native = type(rules).native
     root = (3, 2, 2, 1, 2)
-    first, _ = views(native.code, native.version, 20_000)
+    first, _ = views(native.code, native.version, 20_000, part)
     memo = RecordingMemo()
     memo.shared = first
     value_many(rules, [root], memo)
     valued = dict(memo.entries)
     root_key = rules.key(rules.normalise(root)[0])
     claimed = max((k for k in valued if k != root_key), key=len)  # a component with a subtree of its own
-    search_view, claimant = views(native.code, native.version, 20_000)
+    search_view, claimant = views(native.code, native.version, 20_000, part)
     state, handle = claimant.claim_key(claimed)
     assert state == "mine"
     memo = RecordingMemo()
@@ -124,11 +133,11 @@ def test_a_search_meeting_another_process_s_claim_values_right_and_leaves_the_cl
     assert drained == valued  # every key once, the claimed one with the claimant's value
 
 
-def test_an_interrupted_search_gives_its_claims_up() -> None:
+def test_an_interrupted_search_gives_its_claims_up(part: str) -> None:
     rules = get_ruleset("impartial-sowing")
     native = type(rules).native
     classes = enumerate_family(Family.of("impartial-sowing", (0, 11), (1, 11)))
-    table, other = views(native.code, native.version, 400_000)
+    table, other = views(native.code, native.version, 400_000, part)
     memo = RecordingMemo()
     memo.shared = table
     polls: list[int] = []

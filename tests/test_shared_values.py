@@ -185,14 +185,19 @@ def _search_values(rules: Any, states: list[tuple[int, ...]], shared: Any) -> tu
     return dict(memo.entries), computed
 
 
+@pytest.mark.parametrize("share", [0.0, 1.0], ids=["general", "packed"])
 @pytest.mark.parametrize("ruleset, seeds", [("impartial-sowing", 8), ("impartial-atomic-wari", 7)])
-def test_a_search_publishes_every_value_and_a_second_search_reads_them(ruleset: str, seeds: int) -> None:
+def test_a_search_publishes_every_value_and_a_second_search_reads_them(ruleset: str, seeds: int, share: float) -> None:
+    """(``share`` 1.0: the keys that pack go to the packed slots, the rest — the empty row — to the
+    general part; 0.0: the table has no packed part.)"""
     rules = get_ruleset(ruleset)
     native = type(rules).native
     classes = enumerate_family(Family.of(ruleset, (0, seeds)))
     states = [c.state for c in classes]
-    buffer = mmap.mmap(-1, table_layout(4 * len(states), 40)[0])
-    shared = _core.SharedValues(buffer, native.code, native.version, table_layout(4 * len(states), 40)[1])
+    layout = table_layout(4 * len(states), 40, share)
+    assert (layout.packed > 0) == (share > 0)
+    buffer = mmap.mmap(-1, layout.size)
+    shared = _core.SharedValues(buffer, native.code, native.version, layout.slots, layout.packed)
     found, computed = _search_values(rules, states, shared)
     reference = InMemoryMemo()
     for c in classes:  # the reference engine, class by class
@@ -209,6 +214,28 @@ def test_a_search_publishes_every_value_and_a_second_search_reads_them(ruleset: 
         assert evaluation.value == found[c.key] and evaluation.stats.positions_valued == 0
 
 
+def test_one_table_holds_keys_of_both_parts() -> None:
+    """Rows with a count of 15 or more, or longer than 16 pots, go to the general part of a table
+    whose other keys are packed: the table ends up holding exactly what the reference engine
+    stores, each key drained once."""
+    from ruma.client.sweep.table import packable
+    from test_native_table import counts
+
+    rules = get_ruleset("impartial-sowing")
+    native = type(rules).native
+    layout = table_layout(200_000, 40, 1.0)
+    buffer = mmap.mmap(-1, layout.size)
+    shared = _core.SharedValues(buffer, native.code, native.version, layout.slots, layout.packed)
+    memo, reference = RecordingMemo(), InMemoryMemo()
+    memo.shared = shared
+    for text in counts("impartial-sowing"):
+        assert evaluate(rules, text, memo).value == evaluate(rules.reference, text, reference).value, text
+    shared.seal()
+    drained = shared.drain(0)[0]
+    assert dict(drained) == reference.entries and len(drained) == len(shared)
+    assert {packable(k[2:]) for k, _ in drained} == {True, False}
+
+
 def test_a_shared_table_is_for_one_ruleset() -> None:
     buffer = mmap.mmap(-1, 1 << 16)
     sowing = type(get_ruleset("impartial-sowing")).native
@@ -220,28 +247,41 @@ def test_a_shared_table_is_for_one_ruleset() -> None:
             value_many(get_ruleset(other), [(1, 1)], memo)
 
 
-def _add_range(path: str, start: int, stop: int) -> int:
+def body_of(i: int, packed: bool) -> bytes:
+    """Key body number ``i``: three bytes, or (packed) 0x00 and base-14 digits with a leading 1
+    (what table_pack packs)."""
+    if not packed:
+        return i.to_bytes(3, "big")
+    digits = [1]
+    for _ in range(5):
+        digits.append(i % 14)
+        i //= 14
+    return bytes([0, *digits])
+
+
+def _add_range(path: str, start: int, stop: int, packed: bool) -> int:
     region = SharedRegion.attach(path)
     t = _core.SharedValues(region.map, CODE, VERSION)
-    added = sum(t.add(key(i.to_bytes(3, "big")), i % 97) for i in range(start, stop))
+    added = sum(t.add(key(body_of(i, packed)), i % 97) for i in range(start, stop))
     del t
     region.close()
     return added
 
 
-def test_two_processes_adding_at_once_keep_each_key_once() -> None:
-    size, slots = table_layout(60_000, 5)
-    region = SharedRegion.create(size)
+@pytest.mark.parametrize("packed", [False, True], ids=["general", "packed"])
+def test_two_processes_adding_at_once_keep_each_key_once(packed: bool) -> None:
+    layout = table_layout(60_000, 8, 1.0 if packed else 0.0)
+    region = SharedRegion.create(layout.size)
     assert region is not None
     try:
-        t = _core.SharedValues(region.map, CODE, VERSION, slots)
+        t = _core.SharedValues(region.map, CODE, VERSION, layout.slots, layout.packed)
         with multiprocessing.get_context("spawn").Pool(2) as pool:
             # overlapping ranges: keys 20,000..39,999 are added by both processes at about once
-            added = pool.starmap(_add_range, [(region.path, 0, 40_000), (region.path, 20_000, 60_000)])
+            added = pool.starmap(_add_range, [(region.path, 0, 40_000, packed), (region.path, 20_000, 60_000, packed)])
         assert sum(added) == 60_000 == len(t)
         entries = t.drain(0)[0]
-        assert [k for k, _ in entries] == [key(i.to_bytes(3, "big")) for i in range(60_000)]
-        assert all(v == int.from_bytes(k[2:], "big") % 97 for k, v in entries)
+        expected = sorted((key(body_of(i, packed)), i % 97) for i in range(60_000))
+        assert entries == expected and t.stats()["packed"] == layout.packed
         del t
     finally:
         region.close()
@@ -300,11 +340,11 @@ def test_the_cells_way_stays_right_without_the_table(tmp_path: Path, monkeypatch
 
 def family_region(family: Family, entries: int) -> tuple[SharedRegion, Any, sweep_shared.FamilyTask]:
     """A region with a values table and a set of keys, and the task of a lone worker on it."""
-    size, slots = table_layout(entries, 24)
-    made = sweep_table.new_table(family.rules, size, slots, *table_layout(entries, 24))
+    layout = sweep_table.family_layout(entries, family.pots_max)
+    made = sweep_table.new_table(family.rules, layout, layout)
     assert made is not None
     region, values, _, _ = made
-    return region, values, sweep_shared.FamilyTask(family.ruleset, region.path, size, None, family)
+    return region, values, sweep_shared.FamilyTask(family.ruleset, region.path, layout.size, None, family)
 
 
 def test_a_cancelled_table_stops_a_worker_before_it_values_anything() -> None:

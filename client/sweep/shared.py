@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from ruma.client.sweep.summary import SweepSummary
-from ruma.client.sweep.table import attach_tables, new_table, table_layout
+from ruma.client.sweep.table import attach_tables, family_layout, keys_layout, new_table
 from ruma.client.sweep.worker import open_store
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.enum import Family, enumerate_states, raw_count
@@ -186,16 +186,16 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
     # values, keys of up to a byte a pot and a few more (a table out of room sends the rest back
     # in packets); the set of class keys after them (it must not run out: +50 %).
     classes = raw_count(family) // 8 + 4096
-    size, slots = table_layout(int(VALUES_ROOM * classes), family.pots_max + 8)
-    set_size, set_slots = table_layout(classes * 3 // 2, family.pots_max + 8)
-    made = new_table(rules, size, slots, set_size, set_slots, int(VALUES_ROOM * classes))
+    values = family_layout(int(VALUES_ROOM * classes), family.pots_max)
+    seen = family_layout(classes * 3 // 2, family.pots_max)
+    made = new_table(rules, values, seen, int(VALUES_ROOM * classes))
     if made is None:
         return None
     region, table, classes_seen, games = made
     parts = backend.slots
     store_path = sink.store_path if resumed else None
-    games_offset = size + set_size if games is not None else 0
-    tasks = [FamilyTask(rules.name, region.path, size, store_path, family, part, parts, block=BLOCK,
+    games_offset = values.size + seen.size if games is not None else 0
+    tasks = [FamilyTask(rules.name, region.path, values.size, store_path, family, part, parts, block=BLOCK,
                         games_offset=games_offset) for part in range(parts)]
     try:
         results, committed = _run_workers(tasks, backend, table, sink, progress, games)
@@ -306,8 +306,8 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
     made (the pure-Python engine, no memory). The table has room for ``entries`` keys of
     ``key_length`` bytes (by default twice ``states``, and their longest key)."""
     room = entries if entries is not None else len(states) + 4096
-    made = new_table(rules, *table_layout(int(VALUES_ROOM * room), key_length or max(map(len, keys), default=2)),
-                     0, 0, int(VALUES_ROOM * room))
+    layout = keys_layout(int(VALUES_ROOM * room), keys, key_length)
+    made = new_table(rules, layout, None, int(VALUES_ROOM * room))
     if made is None:
         return None
     region, table, _, games = made
@@ -351,14 +351,14 @@ def run_shared(rules: Any, todo: list[State], keys: list[bytes], sink: Any, back
     entries committed, worker CPU seconds), or ``None`` when no table can be made."""
     # a sweep values about one position per class: room for twice that
     room = int(VALUES_ROOM * (len(todo) + 4096))
-    size, slots = table_layout(room, max(map(len, keys), default=2))
-    made = new_table(rules, size, slots, 0, 0, room)
+    layout = keys_layout(room, keys)
+    made = new_table(rules, layout, None, room)
     if made is None:
         return None
     region, table, _, games = made
     table.add_total(len(todo))
     task = FamilyTask(rules.name, region.path, 0, store_path, states=todo, keys=keys, block=BLOCK,
-                      games_offset=size if games is not None else 0)
+                      games_offset=layout.size if games is not None else 0)
     try:
         results, committed = _run_workers([task] * backend.slots, backend, table, sink, progress, games)
     finally:

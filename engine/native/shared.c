@@ -9,13 +9,20 @@
  * done twice is a position both searched at the same moment.
  *
  * Layout (in a buffer the caller maps into every process, see ruma.client.sweep.shared):
- *     header (128 bytes), then slots (uint64 each, a power of two of them), then the arena
- *     (4-byte words, to the end of the buffer), cut into chunks of C words (the header's
- *     `chunk_words`: chunk k is words [kC, (k+1)C), the last one cut short by the arena's end).
- * As in table.h, a slot holds 32 bits of the key's hash (high half) and the record's word offset
- * + 1 (low half; 0 = empty); a record is [value word][length byte][key body][padding], wholly in
- * one chunk. A value word SV_SKIP where a record would start means "the rest of this chunk is
- * empty". Records are never moved nor removed.
+ *     header (128 bytes), then slots (uint64 each, a power of two of them), then the packed
+ *     slots (16 bytes each, a power of two of them, or none), then the arena (4-byte words, to
+ *     the end of the buffer), cut into chunks of C words (the header's `chunk_words`: chunk k is
+ *     words [kC, (k+1)C), the last one cut short by the arena's end).
+ * Two parts, as in table.h; which one holds a key is a function of its body alone:
+ *   - packed: a body table_pack packs (the canonical rows of small games: most keys of a sweep)
+ *     lives in a packed slot, [64-bit key][value word][spare]: a lookup reads one cache line.
+ *     The arena holds a one-word *log record* for it, SV_LOG | its slot's index, so the drain
+ *     still meets every key in the order of the arena.
+ *   - general: every other body. A slot holds 32 bits of the key's hash (high half) and the
+ *     record's word offset + 1 (low half; 0 = empty); a record is [value word][length byte][key
+ *     body][padding], wholly in one chunk.
+ * A word SV_SKIP where a record would start means "the rest of this chunk is empty". Records and
+ * packed slots are never moved nor removed.
  *
  * Concurrency, lock-free (GCC/Clang atomics):
  *   - chunks: each process (each SharedValues object: one per process) writes its records one
@@ -34,7 +41,9 @@
  *     process's chunk and write length and body, then claim the slot with a compare-and-swap
  *     (release); only then store the value word (value + 1, release). A lost CAS shows the winner:
  *     the same key (our record is marked dead, the first value stays) or another key (probe on).
- *     A dead record keeps its words.
+ *     A dead record keeps its words. A packed key likewise takes its log record's word first,
+ *     claims its packed slot by a CAS of the key, stores the slot's value word, and only then its
+ *     log record (release); a log record that lost to the same key becomes SV_LOST.
  *   - count: each process counts the keys it published locally and adds them to the header's
  *     `count` every SV_COUNT_BATCH adds and when it seals (the same cache line as `next`); the
  *     "3/4 of the slots" check reads count + its own pending keys — the other processes' last
@@ -48,8 +57,9 @@
  *     whose value word is still 0 (being published) or SV_CLAIM counts as absent (the reader may
  *     search the position itself: duplicated work, never a wrong value).
  *   - drain (the driver): walks the arena from where it stopped, in order, up to `next`; skips
- *     dead and gone records by their length and jumps from SV_SKIP to the next chunk; stops at the
- *     first value word 0 or SV_CLAIM (a record still being written or searched, or the unwritten
+ *     dead and gone records by their length (lost log records: one word) and jumps from SV_SKIP to
+ *     the next chunk; reads a log record's value word in its packed slot; stops at the first value
+ *     word 0 or SV_CLAIM (a record still being written or searched, or the unwritten
  *     rest of a chunk its process has not sealed: the next drain resumes there). So records after
  *     a chunk still open are drained only once its process fills or seals it: a process must
  *     seal() when it stops adding (ruma.client.sweep.shared.value_blocks does, and the dealloc
@@ -74,7 +84,8 @@ void shared_forked(void) { shared_forks++; }
 
 static void count_pending(SharedValuesObject *t) {
     if (t->pending) __atomic_fetch_add(&t->head->count, t->pending, __ATOMIC_RELAXED);
-    t->pending = 0;
+    if (t->ppending) __atomic_fetch_add(&t->head->pcount, t->ppending, __ATOMIC_RELAXED);
+    t->pending = t->ppending = 0;
 }
 
 static void seal_chunk(SharedValuesObject *t) {
@@ -110,7 +121,27 @@ static int same_body(const SharedValuesObject *t, uint32_t rec, const uint8_t *b
     return p[0] == len && memcmp(p + 1, body, len) == 0;
 }
 
+/* The packed part: one 16-byte slot a key, key and value word in one cache line. */
+static inline uint64_t packed_home(const SharedValuesObject *t, uint64_t key) { return table_mix(key) & t->pmask; }
+
+static int find_packed(SharedValuesObject *t, uint64_t key, int32_t *value) {
+    uint64_t mask = t->pmask;
+    for (uint64_t i = packed_home(t, key), probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+        uint64_t k = load(&t->packed[i].key);
+        if (!k) return 0;
+        if (k != key) continue;
+        uint32_t w = __atomic_load_n(&t->packed[i].word, __ATOMIC_ACQUIRE);
+        if (w == SV_GONE) continue;
+        if (w == 0 || w == SV_CLAIM) return 0;
+        *value = (int32_t)(w - 1);
+        return 1;
+    }
+    return 0;
+}
+
 int shared_find(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t *value) {
+    uint64_t key;
+    if (t->packed && table_pack(body, len, &key)) return find_packed(t, key, value);
     if (len >= 255) return 0;
     uint64_t mask = t->mask;
     for (uint64_t i = hash & mask, probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
@@ -136,10 +167,40 @@ static int no_room(SharedValuesObject *t, uint32_t rec) {
 
 /* Insert the key with value word `word` (value + 1, or SV_CLAIM): 1 and *at when inserted; 0 and
  * *seen (its value word: 0 while being written) when a live record of the key is there; -1 no room. */
+static int insert_packed(SharedValuesObject *t, uint64_t key, uint32_t word, uint32_t *seen, uint32_t *at) {
+    if (__atomic_load_n(&t->head->pcount, __ATOMIC_RELAXED) + t->ppending >= t->plimit) return no_room(t, UINT32_MAX);
+    uint32_t log = UINT32_MAX;
+    uint64_t mask = t->pmask;
+    for (uint64_t i = packed_home(t, key), probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+        uint64_t k = load(&t->packed[i].key);
+        if (!k) {
+            if (log == UINT32_MAX && (log = take_words(t, 1)) == UINT32_MAX) return no_room(t, UINT32_MAX);
+            if (__atomic_compare_exchange_n(&t->packed[i].key, &k, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&t->packed[i].word, word, __ATOMIC_RELEASE);
+                __atomic_store_n(&t->arena[log], SV_LOG | (uint32_t)i, __ATOMIC_RELEASE);
+                if (++t->ppending >= SV_COUNT_BATCH) count_pending(t);
+                *at = SV_LOG | (uint32_t)i;
+                return 1;
+            }
+            /* lost the slot: k is the winner's key, compared below */
+        }
+        if (k != key) continue;
+        uint32_t w = __atomic_load_n(&t->packed[i].word, __ATOMIC_ACQUIRE);
+        if (w == SV_GONE) continue; /* (a claim given up: probe on for a live slot, or room) */
+        if (log != UINT32_MAX) __atomic_store_n(&t->arena[log], SV_LOST, __ATOMIC_RELEASE);
+        *seen = w;
+        return 0;
+    }
+    if (log != UINT32_MAX) __atomic_store_n(&t->arena[log], SV_LOST, __ATOMIC_RELEASE);
+    return no_room(t, UINT32_MAX);
+}
+
 static int insert(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, uint32_t word, uint32_t *seen,
                   uint32_t *at) {
     SvHeader *h = t->head;
     own(t);
+    uint64_t key;
+    if (t->packed && table_pack(body, len, &key)) return insert_packed(t, key, word, seen, at);
     if (__atomic_load_n(&h->count, __ATOMIC_RELAXED) + t->pending >= t->limit) return no_room(t, UINT32_MAX);
     uint64_t mask = t->mask;
     uint32_t rec = UINT32_MAX;
@@ -190,8 +251,12 @@ int shared_claim(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_
     return SV_KNOWN;
 }
 
-void shared_settle(SharedValuesObject *t, uint32_t at, int32_t value) {
-    __atomic_store_n(&t->arena[at], (uint32_t)value + 1, __ATOMIC_RELEASE);
+uint32_t *shared_word(SharedValuesObject *t, uint32_t at) {
+    return at >= SV_LOG ? &t->packed[at & ~SV_LOG].word : &t->arena[at];
 }
 
-void shared_abandon(SharedValuesObject *t, uint32_t at) { __atomic_store_n(&t->arena[at], SV_GONE, __ATOMIC_RELEASE); }
+void shared_settle(SharedValuesObject *t, uint32_t at, int32_t value) {
+    __atomic_store_n(shared_word(t, at), (uint32_t)value + 1, __ATOMIC_RELEASE);
+}
+
+void shared_abandon(SharedValuesObject *t, uint32_t at) { __atomic_store_n(shared_word(t, at), SV_GONE, __ATOMIC_RELEASE); }

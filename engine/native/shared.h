@@ -5,22 +5,26 @@
 #include "core.h"
 
 typedef struct SvHeader SvHeader;
+typedef struct SvPacked SvPacked;
 
 typedef struct {
     PyObject_HEAD
     Py_buffer view; /* the shared memory (held until the object goes) */
     SvHeader *head;
     uint64_t *slots;
+    SvPacked *packed; /* the packed slots (pmask + 1 of them; none when pmask is 0 and packed NULL) */
     uint32_t *arena;
-    uint64_t mask;
+    uint64_t mask, pmask;
     int code, version;
     /* This process's own state (shared.c, "Concurrency"): its chunk of the arena, the next record
      * going at chunk_at (arena words; chunk_at == chunk_end: none), and the keys it published that
      * the header's count does not hold yet. */
-    uint64_t chunk_at, chunk_end, pending;
+    uint64_t chunk_at, chunk_end, pending, ppending;
     /* copied from the header at init: read on every add, so kept off its shared cache line */
-    uint64_t chunk_words, arena_end, limit;
+    uint64_t chunk_words, arena_end, limit, plimit;
     unsigned forks; /* the process's fork count when this state was its own (see own()) */
+    uint8_t *bodies; /* a drain's unpacked bodies of packed keys (shared_type.c), kept between drains */
+    size_t bodies_cap;
 } SharedValuesObject;
 
 extern PyTypeObject SharedValues_Type;
@@ -42,8 +46,11 @@ enum { SV_KNOWN = 0, SV_MINE = 1, SV_THEIRS = 2 };
  * when no other process has it; SV_KNOWN and *value when its value is published; SV_THEIRS when
  * another process is searching it (or publishing it); -1 when the table has no room. */
 int shared_claim(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t *value, uint32_t *at);
-/* Publish the value of a key this process claimed (record at). */
+/* Publish the value of a key this process claimed (its handle at: an arena record, or SV_LOG | a
+ * packed slot). */
 void shared_settle(SharedValuesObject *t, uint32_t at, int32_t value);
+/* The value word of a claim handle (in the arena, or in a packed slot). */
+uint32_t *shared_word(SharedValuesObject *t, uint32_t at);
 /* Give up a claim unvalued (an interrupted search): readers and the drain skip the record, and the
  * key may be claimed or added again. */
 void shared_abandon(SharedValuesObject *t, uint32_t at);

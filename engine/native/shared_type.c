@@ -45,23 +45,26 @@ int shared_buffer_refuse(Py_buffer *view, const char *bad) {
 }
 
 static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"buffer", "code", "version", "slots", NULL};
+    static char *names[] = {"buffer", "code", "version", "slots", "packed", NULL};
     PyObject *buffer;
     int code, version;
-    unsigned long long slots = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oii|K", names, &buffer, &code, &version, &slots)) return -1;
+    unsigned long long slots = 0, packed = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oii|KK", names, &buffer, &code, &version, &slots, &packed))
+        return -1;
     if (shared_buffer_take(&self->view, buffer, "SharedValues") < 0) return -1;
     size_t size = (size_t)self->view.len;
     SvHeader *h = self->view.buf;
     const char *bad = NULL;
     if (slots) { /* create: the buffer is fresh (zeroed) memory */
         if (slots & (slots - 1)) bad = "slots must be a power of two";
-        else if (size < sizeof *h + slots * 8 + 64) bad = "the buffer is too small for its slots";
+        else if (packed & (packed - 1) || packed > SV_PACKED_MAX) bad = "packed must be 0 or a power of two up to 2**30";
+        else if (size < sizeof *h + slots * 8 + packed * 16 + 64) bad = "the buffer is too small for its slots";
         else {
             h->code = (uint32_t)code;
             h->version = (uint32_t)version;
             h->nslots = slots;
-            h->arena_words = (size - sizeof *h - slots * 8) / 4;
+            h->npacked = packed;
+            h->arena_words = (size - sizeof *h - slots * 8 - packed * 16) / 4;
             /* chunks: small enough that the processes' last, partly used ones waste little of
              * the arena (1/64 each), large enough to be reserved rarely; whole cache lines */
             uint64_t c = h->arena_words / SV_CHUNKS;
@@ -72,7 +75,7 @@ static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject 
         bad = "the buffer holds no SharedValues table";
     } else if (h->code != (uint32_t)code || h->version != (uint32_t)version) {
         bad = "the table is of another ruleset";
-    } else if (size < sizeof *h + h->nslots * 8 + h->arena_words * 4) {
+    } else if (size < sizeof *h + h->nslots * 8 + h->npacked * 16 + h->arena_words * 4) {
         bad = "the buffer is shorter than its table";
     } else if (h->chunk_words < table_record_words(254) || h->chunk_words % 16) {
         bad = "the table's chunks are not of a size it makes";
@@ -80,12 +83,15 @@ static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject 
     if (bad) return shared_buffer_refuse(&self->view, bad);
     self->head = h;
     self->slots = (uint64_t *)(h + 1);
-    self->arena = (uint32_t *)(self->slots + h->nslots);
+    self->packed = h->npacked ? (SvPacked *)(self->slots + h->nslots) : NULL;
+    self->arena = (uint32_t *)((char *)(self->slots + h->nslots) + h->npacked * 16);
     self->mask = h->nslots - 1;
+    self->pmask = h->npacked ? h->npacked - 1 : 0;
+    self->plimit = h->npacked / 4 * 3;
     self->code = code;
     self->version = version;
     self->chunk_words = h->chunk_words;
-    self->arena_end = h->arena_words < UINT32_MAX - 1 ? h->arena_words : UINT32_MAX - 1; /* (slots hold offset + 1 in 32 bits) */
+    self->arena_end = h->arena_words < SV_ARENA_MAX ? h->arena_words : SV_ARENA_MAX; /* (handles of packed keys are above) */
     self->limit = h->nslots / 4 * 3;
     static int watching; /* (under the GIL) */
     if (!watching && pthread_atfork(NULL, NULL, shared_forked) == 0) watching = 1;
@@ -101,6 +107,7 @@ static int ready(SharedValuesObject *t) {
 
 static void SharedValues_dealloc(SharedValuesObject *self) {
     if (self->head) shared_seal(self); /* (the memory is still held) */
+    free(self->bodies);
     if (self->view.buf) PyBuffer_Release(&self->view);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -148,7 +155,8 @@ static PyObject *SharedValues_claim_key(SharedValuesObject *self, PyObject *key)
 static long long claim_handle(SharedValuesObject *self, PyObject *handle) {
     unsigned long long at = PyLong_Check(handle) ? PyLong_AsUnsignedLongLong(handle) : (unsigned long long)-1;
     if (at == (unsigned long long)-1 && PyErr_Occurred()) PyErr_Clear(); /* (negative, too large: none of ours) */
-    if (at >= self->arena_end || __atomic_load_n(&self->arena[at], __ATOMIC_ACQUIRE) != SV_CLAIM) {
+    int mine = at < self->arena_end || (self->packed && at >= SV_LOG && at - SV_LOG <= self->pmask);
+    if (!mine || __atomic_load_n(shared_word(self, (uint32_t)at), __ATOMIC_ACQUIRE) != SV_CLAIM) {
         PyErr_Format(PyExc_ValueError, "%R is not the handle of a claim still open", handle);
         return -1;
     }
@@ -177,6 +185,24 @@ static PyObject *SharedValues_abandon(SharedValuesObject *self, PyObject *handle
     Py_RETURN_NONE;
 }
 
+/* Room for `need` bytes of unpacked bodies in self->bodies (kept between drains); -1 with an error. */
+static int grow_bodies(SharedValuesObject *self, size_t *room, size_t need) {
+    size_t want = self->bodies_cap > *room ? self->bodies_cap : *room;
+    if (want < need) {
+        want = want ? want : 1 << 16;
+        while (want < need) want *= 2;
+        uint8_t *more = realloc(self->bodies, want);
+        if (!more) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        self->bodies = more;
+        self->bodies_cap = want;
+    }
+    *room = want;
+    return 0;
+}
+
 /* The values published from arena word *at on, sorted by key (the store takes its batches sorted,
  * see store.bulk._split), in *n (freed by the caller): each a body and its value word (nim value +
  * 1) as rec; *at becomes where the next drain starts. NULL with an exception on no memory, or
@@ -186,8 +212,12 @@ static Sortable *collect(SharedValuesObject *self, unsigned long long *at_, size
     uint64_t end = load(&self->head->next);
     if (end > self->arena_end) end = self->arena_end; /* (a failed reservation passes it) */
     Sortable *found = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, unpacked = 0, room = 0; /* (the bodies of packed keys: in self->bodies) */
     while (at < end) {
+        if (at + 16 < end) { /* (a log record's slot is a random access: fetched ahead) */
+            uint32_t ahead = __atomic_load_n(&self->arena[at + 16], __ATOMIC_RELAXED);
+            if (ahead >= SV_LOG && ahead < SV_LOG_END) __builtin_prefetch(&self->packed[ahead & ~SV_LOG]);
+        }
         uint32_t w = __atomic_load_n(&self->arena[at], __ATOMIC_ACQUIRE);
         if (w == 0 || w == SV_CLAIM) break; /* being written, published or searched, or a chunk's open rest: the
                                              * next drain resumes here */
@@ -195,7 +225,29 @@ static Sortable *collect(SharedValuesObject *self, unsigned long long *at_, size
             at = (at / self->chunk_words + 1) * self->chunk_words;
             continue;
         }
+        if (w == SV_LOST) {
+            at++;
+            continue;
+        }
         const uint8_t *p = (const uint8_t *)(self->arena + at + 1);
+        const uint8_t *body = p + 1;
+        size_t len = p[0], words = table_record_words(p[0]);
+        if (w >= SV_LOG && w < SV_LOG_END) { /* a log record: the key and value word are in its packed slot */
+            SvPacked *slot = &self->packed[w & ~SV_LOG];
+            w = __atomic_load_n(&slot->word, __ATOMIC_ACQUIRE);
+            if (w == 0 || w == SV_CLAIM) break;
+            words = 1;
+            if (w != SV_GONE) {
+                if (unpacked + TABLE_BODY_SCRATCH > room && grow_bodies(self, &room, unpacked + TABLE_BODY_SCRATCH) < 0) {
+                    free(found);
+                    return NULL;
+                }
+                body = (const uint8_t *)(uintptr_t)unpacked; /* (an offset into the bodies until they stop moving) */
+                len = table_unpack(load(&slot->key), self->bodies + unpacked);
+                unpacked += len;
+                w |= SV_LOG; /* (marks the offset: value words are below SV_LOG) */
+            }
+        }
         if (w != SV_DEAD && w != SV_GONE) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 4096;
@@ -207,9 +259,16 @@ static Sortable *collect(SharedValuesObject *self, unsigned long long *at_, size
                 }
                 found = more;
             }
-            found[n++] = (Sortable){body_head(p + 1, p[0]), p + 1, p[0], w};
+            found[n++] = (Sortable){0, body, len, w};
         }
-        at += table_record_words(p[0]);
+        at += words;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (found[k].rec >= SV_LOG) {
+            found[k].body = self->bodies + (uintptr_t)found[k].body;
+            found[k].rec &= ~SV_LOG;
+        }
+        found[k].head = body_head(found[k].body, found[k].len);
     }
     if (sort_by_body(found, n) < 0) {
         free(found);
@@ -278,14 +337,15 @@ static PyObject *SharedValues_drain_packed(SharedValuesObject *self, PyObject *a
  * processes' show once they add theirs: every SV_COUNT_BATCH keys, and when they seal). */
 static uint64_t entries(SharedValuesObject *t) {
     own(t);
-    return __atomic_load_n(&t->head->count, __ATOMIC_RELAXED) + t->pending;
+    return __atomic_load_n(&t->head->count, __ATOMIC_RELAXED) + t->pending +
+           __atomic_load_n(&t->head->pcount, __ATOMIC_RELAXED) + t->ppending;
 }
 
 static PyObject *SharedValues_stats(SharedValuesObject *self, PyObject *Py_UNUSED(ignored)) {
     if (ready(self) < 0) return NULL;
     SvHeader *h = self->head;
-    return Py_BuildValue("{sKsKsKsKsOsKsOsKsK}", "entries", (unsigned long long)entries(self),
-                         "slots", (unsigned long long)h->nslots, "arena_words", (unsigned long long)h->arena_words,
+    return Py_BuildValue("{sKsKsKsKsKsOsKsOsKsK}", "entries", (unsigned long long)entries(self),
+                         "slots", (unsigned long long)h->nslots, "packed", (unsigned long long)h->npacked, "arena_words", (unsigned long long)h->arena_words,
                          "words_used", (unsigned long long)load(&h->next), "full",
                          __atomic_load_n(&h->full, __ATOMIC_RELAXED) ? Py_True : Py_False, "claimed",
                          (unsigned long long)load(&h->claimed), "cancelled", load(&h->cancelled) ? Py_True : Py_False,
@@ -347,7 +407,7 @@ static PyMethodDef SharedValues_methods[] = {
      "counted (call it when done adding, before the last drain; the dealloc does; the next add takes a new chunk)."},
     {"stats", (PyCFunction)SharedValues_stats, METH_NOARGS,
      "entries (this process's and those other processes counted: every 64 adds and at their seal), slots, "
-     "arena_words, words_used, full, claimed, cancelled, total, chunk_words."},
+     "packed (slots of the packed part), arena_words, words_used, full, claimed, cancelled, total, chunk_words."},
     {"add_total", (PyCFunction)SharedValues_add_total, METH_O, "add_total(n): n more work items (stats' total)."},
     {"claim", (PyCFunction)SharedValues_claim, METH_O,
      "claim(count) -> the first of the next count work items shared by every process (-1 once cancelled)."},
@@ -362,7 +422,8 @@ PyTypeObject SharedValues_Type = {
     .tp_basicsize = sizeof(SharedValuesObject),
     .tp_dealloc = (destructor)SharedValues_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "SharedValues(buffer, code, version, slots=0): nim values shared by processes (shared.c); one "
+    .tp_doc = "SharedValues(buffer, code, version, slots=0, packed=0): nim values shared by processes (shared.c), "
+               "with `packed` slots for the keys table_pack packs (0: every key in the general part); one "
                "object a process. len(): the keys published (other processes' counted every 64 adds and at their seal).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)SharedValues_init,
