@@ -118,6 +118,31 @@ def test_the_parts_of_a_walk_cover_the_family_once(ruleset: str, parts: int, see
     assert whole == ([c.state for c in reference], [c.key for c in reference], family_enum.raw_count(family))
 
 
+@pytest.mark.parametrize("ruleset", sorted(family_enum.UNBOUNDED_ROWS))
+@pytest.mark.parametrize("seeds_min, seeds_max, pots_min, pots_max", FAMILIES[:3] + FAMILIES[-1:] + [(250, 300, 1, 2)])
+def test_packed_class_rows_give_the_walks_states_and_keys(ruleset: str, seeds_min: int, seeds_max: int,
+                                                          pots_min: int, pots_max: int) -> None:
+    """``enumerate_rows`` (a part packed in two bytes objects, pots of 255 or more in nine bytes)
+    gives, a block at a time and after ``keep``, exactly ``enumerate_states``' states and keys."""
+    if not _compiled(ruleset):
+        pytest.skip("no compiled core")
+    family = Family.of(ruleset, (seeds_min, seeds_max), (pots_min, pots_max))
+    for part in range(2):
+        states, keys, raw = family_enum.enumerate_states(family, None, part, 2)
+        rows = family_enum.enumerate_rows(family, None, part, 2)
+        assert rows is not None and len(rows) == len(states) and rows.raw == raw
+        blocks = [rows.block(first, 97) for first in range(0, len(rows), 97)]
+        assert [s for b in blocks for s in b[0]] == states and [k for b in blocks for k in b[1]] == keys
+        mask = [i % 3 != 1 for i in range(len(states))]
+        rows.keep(mask)
+        kept = rows.block(0, len(rows))
+        assert kept == ([s for s, m in zip(states, mask) if m], [k for k, m in zip(keys, mask) if m])
+    if seeds_max >= 255:
+        assert any(max(s, default=0) >= 255 for s in states)  # (the nine-byte pots were met)
+    with pytest.raises(IndexError, match="class_block: class"):
+        rows.native.class_block(rows.rows, rows.ends, [len(rows.ends) // 8])
+
+
 @pytest.mark.parametrize("method", ["classes", "class_states"])
 def test_a_part_or_a_family_out_of_range_is_refused(method: str) -> None:
     if not _compiled("impartial-sowing"):

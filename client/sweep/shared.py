@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import time
 from concurrent import futures
+from itertools import repeat
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -41,7 +42,7 @@ from ruma.client.sweep.summary import SweepSummary
 from ruma.client.sweep.table import attach_tables, family_layout, keys_layout, new_table
 from ruma.client.sweep.worker import open_store
 from ruma.engine.evaluator import value_many
-from ruma.engine.families.enum import Family, enumerate_states, raw_count
+from ruma.engine.families.enum import ClassRows, Family, enumerate_rows, enumerate_states, raw_count
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
 from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
@@ -57,6 +58,8 @@ DRAIN_EVERY = 0.1
 INLINE_DRAIN_EVERY = 0.2
 #: room in the values table of ``run_family``, in estimated classes of the family
 VALUES_ROOM = 2.0
+#: classes a worker's walk hands to the set of class keys at a time (``value_family_part``)
+OWN_BLOCK = 65_536
 #: classes a worker values with one search before it checks for cancellation and reports progress
 BLOCK = 1024
 
@@ -97,13 +100,13 @@ class FamilyResult:
     cpu_seconds: float
 
 
-def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any, store: Any | None,
+def value_blocks(rules: Any, states: list[State] | ClassRows, keys: list[bytes], table: Any, store: Any | None,
                  between: Callable[[], None] | None = None, block: int = BLOCK,
                  claimed: bool = False, games: Any = None) -> tuple[int, int, list[Any]]:
-    """Value ``states`` (their ``keys``: read only with a ``store``) ``block`` at a time with one
-    search each, through the shared ``table`` (every value is published there), until done or the
-    table is cancelled:
-    in order, or (``claimed``) the blocks this process claims from the table's counter, the
+    """Value ``states`` (a list, with its ``keys``, read only with a ``store``; or a ``ClassRows``,
+    which gives both a block at a time) ``block`` at a time with one search each, through the
+    shared ``table`` (every value is published there), until done or the table is cancelled: in
+    order, or (``claimed``) the blocks this process claims from the table's counter, the
     other processes claiming the rest. ``between()`` runs after each block. With a ``store`` (a
     resumed sweep: it holds part of the family) the classes it holds are skipped and the
     searches read it for followers the table lacks. ``games``: the sweep's SharedGames (a partizan
@@ -125,9 +128,12 @@ def value_blocks(rules: Any, states: list[State], keys: list[bytes], table: Any,
 
     try:
         for first in firsts():
-            part = states[first:first + block]
+            if isinstance(states, ClassRows):
+                part, part_keys = states.block(first, block)
+            else:
+                part, part_keys = states[first:first + block], keys[first:first + block]
             if store is not None:
-                known = store.lookup_many(keys[first:first + block])
+                known = store.lookup_many(part_keys)
                 part = [state for state, value in zip(part, known) if value is None]
                 stored += len(known) - len(part)
             computed += value_many(rules, part, memo)
@@ -152,21 +158,31 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
     region, table, classes_seen, games = attach_tables(task.path, task.set_offset, rules, task.games_offset)
     store = open_store(task.store_path, create=False) if task.store_path else None
     try:
+        states: list[State] | ClassRows
+        keys: list[bytes] = []
         if task.family is None:
             states, keys, raw = task.states or [], task.keys or [], 0
         else:
-            states, keys, raw = enumerate_states(task.family, lambda: bool(table.stats()["cancelled"]), task.part,
-                                                 task.parts)
+            cancelled = lambda: bool(table.stats()["cancelled"])  # noqa: E731
             # A class reached by rows of two parts (Sowing's full pots) is the part's that adds its
             # key first: the other drops it, so each class is counted, skipped or valued by one part.
-            if classes_seen is not None:
-                owned = list(map(classes_seen.add, keys, [0] * len(keys)))
-                if not all(owned):
-                    states = [state for state, mine in zip(states, owned) if mine]
-                    keys = [key for key, mine in zip(keys, owned) if mine]
+            rows = enumerate_rows(task.family, cancelled, task.part, task.parts)  # (packed: ~20 bytes a class)
+            if rows is not None:
+                raw = rows.raw
+                if classes_seen is not None:
+                    owned = bytearray()
+                    for first in range(0, len(rows), OWN_BLOCK):
+                        owned.extend(map(classes_seen.add, rows.block(first, OWN_BLOCK)[1], repeat(0)))
+                    rows.keep(owned)
+                states = rows
+            else:  # (no compiled walk: lists of states and keys)
+                states, keys, raw = enumerate_states(task.family, cancelled, task.part, task.parts)
+                if classes_seen is not None:
+                    mine = list(map(classes_seen.add, keys, repeat(0)))
+                    if not all(mine):
+                        states = [state for state, kept in zip(states, mine) if kept]
+                        keys = [key for key, kept in zip(keys, mine) if kept]
             table.add_total(len(states))
-            if store is None:  # (the keys serve to skip what a store holds: without one, ~56 bytes a class spared)
-                keys = []
         stored, computed, spilled = value_blocks(rules, states, keys, table, store, block=task.block,
                                                  claimed=task.family is None, games=games)
         return FamilyResult(len(states), raw, stored, computed, pack_wire(spilled), time.process_time() - cpu)

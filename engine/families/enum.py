@@ -28,10 +28,11 @@ The fixed board keeps its empty pots, so its raw rows are walked one by one.
 from __future__ import annotations
 
 import gc
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from ruma.engine.errors import CancelledError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
@@ -322,6 +323,43 @@ def enumerate_states(family: Family, should_cancel: Callable[[], bool] | None = 
         return [], [], 0
     classes = enumerate_family(family, should_cancel)
     return [c.state for c in classes], [c.key for c in classes], sum(c.raw_total for c in classes)
+
+
+class ClassRows:
+    """A part of a family's classes as ``Rules.class_rows`` packs them (about 20 bytes a class, where
+    lists of states and keys took 214): a sweep's worker takes them a block at a time."""
+
+    def __init__(self, native: Any, rows: bytes, ends: bytes, raw: int) -> None:
+        self.native, self.rows, self.ends, self.raw = native, rows, ends, raw
+        self.picks: Sequence[int] = range(len(ends) // 8)
+
+    def __len__(self) -> int:
+        return len(self.picks)
+
+    def block(self, first: int, count: int) -> tuple[list[State], list[bytes]]:
+        """The states and keys of classes ``first`` .. ``first + count`` (of those kept)."""
+        states, keys = self.native.class_block(self.rows, self.ends, self.picks[first:first + count])
+        return states, keys
+
+    def keep(self, mask: Sequence[bool] | bytes | bytearray) -> None:
+        """Keep the classes whose entry of ``mask`` (one a class, in order) is true."""
+        if not all(mask):
+            self.picks = array("Q", (i for i, kept in zip(self.picks, mask) if kept))
+
+
+def enumerate_rows(family: Family, should_cancel: Callable[[], bool] | None = None, part: int = 0,
+                   parts: int = 1) -> ClassRows | None:
+    """``enumerate_states`` packed (``ClassRows``), or ``None`` where the compiled walk does not apply."""
+    native = getattr(type(family.rules), "native", None)
+    if family.ruleset not in UNBOUNDED_ROWS or native is None or not hasattr(native, "class_rows") \
+            or raw_count(family) >= 1 << 62:
+        return None
+    found = native.class_rows(family.seeds_min, family.seeds_max, family.pots_min, family.pots_max,
+                              should_cancel, part, parts)
+    if found is None:
+        raise CancelledError(f"enumeration of {family.describe()} was cancelled")
+    rows, ends, raw = found
+    return ClassRows(native, rows, ends, raw)
 
 
 def _native_classes(family: Family, should_cancel: Callable[[], bool] | None) -> list[FamilyClass] | None:

@@ -33,6 +33,8 @@ int rules_options(const RulesObject *rules, const pot_t *s, size_t n, int side, 
 /* Rules.classes (enum.c): the normalisation classes of a family of unbounded rows. */
 PyObject *Rules_classes(RulesObject *self, PyObject *args);
 PyObject *Rules_class_states(RulesObject *self, PyObject *args);
+PyObject *Rules_class_rows(RulesObject *self, PyObject *args);
+PyObject *Rules_class_block(RulesObject *self, PyObject *args);
 /* Rules.sowing_cells (enum.c): families.order.group of Sowing states at DEPTH 1. */
 PyObject *Rules_cells(RulesObject *self, PyObject *states);
 

@@ -342,6 +342,132 @@ done:
     return result;
 }
 
+/* A pot in a class row (class_rows): one byte below 255, else 255 and its 8 bytes (little-endian). */
+static size_t row_pot_put(uint8_t *out, pot_t p) {
+    if (p >= 0 && p < 255) {
+        if (out) out[0] = (uint8_t)p;
+        return 1;
+    }
+    if (out) {
+        out[0] = 255;
+        for (int b = 0; b < 8; b++) out[1 + b] = (uint8_t)((uint64_t)p >> (8 * b));
+    }
+    return 9;
+}
+
+/* Rules.class_rows(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) ->
+ * (rows, ends, raw) or None: class_states' states as two bytes objects — every state's pots back to
+ * back (row_pot_put), and the end of each state in them (uint64, little-endian) — for a sweep's
+ * worker, whose part of a large family as Python tuples and keys took 214 bytes a class;
+ * class_block turns a block of them into states and keys. */
+PyObject *Rules_class_rows(RulesObject *self, PyObject *args) {
+    Walk w;
+    size_t *order;
+    PyObject *result = NULL, *rows = NULL, *ends = NULL;
+    int rc = walk_family(self, args, "LLLLO|LL:class_rows", 1, &w, &order);
+    if (rc == 1) result = Py_NewRef(Py_None);
+    if (rc != 0) goto done;
+    size_t size = 0;
+    for (size_t k = 0; k < w.nclasses; k++) {
+        const Class *c = &w.classes[order[k]];
+        for (size_t j = 0; j < c->state_len; j++) size += row_pot_put(NULL, w.arena.v[c->state_off + j]);
+    }
+    rows = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    ends = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(8 * w.nclasses));
+    if (!rows || !ends) goto done;
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(rows), *end = (uint8_t *)PyBytes_AS_STRING(ends);
+    size_t at = 0;
+    for (size_t k = 0; k < w.nclasses; k++) {
+        const Class *c = &w.classes[order[k]];
+        for (size_t j = 0; j < c->state_len; j++) at += row_pot_put(out + at, w.arena.v[c->state_off + j]);
+        for (int b = 0; b < 8; b++) end[8 * k + b] = (uint8_t)((uint64_t)at >> (8 * b));
+    }
+    result = Py_BuildValue("(OOL)", rows, ends, w.total);
+done:
+    Py_XDECREF(rows);
+    Py_XDECREF(ends);
+    walk_free(&w, order);
+    return result;
+}
+
+static uint64_t row_end(const uint8_t *ends, size_t k) {
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; b--) v = v << 8 | ends[8 * k + b];
+    return v;
+}
+
+/* Rules.class_block(rows, ends, indices) -> (states, keys): the states of class_rows' classes at
+ * indices (in that order) and their keys, as class_states gives them. */
+PyObject *Rules_class_block(RulesObject *self, PyObject *args) {
+    Py_buffer rows = {0}, ends = {0};
+    PyObject *indices, *seq = NULL, *states = NULL, *keys = NULL, *result = NULL;
+    pot_t *pots = NULL;
+    size_t cap = 0;
+    uint8_t *key = NULL;
+    size_t key_cap = 0;
+    if (!PyArg_ParseTuple(args, "y*y*O:class_block", &rows, &ends, &indices)) return NULL;
+    size_t n = (size_t)ends.len / 8;
+    if (!(seq = PySequence_Fast(indices, "class_block: indices must be a sequence"))) goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    states = PyList_New(count);
+    keys = PyList_New(count);
+    if (!states || !keys) goto done;
+    const uint8_t *r = rows.buf;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        size_t k = PyLong_AsSize_t(PySequence_Fast_GET_ITEM(seq, i));
+        if (k == (size_t)-1 && PyErr_Occurred()) goto done;
+        if (k >= n) {
+            PyErr_Format(PyExc_IndexError, "class_block: class %zu of %zu", k, n);
+            goto done;
+        }
+        uint64_t from = k ? row_end(ends.buf, k - 1) : 0, to = row_end(ends.buf, k);
+        if (from > to || to > (uint64_t)rows.len) {
+            PyErr_SetString(PyExc_ValueError, "class_block: ends do not fit the rows");
+            goto done;
+        }
+        size_t m = 0;
+        for (uint64_t at = from; at < to; m++) {
+            if (m == cap) {
+                cap = cap ? 2 * cap : 64;
+                pot_t *more = realloc(pots, cap * sizeof *pots);
+                if (!more) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                pots = more;
+            }
+            if (r[at] < 255) {
+                pots[m] = r[at++];
+            } else if (at + 9 <= to) {
+                uint64_t v = 0;
+                for (int b = 8; b >= 1; b--) v = v << 8 | r[at + b];
+                pots[m] = (pot_t)v;
+                at += 9;
+            } else {
+                PyErr_SetString(PyExc_ValueError, "class_block: a pot runs past its row");
+                goto done;
+            }
+        }
+        PyObject *state = pots_to_tuple(pots, m);
+        if (!state) goto done;
+        PyList_SET_ITEM(states, i, state);
+        long kl = family_key_body(self->family, pots, m, &key, &key_cap);
+        PyObject *made = kl < 0 ? PyErr_NoMemory() : make_key(self, key, (size_t)kl);
+        if (!made) goto done;
+        PyList_SET_ITEM(keys, i, made);
+    }
+    result = PyTuple_Pack(2, states, keys);
+done:
+    Py_XDECREF(seq);
+    Py_XDECREF(states);
+    Py_XDECREF(keys);
+    free(pots);
+    free(key);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&ends);
+    return result;
+}
+
 /* families.order's cell of a canonical Sowing state at DEPTH 1 (its _cell_of, unrolled there too):
  * ((sowable seeds, pots),) and, for a nonempty row, the sorted end pots, and, when an interior
  * pot is nonempty, the sorted gaps between the ends and the interior's nonempty span. Computed

@@ -309,6 +309,11 @@ static PyMethodDef Rules_methods[] = {
     {"class_states", (PyCFunction)Rules_class_states, METH_VARARGS,
      "class_states(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> (states, keys, raw) "
      "or None if cancelled: the states and keys of classes() in its order, and the raw positions walked (a sweep's walk)."},
+    {"class_rows", (PyCFunction)Rules_class_rows, METH_VARARGS,
+     "class_rows(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> (rows, ends, raw) or "
+     "None if cancelled: class_states' states packed in two bytes objects (see class_block)."},
+    {"class_block", (PyCFunction)Rules_class_block, METH_VARARGS,
+     "class_block(rows, ends, indices) -> (states, keys): the states and keys of class_rows' classes at indices."},
     {"components", (PyCFunction)Rules_components, METH_O, "components(state) -> list of states."},
     {"decompose", (PyCFunction)Rules_decompose, METH_O, "decompose(state) -> list of (state, mirrored)."},
     {"key", (PyCFunction)Rules_key, METH_O, "key(state) -> memo key bytes of a normalised state."},
