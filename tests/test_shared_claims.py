@@ -160,5 +160,6 @@ def test_two_workers_value_each_position_about_once(tmp_path: Path) -> None:
     assert two.backend == "processes" and two.positions_valued >= one.positions_valued > 150_000
     # Without claims two workers valued 11-24 % more positions than one here (both searched the
     # subtrees at their common frontier); with them, a worker searches a component another has
-    # claimed only when every component its frame still needs is claimed (0.5 % at 12 seeds).
-    assert two.positions_valued <= 1.02 * one.positions_valued
+    # claimed only when every component its frame still needs is claimed: 1.2-2.0 % more here
+    # (twelve runs each with packed and with general keys; 0.5 % at 12 seeds), 2.03 % seen once.
+    assert two.positions_valued <= 1.03 * one.positions_valued
