@@ -240,6 +240,12 @@ def test_the_memory_budget_stops_the_largest_evaluation_and_refuses_new_heavy_wo
         assert p99(during) < latency_limit(p99(base)), (p99(base), p99(during))
         assert rss <= 1.2 * baseline_rss, (baseline_rss >> 20, rss >> 20, rss_by_process(server.process.pid))
         stats = server.stats()
+        # (the workers' memory is a sampled reading, and a worker that grew is replaced once it has been
+        # idle IDLE_RECYCLE_SECONDS: back under the budget within seconds, not necessarily at once)
+        deadline = time.monotonic() + 10
+        while stats.worker_memory >= 200 << 20 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            stats = server.stats()
         assert stats.workers_recycled >= 1 and stats.worker_memory < 200 << 20
 
 
