@@ -133,6 +133,7 @@ def test_packed_class_rows_give_the_walks_states_and_keys(ruleset: str, seeds_mi
         assert rows is not None and len(rows) == len(states) and rows.raw == raw
         blocks = [rows.block(first, 97) for first in range(0, len(rows), 97)]
         assert [s for b in blocks for s in b[0]] == states and [k for b in blocks for k in b[1]] == keys
+        assert [k for first in range(0, len(rows), 97) for k in rows.keys(first, 97)] == keys
         mask = [i % 3 != 1 for i in range(len(states))]
         rows.keep(mask)
         kept = rows.block(0, len(rows))

@@ -172,7 +172,7 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
                 if classes_seen is not None:
                     owned = bytearray()
                     for first in range(0, len(rows), OWN_BLOCK):
-                        owned.extend(map(classes_seen.add, rows.block(first, OWN_BLOCK)[1], repeat(0)))
+                        owned.extend(map(classes_seen.add, rows.keys(first, OWN_BLOCK), repeat(0)))
                     rows.keep(owned)
                 states = rows
             else:  # (no compiled walk: lists of states and keys)

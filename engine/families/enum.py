@@ -341,6 +341,11 @@ class ClassRows:
         states, keys = self.native.class_block(self.rows, self.ends, self.picks[first:first + count])
         return states, keys
 
+    def keys(self, first: int, count: int) -> list[bytes]:
+        """The keys alone of classes ``first`` .. ``first + count`` (of those kept)."""
+        keys: list[bytes] = self.native.class_block(self.rows, self.ends, self.picks[first:first + count], False)[1]
+        return keys
+
     def keep(self, mask: Sequence[bool] | bytes | bytearray) -> None:
         """Keep the classes whose entry of ``mask`` (one a class, in order) is true."""
         if not all(mask):

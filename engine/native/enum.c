@@ -396,8 +396,9 @@ static uint64_t row_end(const uint8_t *ends, size_t k) {
     return v;
 }
 
-/* Rules.class_block(rows, ends, indices) -> (states, keys): the states of class_rows' classes at
- * indices (in that order) and their keys, as class_states gives them. */
+/* Rules.class_block(rows, ends, indices, states=True) -> (states, keys): the states of class_rows'
+ * classes at indices (in that order) and their keys, as class_states gives them (states=False:
+ * the keys alone, and an empty list of states). */
 PyObject *Rules_class_block(RulesObject *self, PyObject *args) {
     Py_buffer rows = {0}, ends = {0};
     PyObject *indices, *seq = NULL, *states = NULL, *keys = NULL, *result = NULL;
@@ -405,11 +406,12 @@ PyObject *Rules_class_block(RulesObject *self, PyObject *args) {
     size_t cap = 0;
     uint8_t *key = NULL;
     size_t key_cap = 0;
-    if (!PyArg_ParseTuple(args, "y*y*O:class_block", &rows, &ends, &indices)) return NULL;
+    int with_states = 1;
+    if (!PyArg_ParseTuple(args, "y*y*O|p:class_block", &rows, &ends, &indices, &with_states)) return NULL;
     size_t n = (size_t)ends.len / 8;
     if (!(seq = PySequence_Fast(indices, "class_block: indices must be a sequence"))) goto done;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
-    states = PyList_New(count);
+    states = PyList_New(with_states ? count : 0);
     keys = PyList_New(count);
     if (!states || !keys) goto done;
     const uint8_t *r = rows.buf;
@@ -448,9 +450,11 @@ PyObject *Rules_class_block(RulesObject *self, PyObject *args) {
                 goto done;
             }
         }
-        PyObject *state = pots_to_tuple(pots, m);
-        if (!state) goto done;
-        PyList_SET_ITEM(states, i, state);
+        if (with_states) {
+            PyObject *state = pots_to_tuple(pots, m);
+            if (!state) goto done;
+            PyList_SET_ITEM(states, i, state);
+        }
         long kl = family_key_body(self->family, pots, m, &key, &key_cap);
         PyObject *made = kl < 0 ? PyErr_NoMemory() : make_key(self, key, (size_t)kl);
         if (!made) goto done;

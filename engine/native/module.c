@@ -313,7 +313,8 @@ static PyMethodDef Rules_methods[] = {
      "class_rows(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> (rows, ends, raw) or "
      "None if cancelled: class_states' states packed in two bytes objects (see class_block)."},
     {"class_block", (PyCFunction)Rules_class_block, METH_VARARGS,
-     "class_block(rows, ends, indices) -> (states, keys): the states and keys of class_rows' classes at indices."},
+     "class_block(rows, ends, indices, states=True) -> (states, keys): the states and keys of class_rows' classes at "
+     "indices (states=False: the keys alone)."},
     {"components", (PyCFunction)Rules_components, METH_O, "components(state) -> list of states."},
     {"decompose", (PyCFunction)Rules_decompose, METH_O, "decompose(state) -> list of (state, mirrored)."},
     {"key", (PyCFunction)Rules_key, METH_O, "key(state) -> memo key bytes of a normalised state."},
