@@ -28,8 +28,8 @@ setup(
         Extension(  # the per-entry byte work of the store's bulk writes (store.bulk falls back to Python)
             # and the writer process's transactions, on the LMDB that py-lmdb bundles (third_party/lmdb)
             "ruma.server.store._native",
-            sources=["server/store/native.c", "server/store/iterators.c", "server/store/lmdb.c", *(f"third_party/lmdb/{name}" for name in LMDB)],
-            depends=["server/store/records.h", "third_party/lmdb/lmdb.h", "third_party/lmdb/midl.h"],
+            sources=["server/store/native.c", "server/store/iterators.c", "server/store/lmdb.c", "server/store/interning.c", *(f"third_party/lmdb/{name}" for name in LMDB)],
+            depends=["server/store/records.h", "server/store/interning.h", "third_party/lmdb/lmdb.h", "third_party/lmdb/midl.h"],
             include_dirs=["server/store", "third_party/lmdb"],
             optional=True,
         ),

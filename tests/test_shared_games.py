@@ -35,6 +35,7 @@ from ruma.client.sweep import table as sweep_table  # noqa: E402
 from ruma.client.sweep.driver import sweep_store  # noqa: E402
 from ruma.client.sweep.table import SharedRegion, games_layout  # noqa: E402
 from ruma.engine.native import _core  # noqa: E402
+from ruma.server.store.writer import BulkWriter  # noqa: E402
 from test_sweep import contents  # noqa: E402
 
 READER = r"""
@@ -106,9 +107,14 @@ def test_a_partizan_sweep_through_the_shared_tables_stores_what_the_other_ways_s
     used: list[int] = []
     made = sweep_shared.new_table
     monkeypatch.setattr(sweep_shared, "new_table", lambda *a: used.append(1) or made(*a))
+    sent: list[int] = []  # (the drains the store's writer process took as shared frames)
+    submit = BulkWriter.submit_shared
+    monkeypatch.setattr(BulkWriter, "submit_shared", lambda self, frame: sent.append(1) or submit(self, frame))
     one = sweep_store(family, str(tmp_path / "one"), workers=1)
+    through_writer = len(sent)
     two = sweep_store(family, str(tmp_path / "two"), workers=2)
     assert len(used) == 2 and (one.backend, two.backend) == ("inline", "processes")
+    assert through_writer > 0 and len(sent) > through_writer
     expected = contents(tmp_path / "packets")
     assert contents(tmp_path / "one") == expected and contents(tmp_path / "two") == expected
     assert two.entries_committed == len(expected) and two.classes_valued == two.classes

@@ -84,6 +84,10 @@ class StoreSink:
         insert_packed = getattr(self.store, "insert_packed", None)
         if callable(insert_packed):
             self.put_packed = lambda frame: insert_packed(frame, None, False)
+        #: a drain of a partizan sweep's table handed to the store as it is, with the sweep's
+        #: ``SharedGames`` (``LmdbStore.insert_shared``: the store's writer process interns the
+        #: nodes it needs): ``put_shared(frame, games, session)``, else ``None``
+        self.put_shared: Callable[[bytes, Any, int], None] | None = getattr(self.store, "insert_shared", None)
 
     def holds(self, prefix: bytes) -> bool:
         """Whether the store holds an entry of the ruleset of key ``prefix`` (code, version)."""

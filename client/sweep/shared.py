@@ -32,6 +32,7 @@ The memory and the tables in it: ``ruma.client.sweep.table``.
 
 from __future__ import annotations
 
+import secrets
 import time
 from concurrent import futures
 from itertools import repeat
@@ -230,16 +231,25 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
                     sum(r.cpu_seconds for r in results))
 
 
-def drain_into(sink: Any, table: Any, start: int, games: Any = None) -> tuple[int, int]:
+def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: int = 0) -> tuple[int, int]:
     """Drain ``table`` from arena word ``start`` into ``sink``: as one packed batch where the sink
     takes them (``put_packed``: a local store hands the bytes to its writer process as they are,
-    with no Python object a value), else as pairs; partizan values (``games``: their SharedGames)
-    as pairs of keys and ``Game``s. Returns (entries, where the next drain starts)."""
+    with no Python object a value), else as pairs. Partizan values (``games``: their SharedGames;
+    ``session``: a number for this table, see ``LmdbStore.insert_shared``) go packed too, with the
+    nodes they need, where the sink takes them (``put_shared``: a local store's writer process
+    interns them), else as pairs of keys and ``Game``s. Returns (entries, where the next drain starts)."""
     if games is not None:
-        shared, start = table.drain(start)
-        entries = games.games(shared)
-        sink.put(entries)
-        return len(entries), start
+        put_shared = getattr(sink, "put_shared", None)
+        if put_shared is None:
+            shared, start = table.drain(start)
+            entries = games.games(shared)
+            sink.put(entries)
+            return len(entries), start
+        frame, start = table.drain_packed(start)
+        count = int.from_bytes(frame[:4], "little")
+        if count:
+            put_shared(frame, games, session)
+        return count, start
     put_packed = getattr(sink, "put_packed", None)
     if put_packed is not None:
         frame, start = table.drain_packed(start)
@@ -260,12 +270,13 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
     (those the table had no room for included). On an error (or Ctrl-C) the table is cancelled
     and the workers stop at their next block."""
     committed = drained = 0
+    session = secrets.randbits(64)  # (this table's: see ``drain_into``)
     running: list["futures.Future[FamilyResult]"] = []
     try:
         running += [backend.call(slot, value_family_part, task) for slot, task in enumerate(tasks)]
         while True:
             done, _ = futures.wait(running, timeout=DRAIN_EVERY, return_when=futures.FIRST_EXCEPTION)
-            count, drained = drain_into(sink, table, drained, games)  # (after the last worker: every value is published)
+            count, drained = drain_into(sink, table, drained, games, session)  # (after the last worker: every value is published)
             committed += count
             failed = [f.exception() for f in done if f.exception() is not None]
             if failed:
@@ -332,11 +343,12 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
     region, table, _, games = made
     table.add_total(len(states))
     drained = committed = 0
+    session = secrets.randbits(64)  # (this table's: see ``drain_into``)
     last = time.monotonic()
 
     def drain() -> None:
         nonlocal drained, committed, last
-        count, drained = drain_into(sink, table, drained, games)
+        count, drained = drain_into(sink, table, drained, games, session)
         committed += count
         last = time.monotonic()
 

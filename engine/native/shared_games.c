@@ -352,6 +352,7 @@ static void SharedGames_dealloc(SharedGamesObject *self) {
     free(self->to_shared);
     free(self->to_local);
     free(self->stack);
+    free(self->exported);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -408,6 +409,137 @@ static PyObject *SharedGames_games(SharedGamesObject *self, PyObject *pairs) {
     return out;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* export: the nodes a sweep's driver hands to the store's writer process                      */
+
+static int exported_has(const SharedGamesObject *g, uint32_t sid) {
+    if (!g->exported) return 0;
+    uint32_t key = sid + 1;
+    for (size_t i = (size_t)(key * 0x9E3779B97F4A7C15ULL >> 24) & g->exported_mask;; i = (i + 1) & g->exported_mask) {
+        uint32_t s = g->exported[i];
+        if (!s) return 0;
+        if (s == key) return 1;
+    }
+}
+
+static int exported_add(SharedGamesObject *g, uint32_t sid) {
+    if (!g->exported || (g->exported_count + 1) * 2 > g->exported_mask + 1) {
+        size_t size = g->exported ? (g->exported_mask + 1) * 2 : 4096;
+        uint32_t *fresh = calloc(size, sizeof *fresh);
+        if (!fresh) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t j = 0; g->exported && j <= g->exported_mask; j++) {
+            uint32_t s = g->exported[j];
+            if (!s) continue;
+            size_t at = (size_t)(s * 0x9E3779B97F4A7C15ULL >> 24) & (size - 1);
+            while (fresh[at]) at = (at + 1) & (size - 1);
+            fresh[at] = s;
+        }
+        free(g->exported);
+        g->exported = fresh;
+        g->exported_mask = size - 1;
+    }
+    uint32_t key = sid + 1;
+    size_t i = (size_t)(key * 0x9E3779B97F4A7C15ULL >> 24) & g->exported_mask;
+    while (g->exported[i]) {
+        if (g->exported[i] == key) return 0;
+        i = (i + 1) & g->exported_mask;
+    }
+    g->exported[i] = key;
+    g->exported_count++;
+    return 0;
+}
+
+/* Append a little-endian u32 to out (*n words used of *cap); -1 on no memory. */
+static int out_word(uint8_t **out, size_t *n, size_t *cap, uint32_t w) {
+    if (*n == *cap) {
+        size_t more = *cap ? 2 * *cap : 4096;
+        uint8_t *grown = realloc(*out, more * 4);
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *out = grown;
+        *cap = more;
+    }
+    uint8_t *p = *out + 4 * (*n)++;
+    p[0] = (uint8_t)w, p[1] = (uint8_t)(w >> 8), p[2] = (uint8_t)(w >> 16), p[3] = (uint8_t)(w >> 24);
+    return 0;
+}
+
+/* export(codes) -> bytes: the nodes that the values with these codes (a buffer of u64 codes 2s,
+ * s a shared id, as SharedValues.drain_packed packs a partizan table's values) need and that no
+ * export gave since the last forget(), followers first, as little-endian u32 words
+ * [shared id][nl][nr][the options' shared ids: Left's, then Right's] each. */
+static PyObject *SharedGames_export(SharedGamesObject *self, PyObject *arg) {
+    if (ready(self) < 0) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    if (view.len % 8) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_ValueError, "export takes u64 codes, not %zd bytes", view.len);
+    }
+    const uint8_t *codes = view.buf;
+    size_t count = (size_t)view.len / 8, n_out = 0, cap_out = 0, n = 0;
+    uint8_t *out = NULL;
+    int rc = 0;
+    for (size_t c = 0; rc == 0 && c < count; c++) {
+        uint64_t code = 0;
+        for (int b = 7; b >= 0; b--) code = code << 8 | codes[8 * c + (size_t)b];
+        if ((code & 1) || (code >> 1) > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "code %llu names no shared game", (unsigned long long)code);
+            rc = -1;
+            break;
+        }
+        uint32_t first = (uint32_t)(code >> 1);
+        if (exported_has(self, first)) continue;
+        rc = push(self, &n, (int32_t)first);
+        while (rc == 0 && n) { /* depth first: a node once its options are given */
+            uint32_t t = (uint32_t)self->stack[n - 1];
+            if (exported_has(self, t)) {
+                n--;
+                continue;
+            }
+            const uint32_t *rec = self->arena + t;
+            if ((uint64_t)t + SG_RECORD > self->arena_end || (uint64_t)t + SG_RECORD + rec[0] + rec[1] > self->arena_end) {
+                PyErr_Format(PyExc_ValueError, "shared game id %u names no node of the table", t);
+                rc = -1;
+                break;
+            }
+            size_t before = n, m = rec[0] + rec[1];
+            for (size_t k = 0; k < m && rc == 0; k++) {
+                uint32_t o = rec[SG_RECORD + k];
+                if (o == t || o > INT32_MAX) {
+                    PyErr_Format(PyExc_ValueError, "shared game node %u names itself or no node as an option", t);
+                    rc = -1;
+                } else if (!exported_has(self, o)) {
+                    rc = push(self, &n, (int32_t)o);
+                }
+            }
+            if (rc || n > before) continue;
+            rc = out_word(&out, &n_out, &cap_out, t);
+            for (size_t k = 0; k < 2 && rc == 0; k++) rc = out_word(&out, &n_out, &cap_out, rec[k]);
+            for (size_t k = 0; k < m && rc == 0; k++) rc = out_word(&out, &n_out, &cap_out, rec[SG_RECORD + k]);
+            if (rc == 0) rc = exported_add(self, t);
+            n--;
+        }
+    }
+    PyBuffer_Release(&view);
+    PyObject *result = rc ? NULL : PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)(4 * n_out));
+    free(out);
+    return result;
+}
+
+static PyObject *SharedGames_forget(SharedGamesObject *self, PyObject *unused) {
+    (void)unused;
+    free(self->exported);
+    self->exported = NULL;
+    self->exported_mask = self->exported_count = 0;
+    Py_RETURN_NONE;
+}
+
 static PyObject *SharedGames_stats(SharedGamesObject *self, PyObject *unused) {
     (void)unused;
     if (ready(self) < 0) return NULL;
@@ -424,6 +556,10 @@ static PyMethodDef SharedGames_methods[] = {
      "publish(game id) -> its shared id (publishing its followers as needed), or None when the table is full."},
     {"local", (PyCFunction)SharedGames_local, METH_O, "local(shared id) -> this process's game id of that node."},
     {"games", (PyCFunction)SharedGames_games, METH_O, "games(pairs) -> (key, Game) pairs of (key, shared id) pairs."},
+    {"export", (PyCFunction)SharedGames_export, METH_O,
+     "export(codes) -> bytes: the nodes the values of these u64 codes (2 * shared id) need that no export gave since "
+     "forget(), followers first, as u32 words [shared id][nl][nr][options] each."},
+    {"forget", (PyCFunction)SharedGames_forget, METH_NOARGS, "forget(): export gives every node again."},
     {"stats", (PyCFunction)SharedGames_stats, METH_NOARGS, "stats() -> nodes, slots, full, words used, ..."},
     {NULL, NULL, 0, NULL},
 };

@@ -32,6 +32,10 @@ typedef struct {
     int32_t *stack;
     size_t stack_cap;
     long long published, adopted;
+    /* the nodes export() has given (a driver's: their records went to the store's writer), an
+     * open-addressing set of shared id + 1 */
+    uint32_t *exported;
+    size_t exported_mask, exported_count;
 } SharedGamesObject;
 
 extern PyTypeObject SharedGames_Type;

@@ -18,6 +18,7 @@ large batch is checked here (its new games interned) and written by the store's 
 from __future__ import annotations
 
 import bisect
+import secrets
 import sys
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Sequence, TypeVar
@@ -28,7 +29,7 @@ from ruma.engine.cgt import Game
 from ruma.engine.native import new_compact_memo
 from ruma.server.store import codec
 from ruma.server.store.games import Value
-from ruma.server.store.writer import find_in, unpack_nim
+from ruma.server.store.writer import find_in, pack_shared, unpack_nim
 
 T = TypeVar("T")
 
@@ -74,6 +75,8 @@ class BulkOps:
     use_writer: bool
     writer: Any
     recent: Any  # a CompactMemo, or None
+    #: (writer, session) of the last shared frame sent (``insert_shared``)
+    _shared_sent: tuple[Any, int] | None = None
     _bulk_writer: Callable[[], Any]
     _reader: Callable[[], Any]
     _adopt: Callable[[], None]
@@ -189,6 +192,39 @@ class BulkOps:
                 return
         keys, values = unpack_nim(frame)
         self.insert_many(list(zip(keys, values)))
+
+    def insert_shared(self, frame: bytes, games: Any, session: int) -> None:
+        """Store a drain of a sweep's partizan table: ``frame`` packed as
+        ``SharedValues.drain_packed`` packs it, codes ``2s`` for the node with shared id ``s`` of
+        ``games`` (the sweep's ``SharedGames``; ``session``: a number of the caller's, one per
+        table, below 2^64). Where the store's writer process takes it, the frame goes to it with
+        the nodes its values need that the writer was not sent yet (``SharedGames.export``;
+        ``store.writer.pack_shared``): the writer interns them and writes the positions in one
+        transaction, so this process makes no ``Game`` and interns nothing (until committed, its
+        values are not seen by this process's lookups; a frame the writer fails raises at the
+        next ``flush``). Elsewhere — the writer off, not up with no room, gone, the pure-Python
+        engine, keys LMDB cannot hold — the values become ``Game``s and take ``insert_many``'s way."""
+        if not self._send_shared(frame, games, session):
+            keys, ids = unpack_nim(frame)  # (codes 2s: the shared ids s)
+            self.insert_many(games.games(list(zip(keys, ids))))
+
+    def _send_shared(self, frame: bytes, games: Any, session: int) -> bool:
+        count = int.from_bytes(frame[:4], "little")
+        lengths = memoryview(frame)[4:4 + 2 * count].cast("H") if _LITTLE else None
+        if (lengths is None or not count or _NATIVE is None or not self.use_writer
+                or (self.writer is None and count < WRITER_MIN) or not 3 <= min(lengths) or max(lengths) > self.max_key):
+            return False
+        writer = self._bulk_writer()
+        if writer is None or not writer.accepts(len(frame)):
+            return False
+        if self._shared_sent != (writer, session):
+            games.forget()  # (a new writer, or a new table: every node its values need is sent)
+            self._shared_sent = (writer, session)
+        nodes = games.export(memoryview(frame)[4 + 2 * count:4 + 10 * count])
+        if not writer.submit_shared(pack_shared(session, nodes, frame)):
+            self._shared_sent = None
+            return False
+        return True
 
     def _remember(self, keys: list[bytes], values: Sequence[Value]) -> None:
         """Keep a bulk batch's checked values in ``recent`` (a fresh one first when it would pass

@@ -10,8 +10,10 @@ followers of a game written or rebuilt.
 
 from __future__ import annotations
 
+import sys
+from array import array
 from pathlib import Path
-from typing import Any, Callable, Union
+from typing import Any, Callable, Mapping, Union
 
 from ruma.engine.cgt import Game
 from ruma.engine.cgt.game import canonical_id, option_ids
@@ -45,11 +47,6 @@ class GameTable:
             found = pending.get(game.id)
         if found is not None:
             return found
-        games, index = self.dbs["games"], self.dbs["game_index"]
-        native = codec.NATIVE  # (store/native.c: encode_options and seal in C, byte for byte)
-        encode_options = codec.encode_options if native is None else native.encode_options
-        seal = codec.seal if native is None else native.seal
-        get, put, max_key = txn.get, txn.put, self.max_key
         # Depth first over option ids (option_ids: no Game objects made): a game is written once
         # its options are (those missing are pushed above it, and it is looked at again).
         stack = [game.id]
@@ -66,25 +63,7 @@ class GameTable:
             stack.pop()
             left = [known[i] if i in known else pending[i] for i in left_ids]
             right = [known[i] if i in known else pending[i] for i in right_ids]
-            options = encode_options(left, right)
-            ikey = options if len(options) < max_key and options[0] != 0xFF else codec.index_key(options, max_key)
-            existing = get(ikey, db=index)
-            if existing is not None:
-                record_id = codec.unseal("game_index", ikey, existing)
-                sid = codec.decode_game_id(record_id)
-                if ikey != options:
-                    stored = get(record_id, db=games)
-                    if stored is None or codec.unseal("games", record_id, stored) != options:
-                        raise codec.StoreError(f"game index collision in {str(self.path)!r} for id {sid}")
-            else:
-                if not next_id:
-                    with txn.cursor(db=games) as cursor:
-                        next_id.append(codec.decode_game_id(cursor.key()) + 1 if cursor.last() else 0)
-                sid = next_id[0]
-                next_id[0] += 1
-                record_id = sid.to_bytes(codec.GAME_ID_BYTES, "big")  # (codec.encode_game_id)
-                put(record_id, seal(record_id, options), db=games)
-                put(ikey, seal(ikey, record_id), db=index)
+            sid = put_game(txn, self.dbs, self.max_key, self.path, left, right, next_id)
             pending[gid] = sid
             made[sid] = gid
         return pending[game.id]
@@ -142,6 +121,62 @@ class GameTable:
 
     # -- the memo ------------------------------------------------------------------------------
 
+
+
+def put_game(txn: Any, dbs: dict[str, Any], max_key: int, path: Path, left: list[int], right: list[int],
+             next_id: list[int]) -> int:
+    """The store id of the game whose options have the store ids ``left`` and ``right``, writing it
+    into ``games`` and ``game_index`` in ``txn`` if the store lacks it (``next_id``: ``[]``, or the
+    next free id as an earlier call of this transaction left it)."""
+    native = codec.NATIVE  # (store/native.c: encode_options and seal in C, byte for byte)
+    options = (codec.encode_options if native is None else native.encode_options)(left, right)
+    seal = codec.seal if native is None else native.seal
+    games, index = dbs["games"], dbs["game_index"]
+    ikey = options if len(options) < max_key and options[0] != 0xFF else codec.index_key(options, max_key)
+    existing = txn.get(ikey, db=index)
+    if existing is not None:
+        record_id = codec.unseal("game_index", ikey, existing)
+        sid = codec.decode_game_id(record_id)
+        if ikey != options:
+            stored = txn.get(record_id, db=games)
+            if stored is None or codec.unseal("games", record_id, stored) != options:
+                raise codec.StoreError(f"game index collision in {str(path)!r} for id {sid}")
+        return sid
+    if not next_id:
+        with txn.cursor(db=games) as cursor:
+            next_id.append(codec.decode_game_id(cursor.key()) + 1 if cursor.last() else 0)
+    sid = next_id[0]
+    next_id[0] += 1
+    record_id = sid.to_bytes(codec.GAME_ID_BYTES, "big")  # (codec.encode_game_id)
+    txn.put(record_id, seal(record_id, options), db=games)
+    txn.put(ikey, seal(ikey, record_id), db=index)
+    return sid
+
+
+def put_exported(txn: Any, dbs: dict[str, Any], max_key: int, path: Path, records: bytes | memoryview,
+                 ids: Mapping[int, int]) -> dict[int, int]:
+    """Intern the nodes of a sweep's shared table given as ``SharedGames.export`` gives them
+    (little-endian u32 words ``[shared id][nl][nr][options' shared ids]``, followers first) in
+    ``txn``: returns ``shared id -> store id`` of each (``ids`` holds those of earlier exports;
+    a node whose option is in neither is refused). What the store's C writer does for a sweep's
+    shared frames (store/lmdb.c), in Python."""
+    words = memoryview(records).cast("B").cast("I") if sys.byteorder == "little" else array("I", bytes(records))
+    if sys.byteorder != "little":  # pragma: no cover - a big-endian machine
+        words.byteswap()  # type: ignore[union-attr]
+    made: dict[int, int] = {}
+    next_id: list[int] = []
+    at = 0
+    while at < len(words):
+        if at + 3 > len(words) or at + 3 + words[at + 1] + words[at + 2] > len(words):
+            raise codec.CodecError(f"a shared node cut short at word {at} of {len(words)}")
+        sid, nl, nr = words[at], words[at + 1], words[at + 2]
+        try:
+            options = [made[o] if o in made else ids[o] for o in words[at + 3:at + 3 + nl + nr]]
+        except KeyError as missing:
+            raise codec.CodecError(f"shared node {sid} names node {missing} that was never sent") from None
+        made[sid] = put_game(txn, dbs, max_key, path, options[:nl], options[nl:], next_id)
+        at += 3 + nl + nr
+    return made
 
 
 def rebuild_game(store_id: int, options_of: Callable[[int], tuple[list[int], list[int]]], cache: dict[int, int],

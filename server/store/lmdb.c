@@ -15,7 +15,11 @@
  * position, schema 3), entry counts per ruleset prefix in meta (with the ruleset's name for a new
  * one) and engine_version. A key past the last key the table holds goes through LMDB's append
  * path (MDB_APPEND: the page it fills is split at its end, not halfway), as a frame's sorted keys
- * do once they pass the end of the table. A full map is grown (doubled) and the group retried; a map another process
+ * do once they pass the end of the table. A shared frame (store.writer.pack_shared: a partizan
+ * sweep's drain, its values ids of the sweep's SharedGames nodes) first has its nodes interned
+ * into games and game_index in the same transaction (interning.c; store.games.put_exported in
+ * Python, tests/test_store_shared_frames.py), then its records built from their store ids; the
+ * session's ids a transaction added are dropped if it aborts. A full map is grown (doubled) and the group retried; a map another process
  * grew is adopted. This process must not also open the store with py-lmdb: LMDB allows one
  * environment per file per process (its locks are per process).
  */
@@ -25,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interning.h"
 #include "lmdb.h"
 #include "records.h"
 
@@ -32,12 +37,15 @@
 #define MAX_READERS 254
 #define COUNT_PREFIX "count/"
 #define RULESET_PREFIX "ruleset/"
+#define SHARED_FRAME 0xFFFFFFFFu /* store.writer.SHARED_FRAME */
+#define SHARED_HEAD 16           /* marker (u32), session (u64), words of nodes (u32) */
 
 typedef struct {
     PyObject_HEAD
     MDB_env *env;
-    MDB_dbi positions, meta;
+    MDB_dbi positions, meta, games, game_index;
     size_t max_key;
+    SharedIds shared; /* the session of the shared frames (a partizan sweep's drains) */
     PyObject *engine_version; /* bytes: meta's engine_version once entries are added */
     PyObject *name_of;        /* name_of(code, version) -> bytes: a ruleset's name, for a new count */
 } Writer;
@@ -49,6 +57,12 @@ typedef struct {
     size_t *key_lens;
     uint8_t (*records)[16]; /* positions payloads: varint(code), 00 (explored), crc32c (4) */
     uint8_t *record_lens;
+    /* a shared frame (store.writer.pack_shared): its session, its nodes, its codes (2 * shared
+     * id: the records are built once the nodes are interned, in the transaction) */
+    int shared;
+    uint64_t session;
+    const uint8_t *nodes, *codes;
+    size_t n_words;
 } Prepared;
 
 /* Entries added per ruleset prefix (a group has a handful). */
@@ -88,6 +102,16 @@ static Count *count_of(Group *g, const uint8_t *key) {
 /* Read one frame (store.writer.pack: count u32, key lengths u16, codes u64, little-endian, then
  * the keys) into p, building its records; with the GIL. */
 static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepared *p) {
+    if (size >= 4 && (buf[0] & buf[1] & buf[2] & buf[3]) == 0xFF) { /* a shared frame */
+        if (size < SHARED_HEAD) goto bad;
+        uint64_t session = 0;
+        size_t words = (size_t)buf[12] | (size_t)buf[13] << 8 | (size_t)buf[14] << 16 | (size_t)buf[15] << 24;
+        for (int b = 7; b >= 0; b--) session = session << 8 | buf[4 + b];
+        if (words > (size - SHARED_HEAD) / 4) goto bad;
+        p->shared = 1, p->session = session, p->nodes = buf + SHARED_HEAD, p->n_words = words;
+        buf += SHARED_HEAD + 4 * words;
+        size -= SHARED_HEAD + 4 * words;
+    }
     size_t n = frame_count(buf, size);
     if (n == SIZE_MAX) goto bad;
     p->n = n;
@@ -111,8 +135,13 @@ static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepare
         }
     }
     if (at != size) goto bad;
+    p->codes = codes;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *k = p->keys[i];
+        if (p->shared) { /* (its records once its nodes are interned: build_records) */
+            if (!count_of(g, k)) goto no_memory;
+            continue;
+        }
         size_t nk = p->key_lens[i];
         uint8_t *r = p->records[i];
         size_t nv = put_varint(r, frame_code(codes, i));
@@ -174,6 +203,30 @@ typedef struct {
     size_t len; /* 0: the table is empty */
 } Last;
 
+/* A shared frame's nodes interned, and its records built from their store ids; 0, an LMDB error
+ * or -1 (g->error). */
+static int intern_frame(Writer *w, Group *g, Prepared *p, MDB_txn *txn, int64_t *next_game) {
+    if (shared_ids_session(&w->shared, p->session) < 0) {
+        snprintf(g->error, sizeof g->error, "no memory for a session's ids");
+        return -1;
+    }
+    int rc = intern_nodes(txn, w->games, w->game_index, w->max_key, &w->shared, p->nodes, p->n_words, next_game,
+                          g->error, sizeof g->error);
+    for (size_t i = 0; !rc && i < p->n; i++) {
+        uint64_t code = frame_code(p->codes, i), store_id;
+        if ((code & 1) || code >> 1 > UINT32_MAX || !shared_ids_get(&w->shared, (uint32_t)(code >> 1), &store_id)) {
+            snprintf(g->error, sizeof g->error, "a value names shared node %llu, never sent", (unsigned long long)(code >> 1));
+            return -1;
+        }
+        uint8_t *r = p->records[i];
+        size_t nv = put_varint(r, store_id << 1 | 1);
+        r[nv] = 0; /* explored: 0 */
+        put_le32(r + nv + 1, crc32c_two(p->keys[i], p->key_lens[i], r, nv + 1));
+        p->record_lens[i] = (uint8_t)(nv + 5);
+    }
+    return rc;
+}
+
 /* A prepared frame's puts; 0 or an LMDB error. */
 static int put_frame(Group *g, Prepared *p, MDB_cursor *positions, Last *last) {
     int rc = 0;
@@ -232,7 +285,11 @@ static int write_group(Writer *w, Group *g, MDB_txn *txn, const char *version, s
         }
     }
     for (size_t c = 0; c < g->n_counts; c++) g->counts[c].added = 0;
-    for (size_t f = 0; !rc && f < g->n_frames; f++) rc = put_frame(g, &g->frames[f], positions, &last);
+    int64_t next_game = -1; /* (read from the games table when a first game is new) */
+    for (size_t f = 0; !rc && f < g->n_frames; f++) {
+        if (g->frames[f].shared) rc = intern_frame(w, g, &g->frames[f], txn, &next_game);
+        if (!rc) rc = put_frame(g, &g->frames[f], positions, &last);
+    }
     while (!rc && more != Py_None && g->n_frames < g->room) {
         PyEval_RestoreThread(*save);
         int joined = join(w, g, more, held);
@@ -241,7 +298,9 @@ static int write_group(Writer *w, Group *g, MDB_txn *txn, const char *version, s
             rc = joined < 0 ? -2 : 0;
             break;
         }
-        rc = put_frame(g, &g->frames[g->n_frames - 1], positions, &last);
+        Prepared *p = &g->frames[g->n_frames - 1];
+        if (p->shared) rc = intern_frame(w, g, p, txn, &next_game);
+        if (!rc) rc = put_frame(g, p, positions, &last);
     }
     if (positions) mdb_cursor_close(positions);
     int any = 0;
@@ -322,6 +381,8 @@ static PyObject *Writer_write(Writer *w, PyObject *args, PyObject *kwargs) {
         } else {
             mdb_txn_abort(txn);
         }
+        if (rc) shared_ids_undo(&w->shared); /* (the ids of nodes the transaction interned: gone with it) */
+        else shared_ids_settle(&w->shared);
         if (rc == MDB_MAP_FULL) { /* grow the map (store.core._grow: twice the larger of ours and the file's) */
             MDB_envinfo before, after;
             mdb_env_info(w->env, &before);
@@ -370,6 +431,8 @@ static int open_dbs(Writer *w) {
     if (rc) return rc;
     rc = mdb_dbi_open(txn, "positions", 0, &w->positions);
     if (!rc) rc = mdb_dbi_open(txn, "meta", 0, &w->meta);
+    if (!rc) rc = mdb_dbi_open(txn, "games", 0, &w->games);
+    if (!rc) rc = mdb_dbi_open(txn, "game_index", 0, &w->game_index);
     if (rc) {
         mdb_txn_abort(txn);
         return rc;
@@ -420,6 +483,7 @@ static int Writer_init(Writer *w, PyObject *args, PyObject *kwargs) {
 
 static void Writer_dealloc(Writer *w) {
     if (w->env) mdb_env_close(w->env);
+    shared_ids_free(&w->shared);
     Py_XDECREF(w->engine_version);
     Py_XDECREF(w->name_of);
     Py_TYPE(w)->tp_free((PyObject *)w);

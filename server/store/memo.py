@@ -214,6 +214,15 @@ class LmdbStore:
             raise StoreError(f"store {str(self.path)!r} is closed")
         core.insert_packed(frame, cache, remember)
 
+    def insert_shared(self, frame: bytes, games: Any, session: int) -> None:
+        """Store a drain of a sweep's partizan table (shared ids of ``games``, the sweep's
+        ``SharedGames``), the store's writer process interning the games it names where it can
+        (``store.bulk.BulkOps.insert_shared``)."""
+        core = self._core
+        if core is None:
+            raise StoreError(f"store {str(self.path)!r} is closed")
+        core.insert_shared(frame, games, session)
+
     @property
     def recent(self) -> Any:
         """The values of the bulk batches this process stored lately: a ``CompactMemo`` of at most

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interning.h"
 #include "records.h"
 
 int store_lmdb_add(PyObject *module); /* store/lmdb.c: Writer, WriteError */
@@ -96,6 +97,15 @@ static PyObject *py_crc32c(PyObject *self, PyObject *arg) {
     uint32_t crc = crc32c_two(view.buf, (size_t)view.len, NULL, 0);
     PyBuffer_Release(&view);
     return PyLong_FromUnsignedLong(crc);
+}
+
+static PyObject *py_sha256(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    uint8_t digest[32];
+    store_sha256(view.buf, (size_t)view.len, digest);
+    PyBuffer_Release(&view);
+    return PyBytes_FromStringAndSize((const char *)digest, sizeof digest);
 }
 
 /* Both arguments must be lists of bytes of one length (the caller's batch). */
@@ -412,6 +422,8 @@ static PyMethodDef methods[] = {
     {"pack_batch", py_pack_batch, METH_VARARGS, "pack_batch(keys, values, codes) -> bytes (store.writer.pack), or None (see store/native.c)."},
     {"unpack_batch", py_unpack_batch, METH_O, "unpack_batch(bytes) -> (keys, value codes) (store.writer.unpack)."},
     {"crc32c", py_crc32c, METH_O, "crc32c(data) -> int: CRC32C of a bytes-like object (as google_crc32c.value)."},
+    {"sha256", py_sha256, METH_O,
+     "sha256(data) -> bytes: the SHA-256 digest the writer process keys long game index records with (store/interning.c)."},
     {"seal_positions", py_seal_positions, METH_VARARGS,
      "seal_positions(keys, entries) -> iterator of (key, sealed positions record)."},
     {NULL, NULL, 0, NULL},

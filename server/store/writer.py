@@ -11,7 +11,10 @@ writing in line). A child process has its own GIL; LMDB already serialises write
 processes, and the store already adopts a map another process has grown.
 
 The parent interns the batch's new games itself (in their own transaction, committed before the
-positions that name them: ``BulkOps._game_codes``) and sends the keys with the values' codes in
+positions that name them: ``BulkOps._game_codes``) — except in a partizan sweep's drains, whose
+values are ids of the sweep's shared table of games: those go as *shared frames* with the nodes
+they need, which the child interns in the transaction of the positions (``pack_shared``,
+``BulkOps.insert_shared``) — and sends the keys with the values' codes in
 the store (``pack``; an impartial search packs its batches itself: ``submit_packed``) through an
 in-memory file, the pipe saying where each frame is (``_frames_file``; down the child's stdin
 where there is no memfd); the child writes the ``positions``
@@ -80,9 +83,12 @@ class Job:
         self._lookup = lookup if lookup is not None or keys is None else dict(zip(keys, values or ())).get
 
     def pairs(self) -> tuple[list[bytes], list[Any]]:
-        """The batch's keys and values (a packed batch's codes ``2n`` as nim values ``n``)."""
+        """The batch's keys and values (a packed batch's codes ``2n`` as nim values ``n``; none for a
+        shared frame, whose values are ids in a sweep's table: such a batch is never given back,
+        its loss is an error — ``BulkWriter._read_answers``)."""
         if self._keys is None or self._values is None:
-            self._keys, self._values = unpack_nim(self.frame or b"")
+            frame = self.frame or b""
+            self._keys, self._values = ([], []) if is_shared(frame) else unpack_nim(frame)
         return self._keys, self._values
 
     def lookup(self) -> Lookup:
@@ -111,6 +117,37 @@ def pack(keys: list[bytes], codes: list[int]) -> bytes:
         lengths.byteswap()
         numbers.byteswap()
     return b"".join((_HEADER.pack(len(keys)), lengths.tobytes(), numbers.tobytes(), *keys))
+
+
+#: the first word of a *shared frame* (where a batch's count would be: no batch has that many keys)
+SHARED_FRAME = 0xFFFFFFFF
+_SHARED_HEAD = struct.Struct("<IQI")  # SHARED_FRAME, the session, the words of nodes
+
+
+def pack_shared(session: int, nodes: bytes, frame: bytes) -> bytes:
+    """A sweep's *shared frame*: ``frame`` (``pack``'s bytes) whose codes ``2s`` name the nodes
+    of the sweep's ``SharedGames`` table with shared id ``s``, after the nodes its values need
+    that were not sent before in this ``session`` (``SharedGames.export``'s bytes: u32 words
+    ``[shared id][nl][nr][options' shared ids]``, followers first). The writer process keeps
+    each session's shared id -> store id of the nodes it interned, so the driver of a sweep
+    never interns a game itself (``LmdbStore.insert_shared``)."""
+    return _SHARED_HEAD.pack(SHARED_FRAME, session, len(nodes) // 4) + nodes + frame
+
+
+def is_shared(payload: bytes) -> bool:
+    """Whether ``payload`` is a shared frame (``pack_shared``)."""
+    return len(payload) >= 4 and _HEADER.unpack_from(payload)[0] == SHARED_FRAME
+
+
+def unpack_shared(payload: bytes) -> tuple[int, memoryview, bytes]:
+    """``pack_shared``'s session, nodes and inner frame."""
+    if len(payload) < _SHARED_HEAD.size:
+        raise ValueError(f"a shared frame of {len(payload)} bytes is cut short")
+    _, session, words = _SHARED_HEAD.unpack_from(payload)
+    end = _SHARED_HEAD.size + 4 * words
+    if end > len(payload):
+        raise ValueError(f"a shared frame of {len(payload)} bytes cannot hold {words} words of nodes")
+    return session, memoryview(payload)[_SHARED_HEAD.size:end], payload[end:]
 
 
 def unpack(payload: bytes) -> tuple[list[bytes], list[int]]:
@@ -220,6 +257,13 @@ class BulkWriter:
         (``key -> value or None``): where this process's lookups find its values meanwhile (the
         search's ``CompactMemo`` it put them in), else a dict made from the frame when asked."""
         return self._send(Job(None, None, frame, lookup), frame)
+
+    def submit_shared(self, frame: bytes) -> bool:
+        """``submit`` for a sweep's shared frame (``pack_shared``): until its commit, this process's
+        lookups do not see its values (the sweep reads its own table); if it is not written, the
+        next ``flush`` raises the error (it cannot be given back: its values are ids in the
+        sweep's table)."""
+        return self._send(Job(None, None, frame), frame)
 
     def _send(self, job: Job, frame: bytes) -> bool:
         self.raise_error()
@@ -372,7 +416,7 @@ class BulkWriter:
         if not ready and not self._closing:  # it never came up: nothing was written by it, the store writes in line
             log.warning("%s; writing bulk batches in line", reason)
         for job in lost:
-            if ready and not self._killed:
+            if (ready and not self._killed) or is_shared(job.frame or b""):
                 self._fail(*job.pairs(), reason)
             else:
                 self._give_back(*job.pairs())

@@ -12,10 +12,11 @@ import importlib
 import os
 import sys
 import threading
+from collections import ChainMap
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
-from ruma.server.store.writer import _HEADER, _IN_FILE, _SPAN, unpack
+from ruma.server.store.writer import _HEADER, _IN_FILE, _SPAN, is_shared, unpack, unpack_shared
 
 GROUP = 4
 """Batches the child writes in one transaction when they have queued up (one commit and one
@@ -109,16 +110,40 @@ def _open(path: Path, map_size: int) -> tuple[Write, Callable[[], Any]]:
         return (lambda batches, more: writer.write(batches, more, GROUP)), writer.close
     from ruma.server.store.core import DEFAULT_BATCH_SIZE, DEFAULT_MAP_SIZE, _Core
 
+    from ruma.server.store.games import put_exported
+
     core = _Core(path, False, max(map_size, DEFAULT_MAP_SIZE), DEFAULT_BATCH_SIZE, 0)
+    # a sweep's shared frames: its session and the store ids of the nodes interned in it (once committed)
+    session: dict[str, Any] = {"id": None, "ids": {}}
 
     def write(batches: list[bytes], more: Callable[[], bytes | None]) -> None:
-        jobs = [unpack(payload) for payload in batches]
+        interned: dict[int, int] = {}  # (this transaction's)
+        current, base = session["id"], session["ids"]
 
-        def work(txn: Any) -> None:
-            for keys, codes in jobs:
-                core.write_codes(txn, keys, codes)
+        def work(txn: Any) -> None:  # (run again when the map is grown)
+            nonlocal current, base
+            interned.clear()
+            current, base = session["id"], session["ids"]
+            for payload in batches:
+                if not is_shared(payload):
+                    core.write_codes(txn, *unpack(payload))
+                    continue
+                number, nodes, frame = unpack_shared(payload)
+                if number != current:  # a new sweep (or a new table): the last one's ids are no use
+                    current, base = number, {}
+                    interned.clear()
+                ids: ChainMap[int, int] = ChainMap(interned, base)
+                interned.update(put_exported(txn, core.dbs, core.max_key, core.path, nodes, ids))
+                keys, codes = unpack(frame)
+                try:
+                    core.write_codes(txn, keys, [ids[code >> 1] << 1 | 1 for code in codes])
+                except KeyError as missing:
+                    raise ValueError(f"a value names shared node {missing}, never sent") from None
 
         core._write(work)
+        if current != session["id"]:
+            session["id"], session["ids"] = current, base
+        base.update(interned)
 
     return write, core.close
 
