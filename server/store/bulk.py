@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import secrets
 import sys
+import threading
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
@@ -217,13 +218,14 @@ class BulkOps:
         writer = self._bulk_writer()
         if writer is None or not writer.accepts(len(frame)):
             return False
-        if self._shared_sent != (writer, session):
-            games.forget()  # (a new writer, or a new table: every node its values need is sent)
-            self._shared_sent = (writer, session)
-        nodes = games.export(memoryview(frame)[4 + 2 * count:4 + 10 * count])
-        if not writer.submit_shared(pack_shared(session, nodes, frame)):
-            self._shared_sent = None
-            return False
+        with _SHARED_LOCK:  # (what was sent in which session, and the order frames go in, agree)
+            if self._shared_sent != (writer, session):
+                games.forget()  # (a new writer, or a new table: every node its values need is sent)
+                self._shared_sent = (writer, session)
+            nodes = games.export(memoryview(frame)[4 + 2 * count:4 + 10 * count])
+            if not writer.submit_shared(pack_shared(session, nodes, frame)):
+                self._shared_sent = None
+                return False
         return True
 
     def _remember(self, keys: list[bytes], values: Sequence[Value]) -> None:
@@ -340,6 +342,7 @@ class BulkOps:
         add_counts(txn, self.dbs["meta"], counts)
 
 
+_SHARED_LOCK = threading.Lock()  # (``insert_shared``: two sweeps' threads on one store take turns)
 _NATIVE = codec.NATIVE  # the compiled record builder (store/native.c), or None
 _LITTLE = sys.byteorder == "little"  # (a packed batch's u16 key lengths read in place)
 
