@@ -177,3 +177,13 @@ def dump_of(path: Path) -> dict[str, Any]:
     """The store's tables (``test_store_bulk.dump``)."""
     with LmdbStore(path, create=False, writer_process=False) as store:
         return dump(store)
+
+
+def test_a_store_without_its_writer_process_stores_a_shared_drain_as_games(tmp_path: Path, games: Any) -> None:
+    entries = published(games, [("sowing", "1^9"), ("atomic-wari", "2^5")])
+    keys = sorted(entries)
+    frame = pack(keys, [2 * entries[k][0] for k in keys])  # (as SharedValues.drain_packed packs a drain)
+    with LmdbStore(tmp_path / "inline", writer_process=False) as store:
+        store.insert_shared(frame, games, 11)
+        store.flush()
+        assert dict(zip(keys, store.lookup_many(keys))) == {k: entries[k][1] for k in keys}
