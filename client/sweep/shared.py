@@ -238,26 +238,19 @@ def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: in
     ``session``: a number for this table, see ``LmdbStore.insert_shared``) go packed too, with the
     nodes they need, where the sink takes them (``put_shared``: a local store's writer process
     interns them), else as pairs of keys and ``Game``s. Returns (entries, where the next drain starts)."""
+    put: Callable[[bytes], None] | None = getattr(sink, "put_packed", None)
     if games is not None:
         put_shared = getattr(sink, "put_shared", None)
-        if put_shared is None:
-            shared, start = table.drain(start)
-            entries = games.games(shared)
-            sink.put(entries)
-            return len(entries), start
+        put = None if put_shared is None else (lambda frame: put_shared(frame, games, session))
+    if put is not None:
         frame, start = table.drain_packed(start)
         count = int.from_bytes(frame[:4], "little")
         if count:
-            put_shared(frame, games, session)
-        return count, start
-    put_packed = getattr(sink, "put_packed", None)
-    if put_packed is not None:
-        frame, start = table.drain_packed(start)
-        count = int.from_bytes(frame[:4], "little")
-        if count:
-            put_packed(frame)
+            put(frame)
         return count, start
     entries, start = table.drain(start)
+    if games is not None:
+        entries = games.games(entries)
     sink.put(entries)
     return len(entries), start
 

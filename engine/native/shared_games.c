@@ -249,6 +249,24 @@ int games_to_shared(SharedGamesObject *g, int32_t local, int32_t *sid) {
     return 0;
 }
 
+/* The record of node t, its bounds and options checked (each names another node); NULL with a
+ * ValueError for a shared id that names no node, or a damaged record. */
+static const uint32_t *node_record(const SharedGamesObject *g, uint32_t t) {
+    const uint32_t *rec = g->arena + t;
+    if ((uint64_t)t + SG_RECORD > g->arena_end || (uint64_t)t + SG_RECORD + rec[0] + rec[1] > g->arena_end) {
+        PyErr_Format(PyExc_ValueError, "shared game id %u names no node of the table", t);
+        return NULL;
+    }
+    for (size_t k = 0; k < (size_t)rec[0] + rec[1]; k++) {
+        uint32_t o = rec[SG_RECORD + k];
+        if (o == t || o > INT32_MAX) { /* (a node cannot be its own follower) */
+            PyErr_Format(PyExc_ValueError, "shared game node %u names itself or no node as an option", t);
+            return NULL;
+        }
+    }
+    return rec;
+}
+
 int games_to_local(SharedGamesObject *g, int32_t sid, int32_t *local) {
     if (local_get(g, (uint32_t)sid, local)) return 0;
     size_t n = 0;
@@ -260,20 +278,11 @@ int games_to_local(SharedGamesObject *g, int32_t sid, int32_t *local) {
             n--;
             continue;
         }
-        const uint32_t *rec = g->arena + t;
-        if ((uint64_t)t + SG_RECORD > g->arena_end || (uint64_t)t + SG_RECORD + rec[0] + rec[1] > g->arena_end) {
-            PyErr_Format(PyExc_ValueError, "shared game id %u names no node of the table", t);
-            return -1;
-        }
+        const uint32_t *rec = node_record(g, t);
+        if (!rec) return -1;
         size_t before = n, m = rec[0] + rec[1];
-        for (size_t k = 0; k < m && rc == 0; k++) {
-            uint32_t o = rec[SG_RECORD + k];
-            if (o == t || o > INT32_MAX) { /* (a node cannot be its own follower) */
-                PyErr_Format(PyExc_ValueError, "shared game node %u names itself or no node as an option", t);
-                return -1;
-            }
-            if (!local_get(g, o, &found)) rc = push(g, &n, (int32_t)o);
-        }
+        for (size_t k = 0; k < m && rc == 0; k++)
+            if (!local_get(g, rec[SG_RECORD + k], &found)) rc = push(g, &n, (int32_t)rec[SG_RECORD + k]);
         if (rc || n > before) continue;
         int32_t stack_ids[64], *ids = m <= 64 ? stack_ids : malloc(m * sizeof *ids);
         if (!ids) {
@@ -502,22 +511,14 @@ static PyObject *SharedGames_export(SharedGamesObject *self, PyObject *arg) {
                 n--;
                 continue;
             }
-            const uint32_t *rec = self->arena + t;
-            if ((uint64_t)t + SG_RECORD > self->arena_end || (uint64_t)t + SG_RECORD + rec[0] + rec[1] > self->arena_end) {
-                PyErr_Format(PyExc_ValueError, "shared game id %u names no node of the table", t);
+            const uint32_t *rec = node_record(self, t);
+            if (!rec) {
                 rc = -1;
                 break;
             }
             size_t before = n, m = rec[0] + rec[1];
-            for (size_t k = 0; k < m && rc == 0; k++) {
-                uint32_t o = rec[SG_RECORD + k];
-                if (o == t || o > INT32_MAX) {
-                    PyErr_Format(PyExc_ValueError, "shared game node %u names itself or no node as an option", t);
-                    rc = -1;
-                } else if (!exported_has(self, o)) {
-                    rc = push(self, &n, (int32_t)o);
-                }
-            }
+            for (size_t k = 0; k < m && rc == 0; k++)
+                if (!exported_has(self, rec[SG_RECORD + k])) rc = push(self, &n, (int32_t)rec[SG_RECORD + k]);
             if (rc || n > before) continue;
             rc = out_word(&out, &n_out, &cap_out, t);
             for (size_t k = 0; k < 2 && rc == 0; k++) rc = out_word(&out, &n_out, &cap_out, rec[k]);

@@ -180,10 +180,7 @@ class BulkOps:
         process's lookups of them until their commit is visible; without it they are remembered
         here as ``insert_many`` does, unless ``remember`` is false (a sweep's drains: no search
         of this process reads them back)."""
-        count = int.from_bytes(frame[:4], "little")
-        lengths = memoryview(frame)[4:4 + 2 * count].cast("H") if _LITTLE else None
-        if (lengths is not None and count >= BULK_DIRECT and _NATIVE is not None and self.use_writer
-                and 3 <= min(lengths) and max(lengths) <= self.max_key):
+        if self._packed_count(frame) >= BULK_DIRECT:
             writer = self._bulk_writer()
             if writer is not None and writer.accepts(len(frame)) and writer.submit_packed(frame, None if cache is None else cache.lookup):
                 if cache is None and remember:
@@ -209,11 +206,19 @@ class BulkOps:
             keys, ids = unpack_nim(frame)  # (codes 2s: the shared ids s)
             self.insert_many(games.games(list(zip(keys, ids))))
 
-    def _send_shared(self, frame: bytes, games: Any, session: int) -> bool:
+    def _packed_count(self, frame: bytes) -> int:
+        """The entries of a packed frame (``store.writer.pack``) that the writer process may be
+        handed as it is — it runs, with the compiled record builder, and every key is one LMDB
+        holds — or 0."""
         count = int.from_bytes(frame[:4], "little")
-        lengths = memoryview(frame)[4:4 + 2 * count].cast("H") if _LITTLE else None
-        if (lengths is None or not count or _NATIVE is None or not self.use_writer
-                or (self.writer is None and count < WRITER_MIN) or not 3 <= min(lengths) or max(lengths) > self.max_key):
+        if not count or not _LITTLE or _NATIVE is None or not self.use_writer:
+            return 0
+        lengths = memoryview(frame)[4:4 + 2 * count].cast("H")
+        return count if 3 <= min(lengths) and max(lengths) <= self.max_key else 0
+
+    def _send_shared(self, frame: bytes, games: Any, session: int) -> bool:
+        count = self._packed_count(frame)
+        if not count or (self.writer is None and count < WRITER_MIN):
             return False
         writer = self._bulk_writer()
         if writer is None or not writer.accepts(len(frame)):

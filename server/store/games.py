@@ -123,14 +123,17 @@ class GameTable:
 
 
 
+# (store/native.c: encode_options and seal in C, byte for byte)
+_encode_options = codec.encode_options if codec.NATIVE is None else codec.NATIVE.encode_options
+_seal = codec.seal if codec.NATIVE is None else codec.NATIVE.seal
+
+
 def put_game(txn: Any, dbs: dict[str, Any], max_key: int, path: Path, left: list[int], right: list[int],
              next_id: list[int]) -> int:
     """The store id of the game whose options have the store ids ``left`` and ``right``, writing it
     into ``games`` and ``game_index`` in ``txn`` if the store lacks it (``next_id``: ``[]``, or the
     next free id as an earlier call of this transaction left it)."""
-    native = codec.NATIVE  # (store/native.c: encode_options and seal in C, byte for byte)
-    options = (codec.encode_options if native is None else native.encode_options)(left, right)
-    seal = codec.seal if native is None else native.seal
+    options = _encode_options(left, right)
     games, index = dbs["games"], dbs["game_index"]
     ikey = options if len(options) < max_key and options[0] != 0xFF else codec.index_key(options, max_key)
     existing = txn.get(ikey, db=index)
@@ -148,8 +151,8 @@ def put_game(txn: Any, dbs: dict[str, Any], max_key: int, path: Path, left: list
     sid = next_id[0]
     next_id[0] += 1
     record_id = sid.to_bytes(codec.GAME_ID_BYTES, "big")  # (codec.encode_game_id)
-    txn.put(record_id, seal(record_id, options), db=games)
-    txn.put(ikey, seal(ikey, record_id), db=index)
+    txn.put(record_id, _seal(record_id, options), db=games)
+    txn.put(ikey, _seal(ikey, record_id), db=index)
     return sid
 
 

@@ -103,8 +103,7 @@ static int sealed_ok(const uint8_t *key, size_t nk, const MDB_val *v) {
     return crc32c_two(key, nk, p, v->mv_size - 4) == le32(p + v->mv_size - 4);
 }
 
-/* Put key -> payload + crc32c(key + payload) (store.codec.seal). */
-static int put_sealed_any(MDB_txn *txn, MDB_dbi dbi, const uint8_t *key, size_t nk, const uint8_t *payload, size_t np) {
+int store_put_sealed(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t nk, const void *payload, size_t np) {
     uint8_t small[512], *buf = np + 4 <= sizeof small ? small : malloc(np + 4);
     if (!buf) return ENOMEM;
     memcpy(buf, payload, np);
@@ -173,8 +172,8 @@ static int put_game(MDB_txn *txn, MDB_dbi games, MDB_dbi index, size_t max_key, 
     uint64_t sid = (uint64_t)(*next_game)++;
     uint8_t record_id[GAME_ID_BYTES];
     for (int b = 0; b < GAME_ID_BYTES; b++) record_id[b] = (uint8_t)(sid >> (8 * (GAME_ID_BYTES - 1 - b)));
-    rc = put_sealed_any(txn, games, record_id, GAME_ID_BYTES, opt, n);
-    if (!rc) rc = put_sealed_any(txn, index, ikey, nk, record_id, GAME_ID_BYTES);
+    rc = store_put_sealed(txn, games, record_id, GAME_ID_BYTES, opt, n);
+    if (!rc) rc = store_put_sealed(txn, index, ikey, nk, record_id, GAME_ID_BYTES);
     *out = sid;
     return rc;
 }

@@ -43,6 +43,9 @@ STORE_INTERNAL void shared_ids_free(SharedIds *ids);
 STORE_INTERNAL int intern_nodes(MDB_txn *txn, MDB_dbi games, MDB_dbi index, size_t max_key, SharedIds *ids,
                                 const uint8_t *words, size_t n_words, int64_t *next_game, char *error, size_t room);
 
+/* Put key -> payload + crc32c(key + payload) in txn (store.codec.seal); 0 or an LMDB error. */
+STORE_INTERNAL int store_put_sealed(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t nk, const void *payload, size_t np);
+
 /* The SHA-256 digest of data (FIPS 180-4) into out (32 bytes): a long game index key. */
 STORE_INTERNAL void store_sha256(const uint8_t *data, size_t n, uint8_t out[32]);
 

@@ -159,20 +159,6 @@ no_memory:
     return -1;
 }
 
-/* seal(key, payload) into out (payload then crc32c(key + payload)); returns its length. */
-static size_t seal_into(uint8_t *out, const void *key, size_t nk, const void *payload, size_t np) {
-    memcpy(out, payload, np);
-    put_le32(out + np, crc32c_two(key, nk, payload, np));
-    return np + 4;
-}
-
-static int put_sealed(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t nk, const void *payload, size_t np) {
-    uint8_t sealed[300];
-    if (np + 4 > sizeof sealed) return EINVAL;
-    MDB_val k = {nk, (void *)key}, v = {seal_into(sealed, key, nk, payload, np), sealed};
-    return mdb_put(txn, dbi, &k, &v, 0);
-}
-
 /* The meta key count/<prefix> into key (room for 8 bytes); returns its length. */
 static size_t count_key(uint8_t *key, const uint8_t prefix[2]) {
     memcpy(key, COUNT_PREFIX, sizeof COUNT_PREFIX - 1);
@@ -325,12 +311,12 @@ static int write_group(Writer *w, Group *g, MDB_txn *txn, const char *version, s
             memcpy(name_key, RULESET_PREFIX, sizeof RULESET_PREFIX - 1);
             memcpy(name_key + sizeof RULESET_PREFIX - 1, c->prefix, 2);
             if (!c->name && name_of(w, c, save, g->error, sizeof g->error) < 0) return -1;
-            rc = put_sealed(txn, w->meta, name_key, sizeof name_key - 1, PyBytes_AS_STRING(c->name), (size_t)PyBytes_GET_SIZE(c->name));
+            rc = store_put_sealed(txn, w->meta, name_key, sizeof name_key - 1, PyBytes_AS_STRING(c->name), (size_t)PyBytes_GET_SIZE(c->name));
         }
         for (int b = 0; b < 8; b++) total[b] = (uint8_t)(count >> (8 * (7 - b)));
-        if (!rc) rc = put_sealed(txn, w->meta, key, nk, total, 8);
+        if (!rc) rc = store_put_sealed(txn, w->meta, key, nk, total, 8);
     }
-    if (!rc && any) rc = put_sealed(txn, w->meta, "engine_version", 14, version, version_len);
+    if (!rc && any) rc = store_put_sealed(txn, w->meta, "engine_version", 14, version, version_len);
     return rc;
 }
 
