@@ -143,6 +143,56 @@ def test_wide_numbers_are_exact() -> None:
     assert COMPILED.cache_info()["wide_numbers"] > 0
 
 
+def chain(kernel: Any, n: int) -> list[int]:
+    """G_0 = 0, G_i = {i mod 3 + *, G_(i-1) | {G_(i-1) | -i}}: birthday ~2i, each G_i compared with
+    the whole chain below it when it is canonicalised."""
+    games = [0]
+    for i in range(1, n):
+        g = games[-1]
+        star_i = kernel.nus_id(Fraction(i % 3), 0, 1)
+        games.append(kernel.canon([star_i, g], [kernel.canon([g], [kernel.nus_id(Fraction(-i), 0, 0)])]))
+    return games
+
+
+def test_deep_chains_agree_with_the_python_kernel() -> None:
+    s = Structures()
+    up_c, up_p = COMPILED.nus_id(0, 1, 0), reference.nus_id(0, 1, 0)
+    for c, p in zip(chain(COMPILED, 120), chain(reference, 120)):
+        check_node(s, c, p)
+        assert COMPILED.le(c, COMPILED.add(c, up_c)) == reference.le(p, reference.add(p, up_p))
+        assert COMPILED.le(COMPILED.add(c, up_c), c) == reference.le(reference.add(p, up_p), p)
+
+
+def test_the_comparison_cache_grows_for_deep_games_only() -> None:
+    """A fresh compiled kernel: a search's many shallow comparisons keep the cache at its base
+    limit; a chain of birthday ~800 (about 3 million comparisons, each game's reusing the ones
+    before it) raises it, and finishes (emptied at a fixed limit, it did not: the recursion is
+    exponential without its entries)."""
+    code = r"""
+from fractions import Fraction
+from ruma.engine.evaluator import evaluate
+from ruma.engine.native import core
+K = core().kernel
+base = K.cache_info()["comparison_limit"]
+assert evaluate("sowing", "1^12").value is not None
+info = K.cache_info()
+assert info["comparison_limit"] == base and info["comparisons"] > 0, info
+g = 0
+for i in range(1, 400):
+    star_i = K.nus_id(Fraction(i % 3), 0, 1)
+    g = K.canon([star_i, g], [K.canon([g], [K.nus_id(Fraction(-i), 0, 0)])])
+up = K.nus_id(0, 1, 0)
+assert K.le(g, K.add(g, up)) and not K.le(K.add(g, up), g)
+assert K.add(K.add(g, up), K.neg(up)) == g
+assert K.cache_info()["comparison_limit"] > base, K.cache_info()
+print("ok", base, K.cache_info()["comparison_limit"])
+"""
+    env = {**os.environ, "RUMA_ENGINE": "c"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("ok ")
+
+
 def test_bad_ids_are_index_errors() -> None:
     for fn in (COMPILED.neg, COMPILED.left_ids, COMPILED.nus, COMPILED.handle):
         with pytest.raises(IndexError, match="no game with id"):

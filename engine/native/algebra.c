@@ -4,11 +4,12 @@
  * are cached by pair of ids (below); a negative is kept in its node.
  */
 #include "gkernel.h"
+#include "hugemem.h"
 
-static PairCache SUMS = {NULL, 0, 0, 0};
+static PairCache SUMS = {NULL, 0, 0, 0, 0, 0, 0};
 
 /* ---------------------------------------------------------------------------------------- */
-/* caches keyed by a pair of ids: open addressing, dropped (and restarted) at PAIR_LIMIT      */
+/* caches keyed by a pair of ids: open addressing, emptied at their limit between operations */
 
 #define PAIR_MIN ((size_t)1 << 12)
 #define TRUTH ((uint64_t)1 << 63)
@@ -34,14 +35,34 @@ int pair_cache_get(const PairCache *c, int32_t a, int32_t b, int32_t *value) {
 }
 
 void pair_cache_put(PairCache *c, int32_t a, int32_t b, int32_t value) {
-    size_t w = pair_width(c);
-    if (!c->slots || (c->count + 1) * 2 > c->mask + 1) { /* grow, or start again when at the limit */
-        int restart = !c->slots || c->count >= PAIR_LIMIT;
-        size_t want = restart ? PAIR_MIN : (c->mask + 1) * 2;
-        uint64_t *slots = calloc(want * w, sizeof *slots);
+    size_t w = pair_width(c), fresh = PAIR_MIN;
+    if (!c->limit) c->limit = PAIR_LIMIT;
+    if (!c->depth) c->ops++;
+    if (c->count >= c->limit && !c->depth) { /* between operations: emptied, or its limit raised */
+        int deep = c->count > PAIR_DEEP * c->ops;
+        c->ops = 0;
+        if (deep && c->limit < PAIR_LIMIT_MAX) {
+            c->limit *= 2;
+        } else {
+            if (!deep && c->limit > PAIR_LIMIT) c->limit /= 2;
+            if (c->mask + 1 > 2 * c->limit) { /* (larger than its limit needs) */
+                free(c->slots);
+                c->slots = NULL;
+                fresh = 2 * c->limit;
+            } else {
+                memset(c->slots, 0, (c->mask + 1) * w * sizeof *c->slots);
+            }
+            c->count = 0;
+        }
+    }
+    /* load <= 1/2; past the limit (inside an operation) <= 7/8 before it grows */
+    size_t room = c->count < c->limit ? (c->mask + 1) / 2 : (c->mask + 1) / 8 * 7;
+    if (!c->slots || c->count + 1 > room) {
+        size_t want = c->slots ? (c->mask + 1) * 2 : fresh;
+        uint64_t *slots = huge_zalloc(want * w * sizeof *slots);
         if (!slots) return; /* a cache may forget */
         size_t mask = want - 1, count = 0;
-        for (size_t j = 0; !restart && j <= c->mask; j++) {
+        for (size_t j = 0; c->slots && j <= c->mask; j++) {
             uint64_t k = c->slots[w * j];
             if (!k) continue;
             size_t at = pair_slot(k & ~TRUTH, mask);
@@ -69,7 +90,7 @@ void pair_cache_put(PairCache *c, int32_t a, int32_t b, int32_t value) {
 void pair_cache_clear(PairCache *c) {
     free(c->slots);
     c->slots = NULL;
-    c->mask = c->count = 0;
+    c->mask = c->count = c->limit = c->ops = 0;
 }
 
 size_t g_sum_cache_size(void) { return SUMS.count; }
@@ -234,6 +255,7 @@ int g_add(int32_t a, int32_t b, int32_t *out) {
         }
         size_t il = 0, ir = 0;
         int rc = 0;
+        SUMS.depth++;
         if (!nb) {
             for (uint32_t k = 0; k < gb->nl && rc == 0; k++) rc = g_add(a, gb->opts[k], &l[il++]);
             for (uint32_t k = 0; k < gb->nr && rc == 0; k++) rc = g_add(a, gb->opts[gb->nl + k], &rt[ir++]);
@@ -242,6 +264,7 @@ int g_add(int32_t a, int32_t b, int32_t *out) {
             for (uint32_t k = 0; k < ga->nl && rc == 0; k++) rc = g_add(ga->opts[k], b, &l[il++]);
             for (uint32_t k = 0; k < ga->nr && rc == 0; k++) rc = g_add(ga->opts[ga->nl + k], b, &rt[ir++]);
         }
+        SUMS.depth--;
         if (rc == 0) rc = g_canon(l, nl, rt, nr, &r);
         if (l != stack) free(l);
         if (rc < 0) return -1;

@@ -1,5 +1,6 @@
 /* arena.c — nodes, option lists and the two indexes of the compiled game kernel (arena.h). */
 #include "arena.h"
+#include "hugemem.h"
 
 Arena A;
 _Static_assert(sizeof(GNode) == 48, "a game node is 48 bytes");
@@ -42,7 +43,7 @@ static int grow_index(uint32_t **index, uint32_t *mask, uint32_t count, uint32_t
         PyErr_SetString(PyExc_MemoryError, "the game kernel's index is full");
         return -1;
     }
-    uint32_t *fresh = calloc(size, sizeof *fresh);
+    uint32_t *fresh = huge_zalloc(size * sizeof *fresh);
     if (!fresh) {
         PyErr_NoMemory();
         return -1;
@@ -107,7 +108,7 @@ int32_t arena_add(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr, 
             A.chunks = chunks;
             A.chunks_cap = cap;
         }
-        GNode *chunk = malloc(ARENA_CHUNK * sizeof *chunk);
+        GNode *chunk = huge_zalloc(ARENA_CHUNK * sizeof *chunk);
         if (!chunk) goto nomem;
         A.chunks[A.nchunks++] = chunk;
     }

@@ -12,9 +12,10 @@
  */
 #include "gkernel.h"
 
-static PairCache LE = {NULL, 0, 0, 1};
+static PairCache LE = {NULL, 0, 0, 1, 0, 0, 0};
 
 size_t g_le_cache_size(void) { return LE.count; }
+size_t g_le_cache_limit(void) { return LE.limit ? LE.limit : PAIR_LIMIT; }
 void le_cache_clear(void) { pair_cache_clear(&LE); }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -59,22 +60,24 @@ int g_le(int32_t a, int32_t b) {
     int32_t answer;
     if (pair_cache_get(&LE, a, b, &answer)) return answer;
     answer = 1;
-    for (uint32_t k = 0; k < ga->nl && answer; k++) { /* b <= a^L refutes a <= b */
+    LE.depth++;
+    for (uint32_t k = 0; k < ga->nl && answer > 0; k++) { /* b <= a^L refutes a <= b */
         int32_t i = ga->opts[k];
         int ok = stops_ge(node(i), lsb, rsb);
         if (ok > 0) ok = g_le(b, i);
-        if (ok < 0) return -1;
-        if (ok) answer = 0;
+        if (ok < 0) answer = -1;
+        else if (ok) answer = 0;
     }
     const int32_t *rb = gb->opts + gb->nl;
-    for (uint32_t k = 0; k < gb->nr && answer; k++) { /* b^R <= a refutes a <= b */
+    for (uint32_t k = 0; k < gb->nr && answer > 0; k++) { /* b^R <= a refutes a <= b */
         int32_t i = rb[k];
         int ok = stops_le(node(i), lsa, rsa);
         if (ok > 0) ok = g_le(i, a);
-        if (ok < 0) return -1;
-        if (ok) answer = 0;
+        if (ok < 0) answer = -1;
+        else if (ok) answer = 0;
     }
-    pair_cache_put(&LE, a, b, answer);
+    LE.depth--;
+    if (answer >= 0) pair_cache_put(&LE, a, b, answer);
     return answer;
 }
 

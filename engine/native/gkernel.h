@@ -34,6 +34,7 @@ int g_finish(const int32_t *l, size_t nl, const int32_t *r, size_t nr, const Tag
  * or machine made): no option is compared, so nothing is re-canonicalised (sorts l, r). */
 int g_adopt(int32_t *l, size_t nl, int32_t *r, size_t nr, int32_t *out);
 size_t g_le_cache_size(void);
+size_t g_le_cache_limit(void); /* the comparison cache's present limit (PairCache) */
 size_t g_raw_cache_size(void);
 void raw_cache_clear(void);
 void le_cache_clear(void);
@@ -49,16 +50,25 @@ void g_clear_caches(void);
 /* ZERO (id 0) and the arena's first games; 0, or -1 with an error set. */
 int g_init(void);
 
-/* A cache keyed by a pair of ids (algebra.c): exact, dropped when it reaches PAIR_LIMIT entries
- * (as the reference's CACHE_LIMIT). 2^19 entries are 8 MiB of slots: Sowing 1^13 peaks at
- * 124 bytes a position with it against 141 at 2^20, no slower (a smaller table is read from
- * caches nearer the core), and a single deep comparison needing ~400,000 entries (a chain of
- * birthday 400) still fits. */
-#define PAIR_LIMIT ((size_t)1 << 19)
+/* A cache keyed by a pair of ids (algebra.c): exact, and emptied (in place) when it reaches its
+ * limit — never inside a recursion of its owner (`depth` > 0: g_le, g_add), so one operation
+ * keeps every entry it makes (emptied mid-way, a comparison's recursion is exponential again).
+ * The limit adapts to the work. A search's operations are many and shallow (2-4 entries each at
+ * Sowing 1^13): for them PAIR_LIMIT entries, 2 MiB of comparison slots read from caches near the
+ * core (faster than 2^19: docs/benchmarks.md). Deep games reuse each other's entries (a chain of
+ * birthday 400 makes 20 to 5,000 entries an operation and needs ~400,000 of them): when the cache
+ * fills at more than PAIR_DEEP entries an operation, its limit doubles instead (up to
+ * PAIR_LIMIT_MAX), and it halves back when shallow work fills it again. */
+#define PAIR_LIMIT ((size_t)1 << 17)
+#define PAIR_LIMIT_MAX ((size_t)1 << 23)
+#define PAIR_DEEP 16
 typedef struct {
     uint64_t *slots; /* algebra.c */
     size_t mask, count;
     int truths;      /* the values are 0 and 1 (8 bytes a slot, else 16) */
+    unsigned depth;  /* the owner's recursions under way: no emptying while > 0 */
+    size_t limit;    /* entries before it is emptied (0: PAIR_LIMIT) */
+    size_t ops;      /* operations (puts outside a recursion) since it was last emptied */
 } PairCache;
 int pair_cache_get(const PairCache *c, int32_t a, int32_t b, int32_t *value);
 void pair_cache_put(PairCache *c, int32_t a, int32_t b, int32_t value);

@@ -267,8 +267,9 @@ static PyObject *py_set_handle_type(PyObject *self, PyObject *cls) {
 static PyObject *py_cache_info(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
-    return Py_BuildValue("{sIsnsnsnsnsnsn}", "games", A.count, "objects", (Py_ssize_t)A.nhandles, "sums",
-                         (Py_ssize_t)g_sum_cache_size(), "comparisons", (Py_ssize_t)g_le_cache_size(), "option_lists",
+    return Py_BuildValue("{sIsnsnsnsnsnsnsn}", "games", A.count, "objects", (Py_ssize_t)A.nhandles, "sums",
+                         (Py_ssize_t)g_sum_cache_size(), "comparisons", (Py_ssize_t)g_le_cache_size(),
+                         "comparison_limit", (Py_ssize_t)g_le_cache_limit(), "option_lists",
                          (Py_ssize_t)g_raw_cache_size(), "bytes", (Py_ssize_t)arena_bytes(), "wide_numbers",
                          (Py_ssize_t)num_wide_count());
 }

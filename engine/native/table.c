@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include "hugemem.h"
 
 #define INITIAL_SLOTS 1024
 #define FIRST_BLOCKS 4                      /* a segment's first array: 28 slots */
@@ -103,20 +103,7 @@ uint32_t table_find_packed(const Table *t, uint64_t key, uint64_t hash) {
 /* A zeroed array of n blocks. Past 2 MiB it is whole huge pages, which the kernel is asked to
  * back with huge pages: a probe is a random access into the whole table, and with 4 KiB pages
  * nearly every one also missed the TLB (a page walk as slow as the miss itself). */
-static TableBlock *new_blocks(uint32_t n) {
-    size_t bytes = (size_t)n * sizeof(TableBlock);
-    void *p = NULL;
-    if (n >= HUGE_BLOCKS) {
-        if (posix_memalign(&p, HUGE_BLOCKS * sizeof(TableBlock), bytes) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-        madvise(p, bytes, MADV_HUGEPAGE); /* (advice: without it, ordinary pages) */
-#endif
-    } else if (!(p = aligned_alloc(64, bytes))) {
-        return NULL;
-    }
-    memset(p, 0, bytes);
-    return p;
-}
+static TableBlock *new_blocks(uint32_t n) { return huge_zalloc((size_t)n * sizeof(TableBlock)); }
 
 /* Grow segment s by half (its first array: FIRST_BLOCKS; past a huge page, whole huge pages);
  * the owner's handles are relocated. */
@@ -235,7 +222,7 @@ static uint32_t find_general(const Table *t, const uint8_t *body, size_t len, ui
 
 static int grow_index(Table *t) {
     size_t size = (t->mask + 1) * 2;
-    uint64_t *slots = calloc(size, sizeof *slots);
+    uint64_t *slots = huge_zalloc(size * sizeof *slots);
     if (!slots) return -1;
     size_t mask = size - 1;
     for (size_t i = 0; i <= t->mask; i++) {
@@ -264,6 +251,7 @@ static uint32_t add_general(Table *t, const uint8_t *body, size_t len, uint32_t 
         /* realloc of a large block is an mremap on glibc: no copy, no double peak */
         uint32_t *arena = realloc(t->arena, cap * sizeof *arena);
         if (!arena) return TABLE_NONE;
+        huge_advise(arena, cap * sizeof *arena);
         t->arena = arena;
         t->arena_cap = cap;
     }
