@@ -6,8 +6,9 @@
 Runs ``ruma eval RULESET POSITION --no-limit --format json`` as a new user would, each in its own
 process (alternated ``--repeat`` times, best run reported), and reads the process's CPU seconds and
 peak resident memory from ``wait4``. Per position: wall and CPU microseconds, and peak bytes over
-the positions valued. Ratios: partizan / impartial time per position (the target is <= 3) and
-the partizan bytes per position (the target is <= 150). ``--check`` (the default) values the
+the positions valued. Ratios: partizan / impartial time per position (the target is <= 3), from the best runs and, with
+``--repeat`` > 1, each repeat's own (its two runs back to back: this machine's speed drifts between
+repeats), and the partizan bytes per position (the target is <= 150). ``--check`` (the default) values the
 partizan position again with the pure-Python engine (``RUMA_ENGINE=python``, the reference) in a
 separate process and requires the same value and positions valued. Last, the partizan position is
 valued once more in this process with ``gc.callbacks`` timing the cyclic collector: its share of
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 from typing import Any
@@ -91,13 +93,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     load = os.getloadavg()
     best: dict[str, dict[str, Any]] = {}
+    pairs: list[float] = []  # each repeat's own CPU ratio: the two runs back to back
     for _ in range(args.repeat):
+        this: dict[str, float] = {}
         for name, (ruleset, position) in (("partizan", args.partizan), ("impartial", args.impartial)):
             result = run(ruleset, position)
+            this[name] = result["cpu"] / result["positions"]
             if name in best and result["value"] != best[name]["value"]:
                 raise SystemExit(f"{ruleset} {position}: values differ between runs")
             if name not in best or result["seconds"] < best[name]["seconds"]:
                 best[name] = result
+        pairs.append(this["partizan"] / this["impartial"])
     reference = run(*args.partizan, engine="python") if args.check else None
     collector = collector_share(*args.partizan)
     if reference is not None and (reference["value"], reference["positions"]) != (best["partizan"]["value"],
@@ -111,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
               "impartial": {"command": args.impartial, **i, **per["impartial"]},
               "wall_ratio": per["partizan"]["wall_us"] / per["impartial"]["wall_us"],
               "cpu_ratio": per["partizan"]["cpu_us"] / per["impartial"]["cpu_us"],
+              "pair_cpu_ratios": pairs,
               "reference": reference, "collector": collector, "load_average": [round(x, 2) for x in load + os.getloadavg()]}
     if args.json:
         print(json.dumps(record, indent=2))
@@ -122,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['cpu_us']:5.2f} us CPU  {r['bytes']:4.0f} B a position   value {r['value']}")
     print(f"  partizan / impartial time a position: {record['wall_ratio']:.2f} wall, {record['cpu_ratio']:.2f} CPU "
           f"(target <= 3); partizan bytes a position {per['partizan']['bytes']:.0f} (target <= 150)")
+    if len(pairs) > 1:
+        print(f"  each repeat's own CPU ratio (its two runs back to back): min {min(pairs):.2f}, "
+              f"median {statistics.median(pairs):.2f}, max {max(pairs):.2f}")
     if reference is not None:
         print(f"  checked: RUMA_ENGINE=python gives {reference['value']} in {reference['seconds']:.1f} s, "
               f"{reference['peak'] / 2**20:.0f} MB")

@@ -71,23 +71,36 @@ def wait_for_workers(pid: int, count: int = 4, within: float = 60.0) -> None:
         time.sleep(0.1)
 
 
+def owned_rss(process: psutil.Process) -> int:
+    """Resident bytes a process owns: anonymous and shared memory (``RssAnon`` + ``RssShmem``).
+    Its pages of mapped files are left out: a reader that scanned the store has hundreds of MB of
+    the LMDB file mapped, which is the kernel's page cache, not memory the server holds."""
+    fields = {}
+    with open(f"/proc/{process.pid}/status") as status:
+        for line in status:
+            if line.startswith(("RssAnon:", "RssShmem:")):
+                name, value, _unit = line.split()
+                fields[name] = int(value) << 10
+    return fields.get("RssAnon:", 0) + fields.get("RssShmem:", 0)
+
+
 def tree_rss(pid: int) -> int:
-    """Resident bytes of process ``pid`` and all its descendants."""
+    """Resident bytes process ``pid`` and all its descendants own (``owned_rss``)."""
     root = psutil.Process(pid)
     total = 0
     for process in [root, *root.children(recursive=True)]:
-        with contextlib.suppress(psutil.Error):
-            total += process.memory_info().rss
+        with contextlib.suppress(psutil.Error, OSError):
+            total += owned_rss(process)
     return total
 
 
 def rss_by_process(pid: int) -> dict[str, int]:
-    """MiB resident per process of the tree (for messages)."""
+    """MiB each process of the tree owns (``owned_rss``; for messages)."""
     root = psutil.Process(pid)
     out = {}
     for process in [root, *root.children(recursive=True)]:
-        with contextlib.suppress(psutil.Error):
-            out[f"{process.pid} {process.name()}"] = process.memory_info().rss >> 20
+        with contextlib.suppress(psutil.Error, OSError):
+            out[f"{process.pid} {process.name()}"] = owned_rss(process) >> 20
     return out
 
 

@@ -5,7 +5,8 @@
   with the right status code within its deadline + 1 s;
 * a concurrent client's stored ``Evaluate`` keeps a p99 under 50 ms throughout (scaled when the
   machine itself is slow: ``serve_harness.latency_limit``);
-* the server's resident memory (with its workers) returns within 20% of its baseline afterwards.
+* the memory the server and its workers own (anonymous and shared; not the store file's mapped pages,
+  which are the page cache) returns within 20% of its baseline afterwards.
 
 Expected values: Erickson 1996, Table 2 (Sowing 1^7 = *2, 1^8 = *) and §2 (312 = {0|-2}); the
 exponential growth of 1^n (Theorem 2.1) makes 1^17 and longer rows unreachable within seconds.
@@ -218,21 +219,26 @@ def test_the_memory_budget_stops_the_largest_evaluation_and_refuses_new_heavy_wo
         baseline_start, baseline_rss = time.monotonic(), tree_rss(server.process.pid)
         time.sleep(3.0)
         start = time.monotonic()
-        refused: list[tuple[grpc.StatusCode, str, float]] = []
+        probes: list[tuple[grpc.StatusCode, str, float]] = []
         big: list[tuple[grpc.StatusCode, str, float]] = []
         runner = threading.Thread(target=lambda: big.append(
             timed(server.ruma.Evaluate, pb.EvaluateRequest(ruleset="sowing", position="1^15"), 120)))
         runner.start()
         while runner.is_alive():  # new heavy work while the workers' memory is at the budget
             if server.stats().worker_memory >= 200 << 20:
-                refused.append(timed(server.ruma.Evaluate, pb.EvaluateRequest(ruleset="atomic-wari", position="4^6"), 5))
+                probes.append(timed(server.ruma.Evaluate, pb.EvaluateRequest(ruleset="atomic-wari", position="4^6"), 5))
             time.sleep(0.05)
         end = time.monotonic()
         rss = settle(server, baseline_rss)
         prober.stop()
         code, details, _ = big[0]
         assert code == EXHAUSTED and "memory budget of 200 MiB" in details, details
-        assert all(r[0] == EXHAUSTED and "memory budget" in r[1] and r[2] < 1.0 for r in refused), refused
+        refused = [r for r in probes if r[0] == EXHAUSTED]
+        assert all("memory budget" in r[1] and r[2] < 1.0 for r in refused), probes
+        # the one probe in flight as the big evaluation's worker was stopped may find its memory
+        # released (the reading above came just before): that one is let in, and runs to its deadline
+        let_in = [r for r in probes if r[0] != EXHAUSTED]
+        assert len(let_in) <= 1 and all(r[0] in (OK, DEADLINE) for r in let_in), probes
         base, during = prober.window(baseline_start, start), prober.window(start, end)
         print(f"memory: stored Evaluate p99 {p99(base) * 1e3:.1f} ms idle, {p99(during) * 1e3:.1f} ms during; "
               f"{len(refused)} refused; RSS {baseline_rss >> 20} MiB before, {rss >> 20} MiB after")

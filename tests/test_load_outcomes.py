@@ -21,8 +21,9 @@ import grpc
 from grpc_harness import connect, running_server
 from ruma.server.work.limits import Limits
 
-#: Sowing 1^13 values 1.3 million positions in about 1 GB (docs/benchmarks.md): far past the budget
-HEAVY = "1^13"
+#: Sowing 1^14 values about five million positions at 120-odd bytes each (1^13: 1.3 million in
+#: 150-160 MB, docs/benchmarks.md "Partizan against impartial search"): far past the budget
+HEAVY = "1^14"
 BUDGET = 192 << 20
 
 
@@ -77,7 +78,7 @@ def test_a_load_with_heavy_and_bad_positions_finishes_and_names_them(tmp_path: P
 
         assert read_positions(failed) == [HEAVY, *bad]
         reasons = _reasons(failed.read_text())
-        assert "memory budget" in reasons[HEAVY] and "'1^13'" in reasons[HEAVY]
+        assert "memory budget" in reasons[HEAVY] and f"'{HEAVY}'" in reasons[HEAVY]
         for position, quoted in bad.items():
             assert quoted in reasons[position], (position, reasons[position])
         with connect(address) as client:
@@ -100,7 +101,7 @@ def test_a_position_the_memory_budget_stops_fails_alone(tmp_path: Path) -> None:
                                           notations=[pb.NOTATION_ASCII], brief=True)
         items = client.call(client.stub.EvaluateBatch, request, 120).items
         assert items[1].status.code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
-        assert "'1^13'" in items[1].status.message and "memory budget" in items[1].status.message
+        assert f"'{HEAVY}'" in items[1].status.message and "memory budget" in items[1].status.message
         # Erickson 1996: 312 = {0|-2} (§2), 2202 = ↑ (Table 1), 11(01)^2 = {3|0} (Theorem 2.4)
         assert [(i.status.code, i.evaluation.value.ascii) for i in (items[0], *items[2:])] == [
             (0, "{0|-2}"), (0, "^"), (0, "{3|0}")]

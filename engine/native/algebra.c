@@ -34,6 +34,19 @@ int pair_cache_get(const PairCache *c, int32_t a, int32_t b, int32_t *value) {
     }
 }
 
+/* Empty a cache, in place (its array freed instead when larger than its limit needs; *fresh is
+ * then the size to start again at). */
+static void pair_cache_empty(PairCache *c, size_t *fresh) {
+    if (c->mask + 1 > 2 * c->limit) {
+        free(c->slots);
+        c->slots = NULL;
+        *fresh = 2 * c->limit;
+    } else {
+        memset(c->slots, 0, (c->mask + 1) * pair_width(c) * sizeof *c->slots);
+    }
+    c->count = 0;
+}
+
 void pair_cache_put(PairCache *c, int32_t a, int32_t b, int32_t value) {
     size_t w = pair_width(c), fresh = PAIR_MIN;
     if (!c->limit) c->limit = PAIR_LIMIT;
@@ -45,15 +58,10 @@ void pair_cache_put(PairCache *c, int32_t a, int32_t b, int32_t value) {
             c->limit *= 2;
         } else {
             if (!deep && c->limit > PAIR_LIMIT) c->limit /= 2;
-            if (c->mask + 1 > 2 * c->limit) { /* (larger than its limit needs) */
-                free(c->slots);
-                c->slots = NULL;
-                fresh = 2 * c->limit;
-            } else {
-                memset(c->slots, 0, (c->mask + 1) * w * sizeof *c->slots);
-            }
-            c->count = 0;
+            pair_cache_empty(c, &fresh);
         }
+    } else if (c->count >= PAIR_LIMIT_MAX) { /* inside one operation: its memory stays bounded */
+        pair_cache_empty(c, &fresh);
     }
     /* load <= 1/2; past the limit (inside an operation) <= 7/8 before it grows */
     size_t room = c->count < c->limit ? (c->mask + 1) / 2 : (c->mask + 1) / 8 * 7;

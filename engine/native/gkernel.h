@@ -51,16 +51,17 @@ void g_clear_caches(void);
 int g_init(void);
 
 /* A cache keyed by a pair of ids (algebra.c): exact, and emptied (in place) when it reaches its
- * limit — never inside a recursion of its owner (`depth` > 0: g_le, g_add), so one operation
- * keeps every entry it makes (emptied mid-way, a comparison's recursion is exponential again).
- * The limit adapts to the work. A search's operations are many and shallow (2-4 entries each at
- * Sowing 1^13): for them PAIR_LIMIT entries, 2 MiB of comparison slots read from caches near the
- * core (faster than 2^19: docs/benchmarks.md). Deep games reuse each other's entries (a chain of
- * birthday 400 makes 20 to 5,000 entries an operation and needs ~400,000 of them): when the cache
- * fills at more than PAIR_DEEP entries an operation, its limit doubles instead (up to
- * PAIR_LIMIT_MAX), and it halves back when shallow work fills it again. */
+ * limit between operations (outside its owner's recursion: `depth` 0, g_le, g_add), or
+ * PAIR_LIMIT_MAX entries inside one (memory stays bounded; emptied mid-way, that operation's
+ * recursion repeats work). The limit adapts to the work: a search's operations are many and
+ * shallow (2-4 entries each at Sowing 1^13), and for them PAIR_LIMIT entries, 2 MiB of comparison
+ * slots read from caches near the core, are faster than 2^19 (docs/benchmarks.md); deep games
+ * reuse each other's entries (a chain of birthday 400 makes 18 to 5,000 entries an operation), so
+ * when the cache fills at more than PAIR_DEEP entries an operation its limit doubles instead, up
+ * to PAIR_LIMIT_MAX (8 MiB of comparison slots, 16 MiB of sums), and it halves back when shallow
+ * work fills it again. */
 #define PAIR_LIMIT ((size_t)1 << 17)
-#define PAIR_LIMIT_MAX ((size_t)1 << 23)
+#define PAIR_LIMIT_MAX ((size_t)1 << 19)
 #define PAIR_DEEP 16
 typedef struct {
     uint64_t *slots; /* algebra.c */

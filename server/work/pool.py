@@ -451,9 +451,11 @@ class WorkerPool:
 
     # -- the rest -------------------------------------------------------------------------------------
     def stats(self) -> dict[str, int]:
-        """Busy evaluation workers, waiting calls, the workers' memory, refusals and replacements."""
+        """Busy evaluation workers, waiting calls, the workers' memory (the figure new work is admitted
+        against at this moment: a stopped worker's memory is released at once, not at the next
+        reading), refusals and replacements."""
         busy = sum(1 for w in self.eval.workers if w.state == "busy")
-        return {"busy": busy, "queued": len(self.eval.waiters), "memory": self.memory, "refused": self.refused,
+        return {"busy": busy, "queued": len(self.eval.waiters), "memory": self.eval_memory(), "refused": self.refused,
                 "recycled": self.recycled}
 
     async def close(self, timeout: float = 5.0) -> None:
