@@ -73,7 +73,7 @@ def wait_for_workers(pid: int, count: int = 4, within: float = 60.0) -> None:
 
 def owned_rss(process: psutil.Process) -> int:
     """Resident bytes a process owns: anonymous and shared memory (``RssAnon`` + ``RssShmem``).
-    Its pages of mapped files are left out: a reader that scanned the store has hundreds of MB of
+    Its pages of mapped files are left out: a worker that scanned the store has hundreds of MB of
     the LMDB file mapped, which is the kernel's page cache, not memory the server holds."""
     fields = {}
     with open(f"/proc/{process.pid}/status") as status:

@@ -6,7 +6,7 @@
 #include "gkernel.h"
 #include "hugemem.h"
 
-static PairCache SUMS = {NULL, 0, 0, 0, 0, 0, 0};
+static PairCache SUMS = PAIR_CACHE(0);
 
 /* ---------------------------------------------------------------------------------------- */
 /* caches keyed by a pair of ids: open addressing, emptied at their limit between operations */
@@ -49,7 +49,6 @@ static void pair_cache_empty(PairCache *c, size_t *fresh) {
 
 void pair_cache_put(PairCache *c, int32_t a, int32_t b, int32_t value) {
     size_t w = pair_width(c), fresh = PAIR_MIN;
-    if (!c->limit) c->limit = PAIR_LIMIT;
     if (!c->depth) c->ops++;
     if (c->count >= c->limit && !c->depth) { /* between operations: emptied, or its limit raised */
         int deep = c->count > PAIR_DEEP * c->ops;
@@ -98,7 +97,8 @@ void pair_cache_put(PairCache *c, int32_t a, int32_t b, int32_t value) {
 void pair_cache_clear(PairCache *c) {
     free(c->slots);
     c->slots = NULL;
-    c->mask = c->count = c->limit = c->ops = 0;
+    c->mask = c->count = c->ops = 0;
+    c->limit = PAIR_LIMIT;
 }
 
 size_t g_sum_cache_size(void) { return SUMS.count; }

@@ -12,10 +12,10 @@
  */
 #include "gkernel.h"
 
-static PairCache LE = {NULL, 0, 0, 1, 0, 0, 0};
+static PairCache LE = PAIR_CACHE(1);
 
 size_t g_le_cache_size(void) { return LE.count; }
-size_t g_le_cache_limit(void) { return LE.limit ? LE.limit : PAIR_LIMIT; }
+size_t g_le_cache_limit(void) { return LE.limit; }
 void le_cache_clear(void) { pair_cache_clear(&LE); }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -68,11 +68,13 @@ typedef struct {
     size_t mask, count;
     int truths;      /* the values are 0 and 1 (8 bytes a slot, else 16) */
     unsigned depth;  /* the owner's recursions under way: no emptying while > 0 */
-    size_t limit;    /* entries before it is emptied (0: PAIR_LIMIT) */
+    size_t limit;    /* entries before it is emptied: PAIR_LIMIT .. PAIR_LIMIT_MAX */
     size_t ops;      /* operations (puts outside a recursion) since it was last emptied */
 } PairCache;
 int pair_cache_get(const PairCache *c, int32_t a, int32_t b, int32_t *value);
 void pair_cache_put(PairCache *c, int32_t a, int32_t b, int32_t value);
+/* A cache of values (truths: of 0 and 1), empty, at its base limit. */
+#define PAIR_CACHE(values_are_truths) {.slots = NULL, .truths = (values_are_truths), .limit = PAIR_LIMIT}
 void pair_cache_clear(PairCache *c);
 
 /* Comparison of two numbers with the small case inline: 0, or -1 with an error set. */

@@ -8,7 +8,7 @@
 #define INITIAL_SLOTS 1024
 #define FIRST_BLOCKS 4                      /* a segment's first array: 28 slots */
 #define MAX_BLOCKS ((TABLE_SLOT_MASK + 1) / 7) /* slots must fit TABLE_SLOT_BITS */
-#define HUGE_BLOCKS 32768                    /* 2 MiB of blocks: a huge page */
+#define HUGE_BLOCKS (HUGE_PAGE_BYTES / sizeof(TableBlock)) /* a huge page of blocks */
 #define ARENA_MAX ((size_t)TABLE_GENERAL - 2) /* general offsets below TABLE_GENERAL - 1 (TABLE_NONE) */
 
 /* A 64-bit multiply-xorshift hash over 8-byte chunks, folded to 32 bits. Keys are short (one byte

@@ -139,7 +139,6 @@ class WorkerPool:
         self.context = multiprocessing.get_context("spawn")  # never fork a process running gRPC threads
         self.eval = _Lane("eval", size, limits.max_queue, RECYCLE_ABOVE)
         self.reads = _Lane("read", readers, MAX_READS_WAITING, READER_RECYCLE_ABOVE)
-        self.memory = 0
         self.refused = 0
         self.recycled = 0
         self.closed = False
@@ -311,13 +310,13 @@ class WorkerPool:
         for worker, size in readings:
             if worker.state != "gone":
                 worker.rss = size
-        self.memory = self.eval_memory()
+        memory = self.eval_memory()
         now = time.monotonic()
         for worker in list(self.eval.idle):
             if worker.baseline and worker.rss > worker.baseline + IDLE_SLACK and now - worker.since > IDLE_RECYCLE_SECONDS:
                 self._retire(self.eval, worker, "grown")
         budget = self.memory_budget
-        if budget and self.memory > budget:
+        if budget and memory > budget:
             busy = [w for w in self.eval.workers if w.state == "busy" and not w.over_budget and w.call is not None]
             if busy:
                 victim = max(busy, key=lambda w: w.rss)
@@ -326,7 +325,7 @@ class WorkerPool:
                 victim.call.budget.stop(MEMORY)
                 victim.call.poke()
                 log.warning("evaluation workers use %d MiB, over the budget of %d MiB: stopping %s (%d MiB)",
-                            self.memory >> 20, budget >> 20, victim.process.name, victim.rss >> 20)
+                            memory >> 20, budget >> 20, victim.process.name, victim.rss >> 20)
 
     def eval_memory(self) -> int:
         """Resident memory of the evaluation workers that take calls (not those being replaced)."""
