@@ -1,6 +1,6 @@
 """The compiled table's two parts (``engine/native/table.c``): packed 64-bit keys for short rows of
-small counts, general byte keys for the rest, and a ``CompactMemo`` whose table an impartial
-search uses as its own.
+small counts (with value bytes for nim values, in wide blocks of int32 values for Games), general
+byte keys for the rest, and a ``CompactMemo`` whose table a search uses as its own.
 
 Expected values and memo contents come from the pure-Python reference engine (``ruma.engine``'s
 own rulesets and search, with a dict memo): keys at and across every boundary of the packed form
@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import pytest
 
-from ruma.engine.cgt import nimber
+from ruma.engine.cgt import Game, integer, nimber, parse_game
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.native import new_memo
 from ruma.engine.native.rulesets import COMPILED
-from ruma.engine.rulesets.atomic_wari import IMPARTIAL_ATOMIC_WARI
+from ruma.engine.rulesets.atomic_wari import ATOMIC_WARI, IMPARTIAL_ATOMIC_WARI
 from ruma.engine.rulesets.notation import FULL
-from ruma.engine.rulesets.sowing import IMPARTIAL_SOWING
+from ruma.engine.rulesets.sowing import IMPARTIAL_SOWING, SOWING
 
 PREFIX = b"\x02\x01"  # any two bytes: a CompactMemo keeps keys by their first two
 
@@ -48,6 +48,19 @@ def test_keys_across_the_packed_form_keep_their_bytes_and_values() -> None:
     assert memo.lookup(PREFIX + b"\x00\x02") is None and memo.lookup(PREFIX + b"\x00\x00\x02") is None
 
 
+def test_games_across_the_packed_form_keep_their_bytes_and_values() -> None:
+    memo, reference = new_memo(), InMemoryMemo()
+    games: list[Game] = [integer(0), nimber(3), parse_game("{2|-1}"), integer(-7), nimber(1)]
+    many = [b"\x00" + bytes([1 + k % 14, k % 15, k // 15 % 15]) for k in range(3000)]  # segments grow
+    for k, body in enumerate(BODIES + many):
+        for memo_ in (memo, reference):
+            memo_.insert(PREFIX + body, games[k % len(games)])
+    assert dict(memo.items()) == reference.entries  # type: ignore[attr-defined]
+    for key, value in reference.entries.items():
+        assert memo.lookup(key) == value
+    assert memo.lookup(PREFIX + b"\x00\x02") is None and memo.lookup(PREFIX + b"\x00\x01\x0e\x0e\x0e") is None
+
+
 def test_a_ruleset_prefix_holds_values_of_one_kind() -> None:
     memo = new_memo()
     memo.insert(b"\x02\x01\x00\x03", 2)
@@ -61,10 +74,15 @@ def counts(name: str) -> list[str]:
     """Positions whose followers cross the packed form's edges (and values the reference finds fast)."""
     if name == "impartial-sowing":  # (rows of 17 and 18 pots: (10)^9, (1100)^5)
         return ["14,1,1", "15,1", "16,1", "15,0,2,1", "1,0,16", "(10)^9", "(1100)^5", "(10)^8,2,1,1", "•,1,1,•"]
+    if name == "sowing":  # (counts of 14 and more become full pots; rows of 17 pots split)
+        return ["(2,0)^4,14", "2^5,15", "1^3,16", "(1,1,0)^3,14", "2^6"]
+    if name == "atomic-wari":
+        return ["14,1,1", "255,1", "(3,0,1,0)^5", "(3,0,0,0)^5", "(2,0)^8,2", "4,4,4,4"]
     return ["14,1,1", "15,1,1", "16,1", "255,1", "1,0,16,1", "(3,0,1,0)^5", "(3,0,0,0)^5", "(1,1,2,0)^5"]
 
 
-@pytest.mark.parametrize("reference", [IMPARTIAL_SOWING, IMPARTIAL_ATOMIC_WARI], ids=lambda r: r.name)
+@pytest.mark.parametrize("reference", [IMPARTIAL_SOWING, IMPARTIAL_ATOMIC_WARI, SOWING, ATOMIC_WARI],
+                         ids=lambda r: r.name)
 def test_searches_across_the_packed_form_store_what_the_reference_stores(reference: object) -> None:
     name = reference.name  # type: ignore[attr-defined]
     fast = COMPILED[name]
@@ -90,6 +108,32 @@ def test_an_impartial_search_uses_a_fresh_memo_table_as_its_own() -> None:
     reference = InMemoryMemo()
     for text in ("1^9", "1^10"):
         evaluate(IMPARTIAL_SOWING, text, reference)
+    assert dict(memo.items()) == reference.entries  # type: ignore[attr-defined]
+
+
+def test_a_partizan_search_uses_a_fresh_memo_table_as_its_own() -> None:
+    memo = new_memo()
+    first = evaluate(COMPILED["sowing"], "1^8", memo)
+    assert memo.nbytes == first.stats.table_bytes + new_memo().nbytes  # type: ignore[attr-defined]
+    assert first.stats.memo_hits == 0 and first.stats.memo_misses == first.stats.positions_valued
+    second = evaluate(COMPILED["sowing"], "1^9", memo)  # the memo holds the ruleset: a table of its own
+    assert second.stats.table_bytes < memo.nbytes and second.stats.memo_hits > 0  # type: ignore[attr-defined]
+    reference = InMemoryMemo()
+    for text in ("1^8", "1^9"):
+        evaluate(SOWING, text, reference)
+    assert dict(memo.items()) == reference.entries  # type: ignore[attr-defined]
+
+
+def test_an_interrupted_partizan_search_leaves_no_values_but_its_own_in_the_memo() -> None:
+    memo, reference = new_memo(), InMemoryMemo()
+    with pytest.raises(LimitExceededError):
+        evaluate(COMPILED["sowing"], "1^9", memo, max_positions=2000)
+    assert 0 < len(memo) <= 2001  # type: ignore[arg-type]
+    expected = evaluate(SOWING, "1^9", reference)
+    partial = dict(memo.items())  # type: ignore[attr-defined]
+    assert all(reference.entries[key] == value for key, value in partial.items())
+    again = evaluate(COMPILED["sowing"], "1^9", memo)  # markers left behind are absent keys
+    assert again.value == expected.value
     assert dict(memo.items()) == reference.entries  # type: ignore[attr-defined]
 
 

@@ -3,11 +3,12 @@
  * The same Memo as ruma.engine.memo.InMemoryMemo (lookup, insert, insert_many, lookup_many, len)
  * for about 11-30 bytes a position instead of ~110 (a dict entry, a bytes key and its hash). Keys
  * are kept by ruleset (their first two bytes, code and version: one MemoPart each) as bodies in a
- * table of their own: nim values in a table with packed keys (table.h), Games by id (Game ids are
- * per process, like the memo itself; every Game lives as long as the kernel's table, so an id
- * always names the same object). Keys shorter than two bytes go to one more table (`odd`). The
- * compiled search reads and writes a CompactMemo's tables directly, with no Python call
- * (search.c); an impartial search that meets a ruleset this memo holds nothing of yet uses that
+ * table of their own (table.h): nim values with packed keys and value bytes, Games by id with
+ * packed keys in wide blocks (Game ids are per process, like the memo itself; every Game lives as
+ * long as the kernel's table, so an id always names the same object). Keys shorter than two bytes
+ * go to one more table (`odd`). The compiled search reads and writes a CompactMemo's tables
+ * directly, with no Python call (search.c); a search that meets a ruleset this memo holds nothing
+ * of yet uses that
  * ruleset's table as its own (compact_adopt), so a position is held once, not in the search's
  * table and again in the memo. `ruma eval` and `evaluate()` without a memo use a CompactMemo when
  * the compiled engine is active (ruma.engine.native.new_memo).
@@ -79,6 +80,13 @@ static MemoPart *part_of(CompactMemoObject *m, uint8_t code, uint8_t version, in
     return part;
 }
 
+/* A part's table for values of that kind (while it is empty): nim values in value bytes, Game
+ * ids in wide blocks. */
+static void part_set_kind(MemoPart *part, int kind) {
+    part->kind = kind;
+    part->table.packed = kind == MEMO_NIM ? TABLE_PACKED_BYTES : TABLE_PACKED_WIDE;
+}
+
 int compact_find(CompactMemoObject *m, const uint8_t *key, size_t len, int32_t *value) {
     if (len < 2) {
         uint32_t rec = table_find(&m->odd, key, len, table_hash(key, len));
@@ -107,8 +115,7 @@ int compact_add(CompactMemoObject *m, const uint8_t *key, size_t len, int32_t va
     if (!part) return -1;
     int kind = value >= 0 ? MEMO_NIM : MEMO_GAME;
     if (part->kind == MEMO_NONE) {
-        part->kind = kind;
-        part->table.packed = kind == MEMO_NIM; /* (Game ids are large: general records) */
+        part_set_kind(part, kind);
     } else if (part->kind != kind) {
         PyErr_Format(PyExc_TypeError, "the memo holds %s for the keys of ruleset (%d, %d), not %s",
                      part->kind == MEMO_NIM ? "nim values" : "Games", key[0], key[1], kind == MEMO_NIM ? "a nim value" : "a Game");
@@ -130,14 +137,14 @@ nomem:
     return -1;
 }
 
-Table *compact_adopt(CompactMemoObject *m, int code, int version) {
+Table *compact_adopt(CompactMemoObject *m, int code, int version, int kind) {
     MemoPart *part = part_of(m, (uint8_t)code, (uint8_t)version, 1);
     if (!part) {
         PyErr_Clear(); /* (no memory: the search keeps a table of its own) */
         return NULL;
     }
-    if (part->adopted || part->table.count || part->kind == MEMO_GAME) return NULL;
-    part->kind = MEMO_NIM;
+    if (part->adopted || part->table.count || (part->kind != MEMO_NONE && part->kind != kind)) return NULL;
+    part_set_kind(part, kind);
     part->adopted = 1;
     return &part->table;
 }

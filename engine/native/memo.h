@@ -5,8 +5,8 @@
 #include "core.h"
 #include "table.h"
 
-/* The keys of one ruleset (prefix code, version): body -> nim value (kind MEMO_NIM: a packed
- * table) or Game id (MEMO_GAME: general records only). Negative values in `table` are markers a
+/* The keys of one ruleset (prefix code, version): body -> nim value (kind MEMO_NIM: packed keys
+ * with value bytes) or Game id (MEMO_GAME: packed keys in wide blocks, table.h). Negative values in `table` are markers a
  * search left (see search.h): such a key is absent. */
 enum { MEMO_NONE = 0, MEMO_NIM = 1, MEMO_GAME = 2 };
 typedef struct {
@@ -34,10 +34,11 @@ int compact_find(CompactMemoObject *m, const uint8_t *key, size_t len, int32_t *
 int compact_add(CompactMemoObject *m, const uint8_t *key, size_t len, int32_t value);
 /* The keys holding a value. */
 size_t compact_count(const CompactMemoObject *m);
-/* The table of a ruleset's nim values for an impartial search to use as its own, when the memo
- * holds no key of that ruleset yet and no other search uses it; else NULL. compact_release gives
- * it back (the search's markers left in it count as absent keys). */
-Table *compact_adopt(CompactMemoObject *m, int code, int version);
+/* The table of a ruleset's values (kind: MEMO_NIM for an impartial search, MEMO_GAME for a
+ * partizan one) for a search to use as its own, when the memo holds no key of that ruleset yet and
+ * no other search uses it; else NULL. compact_release gives it back (the search's markers left in
+ * it count as absent keys). */
+Table *compact_adopt(CompactMemoObject *m, int code, int version, int kind);
 void compact_release(CompactMemoObject *m, Table *t);
 
 /* A Game's `id` attribute (a new reference), NULL on error; the name is interned once. */

@@ -90,14 +90,15 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     s->flush_at = FLUSH_FIRST;
     s->batch_index = -1;
     if (compact != Py_None) s->compact = (CompactMemoObject *)Py_NewRef(compact);
-    /* nim values in a table with packed keys; Game ids (large numbers) in general records */
-    if ((rules->impartial ? table_init_packed(&s->own) : table_init(&s->own)) < 0) {
+    /* nim values in a table with packed keys and value bytes; Game ids in wide blocks */
+    if ((rules->impartial ? table_init_packed(&s->own) : table_init_wide(&s->own)) < 0) {
         PyErr_NoMemory();
         return -1;
     }
     s->t = &s->own;
-    Table *adopted = s->compact && rules->impartial && !s->shared ? compact_adopt(s->compact, rules->code, rules->version)
-                                                                  : NULL;
+    Table *adopted = s->compact && !s->shared ? compact_adopt(s->compact, rules->code, rules->version,
+                                                               rules->impartial ? MEMO_NIM : MEMO_GAME)
+                                              : NULL;
     if (adopted) { /* the memo's table is the search's: each position is held once */
         s->t = adopted;
         s->unified = 1;

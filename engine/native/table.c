@@ -7,8 +7,8 @@
 
 #define INITIAL_SLOTS 1024
 #define FIRST_BLOCKS 4                      /* a segment's first array: 28 slots */
-#define MAX_BLOCKS ((TABLE_SLOT_MASK + 1) / 7) /* slots must fit TABLE_SLOT_BITS */
-#define HUGE_BLOCKS (HUGE_PAGE_BYTES / sizeof(TableBlock)) /* a huge page of blocks */
+#define HUGE_BLOCKS (HUGE_PAGE_BYTES / sizeof(TableBlock)) /* a huge page of blocks (of either kind) */
+_Static_assert(sizeof(TableBlock) == 64 && sizeof(TableWideBlock) == 64, "a block is a cache line");
 #define ARENA_MAX ((size_t)TABLE_GENERAL - 2) /* general offsets below TABLE_GENERAL - 1 (TABLE_NONE) */
 
 /* A 64-bit multiply-xorshift hash over 8-byte chunks, folded to 32 bits. Keys are short (one byte
@@ -42,7 +42,13 @@ int table_init(Table *t) {
 
 int table_init_packed(Table *t) {
     if (table_init(t) < 0) return -1;
-    t->packed = 1;
+    t->packed = TABLE_PACKED_BYTES;
+    return 0;
+}
+
+int table_init_wide(Table *t) {
+    if (table_init(t) < 0) return -1;
+    t->packed = TABLE_PACKED_WIDE;
     return 0;
 }
 
@@ -91,12 +97,31 @@ static uint32_t probe(const TableBlock *blocks, uint32_t nblocks, uint64_t key, 
     }
 }
 
+/* probe for wide blocks (five slots a block) */
+static uint32_t probe_wide(const TableWideBlock *blocks, uint32_t nblocks, uint64_t key, uint64_t hash, int *found) {
+    uint32_t slot = (uint32_t)(((uint64_t)(uint32_t)hash * (nblocks * 5ull)) >> 32), b = slot / 5;
+    unsigned i = slot % 5;
+    for (;;) {
+        const TableWideBlock *B = &blocks[b];
+        for (; i < 5; i++) {
+            uint64_t k = B->key[i];
+            if (k == key || !k) {
+                *found = k != 0;
+                return b * 5 + i;
+            }
+        }
+        i = 0;
+        if (++b == nblocks) b = 0;
+    }
+}
+
 uint32_t table_find_packed(const Table *t, uint64_t key, uint64_t hash) {
     unsigned s = (unsigned)(hash >> (64 - TABLE_SEG_BITS));
     const TableSeg *seg = &t->seg[s];
     if (!seg->nblocks) return TABLE_NONE;
     int found;
-    uint32_t slot = probe(seg->blocks, seg->nblocks, key, hash, &found);
+    uint32_t slot = t->packed == TABLE_PACKED_WIDE ? probe_wide(seg->wide, seg->nblocks, key, hash, &found)
+                                                   : probe(seg->blocks, seg->nblocks, key, hash, &found);
     return found ? (uint32_t)s << TABLE_SLOT_BITS | slot : TABLE_NONE;
 }
 
@@ -105,32 +130,57 @@ uint32_t table_find_packed(const Table *t, uint64_t key, uint64_t hash) {
  * nearly every one also missed the TLB (a page walk as slow as the miss itself). */
 static TableBlock *new_blocks(uint32_t n) { return huge_zalloc((size_t)n * sizeof(TableBlock)); }
 
+/* The wide blocks of a segment, rehashed into n new ones (NULL when out of memory). */
+static TableWideBlock *rehash_wide(const TableSeg *seg, uint32_t n) {
+    TableWideBlock *blocks = huge_zalloc((size_t)n * sizeof(TableWideBlock));
+    if (!blocks) return NULL;
+    for (uint32_t b = 0; b < seg->nblocks; b++) {
+        const TableWideBlock *B = &seg->wide[b];
+        for (unsigned i = 0; i < 5; i++) {
+            if (!B->key[i]) continue;
+            int found;
+            uint32_t slot = probe_wide(blocks, n, B->key[i], table_mix(B->key[i]), &found);
+            blocks[slot / 5].key[slot % 5] = B->key[i];
+            blocks[slot / 5].val[slot % 5] = B->val[i];
+        }
+    }
+    return blocks;
+}
+
 /* Grow segment s by half (its first array: FIRST_BLOCKS; past a huge page, whole huge pages);
  * the owner's handles are relocated. */
 static int grow_segment(Table *t, unsigned s) {
     TableSeg *seg = &t->seg[s];
     uint32_t n = seg->nblocks ? seg->nblocks + seg->nblocks / 2 : FIRST_BLOCKS;
     if (n >= HUGE_BLOCKS) n = (n + HUGE_BLOCKS - 1) / HUGE_BLOCKS * HUGE_BLOCKS;
-    if (n > MAX_BLOCKS) n = MAX_BLOCKS;
+    unsigned per = t->packed == TABLE_PACKED_WIDE ? 5 : 7;
+    if ((uint64_t)n * per > TABLE_SLOT_MASK + 1ull) n = (TABLE_SLOT_MASK + 1) / per;
     if (n <= seg->nblocks) return -1;
-    TableBlock *blocks = new_blocks(n);
-    if (!blocks) return -1;
-    for (uint32_t b = 0; b < seg->nblocks; b++) { /* in slot order: the new places are in order too */
-        const TableBlock *B = &seg->blocks[b];
-        for (unsigned i = 0; i < 7; i++) {
-            if (!B->key[i]) continue;
-            int found;
-            uint32_t slot = probe(blocks, n, B->key[i], table_mix(B->key[i]), &found);
-            blocks[slot / 7].key[slot % 7] = B->key[i];
-            blocks[slot / 7].val[slot % 7] = B->val[i];
+    void *fresh;
+    if (t->packed == TABLE_PACKED_WIDE) {
+        fresh = rehash_wide(seg, n);
+        if (!fresh) return -1;
+    } else {
+        TableBlock *blocks = new_blocks(n);
+        if (!blocks) return -1;
+        for (uint32_t b = 0; b < seg->nblocks; b++) { /* in slot order: the new places are in order too */
+            const TableBlock *B = &seg->blocks[b];
+            for (unsigned i = 0; i < 7; i++) {
+                if (!B->key[i]) continue;
+                int found;
+                uint32_t slot = probe(blocks, n, B->key[i], table_mix(B->key[i]), &found);
+                blocks[slot / 7].key[slot % 7] = B->key[i];
+                blocks[slot / 7].val[slot % 7] = B->val[i];
+            }
         }
+        fresh = blocks;
     }
     t->old = seg->blocks;
     t->old_nblocks = seg->nblocks;
     t->old_seg = s;
-    seg->blocks = blocks;
+    seg->blocks = fresh;
     seg->nblocks = n;
-    seg->limit = (uint32_t)((uint64_t)n * 7 * 17 / 20); /* (a probe reads whole blocks: 0.85 costs little) */
+    seg->limit = (uint32_t)((uint64_t)n * per * 17 / 20); /* (a probe reads whole blocks: 0.85 costs little) */
     if (t->old && t->moved) t->moved(t->moved_ctx, t);
     free(t->old);
     t->old = NULL;
@@ -140,7 +190,8 @@ static int grow_segment(Table *t, unsigned s) {
 uint32_t table_relocate(const Table *t, uint32_t rec) {
     if (!t->old || (rec & TABLE_GENERAL) || rec >> TABLE_SLOT_BITS != t->old_seg) return rec;
     uint32_t slot = rec & TABLE_SLOT_MASK;
-    uint64_t key = t->old[slot / 7].key[slot % 7];
+    uint64_t key = t->packed == TABLE_PACKED_WIDE ? ((const TableWideBlock *)t->old)[slot / 5].key[slot % 5]
+                                                  : ((const TableBlock *)t->old)[slot / 7].key[slot % 7];
     return table_find_packed(t, key, table_mix(key));
 }
 
@@ -149,9 +200,16 @@ uint32_t table_add_packed(Table *t, uint64_t key, uint64_t hash, int32_t value) 
     TableSeg *seg = &t->seg[s];
     if (seg->used + 1 > seg->limit && grow_segment(t, s) < 0) return TABLE_NONE;
     int found;
-    uint32_t slot = probe(seg->blocks, seg->nblocks, key, hash, &found);
-    seg->blocks[slot / 7].key[slot % 7] = key;
-    seg->blocks[slot / 7].val[slot % 7] = 255; /* (UNKNOWN until set) */
+    uint32_t slot;
+    if (t->packed == TABLE_PACKED_WIDE) {
+        slot = probe_wide(seg->wide, seg->nblocks, key, hash, &found);
+        seg->wide[slot / 5].key[slot % 5] = key;
+        seg->wide[slot / 5].val[slot % 5] = -1; /* (UNKNOWN until set) */
+    } else {
+        slot = probe(seg->blocks, seg->nblocks, key, hash, &found);
+        seg->blocks[slot / 7].key[slot % 7] = key;
+        seg->blocks[slot / 7].val[slot % 7] = 255; /* (UNKNOWN until set) */
+    }
     seg->used++;
     t->count++;
     uint32_t rec = (uint32_t)s << TABLE_SLOT_BITS | slot;
@@ -297,10 +355,12 @@ uint32_t table_add(Table *t, const uint8_t *body, size_t len, uint32_t hash, int
 int table_next(const Table *t, uint64_t *cursor, uint32_t *rec) {
     uint64_t c = *cursor;
     /* cursor: segment << 32 | slot through the segments, then TABLE_SEGS << 32 | arena offset */
+    int wide = t->packed == TABLE_PACKED_WIDE;
+    unsigned per = wide ? 5 : 7;
     for (unsigned s = (unsigned)(c >> 32); s < TABLE_SEGS; s++) {
         const TableSeg *seg = &t->seg[s];
-        for (uint32_t slot = s == c >> 32 ? (uint32_t)c : 0; slot < seg->nblocks * 7; slot++)
-            if (seg->blocks[slot / 7].key[slot % 7]) {
+        for (uint32_t slot = s == c >> 32 ? (uint32_t)c : 0; slot < seg->nblocks * per; slot++)
+            if (wide ? seg->wide[slot / 5].key[slot % 5] : seg->blocks[slot / 7].key[slot % 7]) {
                 *rec = (uint32_t)s << TABLE_SLOT_BITS | slot;
                 *cursor = (uint64_t)s << 32 | (slot + 1);
                 return 1;

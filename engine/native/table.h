@@ -16,6 +16,11 @@
  * copies of the whole table; its records move, and the table calls `moved` for the owner of
  * handles into it to relocate them (table_relocate) before the old array goes.
  *
+ * Wide packed tables (table_init_wide: the partizan searches, whose values are game ids): the same
+ * packed keys and segments, in blocks of five keys and their five int32 values (TableWideBlock,
+ * 64 bytes: 12.8 bytes a slot), so a lookup is one cache line, where a general record is two
+ * (index slot, then record). Which kind a table's segments are is fixed when it is made.
+ *
  * The general part: every other key (long rows, large counts, text keys, Game values). Records
  * live back to back in one arena of 4-byte words:
  *     word 0: the value (int32; negative values are the search's markers, see search.c)
@@ -44,6 +49,8 @@
 #define TABLE_PACKED_POTS 16 /* the longest row a packed key holds */
 #define TABLE_BODY_SCRATCH (TABLE_PACKED_POTS + 1) /* the bytes table_body may write for a packed key */
 #define TABLE_BIG 251 /* value byte: the value is in the side table */
+#define TABLE_PACKED_BYTES 1 /* Table.packed: blocks of seven keys and value bytes */
+#define TABLE_PACKED_WIDE 2  /* Table.packed: blocks of five keys and int32 values */
 
 typedef struct {
     uint64_t key[7]; /* 0: empty */
@@ -52,7 +59,16 @@ typedef struct {
 } TableBlock;
 
 typedef struct {
-    TableBlock *blocks;
+    uint64_t key[5]; /* 0: empty */
+    int32_t val[5];
+    uint32_t spare;
+} TableWideBlock;
+
+typedef struct {
+    union {
+        TableBlock *blocks;    /* TABLE_PACKED_BYTES */
+        TableWideBlock *wide;  /* TABLE_PACKED_WIDE */
+    };
     uint32_t nblocks, used, limit;
 } TableSeg;
 
@@ -68,7 +84,7 @@ struct Table {
     size_t count;  /* records */
     size_t valued; /* records holding a value (>= 0) */
     /* packed part */
-    int packed; /* 1: packable bodies go to the segments */
+    int packed; /* 0, or TABLE_PACKED_*: packable bodies go to the segments, in blocks of that kind */
     TableSeg seg[TABLE_SEGS];
     uint64_t *big_keys; /* values that do not fit a byte: key -> value (open addressing) */
     int32_t *big_vals;
@@ -76,7 +92,7 @@ struct Table {
     /* a segment's records moved: its old blocks (for table_relocate) until moved() returns */
     void (*moved)(void *ctx, Table *t);
     void *moved_ctx;
-    TableBlock *old;
+    void *old; /* (TableBlock or TableWideBlock) */
     uint32_t old_nblocks, old_seg;
 };
 
@@ -84,6 +100,8 @@ uint32_t table_hash(const uint8_t *body, size_t len);
 /* A table of general records only (the kernel's caches, enum), or with the packed part too. */
 int table_init(Table *t);
 int table_init_packed(Table *t);
+/* A table whose packable keys hold int32 values in wide blocks (see above). */
+int table_init_wide(Table *t);
 void table_free(Table *t);
 /* The record of body, or TABLE_NONE. */
 uint32_t table_find(const Table *t, const uint8_t *body, size_t len, uint32_t hash);
@@ -122,9 +140,13 @@ uint32_t table_add_packed(Table *t, uint64_t key, uint64_t hash, int32_t value);
 static inline void table_prefetch_packed(const Table *t, uint64_t hash) {
     const TableSeg *s = &t->seg[hash >> (64 - TABLE_SEG_BITS)];
     if (!s->nblocks) return;
-    uint32_t slot = (uint32_t)(((uint64_t)(uint32_t)hash * (s->nblocks * 7ull)) >> 32);
+    /* the home block: (hash * slots) >> 32 over the slot's block size is (hash * blocks) >> 32,
+     * for blocks of either kind (both are 64 bytes) */
+    uint32_t block = (uint32_t)(((uint64_t)(uint32_t)hash * s->nblocks) >> 32);
 #if defined(__GNUC__)
-    __builtin_prefetch(&s->blocks[slot / 7]);
+    __builtin_prefetch(&s->blocks[block]);
+#else
+    (void)block;
 #endif
 }
 /* Where a record is now: during moved() (the segment t->old_seg grew), a handle into it; any
@@ -140,9 +162,15 @@ static inline TableBlock *table_block(const Table *t, uint32_t rec, unsigned *i)
     *i = slot % 7;
     return &t->seg[rec >> TABLE_SLOT_BITS].blocks[slot / 7];
 }
+static inline TableWideBlock *table_wide_block(const Table *t, uint32_t rec, unsigned *i) {
+    uint32_t slot = rec & TABLE_SLOT_MASK;
+    *i = slot % 5;
+    return &t->seg[rec >> TABLE_SLOT_BITS].wide[slot / 5];
+}
 static inline int32_t table_value(const Table *t, uint32_t rec) {
     if (rec & TABLE_GENERAL) return (int32_t)t->arena[rec & ~TABLE_GENERAL];
     unsigned i;
+    if (t->packed == TABLE_PACKED_WIDE) return table_wide_block(t, rec, &i)->val[i];
     const TableBlock *b = table_block(t, rec, &i);
     uint8_t v = b->val[i];
     if (v < TABLE_BIG) return v;
@@ -157,6 +185,10 @@ static inline int table_set(Table *t, uint32_t rec, int32_t value) {
         return 0;
     }
     unsigned i;
+    if (t->packed == TABLE_PACKED_WIDE) {
+        table_wide_block(t, rec, &i)->val[i] = value;
+        return 0;
+    }
     TableBlock *b = table_block(t, rec, &i);
     if (value >= TABLE_BIG) {
         if (table_set_big(t, b->key[i], value) < 0) {
@@ -173,7 +205,8 @@ static inline int table_set(Table *t, uint32_t rec, int32_t value) {
 static inline const uint8_t *table_body(const Table *t, uint32_t rec, size_t *len, uint8_t *scratch) {
     if (!(rec & TABLE_GENERAL)) {
         unsigned i;
-        *len = table_unpack(table_block(t, rec, &i)->key[i], scratch);
+        uint64_t key = t->packed == TABLE_PACKED_WIDE ? table_wide_block(t, rec, &i)->key[i] : table_block(t, rec, &i)->key[i];
+        *len = table_unpack(key, scratch);
         return scratch;
     }
     const uint8_t *p = (const uint8_t *)(t->arena + (rec & ~TABLE_GENERAL) + 1);
