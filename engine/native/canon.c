@@ -91,32 +91,84 @@ int g_le(int32_t a, int32_t b) {
     return answer;
 }
 
-static int le_gx(const Ids *L, const Ids *R, int32_t x);
+/* A game {L | R} not interned, being canonicalised, and what its options tell of its stops. With
+ * l = max RS(G^L) and r = min LS(G^R) (both sides not empty): a number x has l <= x <= r (G^L
+ * <| x gives RS(G^L) <= x), any other game has LS(G) = l >= RS(G) = r. So when l >= r, G's stops
+ * are l and r (a number equal to l when l = r), and when l < r, G is a number between them. Its
+ * options change as it is canonicalised; its value, and so this, does not. */
+enum { FORM_UNKNOWN, FORM_STOPS, FORM_NUMBER };
+typedef struct {
+    const Ids *L, *R;
+    int kind; /* FORM_STOPS: LS(G) = ls, RS(G) = rs; FORM_NUMBER: G is a number in [ls, rs] */
+    Num ls, rs;
+} Form;
 
-/* G_x <= {L | R} for a game not interned (kernel._le_xg) */
-static int le_xg(int32_t x, const Ids *L, const Ids *R) {
-    for (size_t k = 0; k < R->n; k++) {
-        int r = g_le(R->v[k], x);
+static int form_stops(Form *G) {
+    G->kind = FORM_UNKNOWN;
+    if (!G->L->n || !G->R->n) return 0;
+    Num ls = node_rs(node(G->L->v[0])), rs = node_ls(node(G->R->v[0]));
+    int c;
+    for (size_t k = 1; k < G->L->n; k++) {
+        Num x = node_rs(node(G->L->v[k]));
+        if (num_compare(x, ls, &c) < 0) return -1;
+        if (c > 0) ls = x;
+    }
+    for (size_t k = 1; k < G->R->n; k++) {
+        Num x = node_ls(node(G->R->v[k]));
+        if (num_compare(x, rs, &c) < 0) return -1;
+        if (c < 0) rs = x;
+    }
+    if (num_compare(ls, rs, &c) < 0) return -1;
+    G->kind = c >= 0 ? FORM_STOPS : FORM_NUMBER;
+    G->ls = ls;
+    G->rs = rs;
+    return 0;
+}
+
+static int le_gx(const Form *G, int32_t x);
+
+/* G_x <= G for a game not interned (kernel._le_xg) */
+static int le_xg(int32_t x, const Form *G) {
+    const GNode *g = node(x);
+    if (G->kind != FORM_UNKNOWN) { /* as g_le: LS(x) <= LS(G), RS(x) <= RS(G); LS(x) < RS(G) */
+        int number = G->kind == FORM_NUMBER, c; /* (a number: LS(G) = RS(G) in [ls, rs]) */
+        if (num_compare(node_ls(g), number ? G->rs : G->ls, &c) < 0) return -1;
+        if (c > 0) return 0;
+        if (num_compare(node_ls(g), number ? G->ls : G->rs, &c) < 0) return -1;
+        if (c < 0) return 1;
+        if (num_compare(node_rs(g), G->rs, &c) < 0) return -1;
+        if (c > 0) return 0;
+    }
+    for (size_t k = 0; k < G->R->n; k++) {
+        int r = g_le(G->R->v[k], x);
         if (r) return r < 0 ? -1 : 0;
     }
-    const GNode *g = node(x);
     for (uint32_t k = 0; k < g->nl; k++) {
-        int r = le_gx(L, R, g->opts[k]);
+        int r = le_gx(G, g->opts[k]);
         if (r) return r < 0 ? -1 : 0;
     }
     return 1;
 }
 
-/* {L | R} <= G_x for a game not interned (kernel._le_gx) */
-static int le_gx(const Ids *L, const Ids *R, int32_t x) {
-    for (size_t k = 0; k < L->n; k++) {
-        int r = g_le(x, L->v[k]);
+/* G <= G_x for a game not interned (kernel._le_gx) */
+static int le_gx(const Form *G, int32_t x) {
+    const GNode *g = node(x);
+    if (G->kind != FORM_UNKNOWN) { /* as g_le: LS(G) <= LS(x), RS(G) <= RS(x); LS(G) < RS(x) */
+        int number = G->kind == FORM_NUMBER, c;
+        if (num_compare(G->ls, node_ls(g), &c) < 0) return -1;
+        if (c > 0) return 0;
+        if (num_compare(number ? G->rs : G->ls, node_rs(g), &c) < 0) return -1;
+        if (c < 0) return 1;
+        if (num_compare(number ? G->ls : G->rs, node_rs(g), &c) < 0) return -1;
+        if (c > 0) return 0;
+    }
+    for (size_t k = 0; k < G->L->n; k++) {
+        int r = g_le(x, G->L->v[k]);
         if (r) return r < 0 ? -1 : 0;
     }
-    const GNode *g = node(x);
     const int32_t *ro = g->opts + g->nl;
     for (uint32_t k = 0; k < g->nr; k++) {
-        int r = le_xg(ro[k], L, R);
+        int r = le_xg(ro[k], G);
         if (r) return r < 0 ? -1 : 0;
     }
     return 1;
@@ -327,7 +379,7 @@ int g_finish(const int32_t *l, size_t nl, const int32_t *r, size_t nr, const Tag
  * a question about G's value, so one pass settles each option: an option found irreversible stays
  * so whatever else is bypassed, and only the options a bypass brings in (appended, so the pass
  * reaches them) are checked after it. *bypassed set when one goes. */
-static int bypass(Ids *S, int left, Ids *L, Ids *R, int *bypassed) {
+static int bypass(Ids *S, int left, const Form *G, int *bypassed) {
     size_t x = 0;
     while (x < S->n) {
         const GNode *ga = node(S->v[x]);
@@ -335,7 +387,7 @@ static int bypass(Ids *S, int left, Ids *L, Ids *R, int *bypassed) {
         uint32_t n = left ? ga->nr : ga->nl;
         int32_t via = -1;
         for (uint32_t k = 0; k < n && via < 0; k++) {
-            int r = left ? le_xg(through[k], L, R) : le_gx(L, R, through[k]);
+            int r = left ? le_xg(through[k], G) : le_gx(G, through[k]);
             if (r < 0) return -1;
             if (r) via = through[k];
         }
@@ -368,7 +420,9 @@ static int canonicalise(Ids *L, Ids *R, int32_t *out) {
     if (rc) return rc < 0 ? -1 : 0;
     int removed = 0, bypassed = 0;
     if (undominated(L, 1, 1, &removed) < 0 || undominated(R, 0, 1, &removed) < 0) return -1;
-    if (bypass(L, 1, L, R, &bypassed) < 0 || bypass(R, 0, L, R, &bypassed) < 0) return -1;
+    Form G = {L, R, FORM_UNKNOWN, {0, 0}, {0, 0}};
+    if (form_stops(&G) < 0) return -1;
+    if (bypass(L, 1, &G, &bypassed) < 0 || bypass(R, 0, &G, &bypassed) < 0) return -1;
     if (undominated(L, 1, 0, &removed) < 0 || undominated(R, 0, 0, &removed) < 0) return -1;
     if (removed || bypassed) { /* the remaining options may all be numbers or nimbers now */
         rc = fast(L, R, out);
