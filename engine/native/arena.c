@@ -27,13 +27,44 @@ static int same(const GNode *g, const int32_t *l, uint32_t nl, const int32_t *r,
            memcmp(g->opts + nl, r, nr * sizeof *r) == 0;
 }
 
+/* The index keeps each node's hash beside its id: a probe reads a node (and its options, two more
+ * cache misses) only when the hashes agree, and growing never rehashes a node. Most probes are
+ * for games not there (a canonicalisation's raw options, a new canonical form). */
 int32_t arena_find(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr, uint32_t hash) {
     if (!A.index) return -1;
     for (uint32_t i = hash & A.index_mask;; i = (i + 1) & A.index_mask) {
-        uint32_t slot = A.index[i];
+        uint64_t slot = A.index[i];
         if (!slot) return -1;
-        if (same(node((int32_t)(slot - 1)), l, nl, r, nr)) return (int32_t)(slot - 1);
+        int32_t id = (int32_t)((uint32_t)slot - 1);
+        if ((uint32_t)(slot >> 32) == hash && same(node(id), l, nl, r, nr)) return id;
     }
+}
+
+/* Room in the index for one more node (doubled at half full; entries placed by their hash). */
+static int grow_game_index(void) {
+    if (A.index && (size_t)(A.count + 1) * 2 <= (size_t)A.index_mask + 1) return 0;
+    size_t size = A.index ? ((size_t)A.index_mask + 1) * 2 : 1024;
+    if (size > ((size_t)1 << 32)) {
+        PyErr_SetString(PyExc_MemoryError, "the game kernel's index is full");
+        return -1;
+    }
+    uint64_t *fresh = huge_zalloc(size * sizeof *fresh);
+    if (!fresh) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    uint32_t m = (uint32_t)(size - 1);
+    for (size_t j = 0; A.index && j <= A.index_mask; j++) {
+        uint64_t slot = A.index[j];
+        if (!slot) continue;
+        uint32_t at = (uint32_t)(slot >> 32) & m;
+        while (fresh[at]) at = (at + 1) & m;
+        fresh[at] = slot;
+    }
+    free(A.index);
+    A.index = fresh;
+    A.index_mask = m;
+    return 0;
 }
 
 static int grow_index(uint32_t **index, uint32_t *mask, uint32_t count, uint32_t (*key)(int32_t)) {
@@ -61,11 +92,6 @@ static int grow_index(uint32_t **index, uint32_t *mask, uint32_t count, uint32_t
     *index = fresh;
     *mask = m;
     return 0;
-}
-
-static uint32_t node_hash(int32_t id) { /* (recomputed when the index grows: a node is 48 bytes without it) */
-    const GNode *g = node(id);
-    return arena_hash(g->opts, g->nl, g->opts + g->nl, g->nr);
 }
 
 static const int32_t *pool_put(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr) {
@@ -99,7 +125,7 @@ int32_t arena_add(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr, 
         PyErr_SetString(PyExc_MemoryError, "the game kernel holds 2^31 games already");
         return -1;
     }
-    if (grow_index(&A.index, &A.index_mask, A.count, node_hash) < 0) return -1;
+    if (grow_game_index() < 0) return -1;
     if ((A.count >> ARENA_CHUNK_BITS) >= A.nchunks) {
         if (A.nchunks == A.chunks_cap) {
             uint32_t cap = A.chunks_cap ? A.chunks_cap * 2 : 16;
@@ -123,7 +149,7 @@ int32_t arena_add(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr, 
     g->neg = -1;
     uint32_t i = hash & A.index_mask;
     while (A.index[i]) i = (i + 1) & A.index_mask;
-    A.index[i] = (uint32_t)id + 1;
+    A.index[i] = (uint64_t)hash << 32 | ((uint32_t)id + 1);
     return id;
 nomem:
     PyErr_NoMemory();
@@ -162,6 +188,7 @@ int arena_nus_add(int32_t id) {
 
 size_t arena_bytes(void) {
     return (size_t)A.nchunks * ARENA_CHUNK * sizeof(GNode) + A.pool_bytes +
-           ((A.index ? (size_t)A.index_mask + 1 : 0) + (A.nus_index ? (size_t)A.nus_mask + 1 : 0)) * sizeof(uint32_t) +
+           (A.index ? (size_t)A.index_mask + 1 : 0) * sizeof *A.index +
+           (A.nus_index ? (size_t)A.nus_mask + 1 : 0) * sizeof *A.nus_index +
            A.handles_cap * sizeof(PyObject *);
 }
