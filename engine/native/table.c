@@ -147,12 +147,13 @@ static TableWideBlock *rehash_wide(const TableSeg *seg, uint32_t n) {
     return blocks;
 }
 
-/* Grow segment s by half (its first array: FIRST_BLOCKS; past a huge page, whole huge pages);
- * the owner's handles are relocated. */
+/* Grow segment s by half (its first array: FIRST_BLOCKS; from half a huge page on, whole huge
+ * pages: sixteen segments of a table of a million positions are a megabyte or two each, and in
+ * 4 KiB pages their probes missed the TLB); the owner's handles are relocated. */
 static int grow_segment(Table *t, unsigned s) {
     TableSeg *seg = &t->seg[s];
     uint32_t n = seg->nblocks ? seg->nblocks + seg->nblocks / 2 : FIRST_BLOCKS;
-    if (n >= HUGE_BLOCKS) n = (n + HUGE_BLOCKS - 1) / HUGE_BLOCKS * HUGE_BLOCKS;
+    if (n >= HUGE_BLOCKS / 2) n = (n + HUGE_BLOCKS - 1) / HUGE_BLOCKS * HUGE_BLOCKS;
     unsigned per = t->packed == TABLE_PACKED_WIDE ? 5 : 7;
     if ((uint64_t)n * per > TABLE_SLOT_MASK + 1ull) n = (TABLE_SLOT_MASK + 1) / per;
     if (n <= seg->nblocks) return -1;
