@@ -40,9 +40,10 @@ int32_t arena_find(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr,
     }
 }
 
-/* Room in the index for one more node (doubled at half full; entries placed by their hash). */
+/* Room in the index for one more node (doubled at three quarters full: a probe that meets other
+ * nodes compares their hashes, not their options; entries placed by their hash). */
 static int grow_game_index(void) {
-    if (A.index && (size_t)(A.count + 1) * 2 <= (size_t)A.index_mask + 1) return 0;
+    if (A.index && (size_t)(A.count + 1) * 4 <= ((size_t)A.index_mask + 1) * 3) return 0;
     size_t size = A.index ? ((size_t)A.index_mask + 1) * 2 : 1024;
     if (size > ((size_t)1 << 32)) {
         PyErr_SetString(PyExc_MemoryError, "the game kernel's index is full");

@@ -39,7 +39,7 @@ typedef struct {
     int32_t *pool;        /* the current chunk of option ids */
     size_t pool_used, pool_cap;
     size_t pool_bytes;    /* in all chunks */
-    uint64_t *index;      /* hash-consing: the options' hash << 32 | node id + 1, 0 empty; load <= 1/2 */
+    uint64_t *index;      /* hash-consing: the options' hash << 32 | node id + 1, 0 empty; load <= 3/4 */
     uint32_t index_mask;
     uint32_t *nus_index;  /* the NUS nodes by their triple (id + 1) */
     uint32_t nus_mask, nus_count;
