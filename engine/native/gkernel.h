@@ -54,13 +54,13 @@ int g_init(void);
  * limit between operations (outside its owner's recursion: `depth` 0, g_le, g_add), or
  * PAIR_LIMIT_MAX entries inside one (memory stays bounded; emptied mid-way, that operation's
  * recursion repeats work). The limit adapts to the work: a search's operations are many and
- * shallow (2-4 entries each at Sowing 1^13), and for them PAIR_LIMIT entries, 2 MiB of comparison
- * slots read from caches near the core, are faster than 2^19 (docs/benchmarks.md); deep games
+ * shallow (2-4 entries each at Sowing 1^13), and for them PAIR_LIMIT entries, 1 MiB of comparison
+ * slots that stay in the core's L2 cache, are faster than more (docs/benchmarks.md); deep games
  * reuse each other's entries (a chain of birthday 400 makes 18 to 5,000 entries an operation), so
  * when the cache fills at more than PAIR_DEEP entries an operation its limit doubles instead, up
  * to PAIR_LIMIT_MAX (8 MiB of comparison slots, 16 MiB of sums), and it halves back when shallow
  * work fills it again. */
-#define PAIR_LIMIT ((size_t)1 << 17)
+#define PAIR_LIMIT ((size_t)1 << 16)
 #define PAIR_LIMIT_MAX ((size_t)1 << 19)
 #define PAIR_DEEP 16
 typedef struct {
