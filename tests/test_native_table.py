@@ -96,57 +96,40 @@ def test_searches_across_the_packed_form_store_what_the_reference_stores(referen
     assert dict(compact.items()) == dict_memo.entries == ref_memo.entries  # type: ignore[attr-defined]
 
 
-def test_an_impartial_search_uses_a_fresh_memo_table_as_its_own() -> None:
+# (reference, a position, a larger one, a limit the larger one's search exceeds)
+FRESH = [(IMPARTIAL_SOWING, "1^9", "1^10", 5000), (SOWING, "1^8", "1^9", 2000)]
+
+
+@pytest.mark.parametrize(("reference", "small", "large", "limit"), FRESH, ids=lambda v: getattr(v, "name", v))
+def test_a_search_uses_a_fresh_memo_table_as_its_own(reference: object, small: str, large: str, limit: int) -> None:
+    fast = COMPILED[reference.name]  # type: ignore[attr-defined]
     memo = new_memo()
-    first = evaluate(COMPILED["impartial-sowing"], "1^9", memo)
+    first = evaluate(fast, small, memo)
     # one table: the memo's bytes are the search's table and an empty memo's, and every miss was
     # known without a lookup
     assert memo.nbytes == first.stats.table_bytes + new_memo().nbytes  # type: ignore[attr-defined]
     assert first.stats.memo_hits == 0 and first.stats.memo_misses == first.stats.positions_valued
-    second = evaluate(COMPILED["impartial-sowing"], "1^10", memo)  # the memo holds the ruleset: a table of its own
+    second = evaluate(fast, large, memo)  # the memo holds the ruleset: a table of its own
     assert second.stats.table_bytes < memo.nbytes and second.stats.memo_hits > 0  # type: ignore[attr-defined]
-    reference = InMemoryMemo()
-    for text in ("1^9", "1^10"):
-        evaluate(IMPARTIAL_SOWING, text, reference)
-    assert dict(memo.items()) == reference.entries  # type: ignore[attr-defined]
+    expected = InMemoryMemo()
+    for text in (small, large):
+        evaluate(reference, text, expected)  # type: ignore[arg-type]
+    assert dict(memo.items()) == expected.entries  # type: ignore[attr-defined]
 
 
-def test_a_partizan_search_uses_a_fresh_memo_table_as_its_own() -> None:
-    memo = new_memo()
-    first = evaluate(COMPILED["sowing"], "1^8", memo)
-    assert memo.nbytes == first.stats.table_bytes + new_memo().nbytes  # type: ignore[attr-defined]
-    assert first.stats.memo_hits == 0 and first.stats.memo_misses == first.stats.positions_valued
-    second = evaluate(COMPILED["sowing"], "1^9", memo)  # the memo holds the ruleset: a table of its own
-    assert second.stats.table_bytes < memo.nbytes and second.stats.memo_hits > 0  # type: ignore[attr-defined]
-    reference = InMemoryMemo()
-    for text in ("1^8", "1^9"):
-        evaluate(SOWING, text, reference)
-    assert dict(memo.items()) == reference.entries  # type: ignore[attr-defined]
-
-
-def test_an_interrupted_partizan_search_leaves_no_values_but_its_own_in_the_memo() -> None:
-    memo, reference = new_memo(), InMemoryMemo()
+@pytest.mark.parametrize(("reference", "small", "large", "limit"), FRESH, ids=lambda v: getattr(v, "name", v))
+def test_an_interrupted_search_leaves_no_values_but_its_own_in_the_memo(reference: object, small: str, large: str,
+                                                                        limit: int) -> None:
+    fast = COMPILED[reference.name]  # type: ignore[attr-defined]
+    memo, expected = new_memo(), InMemoryMemo()
     with pytest.raises(LimitExceededError):
-        evaluate(COMPILED["sowing"], "1^9", memo, max_positions=2000)
-    assert 0 < len(memo) <= 2001  # type: ignore[arg-type]
-    expected = evaluate(SOWING, "1^9", reference)
+        evaluate(fast, large, memo, max_positions=limit)
+    assert 0 < len(memo) <= limit + 1  # type: ignore[arg-type]
+    result = evaluate(reference, large, expected)  # type: ignore[arg-type]
     partial = dict(memo.items())  # type: ignore[attr-defined]
-    assert all(reference.entries[key] == value for key, value in partial.items())
-    again = evaluate(COMPILED["sowing"], "1^9", memo)  # markers left behind are absent keys
-    assert again.value == expected.value
-    assert dict(memo.items()) == reference.entries  # type: ignore[attr-defined]
-
-
-def test_an_interrupted_search_leaves_no_values_but_its_own_in_the_memo() -> None:
-    memo, reference = new_memo(), InMemoryMemo()
-    with pytest.raises(LimitExceededError):
-        evaluate(COMPILED["impartial-sowing"], "1^10", memo, max_positions=5000)
-    assert 0 < len(memo) <= 5001  # type: ignore[arg-type]
-    evaluate(IMPARTIAL_SOWING, "1^10", reference)
-    partial = dict(memo.items())  # type: ignore[attr-defined]
-    assert all(reference.entries[key] == value for key, value in partial.items())
-    again = evaluate(COMPILED["impartial-sowing"], "1^10", memo)  # markers left behind are absent keys
-    assert again.value == 1 and dict(memo.items()) == reference.entries  # type: ignore[attr-defined]
+    assert all(expected.entries[key] == value for key, value in partial.items())
+    again = evaluate(fast, large, memo)  # markers left behind are absent keys
+    assert again.value == result.value and dict(memo.items()) == expected.entries  # type: ignore[attr-defined]
 
 
 def test_full_pots_pack_as_their_key_byte() -> None:

@@ -40,11 +40,12 @@ int32_t arena_find(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr,
     }
 }
 
-/* Room in the index for one more node (doubled at three quarters full: a probe that meets other
- * nodes compares their hashes, not their options; entries placed by their hash). */
-static int grow_game_index(void) {
-    if (A.index && (size_t)(A.count + 1) * 4 <= ((size_t)A.index_mask + 1) * 3) return 0;
-    size_t size = A.index ? ((size_t)A.index_mask + 1) * 2 : 1024;
+/* Room in an index (of either kind) for one more of its count entries: doubled at three
+ * quarters full (a probe that meets other nodes compares their hashes, not the nodes), the
+ * entries placed by the hashes they keep. */
+static int grow_index(uint64_t **index, uint32_t *mask, uint32_t count) {
+    if (*index && (size_t)(count + 1) * 4 <= ((size_t)*mask + 1) * 3) return 0;
+    size_t size = *index ? ((size_t)*mask + 1) * 2 : 1024;
     if (size > ((size_t)1 << 32)) {
         PyErr_SetString(PyExc_MemoryError, "the game kernel's index is full");
         return -1;
@@ -55,44 +56,24 @@ static int grow_game_index(void) {
         return -1;
     }
     uint32_t m = (uint32_t)(size - 1);
-    for (size_t j = 0; A.index && j <= A.index_mask; j++) {
-        uint64_t slot = A.index[j];
+    for (size_t j = 0; *index && j <= *mask; j++) {
+        uint64_t slot = (*index)[j];
         if (!slot) continue;
         uint32_t at = (uint32_t)(slot >> 32) & m;
         while (fresh[at]) at = (at + 1) & m;
         fresh[at] = slot;
     }
-    free(A.index);
-    A.index = fresh;
-    A.index_mask = m;
-    return 0;
-}
-
-static int grow_index(uint32_t **index, uint32_t *mask, uint32_t count, uint32_t (*key)(int32_t)) {
-    if (*index && (size_t)(count + 1) * 2 <= (size_t)*mask + 1) return 0;
-    size_t size = *index ? ((size_t)*mask + 1) * 2 : 1024;
-    if (size > ((size_t)1 << 32)) {
-        PyErr_SetString(PyExc_MemoryError, "the game kernel's index is full");
-        return -1;
-    }
-    uint32_t *fresh = huge_zalloc(size * sizeof *fresh);
-    if (!fresh) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    uint32_t m = (uint32_t)(size - 1);
-    if (*index)
-        for (size_t j = 0; j <= *mask; j++) {
-            uint32_t slot = (*index)[j];
-            if (!slot) continue;
-            uint32_t at = key((int32_t)(slot - 1)) & m;
-            while (fresh[at]) at = (at + 1) & m;
-            fresh[at] = slot;
-        }
     free(*index);
     *index = fresh;
     *mask = m;
     return 0;
+}
+
+/* Enter a node under its hash (room made by grow_index). */
+static void index_put(uint64_t *index, uint32_t mask, uint32_t hash, int32_t id) {
+    uint32_t i = hash & mask;
+    while (index[i]) i = (i + 1) & mask;
+    index[i] = (uint64_t)hash << 32 | ((uint32_t)id + 1);
 }
 
 static const int32_t *pool_put(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr) {
@@ -126,7 +107,7 @@ int32_t arena_add(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr, 
         PyErr_SetString(PyExc_MemoryError, "the game kernel holds 2^31 games already");
         return -1;
     }
-    if (grow_game_index() < 0) return -1;
+    if (grow_index(&A.index, &A.index_mask, A.count) < 0) return -1;
     if ((A.count >> ARENA_CHUNK_BITS) >= A.nchunks) {
         if (A.nchunks == A.chunks_cap) {
             uint32_t cap = A.chunks_cap ? A.chunks_cap * 2 : 16;
@@ -148,9 +129,7 @@ int32_t arena_add(const int32_t *l, uint32_t nl, const int32_t *r, uint32_t nr, 
     g->nl = nl;
     g->nr = nr;
     g->neg = -1;
-    uint32_t i = hash & A.index_mask;
-    while (A.index[i]) i = (i + 1) & A.index_mask;
-    A.index[i] = (uint64_t)hash << 32 | ((uint32_t)id + 1);
+    index_put(A.index, A.index_mask, hash, id);
     return id;
 nomem:
     PyErr_NoMemory();
@@ -161,28 +140,24 @@ static uint32_t nus_key(Num x, int64_t n, int64_t k) {
     return mix32(num_hash(x) ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)k << 17));
 }
 
-static uint32_t nus_node_key(int32_t id) {
-    GNode *g = node(id);
-    return nus_key(node_ls(g), g->up, g->star);
-}
-
 int32_t arena_nus_find(Num x, int64_t n, int64_t k) {
     if (!A.nus_index) return -1;
-    for (uint32_t i = nus_key(x, n, k) & A.nus_mask;; i = (i + 1) & A.nus_mask) {
-        uint32_t slot = A.nus_index[i];
+    uint32_t hash = nus_key(x, n, k);
+    for (uint32_t i = hash & A.nus_mask;; i = (i + 1) & A.nus_mask) {
+        uint64_t slot = A.nus_index[i];
         if (!slot) return -1;
-        GNode *g = node((int32_t)(slot - 1));
-        if (g->up == n && g->star == k && num_eq(node_ls(g), x)) return (int32_t)(slot - 1);
+        int32_t id = (int32_t)((uint32_t)slot - 1);
+        if ((uint32_t)(slot >> 32) != hash) continue;
+        GNode *g = node(id);
+        if (g->up == n && g->star == k && num_eq(node_ls(g), x)) return id;
     }
 }
 
 int arena_nus_add(int32_t id) {
     GNode *g = node(id);
     if (arena_nus_find(node_ls(g), g->up, g->star) >= 0) return 0;
-    if (grow_index(&A.nus_index, &A.nus_mask, A.nus_count, nus_node_key) < 0) return -1;
-    uint32_t i = nus_node_key(id) & A.nus_mask;
-    while (A.nus_index[i]) i = (i + 1) & A.nus_mask;
-    A.nus_index[i] = (uint32_t)id + 1;
+    if (grow_index(&A.nus_index, &A.nus_mask, A.nus_count) < 0) return -1;
+    index_put(A.nus_index, A.nus_mask, nus_key(node_ls(g), g->up, g->star), id);
     A.nus_count++;
     return 0;
 }

@@ -41,7 +41,7 @@ typedef struct {
     size_t pool_bytes;    /* in all chunks */
     uint64_t *index;      /* hash-consing: the options' hash << 32 | node id + 1, 0 empty; load <= 3/4 */
     uint32_t index_mask;
-    uint32_t *nus_index;  /* the NUS nodes by their triple (id + 1) */
+    uint64_t *nus_index;  /* the NUS nodes by their triple (its hash << 32 | id + 1); load <= 3/4 */
     uint32_t nus_mask, nus_count;
     PyObject **handles;   /* the one Python object of an id once asked for (kernel_handle) */
     size_t handles_cap, nhandles;

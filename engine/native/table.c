@@ -75,45 +75,48 @@ size_t table_unpack(uint64_t key, uint8_t *out) {
     return n + 1;
 }
 
-static inline uint32_t home_slot(uint64_t hash, uint32_t nblocks) {
-    return (uint32_t)(((uint64_t)(uint32_t)hash * (nblocks * 7ull)) >> 32);
-}
-
-/* The slot of key in blocks, or of the empty slot where it would go (*found 0). */
-static uint32_t probe(const TableBlock *blocks, uint32_t nblocks, uint64_t key, uint64_t hash, int *found) {
-    uint32_t slot = home_slot(hash, nblocks), b = slot / 7;
-    unsigned i = slot % 7;
-    for (;;) {
-        const TableBlock *B = &blocks[b];
-        for (; i < 7; i++) {
-            uint64_t k = B->key[i];
-            if (k == key || !k) {
-                *found = k != 0;
-                return b * 7 + i;
-            }
-        }
-        i = 0;
-        if (++b == nblocks) b = 0;
+/* For blocks of PER keys (Block: TableBlock, seven, or TableWideBlock, five):
+ *   probe: the slot of key in blocks, or of the empty slot where it would go (*found 0), from its
+ *          home slot (hash * slots) >> 32 on, block by block;
+ *   rehash: a zeroed array of n blocks (past 2 MiB on huge pages, which the kernel is asked to back
+ *          a random access with: in 4 KiB pages nearly every probe also missed the TLB) holding
+ *          the keys and values of `from` (nfrom blocks) in their new places; NULL without memory.
+ * The block size is a constant of each function, so its divisions are multiplications. */
+#define BLOCK_FUNCTIONS(probe, rehash, Block, PER)                                                   \
+    static uint32_t probe(const Block *blocks, uint32_t nblocks, uint64_t key, uint64_t hash, int *found) { \
+        uint32_t slot = (uint32_t)(((uint64_t)(uint32_t)hash * (nblocks * (uint64_t)(PER))) >> 32);    \
+        uint32_t b = slot / (PER);                                                                    \
+        unsigned i = slot % (PER);                                                                    \
+        for (;;) {                                                                                    \
+            const Block *B = &blocks[b];                                                              \
+            for (; i < (PER); i++) {                                                                  \
+                uint64_t k = B->key[i];                                                               \
+                if (k == key || !k) {                                                                 \
+                    *found = k != 0;                                                                  \
+                    return b * (PER) + i;                                                             \
+                }                                                                                     \
+            }                                                                                         \
+            i = 0;                                                                                    \
+            if (++b == nblocks) b = 0;                                                                \
+        }                                                                                             \
+    }                                                                                                 \
+    static Block *rehash(const Block *from, uint32_t nfrom, uint32_t n) {                             \
+        Block *blocks = huge_zalloc((size_t)n * sizeof(Block));                                       \
+        if (!blocks) return NULL;                                                                     \
+        for (uint32_t b = 0; b < nfrom; b++) /* in slot order: the new places are in order too */     \
+            for (unsigned i = 0; i < (PER); i++) {                                                    \
+                uint64_t k = from[b].key[i];                                                          \
+                if (!k) continue;                                                                     \
+                int found;                                                                            \
+                uint32_t slot = probe(blocks, n, k, table_mix(k), &found);                            \
+                blocks[slot / (PER)].key[slot % (PER)] = k;                                           \
+                blocks[slot / (PER)].val[slot % (PER)] = from[b].val[i];                              \
+            }                                                                                         \
+        return blocks;                                                                                \
     }
-}
 
-/* probe for wide blocks (five slots a block) */
-static uint32_t probe_wide(const TableWideBlock *blocks, uint32_t nblocks, uint64_t key, uint64_t hash, int *found) {
-    uint32_t slot = (uint32_t)(((uint64_t)(uint32_t)hash * (nblocks * 5ull)) >> 32), b = slot / 5;
-    unsigned i = slot % 5;
-    for (;;) {
-        const TableWideBlock *B = &blocks[b];
-        for (; i < 5; i++) {
-            uint64_t k = B->key[i];
-            if (k == key || !k) {
-                *found = k != 0;
-                return b * 5 + i;
-            }
-        }
-        i = 0;
-        if (++b == nblocks) b = 0;
-    }
-}
+BLOCK_FUNCTIONS(probe, rehash, TableBlock, 7)
+BLOCK_FUNCTIONS(probe_wide, rehash_wide, TableWideBlock, 5)
 
 uint32_t table_find_packed(const Table *t, uint64_t key, uint64_t hash) {
     unsigned s = (unsigned)(hash >> (64 - TABLE_SEG_BITS));
@@ -123,28 +126,6 @@ uint32_t table_find_packed(const Table *t, uint64_t key, uint64_t hash) {
     uint32_t slot = t->packed == TABLE_PACKED_WIDE ? probe_wide(seg->wide, seg->nblocks, key, hash, &found)
                                                    : probe(seg->blocks, seg->nblocks, key, hash, &found);
     return found ? (uint32_t)s << TABLE_SLOT_BITS | slot : TABLE_NONE;
-}
-
-/* A zeroed array of n blocks. Past 2 MiB it is whole huge pages, which the kernel is asked to
- * back with huge pages: a probe is a random access into the whole table, and with 4 KiB pages
- * nearly every one also missed the TLB (a page walk as slow as the miss itself). */
-static TableBlock *new_blocks(uint32_t n) { return huge_zalloc((size_t)n * sizeof(TableBlock)); }
-
-/* The wide blocks of a segment, rehashed into n new ones (NULL when out of memory). */
-static TableWideBlock *rehash_wide(const TableSeg *seg, uint32_t n) {
-    TableWideBlock *blocks = huge_zalloc((size_t)n * sizeof(TableWideBlock));
-    if (!blocks) return NULL;
-    for (uint32_t b = 0; b < seg->nblocks; b++) {
-        const TableWideBlock *B = &seg->wide[b];
-        for (unsigned i = 0; i < 5; i++) {
-            if (!B->key[i]) continue;
-            int found;
-            uint32_t slot = probe_wide(blocks, n, B->key[i], table_mix(B->key[i]), &found);
-            blocks[slot / 5].key[slot % 5] = B->key[i];
-            blocks[slot / 5].val[slot % 5] = B->val[i];
-        }
-    }
-    return blocks;
 }
 
 /* Grow segment s by half (its first array: FIRST_BLOCKS; from half a huge page on, whole huge
@@ -157,25 +138,9 @@ static int grow_segment(Table *t, unsigned s) {
     unsigned per = t->packed == TABLE_PACKED_WIDE ? 5 : 7;
     if ((uint64_t)n * per > TABLE_SLOT_MASK + 1ull) n = (TABLE_SLOT_MASK + 1) / per;
     if (n <= seg->nblocks) return -1;
-    void *fresh;
-    if (t->packed == TABLE_PACKED_WIDE) {
-        fresh = rehash_wide(seg, n);
-        if (!fresh) return -1;
-    } else {
-        TableBlock *blocks = new_blocks(n);
-        if (!blocks) return -1;
-        for (uint32_t b = 0; b < seg->nblocks; b++) { /* in slot order: the new places are in order too */
-            const TableBlock *B = &seg->blocks[b];
-            for (unsigned i = 0; i < 7; i++) {
-                if (!B->key[i]) continue;
-                int found;
-                uint32_t slot = probe(blocks, n, B->key[i], table_mix(B->key[i]), &found);
-                blocks[slot / 7].key[slot % 7] = B->key[i];
-                blocks[slot / 7].val[slot % 7] = B->val[i];
-            }
-        }
-        fresh = blocks;
-    }
+    void *fresh = t->packed == TABLE_PACKED_WIDE ? (void *)rehash_wide(seg->wide, seg->nblocks, n)
+                                                 : (void *)rehash(seg->blocks, seg->nblocks, n);
+    if (!fresh) return -1;
     t->old = seg->blocks;
     t->old_nblocks = seg->nblocks;
     t->old_seg = s;
