@@ -4,7 +4,8 @@ One store of 175,000 positions (a sweep of impartial Sowing of at most 11 seeds,
 Sowing of at most 7, whose values are games) is built once for the module and copied for each
 case; then its ``data.mdb`` is damaged the way disks and people do it — truncated by one page or
 to half, pages zeroed, bits flipped at random, a branch page's child pointer turned to
-another page (a neighbour, a freed copy). The undamaged copy, read with LMDB itself, is the
+another page (a neighbour, a freed copy), a bit of a branch page's key flipped (its child's keys
+then lie outside the range the branch gives it). The undamaged copy, read with LMDB itself, is the
 reference: ``repair`` must keep every position whose leaf page was not damaged (and whose game
 is sound) with the very record it had, and exactly the sound records a page-by-page scan of the
 damaged file finds; ``verify`` must report, never refuse or crash.
@@ -124,6 +125,25 @@ def repoint(branch: int, node: int, target: Callable[[Path, int], int]) -> Calla
     return damage
 
 
+def rekey(branch: int, node: int) -> Callable[[Path], set[int]]:
+    """Damage that raises the key of node ``node`` of branch page ``branch`` (its last byte's top
+    bit set — one flipped bit): the least key under that child, so the child's true keys now lie
+    below the range the branch gives it."""
+    def damage(data: Path) -> set[int]:
+        with data.open("r+b") as file:
+            file.seek(branch * PSIZE)
+            page = bytearray(file.read(PSIZE))
+            (offset,) = struct.unpack_from("<H", page, 16 + 2 * node)
+            (ksize,) = struct.unpack_from("<H", page, offset + 6)
+            last = offset + 8 + ksize - 1
+            assert not page[last] & 0x80, "the key's last byte has its top bit already"
+            page[last] |= 0x80
+            file.seek(branch * PSIZE)
+            file.write(page)
+        return {branch}
+    return damage
+
+
 def a_freed_page(data: Path, _: int) -> int:
     """A leaf page the free list of ``data`` names (an older copy of some leaf)."""
     with PageFile(data) as pages:
@@ -189,6 +209,7 @@ CASES = {
     "30 random bit flips": lambda b: flips(30, 30),
     "a child pointer one page off": lambda b: repoint(b["branches"][0], 1, lambda _, old: old ^ 1),
     "a child pointer to a freed page": lambda b: repoint(b["branches"][-1], 2, a_freed_page),
+    "a branch key with a flipped bit": lambda b: rekey(b["branches"][len(b["branches"]) // 2], 1),
 }
 
 
@@ -198,7 +219,7 @@ def test_repair_keeps_every_readable_record_and_verify_reports(built: dict[str, 
     checked = ruma("verify", "--full", "--json", "--data", str(store))
     assert checked.returncode in (0, 1) and "Traceback" not in checked.stderr, (checked.returncode, checked.stderr)
     report = json.loads(checked.stdout)
-    if case.startswith(("truncated to", "a zeroed", "five", "a child pointer")):
+    if case.startswith(("truncated to", "a zeroed", "five", "a child pointer", "a branch key")):
         assert checked.returncode == 1 and report["problems"], report  # reported, not refused
     scanned = page_scan_count(store / "data.mdb")
     repaired = ruma("repair", "--json", "--data", str(store))

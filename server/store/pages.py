@@ -55,6 +55,15 @@ class PageError(Exception):
     """A page that is not what its place in the tree says it is."""
 
 
+class OutOfRange(PageError):
+    """A page whose keys (``low`` .. ``high``, the least and greatest) lie outside the range its
+    branch page gives it."""
+
+    def __init__(self, message: str, low: bytes, high: bytes) -> None:
+        super().__init__(message)
+        self.low, self.high = low, high
+
+
 @dataclass
 class Problem:
     """One thing that could not be read."""
@@ -323,6 +332,12 @@ class PageFile:
                 self.ranges[pgno] = (name, low, high)
             except PageError as error:
                 reached.discard(pgno)  # (a page the pointer should not have named: another tree may own it)
+                if isinstance(error, OutOfRange):
+                    # either the pointer is wrong (the page is another range's, and reached there) or
+                    # the branch's keys are (a flipped key: the page is this range's, and only an
+                    # orphan now): the page's own keys are lost too, so it can be adopted
+                    low = min(low, error.low)
+                    high = None if high is None else max(high, error.high + b"\x00")
                 table.lost.append((low, high))
                 self.problems.append(Problem(name, pgno, f"cannot be read ({error}); its keys from "
                                                          f"{low.hex() or 'the first'} are read from orphan pages",
@@ -344,8 +359,9 @@ class PageFile:
                 start, ksize, _, _, _ = self._node(page, i)
                 keys.append(page[start:start + ksize])
         if keys and (min(keys) < low or (high is not None and max(keys) >= high)):
-            raise PageError(f"its keys lie outside the range {low.hex() or 'the first'}.."
-                            f"{high.hex() if high is not None else 'the last'} its branch page gives it")
+            raise OutOfRange(f"its keys lie outside the range {low.hex() or 'the first'}.."
+                             f"{high.hex() if high is not None else 'the last'} its branch page gives it",
+                             min(keys), max(keys))
 
     def _disown_freed(self, free: set[int]) -> None:
         """Tree pages the free list names were reached through a damaged pointer (LMDB never frees a
