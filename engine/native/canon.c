@@ -40,25 +40,42 @@ static int stops_le(const GNode *g, Num ls, Num rs) {
     return c <= 0;
 }
 
+/* Bounds on a game's stops: LS in [ls_lo, ls_hi], RS in [rs_lo, rs_hi] (an interned game's are
+ * exact; a game being canonicalised may know less, see Form). */
+typedef struct {
+    Num ls_lo, ls_hi, rs_lo, rs_hi;
+} StopBounds;
+
+static inline StopBounds node_bounds(const GNode *g) {
+    Num ls = node_ls(g), rs = node_rs(g);
+    return (StopBounds){ls, ls, rs, rs};
+}
+
+/* What the stops settle of a <= b: G <= H needs LS(G) <= LS(H) and RS(G) <= RS(H), and LS(G) <
+ * RS(H) gives G < x < H for a number x. 0 or 1 when settled, 2 when not, -1 on error. */
+static inline int le_by_bounds(const StopBounds *a, const StopBounds *b) {
+    int c;
+    if (num_compare(a->ls_lo, b->ls_hi, &c) < 0) return -1;
+    if (c > 0) return 0;
+    if (num_compare(a->ls_hi, b->rs_lo, &c) < 0) return -1;
+    if (c < 0) return 1;
+    if (num_compare(a->rs_lo, b->rs_hi, &c) < 0) return -1;
+    if (c > 0) return 0;
+    return 2;
+}
+
 /* a <= b when the stops (and NUS triples) decide it: 1 or 0; 2 when they do not; -1 on error. */
 static inline int le_by_stops(const GNode *ga, const GNode *gb) {
-    Num lsa = node_ls(ga), lsb = node_ls(gb), rsa = node_rs(ga), rsb = node_rs(gb);
-    int c;
     if (ga->flags & gb->flags & G_NUS) { /* the stops are the number parts */
-        if (num_compare(lsa, lsb, &c) < 0) return -1;
+        int c;
+        if (num_compare(node_ls(ga), node_ls(gb), &c) < 0) return -1;
         if (c) return c < 0;
         int64_t n = (int64_t)gb->up - ga->up;
         if (n == 0) return ga->star == gb->star;
         return n > 1 || (n == 1 && (ga->star ^ gb->star) != 1);
     }
-    /* G <= H needs LS(G) <= LS(H) and RS(G) <= RS(H); LS(G) < RS(H) gives G < x < H */
-    if (num_compare(lsa, lsb, &c) < 0) return -1;
-    if (c > 0) return 0;
-    if (num_compare(lsa, rsb, &c) < 0) return -1;
-    if (c < 0) return 1;
-    if (num_compare(rsa, rsb, &c) < 0) return -1;
-    if (c > 0) return 0;
-    return 2;
+    StopBounds a = node_bounds(ga), b = node_bounds(gb);
+    return le_by_bounds(&a, &b);
 }
 
 int g_le(int32_t a, int32_t b) {
@@ -94,17 +111,17 @@ int g_le(int32_t a, int32_t b) {
 /* A game {L | R} not interned, being canonicalised, and what its options tell of its stops. With
  * l = max RS(G^L) and r = min LS(G^R) (both sides not empty): a number x has l <= x <= r (G^L
  * <| x gives RS(G^L) <= x), any other game has LS(G) = l >= RS(G) = r. So when l >= r, G's stops
- * are l and r (a number equal to l when l = r), and when l < r, G is a number between them. Its
- * options change as it is canonicalised; its value, and so this, does not. */
-enum { FORM_UNKNOWN, FORM_STOPS, FORM_NUMBER };
+ * are l and r (a number equal to l when l = r), and when l < r, G is a number between them
+ * (both stops in [l, r]). Its options change as it is canonicalised; its value, and so this, does
+ * not. */
 typedef struct {
     const Ids *L, *R;
-    int kind; /* FORM_STOPS: LS(G) = ls, RS(G) = rs; FORM_NUMBER: G is a number in [ls, rs] */
-    Num ls, rs;
+    int known; /* stops holds bounds (else nothing is known: a side is empty) */
+    StopBounds stops;
 } Form;
 
 static int form_stops(Form *G) {
-    G->kind = FORM_UNKNOWN;
+    G->known = 0;
     if (!G->L->n || !G->R->n) return 0;
     Num ls = node_rs(node(G->L->v[0])), rs = node_ls(node(G->R->v[0]));
     int c;
@@ -119,9 +136,8 @@ static int form_stops(Form *G) {
         if (c < 0) rs = x;
     }
     if (num_compare(ls, rs, &c) < 0) return -1;
-    G->kind = c >= 0 ? FORM_STOPS : FORM_NUMBER;
-    G->ls = ls;
-    G->rs = rs;
+    G->known = 1;
+    G->stops = c >= 0 ? (StopBounds){ls, ls, rs, rs} : (StopBounds){ls, rs, ls, rs};
     return 0;
 }
 
@@ -130,14 +146,10 @@ static int le_gx(const Form *G, int32_t x);
 /* G_x <= G for a game not interned (kernel._le_xg) */
 static int le_xg(int32_t x, const Form *G) {
     const GNode *g = node(x);
-    if (G->kind != FORM_UNKNOWN) { /* as g_le: LS(x) <= LS(G), RS(x) <= RS(G); LS(x) < RS(G) */
-        int number = G->kind == FORM_NUMBER, c; /* (a number: LS(G) = RS(G) in [ls, rs]) */
-        if (num_compare(node_ls(g), number ? G->rs : G->ls, &c) < 0) return -1;
-        if (c > 0) return 0;
-        if (num_compare(node_ls(g), number ? G->ls : G->rs, &c) < 0) return -1;
-        if (c < 0) return 1;
-        if (num_compare(node_rs(g), G->rs, &c) < 0) return -1;
-        if (c > 0) return 0;
+    if (G->known) { /* as g_le: the stops may settle it */
+        StopBounds a = node_bounds(g);
+        int r = le_by_bounds(&a, &G->stops);
+        if (r != 2) return r;
     }
     for (size_t k = 0; k < G->R->n; k++) {
         int r = g_le(G->R->v[k], x);
@@ -153,14 +165,10 @@ static int le_xg(int32_t x, const Form *G) {
 /* G <= G_x for a game not interned (kernel._le_gx) */
 static int le_gx(const Form *G, int32_t x) {
     const GNode *g = node(x);
-    if (G->kind != FORM_UNKNOWN) { /* as g_le: LS(G) <= LS(x), RS(G) <= RS(x); LS(G) < RS(x) */
-        int number = G->kind == FORM_NUMBER, c;
-        if (num_compare(G->ls, node_ls(g), &c) < 0) return -1;
-        if (c > 0) return 0;
-        if (num_compare(number ? G->rs : G->ls, node_rs(g), &c) < 0) return -1;
-        if (c < 0) return 1;
-        if (num_compare(number ? G->ls : G->rs, node_rs(g), &c) < 0) return -1;
-        if (c > 0) return 0;
+    if (G->known) {
+        StopBounds b = node_bounds(g);
+        int r = le_by_bounds(&G->stops, &b);
+        if (r != 2) return r;
     }
     for (size_t k = 0; k < G->L->n; k++) {
         int r = g_le(x, G->L->v[k]);
@@ -199,14 +207,6 @@ int ids_add(Ids *s, int32_t x) {
     return 0;
 }
 
-void ids_remove(Ids *s, int32_t x) {
-    for (size_t k = 0; k < s->n; k++)
-        if (s->v[k] == x) {
-            s->v[k] = s->v[--s->n];
-            return;
-        }
-}
-
 size_t sort_unique(int32_t *v, size_t n) {
     for (size_t i = 1; i < n; i++) { /* insertion sort: option lists are short */
         int32_t x = v[i];
@@ -239,12 +239,13 @@ static int undominated(Ids *s, int left, int quick, int *removed) {
         for (size_t y = 0; y < s->n && !dominated; y++) {
             if (y == x) continue;
             const GNode *gb = node(s->v[y]);
-            int r = left ? stops_ge(gb, la, ra) : stops_le(gb, la, ra);
-            if (r > 0 && quick) {
+            int r;
+            if (quick) { /* (what settles a <= b includes the test of the stops below) */
                 r = left ? le_by_stops(ga, gb) : le_by_stops(gb, ga);
                 if (r == 2) r = 0;
-            } else if (r > 0) {
-                r = left ? g_le(s->v[x], s->v[y]) : g_le(s->v[y], s->v[x]);
+            } else {
+                r = left ? stops_ge(gb, la, ra) : stops_le(gb, la, ra);
+                if (r > 0) r = left ? g_le(s->v[x], s->v[y]) : g_le(s->v[y], s->v[x]);
             }
             if (r < 0) return -1;
             dominated = r;
@@ -428,7 +429,7 @@ static int canonicalise(Ids *L, Ids *R, uint32_t hash, int32_t *out) {
             return 0;
         }
     }
-    Form G = {L, R, FORM_UNKNOWN, {0, 0}, {0, 0}};
+    Form G = {.L = L, .R = R};
     if (form_stops(&G) < 0) return -1;
     if (bypass(L, 1, &G, &bypassed) < 0 || bypass(R, 0, &G, &bypassed) < 0) return -1;
     if (undominated(L, 1, 0, &removed) < 0 || undominated(R, 0, 0, &removed) < 0) return -1;

@@ -23,7 +23,6 @@ typedef struct {
 int ids_add(Ids *s, int32_t x);
 /* Room for `need` ids in a growable array (*cap its capacity): 0, or -1 with MemoryError. */
 int ids_grow(int32_t **v, size_t *cap, size_t need);
-void ids_remove(Ids *s, int32_t x);
 size_t sort_unique(int32_t *v, size_t n);
 
 /* canon.c */

@@ -8,10 +8,9 @@
  * long as the kernel's table, so an id always names the same object). Keys shorter than two bytes
  * go to one more table (`odd`). The compiled search reads and writes a CompactMemo's tables
  * directly, with no Python call (search.c); a search that meets a ruleset this memo holds nothing
- * of yet uses that
- * ruleset's table as its own (compact_adopt), so a position is held once, not in the search's
- * table and again in the memo. `ruma eval` and `evaluate()` without a memo use a CompactMemo when
- * the compiled engine is active (ruma.engine.native.new_memo).
+ * of yet uses that ruleset's table as its own (compact_adopt), so a position is held once, not in
+ * the search's table and again in the memo. `ruma eval` and `evaluate()` without a memo use a
+ * CompactMemo when the compiled engine is active (ruma.engine.native.new_memo).
  */
 #include "core.h"
 #include "memo.h"
