@@ -1,7 +1,7 @@
-"""The layering rules: the engine imports only the standard library and itself, the client never
-imports the server, each package of the server and the client imports only the packages below it
-(the table ``MAY_IMPORT``, which each package's ``__init__`` states in words), and ``engine/``,
-``client/`` and ``server/`` pass ``mypy --strict``."""
+"""The layering rules: the engine imports only the standard library and itself, the client and the
+studies never import the server, each package of the server and the client imports only the
+packages below it (the table ``MAY_IMPORT``, which each package's ``__init__`` states in words), and
+``engine/``, ``client/``, ``studies/`` and ``server/`` pass ``mypy --strict``."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_engine_imports_only_the_standard_library() -> None:
             assert top in stdlib or name.startswith("ruma.engine"), f"{path} imports {name}"
 
 
-@pytest.mark.parametrize("folder", ["engine", "client", "plot", "web"])
+@pytest.mark.parametrize("folder", ["engine", "client", "studies", "plot", "web"])
 def test_server_is_never_imported(folder: str) -> None:
     for path, names in imported_modules(ROOT / folder).items():
         assert not any(name.startswith("ruma.server") for name in names), f"{path} imports the server"
@@ -61,11 +61,12 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "ruma.client.cli": ("ruma.engine", "ruma.v1", "ruma.client"),
     "ruma.client.sweep": ("ruma.engine", "ruma.v1", "ruma.client"),
     "ruma.client": ("ruma.engine", "ruma.v1", "ruma.client"),
-    "ruma.web": ("ruma.engine", "ruma.client"),
+    "ruma.studies": ("ruma.engine", "ruma.v1", "ruma.client"),
+    "ruma.web": ("ruma.engine", "ruma.client", "ruma.studies"),
     "ruma.plot": ("ruma.engine", "ruma.client.cli"),
 }
-FOLDERS = {"ruma.engine": "engine", "ruma.server": "server", "ruma.client": "client", "ruma.web": "web",
-           "ruma.plot": "plot"}
+FOLDERS = {"ruma.engine": "engine", "ruma.server": "server", "ruma.client": "client", "ruma.studies": "studies",
+           "ruma.web": "web", "ruma.plot": "plot"}
 
 
 def package_of(path: Path) -> str:
@@ -102,12 +103,12 @@ def test_nothing_below_the_service_imports_it() -> None:
 
 def test_every_package_says_what_lives_there_and_what_it_may_import() -> None:
     for folder in ("engine/families", "engine/tchoukaillon", "server/store", "server/work", "server/catalog",
-                   "server/rpc", "client/cli", "client/sweep"):
+                   "server/rpc", "client/cli", "client/sweep", "studies"):
         text = (ROOT / folder / "__init__.py").read_text(encoding="utf-8")
         assert "May import" in text, f"{folder}/__init__.py does not say what it may import"
 
 
-def test_engine_client_and_server_pass_mypy_strict(tmp_path: Path) -> None:
+def test_engine_client_studies_and_server_pass_mypy_strict(tmp_path: Path) -> None:
     # One mypy run (they share most of the work). mypy cannot follow the package-dir mapping of an
     # editable install, so the sources are laid out as ruma/... in a temporary tree of symlinks.
     # The engine imports only the standard library; grpc and protobuf ship no type stubs here, and
@@ -117,12 +118,13 @@ def test_engine_client_and_server_pass_mypy_strict(tmp_path: Path) -> None:
     package.mkdir()
     (package / "__init__.py").write_text((ROOT / "src_root" / "__init__.py").read_text())
     (package / "py.typed").write_text("")
-    for name, folder in (("engine", "engine"), ("client", "client"), ("server", "server"), ("v1", "proto/ruma/v1")):
+    for name, folder in (("engine", "engine"), ("client", "client"), ("studies", "studies"), ("server", "server"),
+                         ("v1", "proto/ruma/v1")):
         os.symlink(ROOT / folder, package / name)
     (tmp_path / "mypy.ini").write_text(
         "[mypy]\nstrict = True\nignore_missing_imports = True\n[mypy-ruma.v1.*]\nignore_errors = True\n")
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental", "-p", "ruma.engine",
-         "-p", "ruma.client", "-p", "ruma.server"],
+         "-p", "ruma.client", "-p", "ruma.studies", "-p", "ruma.server"],
         cwd=tmp_path, env={**os.environ, "MYPYPATH": str(tmp_path)}, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr

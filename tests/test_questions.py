@@ -1,6 +1,6 @@
-"""The engine side of the questions' tables: the kinds of values (``families.questions``), the
-streamed tally (``families.tally``), the followers walk (``families.followers``) and the
-pattern search (``families.patterns``).
+"""The engine side of the questions' tables: the kinds of values (``studies.kinds``), the
+streamed tally (``studies.tally``), the followers walk (``studies.followers``) and the
+pattern search (``studies.patterns``).
 
 Expected values: the kinds by their definitions (a tiny is ``{0||0|-x}``, Winning Ways ch. 5;
 the numbers, ups and nimbers built by the game algebra); the tally against ``census`` over the
@@ -20,14 +20,14 @@ from ruma.engine.cgt import STAR, UP, ZERO, Game, integer, nimber, number, up_mu
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.census import MissingValuesError, census
-from ruma.engine.families.chains import CHAINS, extend, right_unmoves
 from ruma.engine.families.enum import Family, enumerate_family, raw_count, weighted_rows
-from ruma.engine.families.followers import count_followers
-from ruma.engine.families.patterns import find_patterns, template_text
-from ruma.engine.families.questions import KINDS, kind_label, kind_of, tiny, value_of
-from ruma.engine.families.tally import UnsweptError, fewest_pots, merge, tally
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
+from ruma.studies.chains import CHAINS, extend, right_unmoves
+from ruma.studies.followers import count_followers
+from ruma.studies.kinds import KINDS, kind_label, kind_of, tiny, value_of
+from ruma.studies.patterns import find_patterns, template_text
+from ruma.studies.tally import UnsweptError, fewest_pots, merge, tally
 
 
 def g(lefts: list[Game], rights: list[Game]) -> Game:

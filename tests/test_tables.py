@@ -1,4 +1,4 @@
-"""``python -m ruma.client.sweep.tables``: the generator of docs/tables.md, on small knobs.
+"""``python -m ruma.studies.tables``: the generator of docs/tables.md, on small knobs.
 
 Expected values from Erickson 1996: Table 3 (the simplest impartial Sowing positions of value
 ∗1 and ∗2 are ``11`` and ``111`` in both columns), Table 4 (impartial ``1^n``: 1^2 = ∗1, 1^3 = ∗2,
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ruma.client.sweep import tables
+from ruma.studies import tables
 
 
 def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> str:

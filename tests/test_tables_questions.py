@@ -19,11 +19,11 @@ from typing import Any, Iterator
 import pytest
 
 from ruma.client.cli import main
-from ruma.client.sweep import open_questions as questions, tallies
 from ruma.client.sweep.driver import StoreSink
-from ruma.client.sweep.tables_command import splice
-from ruma.engine.families.followers import count_followers
 from ruma.engine.rulesets import get_ruleset
+from ruma.studies import open_questions as questions, tally_parts
+from ruma.studies.commands import splice
+from ruma.studies.followers import count_followers
 
 BOUND = 9
 
@@ -204,7 +204,7 @@ def test_ruma_tables_writes_its_sections_into_the_file_reads_them_back_and_recou
     def no_tally(*args: object, **kwargs: object) -> None:
         raise AssertionError("tallied again")
 
-    monkeypatch.setattr(tallies, "tally", no_tally)
+    monkeypatch.setattr(tally_parts, "tally", no_tally)
     assert main(args) == 0  # the same bound: read back from the store, the file unchanged
     assert target.read_text() == first
     other = [a if a != "2" else "1" for a in args]  # other chains: the tally read back from its parts
@@ -218,7 +218,7 @@ def test_ruma_tables_writes_its_sections_into_the_file_reads_them_back_and_recou
 
 
 def test_the_older_generator_appends_the_sections_the_store_keeps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from ruma.client.sweep import tables
+    from ruma.studies import tables
 
     store = str(tmp_path / "store")
     assert main(["tables", "wari-nim", "--seeds", "5", "--data", store]) == 0

@@ -18,8 +18,8 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse
 
 from ruma.client.sweep import client as sweeps
-from ruma.client.sweep.open_questions import DOCUMENT_PREFIX, SECTIONS
-from ruma.client.sweep.questions_md import KIND_TITLES, TITLES, memory
+from ruma.studies.markdown import KIND_TITLES, TITLES, memory
+from ruma.studies.open_questions import DOCUMENT_PREFIX, SECTIONS
 from ruma.web.api import bearer, gateway
 from ruma.web.gateway import Gateway, GatewayError, position_path
 

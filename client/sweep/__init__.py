@@ -3,7 +3,7 @@
 - ``driver``: the sweep driver; ``shared``, ``table``: sweeps through a table of values in shared
   memory; ``worker``, ``ray``: what a worker runs, locally or as a Ray actor; ``client``: the
   ``Sweeps`` service's client and remote sink; ``summary``: the ``--json`` record;
-  ``commands``: ``ruma sweep`` and ``ruma census``; ``tables``: the generator of docs/tables.md.
+  ``commands``: ``ruma sweep``, and the family options and store sink ``ruma.studies`` shares.
 
 May import: the standard library, ``ruma.engine``, ``ruma.v1``, Ray (only for ``--ray``) and the
 rest of ``ruma.client`` — never ``ruma.server``.

@@ -1,14 +1,11 @@
-"""``ruma sweep``, ``ruma census`` and ``ruma find``: value whole families, and count what is stored.
+"""``ruma sweep``: value whole families into the store, and what ``ruma census`` and ``ruma find``
+(``ruma.studies.questions``) share with it: a family's options, its store as a sink, a sweep with progress.
 
     ruma sweep impartial-sowing --seeds 10 --pots 10      # every class into ./ruma-data, all cores
     ruma sweep sowing --seeds 10 --workers 1 --json        # in this process; a JSON summary
     ruma sweep sowing --seeds 10 --ray                     # on a local Ray cluster
     ruma sweep sowing --seeds 10 --ray ray://head:10001    # on an existing Ray cluster
     ruma sweep sowing --seeds 10 --server HOST:PORT --token T   # upload to a server (write token)
-    ruma census impartial-sowing --seeds 10 --simplest 3 --format csv
-    ruma census atomic-wari --seeds 8 --by atomic-weight --server HOST:PORT
-    ruma census sowing --seeds 13 --value '*3'             # only the positions of value ∗3
-    ruma find sowing '*3' --seeds ..13                     # the simplest of them (client/sweep/questions.py)
 
 The local store is found through the ``ruma.stores`` entry point (the client never imports the
 server); conventions (``--data``, ``--server``, exit codes, one-line errors) follow docs/cli.md.
@@ -22,16 +19,26 @@ import time
 from typing import Any
 
 from ruma.client.cli.errors import Unreachable, UsageError
-from ruma.client.cli.options import (add_data_option, add_format_option, add_notation_option, add_progress_option,
-                                     add_server_options, connect, data_directory, positive)
+from ruma.client.cli.options import (add_data_option, add_format_option, add_progress_option, add_server_options,
+                                     connect, data_directory, positive)
 from ruma.client.cli.output import Output, progress
 from ruma.engine.errors import RumaError
 
 STYLES = ("unicode", "ascii", "braces")
 
 
+def parse_range(text: str, low_default: int, what: str) -> tuple[int, int]:
+    """``B``, ``A..B`` or ``..B`` (inclusive) as ``(A, B)``."""
+    low, sep, high = text.partition("..")
+    try:
+        if not sep:
+            return low_default, int(text)
+        return (int(low) if low.strip() else low_default), int(high)
+    except ValueError:
+        raise UsageError(f"--{what} {text!r}: expected B, A..B or ..B (whole numbers)") from None
+
+
 def _family(args: argparse.Namespace) -> Any:
-    from ruma.client.sweep.questions import parse_range
     from ruma.engine.families.enum import Family
 
     seeds = parse_range(args.seeds, 0, "seeds")
@@ -115,7 +122,9 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _location(parser: argparse.ArgumentParser, question: bool = False) -> None:
+def add_family_options(parser: argparse.ArgumentParser, question: bool = False) -> None:
+    """A family's ruleset, ``--seeds`` and ``--pots`` (``question``: the default pots are what the
+    seeds can fill), and where its values are: ``--data``/``--store`` or ``--server``, the workers."""
     parser.add_argument("ruleset", help="sowing, impartial-sowing, atomic-wari, impartial-atomic-wari or atomic-wari-board")
     parser.add_argument("--seeds", required=True, metavar="[A..]B", help="seeds in all, A..B (A defaults to 0)")
     parser.add_argument("--pots", metavar="[C..]D",
@@ -132,30 +141,12 @@ def _location(parser: argparse.ArgumentParser, question: bool = False) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Register ``sweep``, ``census`` and ``find``."""
-    from ruma.client.sweep.questions import register_find, run_census_command
-
+    """Register ``sweep``."""
     sweep = subparsers.add_parser(
         "sweep", help="value every position of a family into the store",
         description="Value every position of RULESET with --seeds and --pots, once per normalisation class "
         "(strip, mirror, full pots), smallest first, and commit every value to the store (or upload it to "
         "--server). Resumable: classes already stored are skipped. See docs/sweeps.md.")
-    _location(sweep)
+    add_family_options(sweep)
     add_format_option(sweep, lists=False)
     sweep.set_defaults(handler=run_sweep_command)
-
-    census = subparsers.add_parser(
-        "census", help="count a family's classes and raw positions per value",
-        description="For a family (sweeping first what the store lacks): per value (or outcome, atomic weight, "
-        "temperature), how many classes and raw positions have it, and the K simplest positions — fewest "
-        "seeds, then fewest pots, then the smallest row. --value keeps only some values. The bound searched "
-        "is stated on stderr. See docs/sweeps.md.")
-    _location(census, question=True)
-    census.add_argument("--by", choices=("value", "outcome", "atomic-weight", "temperature"), default="value")
-    census.add_argument("--value", action="append", metavar="V",
-                        help="only the positions of this value, e.g. '*3' or '^' (repeatable)")
-    census.add_argument("--simplest", type=int, default=3, metavar="K", help="positions listed per row (default 3)")
-    add_format_option(census)
-    add_notation_option(census)
-    census.set_defaults(handler=run_census_command)
-    register_find(subparsers, _location)

@@ -1,7 +1,7 @@
 """A family swept into the store and tallied in parts, each part kept in the store as it is done.
 
 A tally of Sowing ≤ 14 walks ten million rows and takes minutes; ``sweep_and_tally`` cuts it into
-``parts`` (``families.tally``: every ``parts``-th row), keeps each part's books in the store as a
+``parts`` (``studies.tally``: every ``parts``-th row), keeps each part's books in the store as a
 document (``tally/RULESET/S/P/kK/I-of-N``) the moment it is done, and joins them
 (``tally.merge``). A run stopped — by ``minutes`` running out between two parts, or killed —
 loses at most the part it was doing: the same command goes on from the parts the store holds
@@ -21,7 +21,7 @@ from ruma.engine.cgt import Game
 from ruma.engine.cgt.notation import format_game, parse_game
 from ruma.engine.errors import RumaError
 from ruma.engine.families.enum import Family
-from ruma.engine.families.tally import Tally, TallyRow, merge, tally
+from ruma.studies.tally import Tally, TallyRow, merge, tally
 
 __all__ = ["sweep_and_tally", "Unfinished", "FORMAT"]
 

@@ -1,18 +1,18 @@
 """The tables that answer Erickson's open questions as far as a sweep reaches, as documents.
 
-Three sections of ``docs/tables.md`` (``ruma tables``; rendered by ``sweep.questions_md``):
+Three sections of ``docs/tables.md`` (``ruma tables``; rendered by ``studies.markdown``):
 
 - ``sowing-values`` (§2): for the values ``2^-n``, ``n·↑``, ``n·↑+∗``, the tinies ``+_x`` and
-  ``∗n`` (``ruma.engine.families.questions``), the simplest Sowing position of each value found
+  ``∗n`` (``ruma.studies.kinds``), the simplest Sowing position of each value found
   among every row of at most S seeds and P pots, how many raw positions have it, and the
-  one-parameter families the pattern search (``families.patterns``) finds among them;
+  one-parameter families the pattern search (``studies.patterns``) finds among them;
 - ``wari-nim`` (§3): Erickson's Table 3 for Impartial Atomic Wari — per nim value the position
   with the fewest seeds and the one with the fewest pots;
 - ``followers`` (§3): how many positions are reachable from an Atomic Wari position
-  (``families.followers``), along families and at the most per number of seeds.
+  (``studies.followers``), along families and at the most per number of seeds.
 
 Each is computed from the store — the family is swept into it first (what it holds already is
-not valued again), then tallied (``families.tally``) — and kept in the store as a JSON document
+not valued again), then tallied (``studies.tally``) — and kept in the store as a JSON document
 ``tables/NAME`` (``LmdbStore.put_document``): the record of what was found, the bound, the
 command, the wall time and the peak memory. A later run with the same bound reads the document
 back instead of tallying again (``recount=True`` tallies anyway), and the web explorer serves
@@ -32,19 +32,19 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable
 
 from ruma.client.sweep.driver import StoreSink
-from ruma.client.sweep.tallies import sweep_and_tally
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.cgt.notation import format_game
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.families.enum import Family, weighted_rows
-from ruma.engine.families.chains import CHAINS, extend
-from ruma.engine.families.followers import Followers, count_followers, stripped
-from ruma.engine.families.patterns import Pattern, find_patterns
-from ruma.engine.families.questions import KINDS, kind_label, kind_of
-from ruma.engine.families.tally import Tally
 from ruma.engine.native import active_engine
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
+from ruma.studies.chains import CHAINS, extend
+from ruma.studies.followers import Followers, count_followers, stripped
+from ruma.studies.kinds import KINDS, kind_label, kind_of
+from ruma.studies.patterns import Pattern, find_patterns
+from ruma.studies.tally import Tally
+from ruma.studies.tally_parts import sweep_and_tally
 
 __all__ = ["FORMAT", "SECTIONS", "DOCUMENT_PREFIX", "sowing_values", "wari_nim", "followers", "stored",
            "FOLLOWER_FAMILIES"]
@@ -172,8 +172,8 @@ def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers:
                   chain_seconds: float = 300.0) -> dict[str, Any]:
     """The ``sowing-values`` document: every Sowing row of at most ``seeds`` seeds and ``pots``
     pots swept and tallied (see the module docstring), the tally in ``pieces`` parts kept in the
-    store (``sweep.tallies``; ``minutes``: stop between two parts once they have passed); then the
-    chains of Right's moves beyond the bound for ``chain_seconds`` (``families.chains``)."""
+    store (``studies.tally_parts``; ``minutes``: stop between two parts once they have passed); then the
+    chains of Right's moves beyond the bound for ``chain_seconds`` (``studies.chains``)."""
     bound = {"seeds": seeds, "pots": pots}
     family = Family.of("sowing", (0, seeds), (1, pots))
     held = _reusable(sink, "sowing-values", bound, recount)
@@ -205,7 +205,7 @@ def sowing_values(sink: StoreSink, seeds: int, pots: int, command: str, workers:
 
 
 def _chains(sink: StoreSink, rules: Ruleset, counted: Tally, seconds: float) -> list[dict[str, Any]]:
-    """Positions of the chains' values beyond the census (``families.chains``), each valued
+    """Positions of the chains' values beyond the census (``studies.chains``), each valued
     directly through the store within ``CHAIN_POSITION`` seconds."""
     if seconds <= 0:
         return []

@@ -17,8 +17,8 @@ import time
 from typing import Callable, Union
 
 from ruma.engine.cgt import Game
-from ruma.engine.families.questions import Kind, value_of
 from ruma.engine.rulesets.base import State, strip_ends
+from ruma.studies.kinds import Kind, value_of
 
 __all__ = ["CHAINS", "right_unmoves", "extend"]
 

@@ -1,6 +1,6 @@
 """A search for one-parameter families whose values run through one of the questions' kinds.
 
-Given positions of known kind (``questions.kind_of``: ``2^-n``, ``n·↑``, ``n·↑+∗``, ``+_x``,
+Given positions of known kind (``kinds.kind_of``: ``2^-n``, ``n·↑``, ``n·↑+∗``, ``+_x``,
 ``∗n``) and a way to look up values within a bound, ``find_patterns`` tries, around each
 position, the families it is an instance of (``SHAPES``):
 
@@ -26,8 +26,8 @@ from fractions import Fraction
 from typing import Callable, Iterable, Iterator, Union
 
 from ruma.engine.cgt import Game
-from ruma.engine.families.questions import Kind, kind_of
 from ruma.engine.rulesets.base import State
+from ruma.studies.kinds import Kind, kind_of
 
 __all__ = ["Pattern", "Piece", "find_patterns", "template_text", "SHAPES"]
 

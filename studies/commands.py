@@ -1,20 +1,26 @@
-"""``ruma tables``: generate sections of ``docs/tables.md`` from sweeps into the store.
+"""The research commands: ``ruma census`` and ``ruma find`` (questions by value:
+``studies.questions``), and ``ruma tables``: generate sections of ``docs/tables.md`` from sweeps
+into the store.
 
+    ruma census impartial-sowing --seeds 10 --simplest 3 --format csv
+    ruma census atomic-wari --seeds 8 --by atomic-weight --server HOST:PORT
+    ruma census sowing --seeds 13 --value '*3'             # only the positions of value ∗3
+    ruma find sowing '*3' --seeds ..13                     # the simplest of them
     ruma tables sowing-values --seeds 14 --data DIR --write docs/tables.md
     ruma tables wari-nim --seeds 15 --data DIR --write docs/tables.md
     ruma tables followers --seeds 10 --budget 120 --data DIR --write docs/tables.md
     ruma tables table-3 --seeds 13 --data DIR          # Erickson's Tables 2-4, the atomic weights
 
-Sections (``SECTIONS``): the questions' tables (``sweep.open_questions``: ``sowing-values``,
+Sections (``SECTIONS``): the questions' tables (``studies.open_questions``: ``sowing-values``,
 ``wari-nim``, ``followers``), kept in the store as documents, so a run with the same bound reads
 them back in seconds (``--recount`` computes them again); and Erickson's Tables 3, 4 and 2 and
-the atomic-weight census (``sweep.tables``: ``table-3``, ``table-4``, ``table-2``,
+the atomic-weight census (``studies.tables``: ``table-3``, ``table-4``, ``table-2``,
 ``atomic-weights``). ``--write FILE`` replaces each section in FILE (found by its heading; a new
 section is added at the end) and leaves the rest of the file alone; without it the sections are
 printed. ``--parts N`` tallies a large family in N parts, each kept in the store as it is done,
 and ``--minutes M`` stops between two parts once M minutes have passed: the same command goes on
-from there (``sweep.tallies``), so a long census runs in pieces. ``python -m
-ruma.client.sweep.tables`` still writes the older four sections in one go.
+from there (``studies.tally_parts``), so a long census runs in pieces. ``python -m
+ruma.studies.tables`` still writes the older four sections in one go.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ __all__ = ["register", "splice", "SECTIONS", "run_tables_command"]
 QUESTIONS = ("sowing-values", "wari-nim", "followers")
 ERICKSON = ("table-3", "table-4", "table-2", "atomic-weights")
 SECTIONS = QUESTIONS + ERICKSON
-#: the headings of the older sections (``sweep.tables``)
+#: the headings of the older sections (``studies.tables``)
 ERICKSON_HEADINGS = {
     "table-3": "## Table 3 — simplest impartial Sowing positions with value ∗n",
     "table-4": "## Table 4 — impartial Sowing starting positions (nim values)",
@@ -58,8 +64,8 @@ def splice(text: str, heading: str, section: str) -> str:
 
 
 def _question(args: argparse.Namespace, section: str, sink: Any, command: str) -> str:
-    from ruma.client.sweep import open_questions as questions
-    from ruma.client.sweep.questions_md import render
+    from ruma.studies import open_questions as questions
+    from ruma.studies.markdown import render
 
     seeds = args.seeds if args.seeds is not None else DEFAULTS[section]
     pots = args.pots if args.pots is not None else seeds
@@ -74,7 +80,7 @@ def _question(args: argparse.Namespace, section: str, sink: Any, command: str) -
 
 
 def _erickson(args: argparse.Namespace, section: str, sink: Any) -> str:
-    from ruma.client.sweep import tables
+    from ruma.studies import tables
 
     out: list[str] = []
     seeds = args.seeds if args.seeds is not None else DEFAULTS.get(section, 12)
@@ -113,7 +119,7 @@ def _command(args: argparse.Namespace, sections: list[str]) -> str:
 def run_tables_command(args: argparse.Namespace) -> int:
     """``ruma tables``: compute the sections asked for and print them or splice them into a file."""
     from ruma.client.sweep.driver import StoreSink
-    from ruma.client.sweep.questions_md import heading
+    from ruma.studies.markdown import heading
 
     sections = args.sections or list(QUESTIONS)
     unknown = [s for s in sections if s not in SECTIONS]
@@ -141,7 +147,11 @@ def run_tables_command(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Register ``tables``."""
+    """Register ``census`` and ``find`` (``studies.questions``), and ``tables``."""
+    from ruma.studies.questions import register_census, register_find
+
+    register_census(subparsers)
+    register_find(subparsers)
     parser = subparsers.add_parser(
         "tables", help="generate sections of docs/tables.md from sweeps into the store",
         description="Sweep what a section needs into the store, compute the section and print it (or splice it "

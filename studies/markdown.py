@@ -1,4 +1,4 @@
-"""Markdown of the documents ``sweep.open_questions`` computes: sections of ``docs/tables.md``.
+"""Markdown of the documents ``studies.open_questions`` computes: sections of ``docs/tables.md``.
 
 ``render(document)`` is a pure function of the document, so a section rendered from a document
 read back from the store is the section written when it was computed. Each section opens with
@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ruma.engine.families.questions import KINDS
+from ruma.studies.kinds import KINDS
 
 __all__ = ["render", "TITLES", "KIND_TITLES", "heading", "memory"]
 
@@ -102,7 +102,7 @@ def _chains(document: dict[str, Any]) -> list[str]:
     lines = ["### Beyond the bound: chains of Right's moves", "",
              "`2^-n = {0 | 2^-(n-1)}`, `n·↑ = {0 | (n-1)·↑ + ∗}` and `n·↑ + ∗ = {0 | (n-1)·↑}` (n ≥ 2), so a position of "
              "the next value may be one from which Right moves to a position of the previous one "
-             "(`ruma.engine.families.chains`). From the 100 simplest positions of each such value found above (and "
+             "(`ruma.studies.chains`). From the 100 simplest positions of each such value found above (and "
              f"of each found on the way), every position with a Right move to it was valued, each within "
              f"{chains.get('position_seconds', 0):g} s, for {chains.get('seconds', 0):g} s in all; those of the next "
              "value are listed (*new*: a value the census did not reach). This proves that the values listed exist; "
@@ -177,7 +177,7 @@ def _followers(document: dict[str, Any]) -> list[str]:
              "player, in any order (not necessarily alternating), each a row of pots without its empty end pots; a "
              "position and its mirror image are different positions, and the position itself is not counted. "
              "Counted by a plain depth-first walk of the game graph with a set of the rows seen "
-             "(`ruma.engine.families.followers`): no evaluator, memo, normalisation or decomposition. A sum of "
+             "(`ruma.studies.followers`): no evaluator, memo, normalisation or decomposition. A sum of "
              "parts kept apart by empty pots has at least the product of its parts' followers, so the table also gives "
              "the **distinct components** of the followers (each follower split into its independent components, "
              "each normalised: empty end pots stripped, a component and its mirror image one): at least what an "

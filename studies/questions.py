@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ruma.client.cli.errors import Exit, UsageError
-from ruma.client.cli.options import connect
+from ruma.client.cli.options import add_format_option, add_notation_option, connect
 from ruma.client.cli.output import Output
+from ruma.client.sweep.commands import add_family_options, parse_range, run_family_sweep, store_sink
 
 CENSUS_COLUMNS = ("by", "group", "nim_value", "classes", "raw_positions", "simplest")
 
@@ -61,17 +62,6 @@ class Question:
         return (f"NOT SEARCHED: rows of {f.pots_max + 1}..{self.fill} pots. Up to {f.seeds_max} seeds can fill "
                 f"{self.fill} pots without splitting into independent parts; give --pots 1..{self.fill} to search "
                 f"them (a longer walk)")
-
-
-def parse_range(text: str, low_default: int, what: str) -> tuple[int, int]:
-    """``B``, ``A..B`` or ``..B`` (inclusive) as ``(A, B)``."""
-    low, sep, high = text.partition("..")
-    try:
-        if not sep:
-            return low_default, int(text)
-        return (int(low) if low.strip() else low_default), int(high)
-    except ValueError:
-        raise UsageError(f"--{what} {text!r}: expected B, A..B or ..B (whole numbers)") from None
 
 
 def family_of(args: argparse.Namespace) -> tuple[Any, int]:
@@ -115,7 +105,6 @@ def row_record(rules: Any, by: str, row: Any, notation: str) -> dict[str, Any]:
 def ask_locally(args: argparse.Namespace, question: Question, by: str, simplest: int) -> None:
     """The census of ``question`` from the local store, sweeping the family first if any of its
     classes is not stored."""
-    from ruma.client.sweep.commands import run_family_sweep, store_sink
     from ruma.engine.families.census import values_among, tally, wanted_values
     from ruma.engine.families.stream import stream_classes
 
@@ -225,14 +214,30 @@ def _size(position: str, rules: Any) -> str:
     return f"{sum(state)} seeds, {len(state)} pots"
 
 
-def register_find(subparsers: Any, location: Any) -> None:
-    """Register ``ruma find``."""
-    from ruma.client.cli.options import add_format_option, add_notation_option
+def register_census(subparsers: Any) -> None:
+    """Register ``ruma census``."""
+    census = subparsers.add_parser(
+        "census", help="count a family's classes and raw positions per value",
+        description="For a family (sweeping first what the store lacks): per value (or outcome, atomic weight, "
+        "temperature), how many classes and raw positions have it, and the K simplest positions — fewest "
+        "seeds, then fewest pots, then the smallest row. --value keeps only some values. The bound searched "
+        "is stated on stderr. See docs/sweeps.md.")
+    add_family_options(census, question=True)
+    census.add_argument("--by", choices=("value", "outcome", "atomic-weight", "temperature"), default="value")
+    census.add_argument("--value", action="append", metavar="V",
+                        help="only the positions of this value, e.g. '*3' or '^' (repeatable)")
+    census.add_argument("--simplest", type=int, default=3, metavar="K", help="positions listed per row (default 3)")
+    add_format_option(census)
+    add_notation_option(census)
+    census.set_defaults(handler=run_census_command)
 
+
+def register_find(subparsers: Any) -> None:
+    """Register ``ruma find``."""
     find = subparsers.add_parser(
         "find", help="the simplest positions of a value in a family (a question by value)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    location(find, question=True)
+    add_family_options(find, question=True)
     find.add_argument("values", nargs="+", metavar="VALUE", help="a value: *3, ^, {1|0}, 1/2 (several: each answered)")
     find.add_argument("--simplest", type=int, default=5, metavar="K", help="positions listed per value (default 5)")
     add_format_option(find, formats=("text", "table", "json", "csv"))
