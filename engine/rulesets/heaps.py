@@ -199,7 +199,7 @@ class OctalRuleset(SequenceRuleset):
 
     def state_from_key(self, key: bytes) -> State:
         """The inverse of ``key``: the base encoding after this code's text."""
-        prefix = bytes((self.code, self.version)) + self.octal.code.encode("ascii")
+        prefix = bytes((self.code, self.version)) + self.octal.code.encode("ascii") + b"\x00"
         if not key.startswith(prefix):
             raise ValueError(f"key {bytes(key)!r} is not of octal:{self.octal.code}")
         return super().state_from_key(prefix[:2] + key[len(prefix):])
