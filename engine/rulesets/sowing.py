@@ -168,7 +168,7 @@ def _pair(a: int, b: int) -> Pair:
     return (a, b) if a <= b else (b, a)
 
 
-def row_cell(seeds: int, state: State, depth: int) -> Cell:
+def _row_cell(seeds: int, state: State, depth: int) -> Cell:
     """P1's potential of a canonical ``state`` holding ``seeds`` sowable seeds, ``depth`` levels deep."""
     levels: list[Pair] = [(seeds, len(state))]
     lo, hi = 0, len(state) - 1
@@ -189,7 +189,7 @@ def row_cell(seeds: int, state: State, depth: int) -> Cell:
 
 
 def _depth_one_cell(state: State) -> Cell:
-    """``row_cell`` at depth 1, unrolled: (seeds, pots), the end pots, the gaps inside them."""
+    """``_row_cell`` at depth 1, unrolled: (seeds, pots), the end pots, the gaps inside them."""
     n = len(state)
     top = (sum(state) - state.count(FULL) * FULL, n)
     if n == 0:
@@ -286,7 +286,7 @@ class SowingRuleset(PotRowRuleset):
 
     def sweep_cell(self, state: State) -> Cell:
         """P1's potential, ``cell_depth`` levels deep."""
-        return row_cell(self.seeds(state), state, self.cell_depth)
+        return _row_cell(self.seeds(state), state, self.cell_depth)
 
     def sweep_cell_of(self) -> Callable[[State], Cell]:
         """P1's potential; at depth 1 unrolled (a sweep's grouping calls it once a class)."""
