@@ -17,9 +17,9 @@ import argparse
 import heapq
 import itertools
 
-from ruma.engine.families import order as sweep_order
 from ruma.engine.families.enum import Family, enumerate_family
 from ruma.engine.families.order import Cell, CellScheduler, group
+from ruma.engine.rulesets.sowing import SowingRuleset
 
 
 def makespan(cells: dict[Cell, list[object]], workers: int, target: int) -> int:
@@ -47,10 +47,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ruleset", default="impartial-sowing")
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--depth", type=int, default=sweep_order.DEPTH, help="levels of the Sowing potential")
+    parser.add_argument("--depth", type=int, default=SowingRuleset.cell_depth, help="levels of the Sowing potential")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    sweep_order.DEPTH = args.depth
+    SowingRuleset.cell_depth = args.depth  # (the compiled Sowing inherits it)
     family = Family.of(args.ruleset, (0, args.seeds), (1, args.seeds))
     cells = group(family.rules, [c.state for c in enumerate_family(family)])
     total = sum(len(states) for states in cells.values())

@@ -58,8 +58,8 @@ def count_followers(ruleset: str | Ruleset, position: State | str, limit: int = 
     """The followers of ``position`` (a row, or text in the ruleset's notation) and their distinct
     components — see the module docstring. Raises ``LimitExceededError`` past ``limit`` followers."""
     rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
-    if rules.name == "atomic-wari-board":
-        raise RumaInputError("count_followers walks unbounded rows; 'atomic-wari-board' keeps its empty pots")
+    if rules.row_family and not rules.unbounded:
+        raise RumaInputError(f"count_followers walks unbounded rows; {rules.name!r} keeps its empty pots")
     start = stripped(rules.parse(position) if isinstance(position, str) else tuple(position))
     moves = _moves(rules)
     decompose = rules.decompose

@@ -26,16 +26,14 @@ from ruma.engine.families.bounds import fill_pots, question_pots
 from ruma.engine.families.census import census, values_among, tally, wanted_values
 from ruma.engine.families.enum import Family, enumerate_family
 from ruma.engine.families.stream import stream_classes
-from ruma.engine.rulesets import get_ruleset
-
-ROW_RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
+from ruma.engine.rulesets import get_ruleset, row_rulesets
 
 
 def ruma(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.parametrize("ruleset", ROW_RULESETS)
+@pytest.mark.parametrize("ruleset", row_rulesets())
 @pytest.mark.parametrize("seeds,pots", [((0, 7), None), ((2, 6), (3, 9)), ((0, 5), (4, 4)), ((4, 4), (1, 12))])
 def test_streamed_classes_are_the_enumerated_ones(ruleset: str, seeds: tuple[int, int],
                                                   pots: tuple[int, int] | None) -> None:

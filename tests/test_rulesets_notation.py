@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ruma.engine.errors import NotationError, PositionError, RumaInputError
-from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets import get_ruleset, row_rulesets
 from ruma.engine.rulesets.notation import FULL, MAX_POTS, format_pots, parse_pots
 
-ALL = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
+ALL = row_rulesets()
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,10 @@ import pytest
 
 from ruma.engine.evaluator import evaluate, value_many
 from ruma.engine.memo import InMemoryMemo
-from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets import get_ruleset, row_rulesets
 from ruma.engine.families.packets import RecordingMemo
 
-RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
+RULESETS = row_rulesets()
 
 
 def _rows(rng: random.Random, count: int) -> list[tuple[int, ...]]:
@@ -122,6 +122,10 @@ ODD_STATES: dict[str, list[object]] = {
 }
 ODD_STATES["impartial-sowing"] = ODD_STATES["sowing"]
 ODD_STATES["impartial-atomic-wari"] = ODD_STATES["atomic-wari-board"] = ODD_STATES["atomic-wari"]
+
+
+def test_the_odd_states_cover_every_row_ruleset() -> None:
+    assert set(RULESETS) <= set(ODD_STATES)
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)

@@ -9,12 +9,11 @@ import pytest
 from ruma.engine.cgt import ONE, STAR, Game, integer, up_multiple
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.evaluator import evaluate
+from ruma.engine.rulesets import row_rulesets
 from ruma.engine.verify import claim_holds
 
-RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
 
-
-@pytest.mark.parametrize("ruleset", RULESETS)
+@pytest.mark.parametrize("ruleset", row_rulesets())
 def test_claims_agree_with_the_evaluator_on_random_positions(ruleset: str) -> None:
     rng = random.Random(ruleset)
     for _ in range(150):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Callable
+from typing import Any
 
 from ruma.client.cli.errors import Exit, UsageError, report
 from ruma.client.cli.options import add_format_option, add_limit_options, positive, read_positions
@@ -59,17 +59,11 @@ def reachable_nim_values(rules: Ruleset, start: State, limit: int = DEFAULT_LIMI
     return values
 
 
-def _listing_key(rules: Ruleset) -> Callable[[State], Any]:
-    if rules.name.startswith("coinstrip"):
-        return lambda s: tuple(i for i, c in enumerate(s) if c)
-    return lambda s: s
-
-
 def p_positions(rules: Ruleset, start: State, limit: int = DEFAULT_LIMIT) -> tuple[list[State], int]:
     """The P-positions reachable from ``start`` (sorted for listing) and the number reachable."""
     values = reachable_nim_values(rules, start, limit)
     zeros = [s for s, v in values.items() if v == 0]
-    return sorted(zeros, key=_listing_key(rules)), len(values)
+    return sorted(zeros, key=rules.listing_key), len(values)
 
 
 def run_p_positions(args: argparse.Namespace) -> int:

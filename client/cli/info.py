@@ -13,35 +13,19 @@ from typing import Any
 from ruma.client.cli.options import add_format_option
 from ruma.client.cli.output import Column, Output
 
-#: positions as a researcher types them, per ruleset (a test parses every one)
-EXAMPLES: dict[str, tuple[str, ...]] = {
-    "sowing": ("312", "1^8", "(10)^3 03 (01)^2", "2•1"),
-    "impartial-sowing": ("312", "110111"),
-    "atomic-wari": ("312", "(01300)^2", "1,10,2"),
-    "impartial-atomic-wari": ("312", "1^5"),
-    "atomic-wari-board": ("312", "2202"),
-    "nim": ("3 5 7", "1,2,3"),
-    "grundy": ("7", "5 9"),
-    "octal:CODE": ("11", "3 5"),  # heaps, e.g. of octal:0.37
-    "chocolate1": ("2,1,3,2",),
-    "chocolate2": ("2,1,2,1,2,1",),
-    "coinstrip1": ("15:1,2,3", "1110000"),
-    "coinstrip2": ("15:1,2,3",),
-}
 SHELLS = ("bash", "zsh", "fish")
 
 
 def run_rulesets(args: argparse.Namespace) -> int:
     """List every ruleset with its description and example positions."""
-    from ruma.engine.rulesets import get_ruleset, ruleset_description, ruleset_names
+    from ruma.engine.rulesets import ruleset_description, ruleset_names, sample_ruleset
 
     columns = [Column("name"), Column("impartial"), Column("description"), Column("examples")]
     with Output(args.format, columns) as out:
         for name in ruleset_names():
-            family = ":" in name
-            rules = None if family else get_ruleset(name)
-            out.emit({"name": name, "impartial": True if family else bool(rules and rules.impartial),
-                      "description": ruleset_description(name), "examples": list(EXAMPLES.get(name, ()))})
+            rules = sample_ruleset(name)  # (a family, octal:CODE, by a member: its examples are the family's)
+            out.emit({"name": name, "impartial": rules.impartial, "description": ruleset_description(name),
+                      "examples": list(rules.examples)})
     return 0
 
 

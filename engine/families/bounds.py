@@ -4,18 +4,9 @@ A row of ``B`` seeds fills ``B`` pots one seed each, but it can be longer: empty
 seeds, as in Sowing's ``110001111111`` (8 seeds, 12 pots, value ∗3). ``fill_pots(ruleset, B)``
 is the most pots a row of at most ``B`` seeds spans without the decomposition rules splitting it
 into independent parts; a longer row is a sum of shorter ones, whose value is found with fewer
-pots (the same parts closer together, as long as the gap still splits them).
-
-* Sowing (rule D1 of ``ruma.engine.rulesets.sowing``): a run of ``g`` empty pots with ``a`` seeds
-  before it and ``b`` after splits the row when ``g >= a`` and ``g >= b``; so one part has gaps of
-  at most ``max(a, b) - 1``, and the longest puts its seeds one a pot:
-  ``B + sum_{i=1}^{B-1} (max(i, B - i) - 1)`` pots (115 for 13 seeds).
-* Atomic Wari (rule D1 of ``ruma.engine.rulesets.atomic_wari``): between consecutive nonempty pots
-  ``p < q`` with ``a`` seeds up to ``p`` and ``b`` from ``q``, the left part never reaches past
-  ``p + a - 1`` and the right part never before ``q - b + 1``, so ``q - p >= a + b - 1`` splits
-  the row: a part's gaps are at most ``B - 3`` empty pots, at most ``B + (B - 1)(B - 3)`` pots in
-  all (a bound, not always reached).
-* A fixed board's pots are its board: ``B``.
+pots (the same parts closer together, as long as the gap still splits them). Up to two seeds it
+is ``B`` (at least one pot); from three on the ruleset says (``Ruleset.fill_pots``: one pot a seed
+by default; Sowing's and Atomic Wari's gaps by their rules D1, each stated in its module as F1).
 
 ``question_pots`` is the pot range ``ruma find`` and ``ruma census`` search when none is given:
 everything the seeds can fill while the family's walk stays within ``WALK_BUDGET`` rows (the
@@ -36,14 +27,8 @@ WALK_BUDGET = 6_000_000
 
 def fill_pots(ruleset: str, seeds: int) -> int:
     """The most pots a row of at most ``seeds`` seeds spans as one part (see the module docstring)."""
-    name = get_ruleset(ruleset).name
-    if seeds <= 2:
-        return max(1, seeds)
-    if name in ("sowing", "impartial-sowing"):
-        return seeds + sum(max(i, seeds - i) - 1 for i in range(1, seeds))
-    if name in ("atomic-wari", "impartial-atomic-wari"):
-        return seeds + (seeds - 1) * (seeds - 3)
-    return seeds
+    rules = get_ruleset(ruleset)
+    return max(1, seeds) if seeds <= 2 else rules.fill_pots(seeds)
 
 
 def question_pots(ruleset: str, seeds: tuple[int, int], budget: int = WALK_BUDGET) -> tuple[int, int]:

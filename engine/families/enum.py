@@ -19,7 +19,9 @@ the smallest in the paper's digit notation) — and the same for the mirrored or
 the order ``census`` uses for "the K simplest positions" (Erickson's Table 3 orders by fewest
 seeds and by fewest pots).
 
-For the unbounded rows the enumeration walks *stripped* rows (first and last pot nonempty) and
+A family is defined for the rulesets whose positions are rows of pots (``Ruleset.row_family``;
+``ruma.engine.rulesets.row_rulesets()`` names them). For the unbounded rows (``Ruleset.unbounded``)
+the enumeration walks *stripped* rows (first and last pot nonempty) and
 weighs each by the number of ways to pad it with empty pots to a length in ``C..D``, instead of
 walking every padded row: ``sum_{n=max(C,m)}^{D} (n - m + 1)`` for a stripped row of ``m`` pots.
 The fixed board keeps its empty pots, so its raw rows are walked one by one.
@@ -35,16 +37,12 @@ from math import comb
 from typing import Any, Callable, Iterator, Sequence
 
 from ruma.engine.errors import CancelledError, RumaInputError
-from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets import get_ruleset, row_rulesets
 from ruma.engine.rulesets.base import Ruleset, State
 
-__all__ = ["Family", "FamilyClass", "enumerate_family", "enumerate_states", "raw_count", "raw_rows", "walk_count", "weighted_rows", "seeds_of", "simplicity",
-           "UNBOUNDED_ROWS", "ROW_RULESETS"]
+__all__ = ["Family", "FamilyClass", "enumerate_family", "enumerate_states", "raw_count", "raw_rows", "walk_count",
+           "weighted_rows", "simplicity"]
 
-#: rulesets whose rows are unbounded: ``normalise`` strips empty end pots (rule N1)
-UNBOUNDED_ROWS = frozenset({"sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari"})
-#: every ruleset a family can be swept over (rows of pots)
-ROW_RULESETS = UNBOUNDED_ROWS | {"atomic-wari-board"}
 #: the most raw rows ``enumerate_family`` walks one by one (fixed boards) before refusing
 MAX_WALK = 50_000_000
 
@@ -67,8 +65,8 @@ class Family:
     def of(cls, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None) -> "Family":
         """A checked family; ``pots`` defaults to ``1..seeds_max`` (at least one pot)."""
         rules = get_ruleset(ruleset)
-        if rules.name not in ROW_RULESETS:
-            raise FamilyError(f"cannot sweep {ruleset!r}: families are defined for {', '.join(sorted(ROW_RULESETS))}")
+        if not rules.row_family:
+            raise FamilyError(f"cannot sweep {ruleset!r}: families are defined for {', '.join(sorted(row_rulesets()))}")
         a, b = seeds
         c, d = pots if pots is not None else (1, max(1, b))
         if a < 0 or b < a:
@@ -127,7 +125,7 @@ def raw_count(family: Family) -> int:
 def walk_count(family: Family) -> int:
     """How many rows ``enumerate_family`` walks: stripped rows for the unbounded rulesets, every
     raw row for a fixed board (what a service bounds before enumerating)."""
-    if family.ruleset not in UNBOUNDED_ROWS:
+    if not family.rules.unbounded:
         return raw_count(family)
     total = 0
     for s in range(family.seeds_min, family.seeds_max + 1):
@@ -196,7 +194,7 @@ def weighted_rows(family: Family) -> Iterator[tuple[State, int]]:
     """``(row, number of raw positions it stands for)``, simplest first: the rows the enumeration
     walks (stripped rows weighed by their paddings, or a fixed board's rows one by one)."""
     c, d = family.pots_min, family.pots_max
-    if family.ruleset not in UNBOUNDED_ROWS:
+    if not family.rules.unbounded:
         if raw_count(family) > MAX_WALK:
             raise FamilyError(f"{family.describe()} has {raw_count(family)} raw boards; at most {MAX_WALK} can be walked")
         for row in raw_rows(family):
@@ -211,17 +209,6 @@ def weighted_rows(family: Family) -> Iterator[tuple[State, int]]:
             if weight == 0:
                 continue
             yield from ((row, weight) for row in _compositions(s, m, 1, 1))
-
-
-def seeds_of(rules: Ruleset) -> Callable[[State], int]:
-    """``state -> sowable seeds`` of a canonical state (``Ruleset.size``'s seeds), fast for Sowing,
-    whose canonical states write every full pot as exactly ``FULL``."""
-    if rules.name in ("sowing", "impartial-sowing"):
-        from ruma.engine.rulesets.notation import FULL
-
-        return lambda state: sum(state) - state.count(FULL) * FULL
-    size = rules.size
-    return lambda state: size(state)[1]
 
 
 def _simpler(row: State, held: State | None) -> bool:
@@ -290,7 +277,7 @@ def enumerate_family(family: Family, should_cancel: Callable[[], bool] | None = 
         if entry is None:
             entry = classes[canonical] = FamilyClass(canonical, key(canonical))
         book(entry, row, mirror, weight, mirrored, partizan)
-    seeds = seeds_of(rules)
+    seeds = rules.seeds
     return sorted(classes.values(), key=lambda c: (seeds(c.state), len(c.state), c.state))
 
 
@@ -305,7 +292,7 @@ def enumerate_states(family: Family, should_cancel: Callable[[], bool] | None = 
     the parts add up to the family's, and a class is in every part that has one of its rows.
     Without the compiled walk, part 0 is the whole family and the other parts are empty."""
     native = getattr(type(family.rules), "native", None)
-    if family.ruleset in UNBOUNDED_ROWS and native is not None and hasattr(native, "class_states") \
+    if family.rules.unbounded and native is not None and hasattr(native, "class_states") \
             and raw_count(family) < 1 << 62:
         collecting = gc.isenabled()
         gc.disable()  # (as in _native_classes)
@@ -356,7 +343,7 @@ def enumerate_rows(family: Family, should_cancel: Callable[[], bool] | None = No
                    parts: int = 1) -> ClassRows | None:
     """``enumerate_states`` packed (``ClassRows``), or ``None`` where the compiled walk does not apply."""
     native = getattr(type(family.rules), "native", None)
-    if family.ruleset not in UNBOUNDED_ROWS or native is None or not hasattr(native, "class_rows") \
+    if not family.rules.unbounded or native is None or not hasattr(native, "class_rows") \
             or raw_count(family) >= 1 << 62:
         return None
     found = native.class_rows(family.seeds_min, family.seeds_max, family.pots_min, family.pots_max,
@@ -373,7 +360,7 @@ def _native_classes(family: Family, should_cancel: Callable[[], bool] | None) ->
     runs under ``RUMA_ENGINE=python``), or ``None`` where it does not apply: a fixed board, a
     ruleset without compiled core, or counts that could pass 64 bits."""
     native = getattr(type(family.rules), "native", None)
-    if family.ruleset not in UNBOUNDED_ROWS or native is None or not hasattr(native, "classes"):
+    if not family.rules.unbounded or native is None or not hasattr(native, "classes"):
         return None
     if raw_count(family) >= 1 << 62:
         return None

@@ -12,79 +12,27 @@ follower ``Y`` of ``X`` (every component of every option) ``cell(Y) == cell(X)``
 0) or ``>=`` (deeper levels) ``X``'s in both coordinates. Pairs are sorted, so a position and its
 mirror image have one cell. ``tests/test_sweep_order.py`` checks the property on random positions.
 
-**Sowing** (both versions). Seeds are conserved except those dropped on full pots, and the span
-of nonempty pots never grows (rules N1–N3), so ``(sowable seeds, pots)`` never grows. While it is
-unchanged, no end pot is ever sown (sowing it away empties it and shortens the row) and no move
-drops a seed on a full pot, so the end pots' counts ``(c_first, c_last)`` only grow. While those
-are unchanged too, no move sows into an end pot: every move sows within the interior, whose span
-of nonempty pots therefore never grows — the gaps between the ends and the interior's nonempty
-span only grow — and while the gaps are unchanged, the interior's end pots only grow, by the
-same argument one level in. The potential takes ``DEPTH`` (ends, gaps) levels: one by default, since
-finer cells cost the scheduler more than they gain once batches follow chains of cells.
-
-**Atomic Wari** (both versions, unbounded rows): seeds only decrease (captures) and the reach
-bounds ``Q`` never increases and ``P`` never decreases (``ruma.engine.rulesets.atomic_wari``), so
-``(seeds, Q - P)`` never grows. **Atomic Wari on a board**: ``(seeds, pots)`` — the margins cut
-by rule B1 are the reach bounds, so the board only shrinks.
-
-Any other ruleset gets ``(seeds, pots)`` from ``Ruleset.size``: sound for every game whose moves
-never add seeds or pots.
+The potential is the ruleset's (``Ruleset.sweep_cell``; ``sweep_cell_of`` for a whole family):
+``((seeds, pots),)`` from ``Ruleset.size`` by default, sound for every game whose moves never add
+seeds or pots; Sowing's looks into the end pots and the gaps inside them (rule P1 of
+``ruma.engine.rulesets.sowing``), Atomic Wari's measures the reach of its seeds (P1 of
+``ruma.engine.rulesets.atomic_wari``).
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
-from ruma.engine.rulesets.base import Ruleset, State
+from ruma.engine.rulesets.base import Cell, Pair, Ruleset, State
 
-__all__ = ["Cell", "cell", "precedes", "order_key", "CellScheduler", "DEPTH"]
-
-Pair = tuple[int, int]
-Cell = tuple[Pair, ...]
-#: how many (ends, gaps) levels the Sowing potential looks into
-DEPTH = 1
-
-
-def _pair(a: int, b: int) -> Pair:
-    return (a, b) if a <= b else (b, a)
-
-
-def _sowing_cell(seeds: int, state: State) -> Cell:
-    levels: list[Pair] = [(seeds, len(state))]
-    lo, hi = 0, len(state) - 1
-    for _ in range(DEPTH):
-        if lo > hi:
-            break
-        levels.append(_pair(state[lo], state[hi]))
-        i, j = lo + 1, hi - 1
-        while i <= j and state[i] == 0:
-            i += 1
-        while j >= i and state[j] == 0:
-            j -= 1
-        if i > j:
-            break
-        levels.append(_pair(i - lo - 1, hi - 1 - j))
-        lo, hi = i, j
-    return tuple(levels)
+__all__ = ["Cell", "cell", "precedes", "order_key", "CellScheduler"]
 
 
 def cell(rules: Ruleset, state: State) -> Cell:
-    """The potential of a canonical ``state`` (see the module docstring)."""
-    name = rules.name
-    if name in ("sowing", "impartial-sowing"):
-        from ruma.engine.rulesets.notation import FULL
-
-        full = state.count(FULL)  # a canonical Sowing state writes every full pot as exactly FULL
-        return _sowing_cell(sum(state) - full * FULL, state)
-    pots, seeds = rules.size(state)
-    if name in ("atomic-wari", "impartial-atomic-wari"):
-        from ruma.engine.rulesets.atomic_wari import reach_left, reach_right
-
-        width = reach_right(state) - reach_left(state) if state else 0
-        return ((seeds, width),)
-    return ((seeds, pots),)
+    """The potential of a canonical ``state`` (``Ruleset.sweep_cell``)."""
+    return rules.sweep_cell(state)
 
 
 def _pair_precedes(level: int, y: Pair, x: Pair) -> bool:
@@ -256,64 +204,15 @@ class CellScheduler:
         return self.handed < len(self.cells)
 
 
-def _cell_of(rules: Ruleset) -> Callable[[State], Cell]:
-    """``cell`` for one ruleset, with the per-call dispatch done once (a sweep groups every class
-    of its family: hundreds of thousands of calls)."""
-    if rules.name in ("atomic-wari", "impartial-atomic-wari"):
-        return _wari_cell_of(rules)
-    if rules.name not in ("sowing", "impartial-sowing") or DEPTH != 1:
-        return lambda state: cell(rules, state)
-    from ruma.engine.rulesets.notation import FULL
-
-    def sowing_cell(state: State) -> Cell:
-        # _sowing_cell at depth 1, unrolled: (seeds, pots), the end pots, the gaps inside them
-        n = len(state)
-        top = (sum(state) - state.count(FULL) * FULL, n)
-        if n == 0:
-            return (top,)
-        a, b = state[0], state[-1]
-        ends = (a, b) if a <= b else (b, a)
-        i, j = 1, n - 2
-        while i <= j and state[i] == 0:
-            i += 1
-        if i > j:
-            return (top, ends)
-        while state[j] == 0:
-            j -= 1
-        return (top, ends, _pair(i - 1, n - 2 - j))
-
-    return sowing_cell
-
-
-def _wari_cell_of(rules: Ruleset) -> Callable[[State], Cell]:
-    """Atomic Wari's ``((seeds, Q - P),)`` with ``reach_right``/``reach_left`` as running sums in
-    C loops (``accumulate``, ``map``): about 2 us a state instead of 15. For a row with seeds at
-    both ends every prefix and suffix sum is positive, so ``P = min(j + 1 - prefix(j))`` and
-    ``Q = max(j - 1 + suffix(j))`` over every index; other rows go through ``cell``."""
-    from itertools import accumulate
-    from operator import add, sub
-
-    def wari_cell(state: State) -> Cell:
-        n = len(state)
-        if not n or not state[0] or not state[-1] or min(state) < 0:
-            return cell(rules, state)
-        prefix = list(accumulate(state))
-        reach_left = min(map(sub, range(1, n + 1), prefix))
-        reach_right = max(map(add, range(n - 2, -2, -1), accumulate(reversed(state))))
-        return ((prefix[-1], reach_right - reach_left),)
-
-    return wari_cell
-
-
 def group(rules: Ruleset, states: Sequence[State]) -> dict[Cell, list[State]]:
     """The states by cell (each cell's states in the given order)."""
     native: Any = getattr(type(rules), "native", None)
-    if hasattr(native, "cells") and (rules.name not in ("sowing", "impartial-sowing") or DEPTH == 1):
+    if hasattr(native, "cells") and rules.native_cells():
         grouped = native.cells(states)  # (the same cells, in C: engine/native/enum.c)
         if grouped is not None:
             return grouped  # type: ignore[no-any-return]
     cells: dict[Cell, list[State]] = defaultdict(list)
-    cell_of = _cell_of(rules)
+    cell_of = rules.sweep_cell_of()
     for state in states:
         cells[cell_of(state)].append(state)
     return dict(cells)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from ruma.engine.families.enum import UNBOUNDED_ROWS, Family, FamilyClass, book, enumerate_family, walk_rows
+from ruma.engine.families.enum import Family, FamilyClass, book, enumerate_family, walk_rows
 from ruma.engine.rulesets.base import State
 
 __all__ = ["stream_classes"]
@@ -33,10 +33,10 @@ __all__ = ["stream_classes"]
 def stream_classes(family: Family, should_cancel: Callable[[], bool] | None = None) -> Iterator[FamilyClass]:
     """Every class of ``family`` once, as soon as it is complete (see the module docstring);
     ``should_cancel`` is polled every 4096 rows (a true answer raises ``CancelledError``)."""
-    if family.ruleset not in UNBOUNDED_ROWS:
+    rules = family.rules
+    if not rules.unbounded:
         yield from enumerate_family(family, should_cancel)
         return
-    rules = family.rules
     key, partizan = rules.key, not rules.impartial
     kept: dict[State, FamilyClass] = {}
     for row, mirror, weight, canonical, mirrored in walk_rows(family, should_cancel):

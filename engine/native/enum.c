@@ -472,7 +472,7 @@ done:
     return result;
 }
 
-/* families.order's cell of a canonical Sowing state at DEPTH 1 (its _cell_of, unrolled there too):
+/* Sowing's sweep cell of a canonical state at depth 1 (SowingRuleset.sweep_cell_of, unrolled there too):
  * ((sowable seeds, pots),) and, for a nonempty row, the sorted end pots, and, when an interior
  * pot is nonempty, the sorted gaps between the ends and the interior's nonempty span. Computed
  * as numbers (levels = how many pairs); the tuple is built once per distinct cell. */
@@ -503,9 +503,9 @@ static void sowing_cell_key(const pot_t *v, size_t n, CellKey *c) {
     c->levels = 3;
 }
 
-/* families.order's cell of a canonical Atomic Wari state: ((seeds, Q - P),), Q and P the reach
- * bounds of rulesets/atomic_wari.py (reach_right, reach_left; 0 for the empty row); on a board,
- * ((seeds, pots),) (Ruleset.size). */
+/* Atomic Wari's sweep cell of a canonical state (AtomicWariRuleset.sweep_cell): ((seeds, Q - P),),
+ * Q and P the reach bounds of rulesets/atomic_wari.py (reach_right, reach_left; 0 for the empty
+ * row); on a board, ((seeds, pots),) (Ruleset.size). */
 static void wari_cell_key(const pot_t *v, size_t n, int board, CellKey *c) {
     memset(c, 0, sizeof *c);
     long long seeds = 0;
@@ -535,7 +535,7 @@ static PyObject *cell_tuple(const CellKey *c) {
     return Py_BuildValue("((LL)(LL)(LL))", c->v[0], c->v[1], c->v[2], c->v[3], c->v[4], c->v[5]);
 }
 
-/* Rules.cells(states) -> {cell: [state, ...]} (families.order.group: Sowing at DEPTH 1, Atomic Wari,
+/* Rules.cells(states) -> {cell: [state, ...]} (families.order.group: Sowing at depth 1, Atomic Wari,
  * each cell's states in the given order), or None when a state is not a tuple of counts the
  * compiled code takes (the caller groups in Python then). A cell is found by its numbers (the
  * CellKey's bytes) in the search's compact table (table.c), whose value is the cell's index in

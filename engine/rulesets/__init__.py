@@ -1,9 +1,13 @@
-"""The registry of rulesets: ``get_ruleset(name)`` and ``ruleset_names()``.
+"""The registry of rulesets: ``get_ruleset(name)``, ``ruleset_names()`` and ``row_rulesets()``.
 
 Modules are imported lazily so that importing the engine stays cheap. A name may carry a
 parameter after a colon (``octal:0.37``); such entries name a factory taking the parameter text.
 With the compiled engine active (``ruma.engine.native``), the row-of-pots rulesets are returned as
 their compiled subclasses; the module-level instances (``sowing.SOWING``, ...) stay pure Python.
+
+A ruleset says everything the rest of ruma asks about it (``base.Ruleset``'s class attributes
+and hooks), so a new one is one module and one entry here — or, for a ruleset defined outside
+ruma (a toy in a test), one ``register_ruleset`` call.
 """
 
 from __future__ import annotations
@@ -16,10 +20,11 @@ from ruma.engine.native import compiled
 from ruma.engine.rulesets.base import Position, Ruleset, State
 
 __all__ = ["Position", "Ruleset", "State", "family_by_code", "get_ruleset", "ruleset_by_code", "ruleset_names",
-           "ruleset_description", "parse_position"]
+           "ruleset_description", "parse_position", "register_ruleset", "unregister_ruleset", "row_rulesets",
+           "sample_ruleset"]
 
-# name -> "module:attribute" (a Ruleset instance, or for parametrised names a factory)
-_RULESETS: dict[str, str] = {
+# name -> "module:attribute" of a Ruleset instance (or the instance itself: ``register_ruleset``)
+_RULESETS: dict[str, str | Ruleset] = {
     "sowing": "ruma.engine.rulesets.sowing:SOWING",
     "impartial-sowing": "ruma.engine.rulesets.sowing:IMPARTIAL_SOWING",
     "atomic-wari": "ruma.engine.rulesets.atomic_wari:ATOMIC_WARI",
@@ -32,6 +37,7 @@ _RULESETS: dict[str, str] = {
     "coinstrip1": "ruma.engine.rulesets.coinstrip:COINSTRIP1",
     "coinstrip2": "ruma.engine.rulesets.coinstrip:COINSTRIP2",
 }
+# family -> "module:attribute" of a factory taking the parameter text
 _FACTORIES: dict[str, str] = {
     "octal": "ruma.engine.rulesets.heaps:octal_ruleset",
 }
@@ -51,6 +57,11 @@ def _load(target: str) -> object:
     return getattr(importlib.import_module(module), attribute)
 
 
+def _entry(target: str | Ruleset) -> Ruleset:
+    """A registry entry's (pure-Python) ruleset."""
+    return target if isinstance(target, Ruleset) else cast(Ruleset, _load(target))
+
+
 def get_ruleset(name: str) -> Ruleset:
     """The ruleset called ``name`` (e.g. ``sowing``, ``octal:0.37``); raises ``UnknownRulesetError``."""
     if not isinstance(name, str) or not name.strip():
@@ -60,7 +71,7 @@ def get_ruleset(name: str) -> Ruleset:
     if cached is not None:
         return cached
     if key in _RULESETS:
-        ruleset = compiled(cast(Ruleset, _load(_RULESETS[key])))  # the compiled core when active
+        ruleset = compiled(_entry(_RULESETS[key]))  # the compiled core when active
     else:
         family, sep, parameter = key.partition(":")
         if not sep or family not in _FACTORIES:
@@ -74,6 +85,52 @@ def get_ruleset(name: str) -> Ruleset:
 def ruleset_names() -> list[str]:
     """Every ruleset name, parametrised families shown as ``family:PARAM``."""
     return sorted(_RULESETS) + [f"{family}:CODE" for family in sorted(_FACTORIES)]
+
+
+def row_rulesets() -> list[str]:
+    """The names of the registered row-of-pots rulesets (``Ruleset.row_family``: those a family of
+    positions is defined for), in the registry's order."""
+    names = []
+    for name, target in _RULESETS.items():
+        try:
+            if _entry(target).row_family:
+                names.append(name)
+        except (ImportError, AttributeError):
+            continue
+    return names
+
+
+def register_ruleset(ruleset: Ruleset) -> None:
+    """Add ``ruleset`` to the registry under its ``name``: a ruleset defined outside ruma (with the
+    compiled engine it stays pure Python). Raises ``ValueError`` when another ruleset has its name
+    or its key code (the first byte of every memo key, which tells a store whose key it is)."""
+    name = ruleset.name
+    if name != name.strip().lower() or not name or ":" in name:
+        raise ValueError(f"ruleset name {name!r}: lower case, no spaces or colon")
+    if name in _RULESETS or name in _FACTORIES:
+        raise ValueError(f"a ruleset named {name!r} is registered already")
+    if ruleset_by_code(ruleset.code) is not None or family_by_code(ruleset.code) is not None:
+        raise ValueError(f"key code {ruleset.code} of {name!r} is another ruleset's")
+    _RULESETS[name] = ruleset
+    _cache.pop(name, None)
+
+
+def unregister_ruleset(name: str) -> None:
+    """Remove a ruleset ``register_ruleset`` added (raises ``ValueError`` for any other name)."""
+    if not isinstance(_RULESETS.get(name), Ruleset):
+        raise ValueError(f"{name!r} was not added by register_ruleset")
+    del _RULESETS[name]
+    _cache.pop(name, None)
+
+
+def sample_ruleset(name: str) -> Ruleset:
+    """The ruleset a name of ``ruleset_names`` stands for: ``get_ruleset(name)``, or for a
+    parametrised family (``octal:CODE``) a member of it (``octal:0.07``), which has the family's
+    key code, version and examples."""
+    family, sep, parameter = name.strip().lower().partition(":")
+    if sep and parameter == "code" and family in _FAMILY_EXAMPLES:
+        return get_ruleset(f"{family}:{_FAMILY_EXAMPLES[family]}")
+    return get_ruleset(name)
 
 
 def ruleset_description(name: str) -> str:
@@ -93,9 +150,9 @@ def parse_position(ruleset: str | Ruleset, text: str) -> Position:
 def family_by_code(code: int) -> str | None:
     """The parametrised family (``octal:CODE``) whose rulesets' keys start with ``code``, or ``None``
     (a store names its entries of such rulesets by the family: each member has its own keys)."""
-    for family, example in _FAMILY_EXAMPLES.items():
+    for family in _FAMILY_EXAMPLES:
         try:
-            if get_ruleset(f"{family}:{example}").code == code:
+            if sample_ruleset(f"{family}:CODE").code == code:
                 return f"{family}:CODE"
         except (ImportError, AttributeError):
             continue

@@ -35,14 +35,27 @@ D2. *Dead components.* A component where no pot holds 2 or more seeds has no mov
     and is omitted.
 D3. *Sparse positions* (every pot <= 2 seeds): ``direct_value`` applies Theorem 3.1 — the value
     is that of the impartial game, the nim sum over maximal runs of ``m`` deuces of the octal
-    game ·37 at ``m`` (``ruma.engine.octal.OctalGame("0.37").value(m)``).
+    game ·37 at ``m`` (``ruma.engine.octal.OctalGame("0.37").value(m)``); the theorem's property
+    ``sparse-atomic-wari`` checks it on a theorem's instances.
+
+Bounds and order of a sweep (``ruma.engine.families.bounds``, ``ruma.engine.families.order``):
+
+F1. *Pots a row of ``B`` seeds fills.* Between consecutive nonempty pots ``p < q`` with ``a`` seeds
+    up to ``p`` and ``b`` from ``q``, the left part never reaches past ``p + a - 1`` and the right
+    part never before ``q - b + 1``, so ``q - p >= a + b - 1`` splits the row (D1): a component's
+    gaps are at most ``B - 3`` empty pots, at most ``B + (B - 1)(B - 3)`` pots in all (a bound, not
+    always reached).
+P1. *Potential* (both versions): seeds only decrease (captures), ``Q`` never increases and ``P``
+    never decreases, so ``(seeds, Q - P)`` never grows.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Sequence
+from itertools import accumulate
+from operator import add, sub
+from typing import Any, Callable, ClassVar, Sequence
 
-from ruma.engine.rulesets.base import State, strip_ends
+from ruma.engine.rulesets.base import Cell, State, strip_ends
 from ruma.engine.rulesets.notation import BothDirections, PotRowRuleset
 
 __all__ = [
@@ -210,6 +223,10 @@ class AtomicWariRuleset(PotRowRuleset):
     version: ClassVar[int] = 1
     impartial: ClassVar[bool] = False
     description: ClassVar[str] = "Erickson's Atomic Wari (1996 §3) on an unbounded row"
+    examples: ClassVar[tuple[str, ...]] = ("312", "(01300)^2", "1,10,2")
+    unbounded: ClassVar[bool] = True
+    impartial_twin: ClassVar[str | None] = "impartial-atomic-wari"
+    properties: ClassVar[frozenset[str]] = frozenset({"sparse-atomic-wari"})
 
     def left_options(self, state: State) -> list[State]:
         """Left's options: rightward sowings."""
@@ -261,6 +278,34 @@ class AtomicWariRuleset(PotRowRuleset):
 
         return nimber(k)
 
+    def fill_pots(self, seeds: int) -> int:
+        """F1: at most ``B + (B - 1)(B - 3)`` pots a component."""
+        return seeds + (seeds - 1) * (seeds - 3)
+
+    def sweep_cell(self, state: State) -> Cell:
+        """P1: ``((seeds, Q - P),)``."""
+        pots, seeds = self.size(state)
+        width = reach_right(state) - reach_left(state) if state else 0
+        return ((seeds, width),)
+
+    def sweep_cell_of(self) -> Callable[[State], Cell]:
+        """P1 with ``reach_right``/``reach_left`` as running sums in C loops (``accumulate``,
+        ``map``): about 2 us a state instead of 15. For a row with seeds at both ends every prefix
+        and suffix sum is positive, so ``P = min(j + 1 - prefix(j))`` and ``Q = max(j - 1 +
+        suffix(j))`` over every index; other rows go through ``sweep_cell``."""
+        slow = self.sweep_cell
+
+        def wari_cell(state: State) -> Cell:
+            n = len(state)
+            if not n or not state[0] or not state[-1] or min(state) < 0:
+                return slow(state)
+            prefix = list(accumulate(state))
+            left = min(map(sub, range(1, n + 1), prefix))
+            right = max(map(add, range(n - 2, -2, -1), accumulate(reversed(state))))
+            return ((prefix[-1], right - left),)
+
+        return wari_cell
+
 
 class ImpartialAtomicWariRuleset(BothDirections, AtomicWariRuleset):
     """Impartial Atomic Wari: either player sows in either direction."""
@@ -269,6 +314,8 @@ class ImpartialAtomicWariRuleset(BothDirections, AtomicWariRuleset):
     code: ClassVar[int] = 4
     impartial: ClassVar[bool] = True
     description: ClassVar[str] = "Impartial Atomic Wari (Erickson 1996 §3): either player, either direction"
+    examples: ClassVar[tuple[str, ...]] = ("312", "1^5")
+    properties: ClassVar[frozenset[str]] = frozenset()
 
     def direct_value(self, state: State) -> object | None:
         """Theorem 3.1 for sparse rows: the ·37 nim sum (D3)."""

@@ -25,6 +25,9 @@ B3. *Cuts.* At a cut ``(a, b, q, p)`` of ``atomic_wari.cuts`` the left part touc
     omitted.
 B4. *Sparse, wide margins.* When B1 says the board plays like the unbounded row and every pot
     holds at most 2 seeds, Theorem 3.1 gives the value directly (``direct_value``).
+
+A board's pots are its board (``fill_pots`` keeps the default, one pot a seed), and by B1 the
+board only shrinks: a sweep's potential is ``Ruleset.size``'s ``(seeds, pots)``, the default.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class AtomicWariBoardRuleset(PotRowRuleset):
     version: ClassVar[int] = 1
     impartial: ClassVar[bool] = False
     description: ClassVar[str] = "Atomic Wari on a fixed board (Mancala World rules): no sowing past the ends"
+    examples: ClassVar[tuple[str, ...]] = ("312", "2202")
 
     def left_options(self, state: State) -> list[State]:
         """Rightward sowings that stay on the board."""

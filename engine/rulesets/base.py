@@ -15,16 +15,36 @@ Normalisation contract (the memo keys on it, so it must be *sound*):
   negates a partizan value): the evaluator calls ``normalise`` on each component itself. Each
   rule used is stated and argued in the implementing module's docstring, and property-tested.
 * ``key(state)``: bytes identifying a normalised state, prefixed by ``bytes([code, version])`` so
-  that a changed rule never serves a stale value.
+  that a changed rule never serves a stale value; ``state_from_key(key)`` is its inverse.
+
+What the rest of ruma asks a ruleset about itself, each with a default that suits a game on
+tuples of ints (a ruleset overrides those that say more about it):
+
+* ``row_family``, ``unbounded``: whether its positions are rows of pots (families of positions,
+  sweeps and censuses are defined for those), and whether the row is unbounded (``normalise``
+  strips empty end pots, so a family's classes are walked as stripped rows);
+* ``impartial_twin``: the name of its impartial version, if it has one (a theorem's
+  ``impartial-twin`` property compares the two);
+* ``properties``: the named theorem properties about this ruleset besides those every ruleset has;
+* ``examples``: positions in its notation, as a researcher types them (``ruma rulesets``);
+* ``seeds(state)``: the seeds ``size`` counts; ``fill_pots(seeds)``: the most pots a row of that
+  many seeds spans as one component (``ruma.engine.families.bounds``);
+* ``sweep_cell(state)`` and ``sweep_cell_of()``: the potential that orders a sweep
+  (``ruma.engine.families.order``), and ``native_cells()``: whether the compiled core's grouping
+  by cell (where it has one) computes that potential;
+* ``listing_key(state)``: the order positions are listed in.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 State = tuple[int, ...]
+Pair = tuple[int, int]
+Cell = tuple[Pair, ...]
+"""A sweep's potential: a tuple of levels, each a pair of ints (``ruma.engine.families.order``)."""
 
 
 def strip_ends(state: State) -> State:
@@ -63,6 +83,19 @@ class Ruleset(ABC):
     impartial: ClassVar[bool]
     """Impartial rulesets are valued with nim values (ints), never partizan canonical forms."""
     description: ClassVar[str] = ""
+    examples: ClassVar[tuple[str, ...]] = ()
+    """Positions in this ruleset's notation, as a researcher types them (each one parses)."""
+    row_family: ClassVar[bool] = False
+    """Positions are rows of pots: families of positions (sweeps, censuses) are defined for it."""
+    unbounded: ClassVar[bool] = False
+    """A row with no ends: ``normalise`` strips empty end pots, so a family's classes are walked as
+    stripped rows, each weighed by its paddings (``ruma.engine.families.enum``)."""
+    impartial_twin: ClassVar[str | None] = None
+    """The name of this partizan ruleset's impartial version: the same positions, either player
+    making either player's moves."""
+    properties: ClassVar[frozenset[str]] = frozenset()
+    """Named theorem properties about this ruleset (``theorem verify``) beyond ``outcome:X``, which
+    every ruleset has, and ``impartial-twin``, which every ruleset with a twin has."""
 
     # -- text ------------------------------------------------------------------------------
     @abstractmethod
@@ -119,6 +152,18 @@ class Ruleset(ABC):
         except ValueError:
             return prefix + b"\x01" + ",".join(map(str, state)).encode()
 
+    def state_from_key(self, key: bytes) -> State:
+        """The state ``key`` encodes: the inverse of ``key`` (a ruleset that changes ``key``'s
+        encoding overrides this too). Raises ``ValueError`` (or ``IndexError``) on a key it
+        cannot read; the caller checks the answer by encoding it again."""
+        tag, body = key[2], bytes(key[3:])
+        if tag == 0:
+            return tuple(body)
+        if tag == 1:
+            text = body.decode("ascii")
+            return tuple(int(part) for part in text.split(",")) if text else ()
+        raise ValueError(f"key {bytes(key)!r} has no base encoding (tag {tag})")
+
     def canonical_key(self, state: State) -> tuple[bytes, bool]:
         """``(key(canonical), mirrored)`` for ``canonical, mirrored = normalise(state)``: what a
         stored lookup needs (compiled rulesets do it in one call)."""
@@ -132,3 +177,34 @@ class Ruleset(ABC):
     def size(self, state: State) -> tuple[int, int]:
         """``(pots or heaps, seeds or total)`` for the service's limits."""
         return len(state), sum(v for v in state if v > 0)
+
+    def seeds(self, state: State) -> int:
+        """The seeds (or total) of a canonical ``state``: ``size(state)[1]``."""
+        return self.size(state)[1]
+
+    # -- families and sweeps -------------------------------------------------------------------
+    def fill_pots(self, seeds: int) -> int:
+        """The most pots a row of at most ``seeds`` seeds (3 or more) spans without ``components``
+        splitting it: one seed a pot, unless the ruleset's rules keep gaps together."""
+        return seeds
+
+    def sweep_cell(self, state: State) -> Cell:
+        """The sweep's potential of a canonical ``state`` (``ruma.engine.families.order``): every
+        follower's cell is this one or precedes it. ``((seeds, pots),)`` from ``size``: sound for
+        every game whose moves never add seeds or pots."""
+        pots, seeds = self.size(state)
+        return ((seeds, pots),)
+
+    def sweep_cell_of(self) -> Callable[[State], Cell]:
+        """``sweep_cell`` as one function of a state, for the hundreds of thousands of calls of a
+        sweep's grouping (a ruleset may hand out a faster path)."""
+        return self.sweep_cell
+
+    def native_cells(self) -> bool:
+        """Whether the compiled core's grouping by cell (``Rules.cells``, where a compiled ruleset
+        has it) computes ``sweep_cell``."""
+        return True
+
+    def listing_key(self, state: State) -> Any:
+        """The order in which positions are listed (``ruma p-positions``): the state itself."""
+        return state

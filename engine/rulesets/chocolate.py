@@ -90,6 +90,7 @@ class Chocolate1Ruleset(_ChocolateRuleset):
     name: ClassVar[str] = "chocolate1"
     code: ClassVar[int] = 20
     arity: ClassVar[int] = 4
+    examples: ClassVar[tuple[str, ...]] = ("2,1,3,2",)
     description: ClassVar[str] = "bitter chocolate 1 (Miyadera et al. §3): four-heap Nim in disguise"
 
     def options(self, state: State) -> list[State]:
@@ -140,6 +141,7 @@ class Chocolate2Ruleset(_ChocolateRuleset):
     name: ClassVar[str] = "chocolate2"
     code: ClassVar[int] = 21
     arity: ClassVar[int] = 6
+    examples: ClassVar[tuple[str, ...]] = ("2,1,2,1,2,1",)
     description: ClassVar[str] = "bitter chocolate 2 (Miyadera et al. §5): six coordinates, six inequalities"
 
     def parse(self, text: str) -> State:

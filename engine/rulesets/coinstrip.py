@@ -107,6 +107,10 @@ class _CoinStripRuleset(Ruleset):
         """``(squares, coins)``."""
         return len(state), sum(state)
 
+    def listing_key(self, state: State) -> tuple[int, ...]:
+        """The squares holding coins, as ``format`` writes them (0-based)."""
+        return tuple(i for i, c in enumerate(state) if c)
+
 
 class CoinStrip1Ruleset(_CoinStripRuleset):
     """A strip with coins (Definition 7): steps and jumps along a straight strip."""
@@ -114,6 +118,7 @@ class CoinStrip1Ruleset(_CoinStripRuleset):
     name: ClassVar[str] = "coinstrip1"
     code: ClassVar[int] = 22
     description: ClassVar[str] = "a strip with coins (Miyadera et al. Definition 7)"
+    examples: ClassVar[tuple[str, ...]] = ("15:1,2,3", "1110000")
 
     def normalise(self, state: State) -> tuple[State, bool]:
         """Drop empty squares before the first coin and coins packed at the right end (S1)."""
@@ -132,6 +137,7 @@ class CoinStrip2Ruleset(_CoinStripRuleset):
     name: ClassVar[str] = "coinstrip2"
     code: ClassVar[int] = 23
     description: ClassVar[str] = "a strip with coins 2 (Miyadera et al. Definition 9): sub-strips of 5"
+    examples: ClassVar[tuple[str, ...]] = ("15:1,2,3",)
 
     def _may_jump(self, m: int) -> bool:
         return m // SUBSTRIP == (m + 2) // SUBSTRIP

@@ -128,6 +128,7 @@ class NimRuleset(HeapRuleset):
 
     name: ClassVar[str] = "nim"
     code: ClassVar[int] = 10
+    examples: ClassVar[tuple[str, ...]] = ("3 5 7", "1,2,3")
     max_heap: ClassVar[int] = MAX_NIM_HEAP
     description: ClassVar[str] = "Nim: remove any positive number of beans from one heap"
 
@@ -173,6 +174,7 @@ class GrundyRuleset(SequenceRuleset):
 
     name: ClassVar[str] = "grundy"
     code: ClassVar[int] = 11
+    examples: ClassVar[tuple[str, ...]] = ("7", "5 9")
     description: ClassVar[str] = "Grundy's game: split one heap into two heaps of different sizes"
 
 
@@ -181,6 +183,7 @@ class OctalRuleset(SequenceRuleset):
 
     name: ClassVar[str] = "octal"
     code: ClassVar[int] = 12
+    examples: ClassVar[tuple[str, ...]] = ("11", "3 5")
     max_heap: ClassVar[int] = 10**12
 
     def __init__(self, game: OctalGame) -> None:
@@ -193,6 +196,13 @@ class OctalRuleset(SequenceRuleset):
         """``code, version``, the canonical octal code, then the heaps (never shared by two codes)."""
         body = super().key(state)[2:]
         return bytes((self.code, self.version)) + self.octal.code.encode("ascii") + b"\x00" + body
+
+    def state_from_key(self, key: bytes) -> State:
+        """The inverse of ``key``: the base encoding after this code's text."""
+        prefix = bytes((self.code, self.version)) + self.octal.code.encode("ascii") + b"\x00"
+        if not key.startswith(prefix):
+            raise ValueError(f"key {bytes(key)!r} is not of octal:{self.octal.code}")
+        return super().state_from_key(prefix[:2] + key[len(prefix):])
 
     def _period(self) -> tuple[int, int] | None:
         """A period proved on at most ``PERIOD_SEARCH`` values (searched once, doubling)."""

@@ -24,6 +24,8 @@ deep) and checked *before* a repetition is expanded, so ``(1^9999)^9999`` is ref
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ruma.engine.errors import NotationError, PositionError
 from ruma.engine.rulesets.base import Ruleset, State
 
@@ -72,6 +74,8 @@ def format_pots(state: tuple[int, ...]) -> str:
 class PotRowRuleset(Ruleset):
     """What the row-of-pots rulesets share: the paper's notation and the mirror orientation."""
 
+    row_family: ClassVar[bool] = True
+
     def parse(self, text: str) -> State:
         """Digits or comma-separated counts, ``^`` repetition and ``( )`` groups."""
         return parse_pots(text)
@@ -98,6 +102,8 @@ class BothDirections(PotRowRuleset):
     Put it before the partizan ruleset in the bases (``class X(BothDirections, Partizan)``):
     its options are the partizan ruleset's Left options followed by its Right options.
     """
+
+    impartial_twin: ClassVar[str | None] = None  # it is one
 
     def options(self, state: State) -> list[State]:
         """Every option: sowings in both directions."""

@@ -44,13 +44,30 @@ D2. *Full gap.* A run of ``k`` full pots with ``k >= sA`` and ``k >= sB`` gives 
     run, where the landing is legal in both games and the seeds dropped on full pots vanish
     from play. (N3 then shortens each copy of the run.) Example: ``110••1 = 110•• + ••1``.
 Components with no sowable seeds (value 0) are omitted.
+
+Bounds and order of a sweep (``ruma.engine.families.bounds``, ``ruma.engine.families.order``):
+
+F1. *Pots a row of ``B`` seeds fills.* By D1 a run of ``g`` empty pots with ``a`` seeds before it
+    and ``b`` after splits the row when ``g >= a`` and ``g >= b``; so one component has gaps of at
+    most ``max(a, b) - 1``, and the longest puts its seeds one a pot:
+    ``B + sum_{i=1}^{B-1} (max(i, B - i) - 1)`` pots (115 for 13 seeds).
+P1. *Potential* (both versions). Seeds are conserved except those dropped on full pots, and the
+    span of nonempty pots never grows (N1–N3), so ``(sowable seeds, pots)`` never grows. While it
+    is unchanged, no end pot is ever sown (sowing it away empties it and shortens the row) and no
+    move drops a seed on a full pot, so the end pots' counts ``(c_first, c_last)`` only grow.
+    While those are unchanged too, no move sows into an end pot: every move sows within the
+    interior, whose span of nonempty pots therefore never grows — the gaps between the ends and
+    the interior's nonempty span only grow — and while the gaps are unchanged, the interior's
+    end pots only grow, by the same argument one level in. The potential takes ``cell_depth``
+    (ends, gaps) levels: one by default, since finer cells cost the scheduler more than they gain
+    once batches follow chains of cells.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Sequence
+from typing import Callable, ClassVar, Sequence
 
-from ruma.engine.rulesets.base import State, strip_ends
+from ruma.engine.rulesets.base import Cell, Pair, State, strip_ends
 from ruma.engine.rulesets.notation import BothDirections, FULL, PotRowRuleset, parse_pots
 
 __all__ = ["SOWING", "IMPARTIAL_SOWING", "SowingRuleset", "ImpartialSowingRuleset", "simplify"]
@@ -147,6 +164,48 @@ def _split(t: State) -> list[State]:
     return [t]
 
 
+def _pair(a: int, b: int) -> Pair:
+    return (a, b) if a <= b else (b, a)
+
+
+def _row_cell(seeds: int, state: State, depth: int) -> Cell:
+    """P1's potential of a canonical ``state`` holding ``seeds`` sowable seeds, ``depth`` levels deep."""
+    levels: list[Pair] = [(seeds, len(state))]
+    lo, hi = 0, len(state) - 1
+    for _ in range(depth):
+        if lo > hi:
+            break
+        levels.append(_pair(state[lo], state[hi]))
+        i, j = lo + 1, hi - 1
+        while i <= j and state[i] == 0:
+            i += 1
+        while j >= i and state[j] == 0:
+            j -= 1
+        if i > j:
+            break
+        levels.append(_pair(i - lo - 1, hi - 1 - j))
+        lo, hi = i, j
+    return tuple(levels)
+
+
+def _depth_one_cell(state: State) -> Cell:
+    """``_row_cell`` at depth 1, unrolled: (seeds, pots), the end pots, the gaps inside them."""
+    n = len(state)
+    top = (sum(state) - state.count(FULL) * FULL, n)
+    if n == 0:
+        return (top,)
+    a, b = state[0], state[-1]
+    ends = (a, b) if a <= b else (b, a)
+    i, j = 1, n - 2
+    while i <= j and state[i] == 0:
+        i += 1
+    if i > j:
+        return (top, ends)
+    while state[j] == 0:
+        j -= 1
+    return (top, ends, _pair(i - 1, n - 2 - j))
+
+
 class SowingRuleset(PotRowRuleset):
     """Partizan Sowing: Left sows rightwards, Right leftwards."""
 
@@ -155,6 +214,11 @@ class SowingRuleset(PotRowRuleset):
     version: ClassVar[int] = 1
     impartial: ClassVar[bool] = False
     description: ClassVar[str] = "Conway's Sowing (Erickson 1996 §2): last seed must land on a nonempty pot"
+    examples: ClassVar[tuple[str, ...]] = ("312", "1^8", "(10)^3 03 (01)^2", "2•1")
+    unbounded: ClassVar[bool] = True
+    impartial_twin: ClassVar[str | None] = "impartial-sowing"
+    cell_depth: ClassVar[int] = 1
+    """The (ends, gaps) levels of the sweep's potential (P1); the compiled core's cells are depth 1's."""
 
     def parse(self, text: str) -> State:
         """Digits, commas, ``•``/``#`` for full pots, ``^`` repetition and ``( )`` groups."""
@@ -203,6 +267,35 @@ class SowingRuleset(PotRowRuleset):
         """``(pots, seeds in non-full pots)``."""
         return len(state), sum(v for v in state if 0 < v < FULL)
 
+    def seeds(self, state: State) -> int:
+        """Sowable seeds of a canonical state, which writes every full pot as exactly ``FULL``."""
+        return sum(state) - state.count(FULL) * FULL
+
+    def state_from_key(self, key: bytes) -> State:
+        """The inverse of ``key``: a full pot is 255 (or ``F`` in the decimal text)."""
+        if key[2] == 0:
+            return tuple(FULL if v == 255 else v for v in key[3:])
+        if key[2] == 1:
+            text = bytes(key[3:]).decode("ascii")
+            return tuple(FULL if part == "F" else int(part) for part in text.split(",")) if text else ()
+        raise ValueError(f"sowing key {bytes(key)!r} has an unknown tag {key[2]}")
+
+    def fill_pots(self, seeds: int) -> int:
+        """F1: the longest component of ``seeds`` seeds, one a pot with the widest gaps D1 allows."""
+        return seeds + sum(max(i, seeds - i) - 1 for i in range(1, seeds))
+
+    def sweep_cell(self, state: State) -> Cell:
+        """P1's potential, ``cell_depth`` levels deep."""
+        return _row_cell(self.seeds(state), state, self.cell_depth)
+
+    def sweep_cell_of(self) -> Callable[[State], Cell]:
+        """P1's potential; at depth 1 unrolled (a sweep's grouping calls it once a class)."""
+        return _depth_one_cell if self.cell_depth == 1 else self.sweep_cell
+
+    def native_cells(self) -> bool:
+        """The compiled cells are P1's at depth 1."""
+        return self.cell_depth == 1
+
 
 class ImpartialSowingRuleset(BothDirections, SowingRuleset):
     """Impartial Sowing: either player sows in either direction."""
@@ -211,6 +304,7 @@ class ImpartialSowingRuleset(BothDirections, SowingRuleset):
     code: ClassVar[int] = 2
     impartial: ClassVar[bool] = True
     description: ClassVar[str] = "Impartial Sowing (Erickson 1996 §2): either player, either direction"
+    examples: ClassVar[tuple[str, ...]] = ("312", "110111")
 
 
 SOWING = SowingRuleset()

@@ -6,8 +6,10 @@
   A position with a pot of three or more seeds fails the check.
 * ``outcome:X`` — the value's outcome class is ``X`` (``L``, ``R``, ``N`` or ``P``).
 * ``impartial-twin`` — a partizan value equals the nim value of the same position in the
-  ruleset's impartial variant (``sowing``→``impartial-sowing``, ``atomic-wari``→
-  ``impartial-atomic-wari``).
+  ruleset's impartial variant (``Ruleset.impartial_twin``: ``sowing``→``impartial-sowing``,
+  ``atomic-wari``→``impartial-atomic-wari``).
+
+Which rulesets a property is about, the rulesets say (``Ruleset.properties``, ``impartial_twin``).
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from ruma.engine.cgt import nimber
 from ruma.engine.cgt.nim import mex
 from ruma.engine.errors import RumaInputError
 from ruma.engine.evaluator import format_value
+from ruma.engine.rulesets import Ruleset, ruleset_names, sample_ruleset
 
 PROPERTIES = ("sparse-atomic-wari", "outcome:X", "impartial-twin")
-TWINS = {"sowing": "impartial-sowing", "atomic-wari": "impartial-atomic-wari"}
 
 
 def octal_037(n: int, _cache: list[int] = [0]) -> int:  # noqa: B006 - a deliberate memo
@@ -65,6 +67,9 @@ def claim_kind(claim: str) -> tuple[str, str]:
     return "value", text
 
 
+def _rulesets_where(test: Callable[[Ruleset], object]) -> list[str]:
+    """The names of the rulesets that pass ``test``, sorted."""
+    return sorted(name for name in ruleset_names() if test(sample_ruleset(name)))
 
 
 def check_property(claim: str, ev: Any, evaluate: Callable[[str, str], Any]) -> tuple[bool, str]:
@@ -72,23 +77,27 @@ def check_property(claim: str, ev: Any, evaluate: Callable[[str, str], Any]) -> 
 
     ``evaluate(ruleset, position)`` values the same position in another ruleset (the twin).
     """
-    ruleset, position = ev.ruleset.name, str(ev.position)
+    rules: Ruleset = ev.ruleset
+    ruleset, position = rules.name, str(ev.position)
     if claim.startswith("outcome:"):
         want = claim.partition(":")[2].strip().upper()
         return ev.game.outcome.value == want, f"outcome {want} (got {ev.game.outcome.value})"
     if claim == "impartial-twin":
-        twin = TWINS.get(ruleset)
+        twin = rules.impartial_twin
         if twin is None:
-            raise RumaInputError(f"property impartial-twin needs one of {sorted(TWINS)}, not {ruleset!r}")
+            twinned = _rulesets_where(lambda r: r.impartial_twin)
+            raise RumaInputError(f"property impartial-twin needs one of {twinned}, not {ruleset!r}")
         other = evaluate(twin, position)
         return ev.game is other.game, f"{format_value(other.value)} ({twin})"
     if claim == "sparse-atomic-wari":
-        if ruleset != "atomic-wari":
-            raise RumaInputError(f"property sparse-atomic-wari is about atomic-wari, not {ruleset!r}")
+        twin = rules.impartial_twin
+        if claim not in rules.properties or twin is None:
+            about = ", ".join(_rulesets_where(lambda r: claim in r.properties))
+            raise RumaInputError(f"property sparse-atomic-wari is about {about}, not {ruleset!r}")
         state = ev.position.state
         if any(c > 2 for c in state):
             return False, "a sparse position (every pot ≤ 2)"
-        other = evaluate("impartial-atomic-wari", position)
+        other = evaluate(twin, position)
         heaps = 0
         for run in deuce_runs(state):
             heaps ^= octal_037(run)

@@ -29,7 +29,7 @@ from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt.expression import DEFAULT_LIMITS as EXPRESSION_LIMITS
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.memo import Memo
-from ruma.engine.rulesets import get_ruleset, ruleset_description, ruleset_names
+from ruma.engine.rulesets import ruleset_description, ruleset_names, sample_ruleset
 from ruma.server.rpc.admission import ARRIVED
 from ruma.server.rpc.errors import from_wire, rpc_method, status_of
 from ruma.server.rpc.inflight import SingleFlight
@@ -300,9 +300,8 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         )
         for name in ruleset_names():
             info = reply.rulesets.add(name=name)
-            family, _, _ = name.partition(":")
             try:
-                rules = get_ruleset(name if ":" not in name else _EXAMPLE_PARAMETER.get(family, name))
+                rules = sample_ruleset(name)  # (a family, octal:CODE, by a member)
             except Exception:  # noqa: BLE001 - a ruleset module not built yet is listed by name only
                 continue
             info.code, info.version, info.impartial = rules.code, rules.version, rules.impartial
@@ -348,8 +347,6 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
 
 #: seconds ``EvaluateBatch`` asks admission again for the items a worker stopped for memory did not reach
 ADMISSION_RETRY = 5.0
-#: a parameter used to describe a parametrised ruleset family in GetCapabilities
-_EXAMPLE_PARAMETER = {"octal": "octal:0.07"}
 
 
 def _fits(message: pb.Evaluation, text: str, chosen: Sequence[str], brief: bool) -> bool:
