@@ -9,10 +9,8 @@ its own data directory and a token file, and the remote commands talk to it.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import os
 import re
 import socket
 import subprocess
@@ -27,6 +25,8 @@ import pytest
 from ruma.client.cli.main import build_parser, main
 from ruma.client.cli import records
 from ruma.client.cli.records import KINDS, schema
+from tests.support.commands import free_port
+from tests.support.serve_harness import serve_log, serving
 
 TOKEN = "suite-write-token"
 
@@ -49,12 +49,6 @@ def leaf_commands() -> set[str]:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A local data directory (seeded catalog, some stored values), a positions file, and a
@@ -67,30 +61,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     positions.write_text("# a comment\n312\n1^5\n\n2202\n")
     tokens = root / "tokens"
     tokens.write_text(f"{TOKEN} write\n")
-    with serving(root / "served", tokens, root / "server.log") as (process, address):
+    with serving(root / "served", "--token-file", str(tokens)) as (process, address):
         yield {"local": local, "positions": positions, "server": address, "process": process, "root": root}
-
-
-@contextlib.contextmanager
-def serving(data: Path, tokens: Path, log: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``ruma serve`` in a real process on a free loopback port (its ``server`` record validated)."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    for name in ("RUMA_SERVER", "RUMA_TOKEN", "RUMA_DATA"):
-        env.pop(name, None)
-    with open(log, "w") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ruma.client.cli", "serve", "--data", str(data), "--port", "0", "--json",
-             "--token-file", str(tokens)], stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
-    try:
-        line = process.stdout.readline() if process.stdout else ""
-        assert line, log.read_text()
-        record = json.loads(line)
-        jsonschema.validate(record, schema("server"))
-        yield process, record["address"]
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(30)
 
 
 def run(capsys: pytest.CaptureFixture[str], argv: list[str], stdin: str | None = None,
@@ -175,13 +147,13 @@ GOOD: list[tuple[str, list[str], str | None]] = [
 ]
 
 # ``ruma serve`` runs in the ``world`` fixture (its ``server`` record is validated there);
-# ``ruma web`` serves until stopped: tests/test_plot_web_cli.py runs it as a real process
+# ``ruma web`` serves until stopped: tests/plot/test_plot_web_cli.py runs it as a real process
 RUN_ELSEWHERE = {"serve", "web"}
 
 
 def test_every_command_has_a_good_case() -> None:
     covered = {command for command, _, _ in GOOD} | RUN_ELSEWHERE
-    assert leaf_commands() - covered == set(), "a subcommand without a case in tests/test_cli_suite.py"
+    assert leaf_commands() - covered == set(), "a subcommand without a case in tests/cli/test_cli_suite.py"
 
 
 def test_every_kind_has_a_schema_and_a_command() -> None:
@@ -349,13 +321,12 @@ def test_request_log_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     """The server logs one line per call: method, peer, status, milliseconds."""
     tokens = tmp_path / "tokens"
     tokens.write_text(f"{TOKEN} write\n")
-    log = tmp_path / "server.log"
-    with serving(tmp_path / "data", tokens, log) as (process, address):
+    with serving(tmp_path / "data", "--token-file", str(tokens)) as (process, address):
         assert main(["query", "--server", address, "--token", TOKEN, "sowing", "21"]) == 0
         assert main(["query", "--server", address, "sowing", "21"]) == 2  # no token
         process.terminate()
         assert process.wait(30) == 0
-    lines = [line for line in log.read_text().splitlines() if "ruma.requests" in line]
+    lines = [line for line in serve_log(tmp_path / "data").read_text().splitlines() if "ruma.requests" in line]
     ok = [line for line in lines if "/ruma.v1.Ruma/EvaluateBatch" in line and " OK " in line]
     refused = [line for line in lines if "/ruma.v1.Ruma/EvaluateBatch" in line and " UNAUTHENTICATED " in line]
     assert len(ok) == 1 and len(refused) == 1, lines

@@ -7,14 +7,15 @@ canonical forms, stops and temperatures of the other expressions.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from ruma.client.cli import main
+from tests.support.commands import ruma
 
 cgt_py = pytest.importorskip("cgt_py")
+
+pytestmark = pytest.mark.both_engines
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -100,12 +101,7 @@ def test_format_is_not_the_notation(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_console_entry_point() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "ruma.client.cli", "value", "--notation", "braces", "--format", "csv", "+-1 + *"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = ruma("value", "--notation", "braces", "--format", "csv", "+-1 + *", timeout=120)
     expected = cgt_py.CanonicalForm("{1|-1}") + cgt_py.CanonicalForm("*")
     value = done.stdout.splitlines()[1].split(",")[1]
     assert done.returncode == 0 and f"CanonicalForm('{value}')" == repr(expected)

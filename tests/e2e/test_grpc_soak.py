@@ -10,8 +10,6 @@ import json
 import multiprocessing
 import os
 import random
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,8 +17,9 @@ from typing import Any
 import psutil
 import pytest
 
-from serve_harness import serving
 from ruma.client import Client
+from tests.support.commands import ruma
+from tests.support.serve_harness import serving
 
 pytestmark = pytest.mark.slow
 
@@ -42,8 +41,7 @@ def pool(seed: int, count: int) -> list[str]:
 
 def reference(ruleset: str, positions: list[str]) -> dict[str, str]:
     """Each position's value from single-process ``ruma eval --json``."""
-    done = subprocess.run([sys.executable, "-m", "ruma.client.cli", "eval", ruleset, *positions, "--json"],
-                          capture_output=True, text=True, timeout=600, check=True)
+    done = ruma("eval", ruleset, *positions, "--json", timeout=600, check=True)
     records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     assert len(records) == len(positions)
     return {position: record["value"] for position, record in zip(positions, records)}
@@ -125,6 +123,5 @@ def test_sixteen_clients_for_a_minute_agree_with_ruma_eval(tmp_path: Path) -> No
     assert stats.misses > 0 and stats.hits > 0  # both new and stored positions were asked for
     # the server's own process decodes no values (its workers do, and are replaced when they grow)
     assert memory_after < memory_before + (32 << 20), (memory_before >> 20, memory_after >> 20)
-    verified = subprocess.run([sys.executable, "-m", "ruma.client.cli", "store", "verify", "--data",
-                               str(tmp_path / "data"), "--full", "--sample", "200", "--json"], capture_output=True, text=True, timeout=300)
+    verified = ruma("store", "verify", "--data", str(tmp_path / "data"), "--full", "--sample", "200", "--json")
     assert verified.returncode == 0, verified.stdout[-2000:] + verified.stderr

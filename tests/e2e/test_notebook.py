@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import ROOT
+
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 pytest.importorskip("matplotlib")
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "notebook.ipynb"
+NOTEBOOK = ROOT / "docs" / "notebook.ipynb"
 
 
 def _output(cell: object, mime: str) -> str:

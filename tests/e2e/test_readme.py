@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -28,7 +27,9 @@ from typing import Iterator
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import ROOT
+from tests.support.commands import free_port
+
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 pytestmark = pytest.mark.slow
@@ -45,12 +46,6 @@ def blocks(section: str, language: str) -> list[str]:
 def commands(block: str) -> list[str]:
     """The command lines of a shell block (comments and blank lines dropped, trailing comments kept)."""
     return [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def checkout_copy(target: Path) -> Path:

@@ -16,8 +16,12 @@ from ruma.engine.cgt import DOWN, STAR, UP, ZERO, Game, integer, nimber, number,
 from ruma.engine.cgt import analysis as A
 from ruma.engine.cgt.notation import format_game, parse_game
 from ruma.engine.errors import NotAtomicError
+from tests.support.positions import random_games
 
 cgt_py = pytest.importorskip("cgt_py")
+
+pytestmark = pytest.mark.both_engines
+
 F = Fraction
 
 
@@ -135,33 +139,6 @@ def test_numbers_and_infinitesimals() -> None:
 
 
 # -- differential tests against cgt-py ---------------------------------------------------------------
-def _random_game(rng: random.Random, depth: int) -> Game:
-    if depth == 0 or rng.random() < 0.2:
-        r = rng.random()
-        if r < 0.35:
-            return integer(rng.randint(-3, 3))
-        if r < 0.6:
-            return number(F(rng.randint(-12, 12), rng.choice([1, 2, 4, 8])))
-        if r < 0.8:
-            return nimber(rng.randint(0, 3))
-        return up_multiple(rng.randint(-2, 2)) + nimber(rng.randint(0, 2)) + number(F(rng.randint(-2, 2), 2))
-    lefts = [_random_game(rng, depth - 1) for _ in range(rng.randint(1, 3))]
-    rights = [_random_game(rng, depth - 1) for _ in range(rng.randint(1, 3))]
-    return Game.from_options(lefts, rights)
-
-
-def random_games(seed: int, count: int, depth: int = 3) -> list[Game]:
-    """``count`` distinct random canonical games (shared with the notation tests)."""
-    rng = random.Random(seed)
-    seen: dict[int, Game] = {}
-    while len(seen) < count:
-        g = _random_game(rng, depth)
-        if rng.random() < 0.3:
-            g = g + _random_game(rng, 2)
-        seen.setdefault(g.id, g)
-    return list(seen.values())
-
-
 def _dyadic(x: Fraction) -> str:
     return f"DyadicRationalNumber('{x}')"
 

@@ -35,6 +35,9 @@ from ruma.engine.cgt import (
 )
 from ruma.engine.errors import RumaInputError
 
+pytestmark = pytest.mark.both_engines
+
+
 F = Game.from_options
 
 

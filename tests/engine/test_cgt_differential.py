@@ -14,8 +14,12 @@ from fractions import Fraction
 
 import cgt_py
 import pycgt
+import pytest
 
 from ruma.engine.cgt import ONE, STAR, UP, ZERO, Game
+
+pytestmark = pytest.mark.both_engines
+
 
 C = cgt_py.CanonicalForm
 GAMES = 2400

@@ -17,6 +17,9 @@ from ruma.engine.cgt.notation import STYLES, format_game, parse_game
 from ruma.engine.errors import NotationError, RumaInputError
 
 cgt_py = pytest.importorskip("cgt_py")
+
+pytestmark = pytest.mark.both_engines
+
 F = Fraction
 
 
@@ -192,7 +195,7 @@ def test_round_trip_expressions(a: Game, b: Game, style: str) -> None:
 
 
 def test_braces_match_cgt_py_on_random_games() -> None:
-    from test_cgt_analysis import random_games
+    from tests.support.positions import random_games
 
     games_ = random_games(99, 2000)
     wrong = []

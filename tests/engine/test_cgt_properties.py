@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ruma.engine.cgt import ONE, STAR, UP, ZERO, Game, Outcome, nus_game
+
+pytestmark = pytest.mark.both_engines
+
 
 F = Game.from_options
 

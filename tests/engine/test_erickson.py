@@ -3,7 +3,7 @@ Theorems 2.2–2.5 and 3.1, and the Atomic Wari identities of §3.
 
 Expected values come from the paper (OCR'd; only legible entries are used). Where the table and
 the computation disagree, the computed value is confirmed by the cgt-py reference evaluator of
-``benchmarks/reference_evaluators.py`` and asserted; ``docs/discrepancies.md`` records it.
+``tests/support/reference_evaluators.py`` and asserted; ``docs/discrepancies.md`` records it.
 """
 
 from __future__ import annotations
@@ -13,12 +13,15 @@ from fractions import Fraction
 
 import pytest
 
-from bruteforce import raw_value
 from ruma.engine.cgt import STAR, UP, ZERO, Game, integer, nimber, number, up_multiple
 from ruma.engine.verify import claim_holds
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
+from tests.support.bruteforce import raw_value
+
+pytestmark = pytest.mark.both_engines
+
 
 MEMOS: dict[str, InMemoryMemo] = {}
 
@@ -168,7 +171,7 @@ TABLE_1_ERRATUM = [("2111", HALF), ("211", STAR)]
 
 @pytest.mark.parametrize("position,expected", TABLE_1_ERRATUM, ids=[p for p, _ in TABLE_1_ERRATUM])
 def test_table_1_erratum(position: str, expected: Game) -> None:
-    from benchmarks.reference_evaluators import CgtPyEvaluator, to_cgt_py
+    from tests.support.reference_evaluators import CgtPyEvaluator, to_cgt_py
 
     assert value("sowing", position) == expected
     assert CgtPyEvaluator("sowing").value(get_ruleset("sowing").parse(position)) == to_cgt_py(expected)
@@ -271,7 +274,7 @@ DISCREPANCIES = [
 @pytest.mark.parametrize("ruleset,position,paper,computed", DISCREPANCIES, ids=[d[1] for d in DISCREPANCIES])
 def test_discrepancies_confirmed_by_cgt_py(ruleset: str, position: str, paper: Game, computed: Game) -> None:
     """The computed value, confirmed by the independent cgt-py reference evaluator."""
-    from benchmarks.reference_evaluators import CgtPyEvaluator, to_cgt_py
+    from tests.support.reference_evaluators import CgtPyEvaluator, to_cgt_py
 
     ours = value(ruleset, position)
     assert ours == computed and ours != paper

@@ -15,6 +15,8 @@ from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputErro
 from ruma.engine.evaluator import evaluate, option_values
 from ruma.engine.memo import InMemoryMemo
 
+pytestmark = pytest.mark.both_engines
+
 
 def switch(left: Game, right: Game) -> Game:
     return Game.from_options([left], [right])

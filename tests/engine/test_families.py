@@ -15,6 +15,8 @@ from ruma.engine.errors import NotationError, RumaInputError
 from ruma.engine.families.templates import enumerate_instances, parse_domain, parse_family, substitute_claim
 from ruma.engine.rulesets import get_ruleset
 
+pytestmark = pytest.mark.both_engines
+
 
 def test_erickson_templates_expand_as_written_in_the_paper() -> None:
     # Theorem 2.2's proof: (10)^m 03 (01)^n with m = 2, n = 1 is 10 10 03 01

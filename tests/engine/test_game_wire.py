@@ -22,6 +22,9 @@ from ruma.engine.evaluator import evaluate
 from ruma.engine.families.packets import pack_wire, unpack_wire
 from ruma.engine.native import core
 
+pytestmark = pytest.mark.both_engines
+
+
 _core = core()
 if _core is None:
     pytest.fail("the compiled engine is not built: reinstall with a C compiler present", pytrace=False)

@@ -25,7 +25,6 @@ import random
 import subprocess
 import sys
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import cgt_py
@@ -33,8 +32,11 @@ import pytest
 
 from ruma.engine.cgt import kernel as reference
 from ruma.engine.native import core
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.both_engines
+
+
 _core = core()
 if _core is None:  # the compiled core must be built wherever the suite runs
     pytest.fail("the compiled engine is not built: reinstall with a C compiler present", pytrace=False)

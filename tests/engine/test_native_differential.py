@@ -27,7 +27,7 @@ from ruma.engine.rulesets.atomic_wari_board import ATOMIC_WARI_BOARD
 from ruma.engine.rulesets.base import Ruleset, State
 from ruma.engine.rulesets.notation import FULL
 from ruma.engine.rulesets.sowing import IMPARTIAL_SOWING, SOWING
-from test_rulesets_differential import random_position
+from tests.support.positions import random_position
 
 try:
     from ruma.engine.native import rulesets as native_rulesets

@@ -3,8 +3,8 @@
 Also the second engine's run of the engine-level tests: the suite runs on the compiled engine (the
 default wherever the extension is built) and this module re-runs the tests of everything whose
 code differs between the engines — the five row-of-pots rulesets, the evaluator, the CGT kernel,
-evaluation into the LMDB store — in a subprocess with ``RUMA_ENGINE=python``, so CI runs them
-once per engine with the README's single test command.
+evaluation into the LMDB store; the tests marked ``both_engines`` — in a subprocess with
+``RUMA_ENGINE=python``, so CI runs them once per engine with the README's single test command.
 """
 
 from __future__ import annotations
@@ -18,35 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-#: test modules whose code paths differ between the engines (re-run with RUMA_ENGINE=python)
-ENGINE_TESTS = [
-    "test_evaluator.py",
-    "test_rulesets_notation.py",
-    "test_rulesets_normalisation.py",
-    "test_rulesets_differential.py",
-    "test_erickson.py",
-    "test_cgt_core.py",
-    "test_cgt_properties.py",
-    "test_cgt_differential.py",
-    "test_kernel_differential.py",
-    "test_game_wire.py",
-    "test_cgt_notation.py",
-    "test_cgt_analysis.py",
-    "test_verify.py",
-    "test_families.py",
-    "test_sowing_graphs.py",
-    "test_cli_value.py",
-    "test_store_eval.py",
-    "test_store_games.py",
-    # the store's bulk writes: store.codec in Python instead of server/store/native.c
-    "test_store_bulk.py::test_bulk_insert_writes_what_insert_and_flush_write",
-    "test_store_bulk.py::test_a_flipped_bit_is_caught_through_lookup_many",
-    # a family streamed: the reference normalisation, against the reference enumeration
-    "test_census_stream.py::test_streamed_classes_are_the_enumerated_ones",
-    "test_census_stream.py::test_the_pots_a_row_can_fill",
-]
+from tests.support import ROOT
 
 
 def run_python(code: str, engine: str | None, **env: str) -> subprocess.CompletedProcess[str]:
@@ -142,8 +114,8 @@ def test_install_without_a_compiler_succeeds(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_engine_level_tests_pass_on_the_python_engine() -> None:
     env = {**os.environ, "RUMA_ENGINE": "python"}
-    files = [str(ROOT / "tests" / name) for name in ENGINE_TESTS]
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "both_engines",
+                          str(ROOT / "tests")],
                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=3600)
     tail = "\n".join(out.stdout.splitlines()[-30:])
     assert out.returncode == 0, tail

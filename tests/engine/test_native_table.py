@@ -21,6 +21,7 @@ from ruma.engine.native.rulesets import COMPILED
 from ruma.engine.rulesets.atomic_wari import ATOMIC_WARI, IMPARTIAL_ATOMIC_WARI
 from ruma.engine.rulesets.notation import FULL
 from ruma.engine.rulesets.sowing import IMPARTIAL_SOWING, SOWING
+from tests.support.positions import counts
 
 PREFIX = b"\x02\x01"  # any two bytes: a CompactMemo keeps keys by their first two
 
@@ -68,17 +69,6 @@ def test_a_ruleset_prefix_holds_values_of_one_kind() -> None:
     with pytest.raises(TypeError, match="nim values"):
         memo.insert(b"\x02\x01\x00\x04", nimber(1))
     assert memo.lookup(b"\x01\x01\x00\x03") is nimber(2) and len(memo) == 2  # type: ignore[arg-type]
-
-
-def counts(name: str) -> list[str]:
-    """Positions whose followers cross the packed form's edges (and values the reference finds fast)."""
-    if name == "impartial-sowing":  # (rows of 17 and 18 pots: (10)^9, (1100)^5)
-        return ["14,1,1", "15,1", "16,1", "15,0,2,1", "1,0,16", "(10)^9", "(1100)^5", "(10)^8,2,1,1", "•,1,1,•"]
-    if name == "sowing":  # (counts of 14 and more become full pots; rows of 17 pots split)
-        return ["(2,0)^4,14", "2^5,15", "1^3,16", "(1,1,0)^3,14", "2^6"]
-    if name == "atomic-wari":
-        return ["14,1,1", "255,1", "(3,0,1,0)^5", "(3,0,0,0)^5", "(2,0)^8,2", "4,4,4,4"]
-    return ["14,1,1", "15,1,1", "16,1", "255,1", "1,0,16,1", "(3,0,1,0)^5", "(3,0,0,0)^5", "(1,1,2,0)^5"]
 
 
 @pytest.mark.parametrize("reference", [IMPARTIAL_SOWING, IMPARTIAL_ATOMIC_WARI, SOWING, ATOMIC_WARI],

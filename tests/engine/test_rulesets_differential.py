@@ -1,6 +1,6 @@
 """Differential test: ruma's evaluator against reference evaluators on cgt-py and pycgt.
 
-The references (``benchmarks/reference_evaluators.py``) have their own move generators and no
+The references (``tests/support/reference_evaluators.py``) have their own move generators and no
 normalisation; they value positions by recursion and canonicalise with cgt-py
 (``CanonicalForm`` of brace strings) or pycgt (``pycgt.game``). 500 random positions per
 ruleset are compared with cgt-py; a subset also with pycgt.
@@ -12,33 +12,17 @@ import random
 
 import pytest
 
-from benchmarks.reference_evaluators import CgtPyEvaluator, PycgtEvaluator, moves, to_cgt_py, to_pycgt
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
-from ruma.engine.rulesets.notation import FULL
+from tests.support.positions import random_position
+from tests.support.reference_evaluators import CgtPyEvaluator, PycgtEvaluator, moves, to_cgt_py, to_pycgt
 
 N_POSITIONS = 500
 RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
 
-
-def random_position(name: str, rng: random.Random) -> State:
-    """Small rows (the references are slow): up to 9 pots and 9 seeds, with gaps; Sowing rows
-    also get full pots."""
-    budget = rng.randint(2, 9)
-    pots: list[int] = []
-    while len(pots) < 9 and budget > 0:
-        r = rng.random()
-        if r < 0.25:
-            pots.append(0)
-        elif r < 0.35 and "sowing" in name:
-            pots.append(FULL)
-        else:
-            v = min(budget, rng.choice((1, 1, 2, 2, 3, 4)))
-            budget -= v
-            pots.append(v)
-    return tuple(pots)
+pytestmark = pytest.mark.both_engines
 
 
 def distinct_positions(name: str, seed: str, count: int) -> list[State]:

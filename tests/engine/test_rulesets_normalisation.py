@@ -15,13 +15,16 @@ from collections import Counter
 
 import pytest
 
-from bruteforce import raw_value, sum_values
 from ruma.engine.cgt import Game
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.atomic_wari_board import trim_margins
 from ruma.engine.rulesets.base import State
 from ruma.engine.rulesets.notation import FULL
 from ruma.engine.rulesets.sowing import simplify
+from tests.support.bruteforce import raw_value, sum_values
+
+pytestmark = pytest.mark.both_engines
+
 
 N_POSITIONS = 10_000
 

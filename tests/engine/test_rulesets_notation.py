@@ -10,6 +10,9 @@ from ruma.engine.errors import NotationError, PositionError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.notation import FULL, MAX_POTS, format_pots, parse_pots
 
+pytestmark = pytest.mark.both_engines
+
+
 ALL = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
 
 

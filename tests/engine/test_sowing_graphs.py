@@ -26,6 +26,8 @@ from ruma.engine.tchoukaillon.graphs import (
 )
 from ruma.engine.tchoukaillon.board import board, min_stones
 
+pytestmark = pytest.mark.both_engines
+
 
 def test_path_graph_is_tchoukaillon() -> None:
     for length in range(1, 7):

@@ -11,6 +11,9 @@ from ruma.engine.errors import LimitExceededError
 from ruma.engine.evaluator import evaluate
 from ruma.engine.verify import claim_holds
 
+pytestmark = pytest.mark.both_engines
+
+
 RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,10 +14,11 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from grpc_harness import running_server
-from svg_reading import by_id, parse, texts
 
 from ruma.client.cli import main
+from tests.support.commands import free_port
+from tests.support.grpc_harness import running_server
+from tests.support.svg_reading import by_id, parse, texts
 
 
 def test_plot_commands_write_the_pictures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -65,18 +65,12 @@ def test_plot_errors_are_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureF
     assert not list(tmp_path.glob("x.*"))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_ruma_web_serves_the_explorer(tmp_path: Path) -> None:
     pytest.importorskip("fastapi")
     import httpx
 
     with running_server(tmp_path / "data", catalog=False) as (_, address):
-        web_port = _free_port()
+        web_port = free_port()
         process = subprocess.Popen([sys.executable, "-m", "ruma.client.cli", "web", "--server", address,
                                     "--port", str(web_port), "--log-level", "warning"],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -102,6 +96,6 @@ def test_ruma_web_serves_the_explorer(tmp_path: Path) -> None:
 
 def test_ruma_web_without_a_service_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("fastapi")
-    assert main(["web", "--server", f"127.0.0.1:{_free_port()}", "--timeout", "5"]) == 3
+    assert main(["web", "--server", f"127.0.0.1:{free_port()}", "--timeout", "5"]) == 3
     err = capsys.readouterr().err
     assert err.startswith("ruma web: cannot reach the ruma service") and "is ruma serve running?" in err

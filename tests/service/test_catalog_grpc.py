@@ -11,9 +11,9 @@ import grpc
 import pytest
 
 from ruma.client.catalog_client import NamedPosition
-from grpc_harness import connect, running_server
 from ruma.client.cli import main
 from ruma.client.client import RumaRpcError
+from tests.support.grpc_harness import connect, running_server
 
 TOKENS = {"reader-token": "read", "writer-token": "write"}
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from grpc_harness import connect, running_server
-
 from ruma.engine import evaluate
 from ruma.engine.cgt.display import thermograph_svg
+from tests.support.grpc_harness import connect, running_server
 
 
 def test_client_results_show_themselves(tmp_path: Path) -> None:

@@ -23,9 +23,9 @@ from typing import Any, Iterator
 import grpc
 import pytest
 
-from serve_harness import Prober, latency_limit, p99, serving
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
+from tests.support.serve_harness import Prober, latency_limit, p99, serving
 
 pytestmark = pytest.mark.slow
 

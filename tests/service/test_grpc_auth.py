@@ -8,10 +8,10 @@ from typing import Iterator
 import grpc
 import pytest
 
-from grpc_harness import connect, running_server
 from ruma.client import RumaRpcError
 from ruma.engine.errors import RumaInputError
 from ruma.server.rpc.auth import TokenFileError, WRITE_METHODS, load_tokens, register_write_methods
+from tests.support.grpc_harness import connect, running_server
 
 READ_TOKEN = "r3ad-0nly-t0ken"
 WRITE_TOKEN = "wr1te-t0ken"

@@ -6,27 +6,19 @@ Values: Erickson 1996, §2 (Sowing 312 = {0|-2}) and Table 1 (2202 = ↑).
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from grpc_harness import ascii_of, switch
 from ruma.engine.cgt import UP, integer
+from tests.support.commands import ruma
+from tests.support.grpc_harness import ascii_of, switch
+from tests.support.serve_harness import serve_log, serving
 
 TOKEN = "cli-write-token"
-
-
-def ruma(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run the ``ruma`` command line in a fresh process."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("RUMA_TOKEN", None)
-    return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True,
-                          timeout=120, check=check, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -34,19 +26,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     data = tmp_path_factory.mktemp("served")
     tokens = data.parent / f"{data.name}-tokens"
     tokens.write_text(f"{TOKEN} write\n")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ruma.client.cli", "serve", "--data", str(data), "--port", "0", "--json",
-         "--token-file", str(tokens)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    try:
-        line = process.stdout.readline() if process.stdout else ""
-        assert line, process.stderr.read() if process.stderr else "no output"
-        yield json.loads(line)["address"], data, process
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(10)
+    with serving(data, "--token-file", str(tokens)) as (process, address):
+        yield address, data, process
 
 
 def test_query_prints_values(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
@@ -105,7 +86,7 @@ def test_sigterm_shuts_down_and_keeps_the_values(served: tuple[str, Path, subpro
     assert key["value"]
     process.send_signal(signal.SIGTERM)
     assert process.wait(30) == 0
-    assert "store flushed and closed" in (process.stderr.read() if process.stderr else "")
+    assert "store flushed and closed" in serve_log(data).read_text()
     from ruma.client.client import Client  # noqa: F401 - the client works without the server running
     from ruma.engine.rulesets import get_ruleset
     from ruma.server.store.memo import LmdbStore

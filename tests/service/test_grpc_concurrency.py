@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from grpc_harness import ascii_of, connect, running_server, switch
 from ruma.engine.cgt import UP, ZERO, Game, integer, nimber
 from ruma.engine.errors import CancelledError, RumaInputError
 from ruma.server.rpc.inflight import SingleFlight
 from ruma.server.work.budget import Budget
+from tests.support.grpc_harness import ascii_of, connect, running_server, switch
 
 TABLE_2: dict[str, Game] = {
     "1^2": nimber(1), "1^3": ZERO, "1^6": ZERO, "1^7": nimber(2), "1^8": nimber(1), "1^9": ZERO,

@@ -18,7 +18,6 @@ import grpc
 import psutil
 import pytest
 
-from serve_harness import serving
 from ruma.client import Client
 from ruma.engine.cgt import Game
 from ruma.engine.cgt.notation import parse_game
@@ -30,6 +29,8 @@ from ruma.server.store.memo import LmdbStore
 from ruma.server.store.keys import state_of_key
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
+from tests.support.commands import ruma
+from tests.support.serve_harness import serving
 
 pytestmark = pytest.mark.slow
 
@@ -43,11 +44,6 @@ def random_rows(seed: int, count: int, pots: tuple[int, int] = (3, 7), seeds: in
         if row.strip("0"):
             rows.add(row)
     return sorted(rows)
-
-
-def ruma(*args: str) -> subprocess.CompletedProcess[str]:
-    """The ``ruma`` command line in a subprocess."""
-    return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True, timeout=300)
 
 
 def test_sigkill_right_after_a_load_loses_nothing(tmp_path: Path) -> None:
@@ -196,8 +192,7 @@ def test_a_damaged_store_is_refused_at_start(tmp_path: Path, how: str) -> None:
             record[0] ^= 0x10
             txn.put(b"engine_version", bytes(record), db=meta)
         env.close()
-    started = subprocess.run([sys.executable, "-m", "ruma.client.cli", "serve", "--data", str(data), "--port", "0"],
-                             capture_output=True, text=True, timeout=120)
+    started = ruma("serve", "--data", str(data), "--port", "0", timeout=120)
     assert started.returncode == 3, (started.returncode, started.stderr)
     lines = started.stderr.strip().splitlines()
     assert lines[-1].startswith("ruma serve: ") and "damaged" in lines[-1] and "ruma store repair" in lines[-1], (
@@ -278,8 +273,8 @@ def test_a_worker_killed_mid_evaluation_is_unavailable_and_replaced(tmp_path: Pa
     import threading
     import time
 
-    from grpc_harness import running_server
     from ruma.server.work.limits import Limits
+    from tests.support.grpc_harness import running_server
 
     with running_server(tmp_path / "data", limits=Limits(eval_workers=1)) as (server, address):
         pool = server.servicer.runner

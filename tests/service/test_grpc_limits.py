@@ -13,12 +13,12 @@ from typing import Iterator
 import grpc
 import pytest
 
-from grpc_harness import ascii_of, connect, running_server, switch
 from ruma.client import Client, RumaRpcError
 from ruma.engine.cgt import integer
 from ruma.server.rpc.servicer import Limits
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
+from tests.support.grpc_harness import ascii_of, connect, running_server, switch
 
 LARGE = "1^16"
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import socket
 import time
 from concurrent import futures
 from pathlib import Path
@@ -13,11 +12,12 @@ from typing import Any, Iterator
 import grpc
 import pytest
 
-from grpc_harness import connect, running_server
 from ruma.client import Client, RumaRpcError
 from ruma.client.loader import read_positions
 from ruma.engine.errors import RumaInputError
 from ruma.engine.memo import InMemoryMemo
+from tests.support.commands import free_port
+from tests.support.grpc_harness import connect, running_server
 
 
 def test_load_summary_valued_stored_failed(tmp_path: Path) -> None:
@@ -94,9 +94,7 @@ def test_grpc_retries_unavailable_calls(flaky: _Flaky) -> None:
 
 
 def test_unreachable_server_fails_once_and_quickly() -> None:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     started = time.monotonic()
     with Client(f"127.0.0.1:{port}", timeout=30) as client:
         with pytest.raises(RumaRpcError) as error:
@@ -187,7 +185,7 @@ def test_a_load_says_how_far_it_got_when_the_server_dies(tmp_path: Path) -> None
     import subprocess
     import sys
 
-    from serve_harness import serving
+    from tests.support.serve_harness import serving
 
     cheap = [f"{a}{b}{c}" for a in range(1, 4) for b in range(4) for c in range(4)]  # 48 small rows
     positions = tmp_path / "positions.txt"

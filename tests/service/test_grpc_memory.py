@@ -17,12 +17,12 @@ import grpc
 import psutil
 import pytest
 
-from serve_harness import serving, tree_rss
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.memo import LmdbStore
 from ruma.server.work.pool import READER_RECYCLE_ABOVE, READERS
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
+from tests.support.serve_harness import serving, tree_rss
 
 pytestmark = pytest.mark.slow
 

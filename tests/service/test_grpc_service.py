@@ -15,11 +15,11 @@ from typing import Iterator
 import grpc
 import pytest
 
-from grpc_harness import ascii_of, connect, running_server, switch
 from ruma.client import Client, RumaRpcError
 from ruma.engine.cgt import STAR, UP, Game, integer, nimber
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
+from tests.support.grpc_harness import ascii_of, connect, running_server, switch
 
 
 @pytest.fixture(scope="module")

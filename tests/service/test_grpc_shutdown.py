@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 import grpc
-from grpc_harness import connect
 from ruma.client import RumaRpcError
 from ruma.server.rpc.app import create_server
+from tests.support.grpc_harness import connect
 
 
 def test_shutdown_flushes_the_store(tmp_path: Path) -> None:

@@ -10,29 +10,19 @@ every fast path is tested against).
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import grpc
 
-from grpc_harness import connect, running_server
 from ruma.server.work.limits import Limits
+from tests.support.commands import ruma
+from tests.support.grpc_harness import connect, running_server
 
 #: Sowing 1^14 values about five million positions at 120-odd bytes each (1^13: 1.3 million in
 #: 150-160 MB, docs/benchmarks.md "Partizan against impartial search"): far past the budget
 HEAVY = "1^14"
 BUDGET = 192 << 20
-
-
-def ruma(*args: str) -> subprocess.CompletedProcess[str]:
-    """The ``ruma`` command line in a fresh process."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("RUMA_TOKEN", None)
-    return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True,
-                          timeout=300, env=env)
 
 
 def _reasons(text: str) -> dict[str, str]:

@@ -10,7 +10,8 @@ import importlib.util
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import ROOT
+
 PROTO = ROOT / "proto"
 VERSION_LINES = re.compile(
     r"^# Protobuf Python Version:.*$|^GRPC_GENERATED_VERSION = .*$|_runtime_version\.ValidateProtobufRuntimeVersion\([^)]*\)",

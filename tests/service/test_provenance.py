@@ -2,7 +2,7 @@
 
 The poisoned upload is like the one an outside probe made: 3,004 values of impartial Sowing with one
 wrong, ``142101`` uploaded as ``*9``. Its true value comes from the independent references of
-``benchmarks/reference_evaluators.py`` (cgt-py and pycgt, each with its own move generator); the
+``tests/support/reference_evaluators.py`` (cgt-py and pycgt, each with its own move generator); the
 other uploaded values are the payload (computed by ruma's engine), which the server must keep.
 """
 
@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 
-from benchmarks.reference_evaluators import CgtPyEvaluator, PycgtEvaluator
-from grpc_harness import connect, running_server
 from ruma.client.cli import main
 from ruma.engine.evaluator import evaluate
 from ruma.engine.families.enum import Family, enumerate_family
@@ -26,6 +24,8 @@ from ruma.server.rpc import sweeps
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.provenance import UploadVerifier
 from ruma.server.store.verify import verify_store
+from tests.support.grpc_harness import connect, running_server
+from tests.support.reference_evaluators import CgtPyEvaluator, PycgtEvaluator
 
 RULES = "impartial-sowing"
 POISONED = "142101"

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from serve_harness import serving
+from tests.support.commands import ruma
+from tests.support.serve_harness import serving
 
 
 def serve(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ruma.client.cli", "serve", "--port", "0", *args],
-                          capture_output=True, text=True, timeout=timeout)
+    return ruma("serve", "--port", "0", *args, timeout=timeout)
 
 
 def one_line(done: subprocess.CompletedProcess[str]) -> str:

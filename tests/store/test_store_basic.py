@@ -7,31 +7,20 @@ so equality of a read-back game is identity with the game that was written.
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
 import threading
 import time
-from fractions import Fraction
 from pathlib import Path
 
 import lmdb
 import pytest
 
-from ruma.engine.cgt import DOWN, STAR, UP, ZERO, Game, integer, nimber, number
+from ruma.engine.cgt import DOWN, STAR, UP
 from ruma.server.store import codec
 from ruma.server.store.memo import LmdbStore, StoreError
-
-
-def game_pool(count: int, seed: int = 7) -> list[Game]:
-    """``count`` deterministic games built structurally (same games in every process)."""
-    rng = random.Random(seed)
-    pool = [ZERO, STAR, UP, DOWN, integer(1), integer(-2), number(Fraction(1, 2)), nimber(2)]
-    while len(pool) < count:
-        left = rng.sample(pool, rng.randint(0, 3))
-        right = rng.sample(pool, rng.randint(0, 3))
-        pool.append(Game.from_options(left, right))
-    return pool[:count]
+from tests.support import ROOT
+from tests.support.stores import game_pool
 
 
 def key(code: int, i: int) -> bytes:
@@ -162,8 +151,8 @@ def test_positions_with_value_simplest_first(tmp_path: Path) -> None:
 
 _CHILD = r"""
 import json, sys
-sys.path.insert(0, {tests!r})
-from test_store_basic import game_pool
+sys.path.insert(0, {root!r})
+from tests.support.stores import game_pool
 from ruma.server.store.memo import LmdbStore
 games = game_pool(200, seed={seed})
 order = list(range(len(games)))
@@ -183,7 +172,7 @@ def test_store_ids_agree_across_processes(tmp_path: Path) -> None:
     path = str(tmp_path / "s")
     runs = []
     for seed, reverse in ((5, False), (5, True), (6, False)):
-        script = _CHILD.format(tests=str(Path(__file__).parent), seed=seed, reverse=reverse, path=path)
+        script = _CHILD.format(root=str(ROOT), seed=seed, reverse=reverse, path=path)
         out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout))
     assert all(run["back"] for run in runs)

@@ -21,15 +21,7 @@ from ruma.server.work.cache import CachedMemo
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import BULK_DIRECT
 from ruma.server.store.codec import CorruptRecordError
-
-
-def dump(store: LmdbStore) -> dict[str, list[tuple[bytes, bytes]]]:
-    """Every sub-database's items, except meta's engine-version lines (equal anyway)."""
-    out = {}
-    with store.env.begin() as txn:
-        for name in ("games", "game_index", "positions", "meta", "unverified"):
-            out[name] = [(bytes(k), bytes(v)) for k, v in txn.cursor(db=store.db(name))]
-    return out
+from tests.support.stores import dump
 
 
 def sample_items() -> list[tuple[bytes, Any]]:
@@ -49,6 +41,7 @@ def sample_items() -> list[tuple[bytes, Any]]:
     return listed
 
 
+@pytest.mark.both_engines  # (store.codec in Python instead of server/store/native.c)
 def test_bulk_insert_writes_what_insert_and_flush_write(tmp_path: Path) -> None:
     items = sample_items()
     assert len(items) > 4 * BULK_DIRECT
@@ -136,6 +129,7 @@ def test_a_warm_store_settles_speculative_frames(tmp_path: Path) -> None:
         assert result.stats.memo_hits > 0
 
 
+@pytest.mark.both_engines
 @pytest.mark.parametrize("part", ["value", "key"])
 def test_a_flipped_bit_is_caught_through_lookup_many(tmp_path: Path, part: str) -> None:
     """Bulk writes seal every record as a flush does, and bulk reads check the seals: a record

@@ -21,6 +21,7 @@ from ruma.server.store.codec import CorruptRecordError
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.repair import repair_store
 from ruma.server.store.verify import verify_store
+from tests.support import DATA
 
 PAYLOAD = json.dumps({"section": "sowing-values", "rows": [{"position": "2111", "label": "2^-1"}]}).encode()
 
@@ -105,7 +106,7 @@ def test_documents_of_a_schema_2_store_survive_its_conversion_to_schema_3(tmp_pa
     from ruma.server.store.migrate import schema_of
 
     path = tmp_path / "store"
-    shutil.copytree(Path(__file__).parent / "data" / "store-v2", path)
+    shutil.copytree(DATA / "store-v2", path)
     assert schema_of(path) == b"2"
     env = lmdb.open(str(path), max_dbs=16)
     with env.begin(write=True) as txn:

@@ -20,6 +20,8 @@ from ruma.server.store.commands import verify_store
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.memo import LmdbStore
 
+pytestmark = pytest.mark.both_engines
+
 
 @pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing"])
 def test_a_sum_makes_each_component_a_lookup(tmp_path: Path, ruleset: str) -> None:

@@ -18,8 +18,6 @@ import os
 import random
 import shutil
 import struct
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -33,6 +31,7 @@ from ruma.server.store.codec import CorruptRecordError
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.pages import PageFile
 from ruma.server.store.scan import belongs, payload
+from tests.support.commands import ruma
 
 PSIZE = 4096
 
@@ -195,11 +194,6 @@ def page_scan_count(data: Path) -> int:
         return len(found)
 
 
-def ruma(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ruma.client.cli", "store", *args], capture_output=True,
-                          text=True, timeout=300)
-
-
 CASES = {
     "truncated by one page": lambda b: truncate(lambda n: n - 1),
     "truncated to half": lambda b: truncate(lambda n: n // 2),
@@ -216,13 +210,13 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_repair_keeps_every_readable_record_and_verify_reports(built: dict[str, Any], tmp_path: Path, case: str) -> None:
     store, damaged = damaged_copy(built, tmp_path, CASES[case](built))
-    checked = ruma("verify", "--full", "--json", "--data", str(store))
+    checked = ruma("store", "verify", "--full", "--json", "--data", str(store))
     assert checked.returncode in (0, 1) and "Traceback" not in checked.stderr, (checked.returncode, checked.stderr)
     report = json.loads(checked.stdout)
     if case.startswith(("truncated to", "a zeroed", "five", "a child pointer", "a branch key")):
         assert checked.returncode == 1 and report["problems"], report  # reported, not refused
     scanned = page_scan_count(store / "data.mdb")
-    repaired = ruma("repair", "--json", "--data", str(store))
+    repaired = ruma("store", "repair", "--json", "--data", str(store))
     assert repaired.returncode == 0 and "Traceback" not in repaired.stderr, (repaired.returncode, repaired.stderr)
     kept = tables(store)["positions"]
     original = built["records"]["positions"]
@@ -230,7 +224,7 @@ def test_repair_keeps_every_readable_record_and_verify_reports(built: dict[str, 
     floor = readable_floor(built, damaged)
     assert floor <= set(kept), f"{len(floor - set(kept))} readable positions lost"
     assert len(kept) == scanned == json.loads(repaired.stdout)["kept"]["positions"]
-    assert ruma("verify", "--full", "--data", str(store)).returncode == 0
+    assert ruma("store", "verify", "--full", "--data", str(store)).returncode == 0
 
 
 def test_a_damaged_page_fails_only_its_own_items(built: dict[str, Any], tmp_path: Path) -> None:

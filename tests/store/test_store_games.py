@@ -15,14 +15,19 @@ import sys
 from pathlib import Path
 
 import lmdb
+import pytest
 
 from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.memo import LmdbStore
+from tests.support import DATA
 
-V2_STORE = Path(__file__).parent / "data" / "store-v2"
+pytestmark = pytest.mark.both_engines
+
+
+V2_STORE = DATA / "store-v2"
 
 
 def stored_keys(path: Path) -> list[bytes]:

@@ -26,8 +26,10 @@ from ruma.server.store.check import check_files, quick_check
 from ruma.server.store.codec import CorruptRecordError, StoreDamagedError
 from ruma.server.store.repair import repair_store
 from ruma.server.store.verify import verify_store
+from tests.support import DATA
+from tests.support.commands import ruma
 
-V1_STORE = Path(__file__).parent / "data" / "store-v1"
+V1_STORE = DATA / "store-v1"
 #: what the schema-1 fixture holds (it was written by ruma before records had checksums)
 V1_POSITIONS = [("sowing", "1^7"), ("sowing", "2202"), ("sowing", "312"), ("impartial-sowing", "2^4"),
                 ("atomic-wari", "31011"), ("nim", "3 5 7")]
@@ -203,9 +205,7 @@ def test_a_damaged_file_is_refused_before_it_is_mapped(tmp_path: Path, how: str)
     # it can of a file with a sound meta page, and reports (exit status 1)
     readable = how in ("truncated", "meta page")
     for command in (["stats"], ["verify", "--full"]):
-        done = subprocess.run([sys.executable, "-m", "ruma.client.cli", "store", command[0], "--data", str(tmp_path),
-                               *command[1:]],
-                              capture_output=True, text=True, timeout=60)
+        done = ruma("store", command[0], "--data", str(tmp_path), *command[1:], timeout=60)
         if command[0] == "verify" and readable:
             assert done.returncode == 1 and "damaged" in done.stdout, (done.returncode, done.stdout, done.stderr)
             assert "Traceback" not in done.stderr

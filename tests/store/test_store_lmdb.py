@@ -21,11 +21,9 @@ from typing import Any
 
 import pytest
 
-from ruma.engine import ENGINE_VERSION
-from ruma.server.store import writer_child
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.writer import pack, unpack
-from test_store_bulk import dump
+from tests.support.stores import c_writer, dump, fresh
 
 native = pytest.importorskip("ruma.server.store._native")
 
@@ -56,15 +54,6 @@ def made_up_frames(seed: int) -> list[list[bytes]]:
     again = pack(stored_keys[::5], stored_codes[::5])  # stored already (a batch given back and sent again)
     third, _ = frame(1500, [b"\xc8\x01"])  # a code no ruleset has: its name is ""
     return [[first], [second, again], [third]]
-
-
-def fresh(path: Path, map_size: int = 64 << 20) -> Path:
-    LmdbStore(path, map_size=map_size, writer_process=False).close()  # (its tables, as a parent makes them)
-    return path
-
-
-def c_writer(path: Path, map_size: int = 64 << 20) -> Any:
-    return native.Writer(str(path), map_size, ENGINE_VERSION.encode(), writer_child._ruleset_name)
 
 
 def with_py_lmdb(path: Path, groups: list[list[bytes]]) -> dict[str, Any]:

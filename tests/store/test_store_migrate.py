@@ -31,8 +31,10 @@ from ruma.server.store.keys import state_of_key
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.migrate import WORK, schema_of
 from ruma.server.store.verify import verify_store
+from tests.support import DATA
+from tests.support.commands import ruma
 
-V2_STORE = Path(__file__).parent / "data" / "store-v2"
+V2_STORE = DATA / "store-v2"
 POSITIONS = 4298
 GAMES = 161
 
@@ -212,7 +214,6 @@ def test_a_server_refuses_a_store_a_newer_ruma_converted(tmp_path: Path) -> None
         txn.put(b"schema_version", b"4", db=env.open_db(b"meta", txn=txn))
     env.close()
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "ruma.client.cli", "serve", "--data", str(path), "--port", "0"],
-                          capture_output=True, text=True, timeout=60)
+    done = ruma("serve", "--data", str(path), "--port", "0", timeout=60)
     assert done.returncode == 3 and "schema version '4'" in done.stderr and "reads version 3" in done.stderr, done.stderr
     assert time.monotonic() - started < 30 and "Traceback" not in done.stderr

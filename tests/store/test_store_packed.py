@@ -28,8 +28,7 @@ from ruma.server.store.bulk import BULK_DIRECT, WRITER_MIN
 from ruma.server.store.codec import StoreError
 from ruma.server.store.verify import verify_store
 from ruma.server.store.writer import pack, unpack
-from test_store_bulk import dump
-from test_store_writer import nim_items, up, writer_of
+from tests.support.stores import dump, nim_items, up, writer_of
 
 pytest.importorskip("ruma.server.store._native")
 if os.environ.get("RUMA_ENGINE") == "python":

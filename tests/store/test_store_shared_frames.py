@@ -30,8 +30,7 @@ from ruma.server.store import writer_child
 from ruma.server.store.codec import StoreError
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.writer import is_shared, pack, pack_shared, unpack_shared
-from test_store_bulk import dump
-from test_store_lmdb import c_writer, fresh
+from tests.support.stores import c_writer, dump, fresh
 
 native = pytest.importorskip("ruma.server.store._native")
 core = pytest.importorskip("ruma.engine.native._core")

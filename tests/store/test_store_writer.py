@@ -28,33 +28,11 @@ from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import WRITER_MIN
 from ruma.server.store.codec import StoreError
 from ruma.server.store.verify import verify_store
-from test_store_bulk import dump
+from tests.support.stores import dump, nim_items, up, writer_of
 
 native = pytest.importorskip("ruma.server.store._native")
 if os.environ.get("RUMA_ENGINE") == "python":
     pytest.skip("the writer process needs the compiled record builder", allow_module_level=True)
-
-
-def up(store: LmdbStore) -> LmdbStore:
-    """The store with its writer process started and up (batches go to it from now on; until it is
-    up they are written in line)."""
-    writer = store.core._bulk_writer()
-    assert writer is not None and writer.wait_ready(60), "the writer process did not come up"
-    return store
-
-
-def writer_of(store: LmdbStore) -> Any:
-    writer = store.core.writer
-    assert writer is not None and not writer.dead, "the batch should have gone to the writer process"
-    return writer
-
-
-def nim_items(n: int, seed: int = 3, code: int = 2) -> list[tuple[bytes, int]]:
-    """Made-up nim values of made-up keys of ruleset ``code`` (a value is a fact: other calls use
-    another code, never another value for the same key)."""
-    rng = random.Random(seed)
-    keys = {bytes((code, 1, 0)) + bytes(rng.randrange(1, 40) for _ in range(rng.randrange(2, 12))) for _ in range(n)}
-    return sorted((key, rng.randrange(300)) for key in keys)  # (some values beyond CPython's small ints)
 
 
 def test_pack_batch_matches_the_reference_and_unpacks() -> None:

@@ -6,7 +6,7 @@ Expected values: the kinds by their definitions (a tiny is ``{0||0|-x}``, Winnin
 the numbers, ups and nimbers built by the game algebra); the tally against ``census`` over the
 same stored values (two walks of the family that share no code but ``weighted_rows``) and against
 the raw count's closed form; the followers against a breadth-first walk written here on the
-independent move generator of ``benchmarks/reference_evaluators`` and against Theorem 2.1's
+independent move generator of ``tests/support/reference_evaluators`` and against Theorem 2.1's
 lower bound ``2^(n-1) - 1`` for Sowing's ``1^n``; the pattern search on a lookup built here.
 """
 
@@ -143,7 +143,7 @@ def test_a_tally_of_an_unswept_family_says_so_and_can_be_cancelled() -> None:
 
 def reference_count(ruleset: str, text: str) -> int:
     """Breadth-first over the reference evaluators' own move generator (rows stripped)."""
-    from benchmarks.reference_evaluators import moves
+    from tests.support.reference_evaluators import moves
 
     def strip(row: tuple[int, ...]) -> tuple[int, ...]:
         row = list(row)  # type: ignore[assignment]
@@ -247,7 +247,7 @@ def test_the_chains_canonical_forms(n: int) -> None:
     here and by cgt-py."""
     import cgt_py
 
-    from benchmarks.reference_evaluators import to_cgt_py
+    from tests.support.reference_evaluators import to_cgt_py
 
     for kind, previous in CHAINS.items():
         built = g([ZERO], [value_of(kind, n - 1)])
@@ -257,7 +257,7 @@ def test_the_chains_canonical_forms(n: int) -> None:
 
 def test_right_unmoves_are_exactly_the_positions_with_a_right_move_there() -> None:
     """Against the reference move generator, over every Sowing row of at most 7 seeds and 7 pots."""
-    from benchmarks.reference_evaluators import moves
+    from tests.support.reference_evaluators import moves
 
     rows = sorted({row for row, _ in weighted_rows(Family.of("sowing", (1, 7), (1, 7)))})
     targets: dict[tuple[int, ...], set[tuple[int, ...]]] = {}

@@ -1,6 +1,6 @@
 """The entries of the questions' tables in docs/tables.md, re-valued by independent implementations.
 
-``benchmarks/reference_tables.py`` values each simplest and fewest-pots position of the
+``tests/support/reference_tables.py`` values each simplest and fewest-pots position of the
 ``sowing-values`` section with the cgt-py reference evaluator and of ``wari-nim`` with the pycgt
 one (their own move generators, no normalisation) and compares it with the value its row names,
 built in cgt-py or pycgt from its definition. A reference evaluator values every follower
@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from benchmarks.reference_tables import DOC, Checker, entries, named, rows, seeds
+from tests.support.reference_tables import DOC, Checker, entries, named, rows, seeds
 
 SEEDS = 10
 
@@ -30,7 +30,7 @@ def test_the_entries_have_the_values_their_rows_name() -> None:
 
 
 def test_a_wrong_entry_would_be_caught() -> None:
-    from benchmarks.reference_tables import Entry
+    from tests.support.reference_tables import Entry
 
     checker = Checker()
     assert checker.agrees(Entry("sowing", "2^-1", "2111", "simplest"))

@@ -2,7 +2,7 @@
 shares nothing with ruma's sweep, tally or census code.
 
 The brute force enumerates every row of at most 9 seeds and 9 pots with its own recursion,
-values each with the reference evaluators of ``benchmarks/reference_evaluators`` (cgt-py for
+values each with the reference evaluators of ``tests/support/reference_evaluators`` (cgt-py for
 Sowing, pycgt for Impartial Atomic Wari: their own move generators, no normalisation), names the
 values by building the targets in cgt-py (``1/8``, ``^`` added up, ``{0|{0|-x}}``, ``*k``), and
 finds the simplest and fewest-pots rows and the raw counts itself. The generator's documents at
@@ -70,7 +70,7 @@ def cgt_targets() -> dict[str, tuple[str, Fraction]]:
 
 def brute_force(ruleset: str) -> dict[tuple[str, Fraction], dict[str, Any]]:
     """Per (kind, parameter): raw count, simplest row, fewest-pots row (and ∗0 with a move)."""
-    from benchmarks.reference_evaluators import CgtPyEvaluator, PycgtEvaluator, moves
+    from tests.support.reference_evaluators import CgtPyEvaluator, PycgtEvaluator, moves
 
     impartial = ruleset.startswith("impartial")
     evaluator = PycgtEvaluator(ruleset) if impartial else CgtPyEvaluator(ruleset)
@@ -130,7 +130,7 @@ def test_the_brute_force_sees_the_values_it_is_compared_on() -> None:
 
 def reference_followers(row: tuple[int, ...]) -> int:
     """Followers of an Atomic Wari row by the reference move generator (a second walk, stripped rows)."""
-    from benchmarks.reference_evaluators import moves
+    from tests.support.reference_evaluators import moves
 
     def strip(r: tuple[int, ...]) -> tuple[int, ...]:
         start, end = 0, len(r)
@@ -256,7 +256,7 @@ def test_deuce_runs_have_the_nim_values_of_37_heaps() -> None:
     """Theorem 3.1: 2^k is the ·37 heap k; the least k of each small value, valued by pycgt."""
     import pycgt
 
-    from benchmarks.reference_evaluators import PycgtEvaluator
+    from tests.support.reference_evaluators import PycgtEvaluator
 
     runs = questions.deuce_runs(600)
     least = dict(runs["least"])

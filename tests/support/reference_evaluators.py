@@ -11,7 +11,7 @@ values positions by plain recursion:
 States are tuples of seed counts as ``ruma`` parses them (a Sowing full pot is a huge count,
 which this generator treats literally: it is never sown). ``to_cgt_py``/``to_pycgt`` convert a
 ruma ``Game`` (recursively, from its canonical options) for comparison. Used by
-``tests/test_rulesets_differential.py`` and by benchmarks.
+``tests/engine/test_rulesets_differential.py`` and by benchmarks.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Re-value the entries of the questions' tables in docs/tables.md with the reference evaluators.
 
-    python benchmarks/reference_tables.py [--max-seeds N] [--seconds S] [--doc docs/tables.md]
+    python tests/support/reference_tables.py [--max-seeds N] [--seconds S] [--doc docs/tables.md]
 
 The positions of the ``sowing-values`` section (simplest and fewest pots) are valued by the
 cgt-py reference evaluator, those of ``wari-nim`` by the pycgt one (``reference_evaluators``: their
@@ -10,7 +10,7 @@ is compared with the value its row names, built in cgt-py or pycgt from its defi
 one line an entry and a summary; exits 1 on a disagreement. ``--seconds`` stops starting new
 positions after that long (the reference evaluators value every follower without the
 evaluator's reductions: seconds to minutes a position at 12 to 14 seeds).
-``tests/test_tables_entries.py`` runs it on the entries of at most 10 seeds.
+``tests/studies/test_tables_entries.py`` runs it on the entries of at most 10 seeds.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterator
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "tables.md"
 SECTIONS = {"## Sowing values of Erickson's §2 questions": "sowing",
             "## Table 3 for Impartial Atomic Wari": "impartial-atomic-wari"}
@@ -84,14 +84,14 @@ class Checker:
     """Values entries with one reference evaluator per ruleset (their caches shared)."""
 
     def __init__(self) -> None:
-        from benchmarks.reference_evaluators import CgtPyEvaluator, PycgtEvaluator
+        from tests.support.reference_evaluators import CgtPyEvaluator, PycgtEvaluator
 
         self.evaluators = {"sowing": CgtPyEvaluator("sowing"), "impartial-atomic-wari": PycgtEvaluator("impartial-atomic-wari")}
 
     def agrees(self, entry: Entry) -> bool:
         """Whether the entry's position has the value its label names (∗0: and a move)."""
-        from benchmarks.reference_evaluators import moves
         from ruma.engine.rulesets import get_ruleset
+        from tests.support.reference_evaluators import moves
 
         state = get_ruleset(entry.ruleset).parse(entry.position)
         impartial = entry.ruleset.startswith("impartial")

@@ -1,8 +1,9 @@
 """A real ``ruma serve`` in a subprocess on 127.0.0.1, and what the robustness tests measure of it.
 
 * ``serving(data, *flags)`` starts ``ruma serve --port 0 --json`` (the console command's own code,
-  run as ``python -m ruma.client.cli``), yields ``(process, address)``, and stops it (SIGTERM, then
-  SIGKILL) — checking that no worker process outlives it;
+  run as ``python -m ruma.client.cli``), checks its ``server`` record against the record's JSON
+  Schema, yields ``(process, address)``, and stops it (SIGTERM, then SIGKILL) — checking that no
+  worker process outlives it; its standard error is the file ``serve_log(data)``;
 * ``tree_rss(pid)`` is the resident memory of the server and its worker processes together;
 * ``Prober`` is a separate process asking the server for stored values in a loop and recording
   every call's latency, so that a test can read the p99 of any window of time.
@@ -24,23 +25,37 @@ from typing import Any, Iterator, Sequence
 import psutil
 
 
+def serve_log(data: Path) -> Path:
+    """The file a server ``serving(data)`` started writes its standard error to (a file, not a
+    pipe: a full pipe would block the server)."""
+    return data.parent / f"{data.name}-serve.log"
+
+
 @contextlib.contextmanager
 def serving(data: Path, *flags: str, env: dict[str, str] | None = None,
             workers: int = 2, readers: int = 2) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """``ruma serve --data DATA --port 0 --json FLAGS`` until the block ends (after ``workers``
-    evaluation workers and ``readers`` reader workers have started)."""
+    evaluation workers and ``readers`` reader workers have started), without the caller's
+    ``RUMA_SERVER``, ``RUMA_TOKEN`` and ``RUMA_DATA``."""
+    import jsonschema
+
+    from ruma.client.cli.records import schema
+
     data.parent.mkdir(parents=True, exist_ok=True)
-    log = data.parent / f"{data.name}-serve.log"  # a file, not a pipe: a full pipe would block the server
+    log = serve_log(data)
+    environment = {k: v for k, v in os.environ.items() if k not in ("RUMA_SERVER", "RUMA_TOKEN", "RUMA_DATA")}
     with log.open("a") as err:
         process = subprocess.Popen(
             [sys.executable, "-m", "ruma.client.cli", "serve", "--data", str(data), "--port", "0", "--json", *flags],
-            stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, **(env or {})})
+            stdout=subprocess.PIPE, stderr=err, text=True, env={**environment, **(env or {})})
     assert process.stdout is not None
     line = process.stdout.readline()
     if not line:
         process.wait(10)
         raise AssertionError(f"ruma serve did not start: {log.read_text()}")
-    address = json.loads(line)["address"]
+    record = json.loads(line)
+    jsonschema.validate(record, schema("server"))
+    address = record["address"]
     children: list[psutil.Process] = []
     try:
         wait_for_workers(process.pid, workers + readers)

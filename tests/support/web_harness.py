@@ -6,7 +6,7 @@ import contextlib
 from pathlib import Path
 from typing import Any, Iterator
 
-from grpc_harness import connect, running_server
+from tests.support.grpc_harness import connect, running_server
 
 
 @contextlib.contextmanager

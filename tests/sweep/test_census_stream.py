@@ -5,21 +5,18 @@ Expected values: Erickson 1996, Table 3 (impartial Sowing: the fewest-seeds posi
 ∗4 are ``1112`` and ``110111``; the paper's own entries) and §2 (Sowing ``11 = ∗``); the streamed
 classes and the restricted censuses are compared with this repository's full enumeration and full
 census (``enumerate_family``/``census``), themselves checked against brute force in
-``tests/test_sweep_enum.py``; the pots a row can fill with the engine's own decomposition
+``tests/engine/test_sweep_enum.py``; the pots a row can fill with the engine's own decomposition
 (``Ruleset.components``) on every short row.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from grpc_harness import connect, running_server
 from ruma.client.sweep.driver import StoreSink, sweep_store
 from ruma.engine.cgt import nimber, parse_game
 from ruma.engine.families.bounds import fill_pots, question_pots
@@ -27,14 +24,13 @@ from ruma.engine.families.census import census, values_among, tally, wanted_valu
 from ruma.engine.families.enum import Family, enumerate_family
 from ruma.engine.families.stream import stream_classes
 from ruma.engine.rulesets import get_ruleset
+from tests.support.commands import ruma
+from tests.support.grpc_harness import connect, running_server
 
 ROW_RULESETS = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari", "atomic-wari-board"]
 
 
-def ruma(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True, timeout=300)
-
-
+@pytest.mark.both_engines  # (the reference normalisation, against the reference enumeration)
 @pytest.mark.parametrize("ruleset", ROW_RULESETS)
 @pytest.mark.parametrize("seeds,pots", [((0, 7), None), ((2, 6), (3, 9)), ((0, 5), (4, 4)), ((4, 4), (1, 12))])
 def test_streamed_classes_are_the_enumerated_ones(ruleset: str, seeds: tuple[int, int],
@@ -52,6 +48,7 @@ def _parts(rules: Any, row: tuple[int, ...]) -> int:
     return len(rules.components(row))
 
 
+@pytest.mark.both_engines
 @pytest.mark.parametrize("ruleset", ["sowing", "impartial-sowing", "atomic-wari"])
 def test_the_pots_a_row_can_fill(ruleset: str) -> None:
     """Every stripped row of 2 to 5 seeds: the longest one the engine's decomposition keeps whole

@@ -36,7 +36,7 @@ from ruma.client.sweep.driver import sweep_store  # noqa: E402
 from ruma.client.sweep.table import SharedRegion, games_layout  # noqa: E402
 from ruma.engine.native import _core  # noqa: E402
 from ruma.server.store.writer import BulkWriter  # noqa: E402
-from test_sweep import contents  # noqa: E402
+from tests.support.stores import contents  # noqa: E402
 
 READER = r"""
 import mmap, os, sys

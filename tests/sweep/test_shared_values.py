@@ -32,8 +32,8 @@ from ruma.client.sweep import shared as sweep_shared  # noqa: E402
 from ruma.client.sweep import table as sweep_table  # noqa: E402
 from ruma.client.sweep.driver import sweep_store  # noqa: E402
 from ruma.client.sweep.table import SharedRegion, table_layout  # noqa: E402
-from test_sweep import contents  # noqa: E402
 from ruma.engine.native import _core  # noqa: E402
+from tests.support.stores import contents  # noqa: E402
 
 CODE, VERSION = 9, 1  # a prefix of no ruleset, for the table's own tests
 
@@ -219,7 +219,7 @@ def test_one_table_holds_keys_of_both_parts() -> None:
     whose other keys are packed: the table ends up holding exactly what the reference engine
     stores, each key drained once."""
     from ruma.client.sweep.table import packable
-    from test_native_table import counts
+    from tests.support.positions import counts
 
     rules = get_ruleset("impartial-sowing")
     native = type(rules).native

@@ -24,19 +24,11 @@ from ruma.engine.families.enum import Family, enumerate_family, enumerate_states
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.work.limits import Limits
-from grpc_harness import connect, running_server
+from tests.support.commands import ruma
+from tests.support.grpc_harness import connect, running_server
+from tests.support.stores import contents
 
-ROOT = Path(__file__).resolve().parent.parent
 FAMILIES = [("sowing", (0, 7), (1, 7)), ("impartial-atomic-wari", (0, 6), (1, 6))]
-
-
-def contents(path: Path) -> dict[bytes, Any]:
-    """Every stored (key, value), read from a fresh handle."""
-    store = open_store(str(path), create=False)
-    try:
-        return dict(store.sample(10**9))
-    finally:
-        store.close()
 
 
 def committed(path: Path) -> int:
@@ -375,9 +367,6 @@ def test_partizan_census_counts_mirror_images_under_the_negative(tmp_path: Path)
 
 
 def test_cli_sweep_and_census(tmp_path: Path) -> None:
-    def ruma(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "ruma.client.cli", *args], capture_output=True, text=True, timeout=300)
-
     data = str(tmp_path / "data")
     swept = ruma("sweep", "impartial-sowing", "--seeds", "6", "--data", data, "--workers", "1", "--json")
     assert swept.returncode == 0, swept.stderr

@@ -15,11 +15,10 @@ import pytest
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("fastapi")
 
-from grpc_harness import connect
-from web_harness import explorer
-
 from ruma.engine.cgt import parse_game
 from ruma.server.work.limits import Limits
+from tests.support.grpc_harness import connect
+from tests.support.web_harness import explorer
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,10 @@ Expected values are Erickson's (Sowing Games, 1996): Theorem 2.2 ``(10)^m 03 (01
 has no legal move), Theorem 2.4 ``11(01)^n = {n+1|0}``, Theorem 2.3 ``(01)^m 2 (01)^n = n+1``,
 Table 1 ``2202 = ↑``.
 
-The browser is found at ``RUMA_CHROMIUM`` / ``RUMA_CHROMEDRIVER`` (default ``/usr/bin/chromium``
-and ``/usr/bin/chromedriver``); without them the test is skipped, unless ``RUMA_REQUIRE_CHROMIUM=1``
-(set by ``.ci/run``), which makes their absence a failure. The screenshot and the page timings
-are written to the test's tmp dir and, when ``RUMA_ARTIFACTS_DIR`` is set, copied there.
+The browser is found as ``tests/support/browser.py`` says (``RUMA_CHROMIUM``,
+``RUMA_CHROMEDRIVER``); without it the test is skipped, unless ``RUMA_REQUIRE_CHROMIUM=1`` (set by
+``.ci/run``). The screenshot and the page timings are written to the test's tmp dir and, when
+``RUMA_ARTIFACTS_DIR`` is set, copied there.
 """
 
 from __future__ import annotations
@@ -18,55 +18,12 @@ import os
 import shutil
 import statistics
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import unquote, urlparse
 
-import pytest
 
-from grpc_harness import connect
-
-CHROMIUM = os.environ.get("RUMA_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("RUMA_CHROMEDRIVER", "/usr/bin/chromedriver")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1280,900"]
-
-
-def _require_browser() -> None:
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not Path(p).exists()]
-    try:
-        import selenium  # noqa: F401
-    except ModuleNotFoundError:
-        missing.append("the selenium package")
-    if missing:
-        message = f"no headless browser: {', '.join(missing)} missing (apt-get install chromium chromium-driver)"
-        if os.environ.get("RUMA_REQUIRE_CHROMIUM") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-
-
-@pytest.fixture()
-def browser(tmp_path: Path) -> Iterator[Any]:
-    _require_browser()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(120)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def _text(driver: Any, css: str) -> str:
-    from selenium.webdriver.common.by import By
-
-    return str(driver.find_element(By.CSS_SELECTOR, css).text)
+from tests.support.browser import element_text
+from tests.support.grpc_harness import connect
 
 
 def _navigation(driver: Any) -> dict[str, Any]:
@@ -81,14 +38,14 @@ def test_explorer_in_headless_chromium(tmp_path: Path, browser: Any) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    from web_harness import explorer
+    from tests.support.web_harness import explorer
 
     with explorer(tmp_path / "data") as (address, url):
         # A shareable URL typed as it is written in the paper: Theorem 2.2, and Left has no move.
         browser.get(url + "/sowing/(10)^3 03 (01)^2")
-        assert _text(browser, "#value") == "0"
-        assert _text(browser, "#position") == "101010030101"
-        assert _text(browser, "#left-options .none") == "no moves"
+        assert element_text(browser, "#value") == "0"
+        assert element_text(browser, "#position") == "101010030101"
+        assert element_text(browser, "#left-options .none") == "no moves"
         assert len(browser.find_elements(By.CSS_SELECTOR, "#right-options a.option")) == 1
 
         # Type a position into the form: Theorem 2.4, 11(01)^2 = {3|0}.
@@ -98,18 +55,18 @@ def test_explorer_in_headless_chromium(tmp_path: Path, browser: Any) -> None:
         Select(browser.find_element(By.ID, "ruleset-select")).select_by_value("sowing")
         browser.find_element(By.ID, "position-submit").click()
         WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.ID, "value") and "11" in d.title)
-        assert _text(browser, "#value") == "{3|0}"
+        assert element_text(browser, "#value") == "{3|0}"
         with connect(address) as client:
             assert client.evaluate("sowing", "11(01)^2").value.unicode == "{3|0}"
 
         # Click Left's option and land on its page, with the value the list gave it (Theorem 2.3: 3).
         link = browser.find_element(By.CSS_SELECTOR, "#left-options a.option")
-        target, listed = link.text, _text(browser, "#left-options .option-value")
-        assert listed == "3" and "winning" in _text(browser, "#left-options tr.winning")
+        target, listed = link.text, element_text(browser, "#left-options .option-value")
+        assert listed == "3" and "winning" in element_text(browser, "#left-options tr.winning")
         link.click()
         WebDriverWait(browser, 60).until(lambda d: unquote(urlparse(d.current_url).path) == f"/sowing/{target}")
-        assert _text(browser, "#value") == listed
-        assert _text(browser, "#position") == target
+        assert element_text(browser, "#value") == listed
+        assert element_text(browser, "#position") == target
 
         # Search the catalog by value: Table 1's 2202 = ↑ among the named positions of value ^.
         browser.get(url + "/search")
@@ -126,7 +83,7 @@ def test_explorer_in_headless_chromium(tmp_path: Path, browser: Any) -> None:
         timings = []
         for _ in range(7):
             browser.get(url + "/sowing/11(01)^2")
-            assert _text(browser, "#value") == "{3|0}"
+            assert element_text(browser, "#value") == "{3|0}"
             timings.append(_navigation(browser))
         screenshot = tmp_path / "explorer-position.png"
         assert browser.save_screenshot(str(screenshot))
@@ -153,19 +110,19 @@ def test_heavy_position_catalog_values_and_theorems_at_1000_px(tmp_path: Path, b
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from web_harness import explorer
+    from tests.support.web_harness import explorer
 
     with explorer(tmp_path / "data", page_seconds=0.3) as (address, url):
         browser.get(url + "/sowing/1^12")
-        assert "longer than a page waits (0.3 s)" in _text(browser, "#heavy-reason")
-        assert _text(browser, "#command") == f"ruma query --server {address} sowing '1^12' --timeout 3600"
-        assert _text(browser, "#local-command") == "ruma eval sowing '1^12' --no-limit"
+        assert "longer than a page waits (0.3 s)" in element_text(browser, "#heavy-reason")
+        assert element_text(browser, "#command") == f"ruma query --server {address} sowing '1^12' --timeout 3600"
+        assert element_text(browser, "#local-command") == "ruma eval sowing '1^12' --no-limit"
         browser.find_element(By.ID, "compute").click()
         WebDriverWait(browser, 30).until(lambda d: "/jobs/" in d.current_url or d.find_elements(By.ID, "value"))
         WebDriverWait(browser, 600).until(lambda d: unquote(urlparse(d.current_url).path) == "/sowing/1^12"
                                           and d.find_elements(By.ID, "value"))
         with connect(address) as client:
-            assert _text(browser, "#value") == client.evaluate("sowing", "1^12").value.unicode
+            assert element_text(browser, "#value") == client.evaluate("sowing", "1^12").value.unicode
 
         browser.get(url + "/catalog")
         rows = browser.find_elements(By.CSS_SELECTOR, "#catalog-results tr")[1:]

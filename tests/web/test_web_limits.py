@@ -19,8 +19,8 @@ import pytest
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("fastapi")
 
-from grpc_harness import connect
-from web_harness import explorer
+from tests.support.grpc_harness import connect
+from tests.support.web_harness import explorer
 
 #: Sowing 1^12 values 349,913 positions (docs/benchmarks.md: 6.5 s of CPU): longer than 0.3 s
 HEAVY = "1^12"

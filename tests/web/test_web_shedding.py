@@ -18,8 +18,8 @@ import pytest
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("fastapi")
 
-from grpc_harness import running_server
 from ruma.server.work.limits import Limits
+from tests.support.grpc_harness import running_server
 
 pytestmark = pytest.mark.slow
 

@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from ruma.client.cli import main
-from test_web_browser import _text, browser  # noqa: F401  (the fixture)
-from web_harness import explorer
+from tests.support.browser import element_text
+from tests.support.web_harness import explorer
 
 
 def tables_into(data: Path) -> None:
@@ -71,7 +71,7 @@ def test_the_tables_json_is_what_the_store_keeps(tmp_path: Path, capsys: pytest.
         assert "a sentinel command" in get(url, "/tables").text
 
 
-def test_the_tables_page_in_headless_chromium(tmp_path: Path, browser: Any) -> None:  # noqa: F811
+def test_the_tables_page_in_headless_chromium(tmp_path: Path, browser: Any) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -94,9 +94,9 @@ def test_the_tables_page_in_headless_chromium(tmp_path: Path, browser: Any) -> N
                     if a.text == "2111")
         link.click()
         WebDriverWait(browser, 60).until(lambda d: unquote(urlparse(d.current_url).path) == "/sowing/2111")
-        assert _text(browser, "#value") == "1/2"
+        assert element_text(browser, "#value") == "1/2"
         browser.get(url + "/sowing/2202")  # and Table 1's 2202 = ↑ is among the ↑ positions' pages
-        assert _text(browser, "#value") == "↑"
+        assert element_text(browser, "#value") == "↑"
     artifacts = os.environ.get("RUMA_ARTIFACTS_DIR")
     if artifacts:
         Path(artifacts).mkdir(parents=True, exist_ok=True)
@@ -107,11 +107,11 @@ def test_the_documents_call_serves_what_the_store_keeps_within_its_limit(tmp_pat
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import grpc
 
-    from grpc_harness import connect, running_server
     from ruma.client.client import RumaRpcError
     from ruma.client.sweep.client import documents
     from ruma.server.rpc import sweeps
     from ruma.server.store.memo import LmdbStore
+    from tests.support.grpc_harness import connect, running_server
 
     with LmdbStore(tmp_path) as store:
         store.put_document("tables/a", b"{}")
