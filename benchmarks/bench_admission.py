@@ -3,7 +3,7 @@
     python benchmarks/bench_admission.py [--silent 32] [--heavy 40] [--max-seconds 5] [--json]
 
 A real ``ruma serve`` (2 evaluation workers, 2 readers, ``--max-seconds``) in a subprocess and a
-prober process asking it for stored values in a loop (``tests/serve_harness.Prober``). The peer is
+prober process asking it for stored values in a loop (``tests/support/serve_harness.Prober``). The peer is
 the prober's own latency on the idle server, measured in the same invocation. Reported:
 
 * stored ``Evaluate`` p50/p99, idle, then while ``--silent`` streams send headers and never their
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # (tests.support: the serve harness)
 
 STORED = [("sowing", "1^7"), ("sowing", "1^8"), ("sowing", "312")]
 
@@ -45,10 +45,10 @@ def quantiles(records: list[tuple[float, float, str]]) -> dict[str, float]:
 def flood(work: Path, silent: int, heavy: int, max_seconds: float) -> dict[str, Any]:
     """Silent streams and heavy calls against a prober's stored lookups."""
     import grpc
-    from serve_harness import Prober, serving
 
     from ruma.v1 import ruma_pb2 as pb
     from ruma.v1 import ruma_pb2_grpc
+    from tests.support.serve_harness import Prober, serving
 
     with serving(work / "flood", "--max-seconds", str(max_seconds), "--max-memory", "0") as (_, address):
         stub = ruma_pb2_grpc.RumaStub(grpc.insecure_channel(address))
@@ -98,10 +98,10 @@ def flood(work: Path, silent: int, heavy: int, max_seconds: float) -> dict[str, 
 def queue(work: Path) -> dict[str, Any]:
     """Twelve heavy calls at once against one worker and ``--max-queue 4``."""
     import grpc
-    from serve_harness import serving
 
     from ruma.v1 import ruma_pb2 as pb
     from ruma.v1 import ruma_pb2_grpc
+    from tests.support.serve_harness import serving
 
     with serving(work / "queue", "--max-seconds", "4", "--eval-workers", "1", "--max-queue", "4", "--max-memory", "0",
                  workers=1) as (_, address):
@@ -129,12 +129,12 @@ def memory(work: Path) -> dict[str, Any]:
     """Resident memory before and after reading 20,000 stored values (full replies)."""
     import grpc
     import psutil
-    from serve_harness import serving, tree_rss
 
     from ruma.server.store.keys import state_of_key
     from ruma.server.store.memo import LmdbStore
     from ruma.v1 import ruma_pb2 as pb
     from ruma.v1 import ruma_pb2_grpc
+    from tests.support.serve_harness import serving, tree_rss
 
     data = work / "memory"
     with serving(data, "--max-seconds", "120") as (process, address):
@@ -164,10 +164,10 @@ def memory(work: Path) -> dict[str, Any]:
 def web(work: Path) -> dict[str, Any]:
     """A cheap page's latency while 60 slow requests arrive at the explorer."""
     import httpx
-    from grpc_harness import running_server
 
     from ruma.server.work.limits import Limits
     from ruma.web import BackgroundServer, Gateway, create_app
+    from tests.support.grpc_harness import running_server
 
     with running_server(work / "web", limits=Limits(max_seconds=5, max_memory=0)) as (_, address):
         gateway = Gateway(address)

@@ -23,11 +23,11 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.reference_evaluators import CgtPyEvaluator, PycgtEvaluator, to_cgt_py  # noqa: E402
 from ruma.engine.evaluator import evaluate  # noqa: E402
 from ruma.engine.memo import InMemoryMemo  # noqa: E402
 from ruma.engine.native import active_engine  # noqa: E402
 from ruma.engine.rulesets import get_ruleset  # noqa: E402
+from tests.support.reference_evaluators import CgtPyEvaluator, PycgtEvaluator, to_cgt_py  # noqa: E402
 
 SUITES: dict[str, tuple[str, list[str], float]] = {
     # name: (ruleset, positions, target ratio)
@@ -69,7 +69,7 @@ def same(ours: Any, theirs: Any, peer: str) -> bool:
         return bool(to_cgt_py(ours) == theirs)
     import pycgt
 
-    from benchmarks.reference_evaluators import to_pycgt
+    from tests.support.reference_evaluators import to_pycgt
 
     return bool(pycgt.equals(to_pycgt(ours), theirs))
 

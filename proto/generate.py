@@ -1,7 +1,7 @@
 """Regenerate the Python stubs of every ``proto/ruma/v1/*.proto`` with grpc_tools.protoc.
 
     python proto/generate.py             # writes proto/ruma/v1/*_pb2.py, *_pb2_grpc.py, *_pb2.pyi
-    python proto/generate.py --out DIR   # writes DIR/ruma/v1/... instead (tests/test_proto_sync.py)
+    python proto/generate.py --out DIR   # writes DIR/ruma/v1/... instead (tests/service/test_proto_sync.py)
 
 The include root is ``proto/`` so that a file ``ruma/v1/x.proto`` generates imports of the form
 ``from ruma.v1 import x_pb2``; the distribution maps the package ``ruma.v1`` to ``proto/ruma/v1``.

@@ -2,7 +2,7 @@
 
 Canonical forms: ``2^-n = {0 | 2^-(n-1)}``, ``n·↑ = {0 | (n-1)·↑ + ∗}`` and
 ``n·↑ + ∗ = {0 | (n-1)·↑}`` for ``n >= 2`` (Conway, *On Numbers and Games*; checked in
-``tests/test_questions.py``). So a position of the next value of a chain can be looked for among
+``tests/studies/test_questions.py``). So a position of the next value of a chain can be looked for among
 the positions ``G`` from which Right has a move to a position ``H`` of the previous value:
 ``right_unmoves(H)`` lists them (Sowing: Right takes the ``s`` seeds of pot ``j`` and sows them
 one a pot leftwards, the last onto a nonempty pot; undone: ``s`` seeds back into pot ``j``, one

@@ -157,7 +157,7 @@ def _wari(document: dict[str, Any]) -> list[str]:
         pairs = "; ".join(f"∗{n}: 2^{k}" for n, k in deuces["least"])
         lines += ["### A systematic construction: deuce runs", "",
                   "By Erickson's Theorem 3.1 the sparse position `2^k` (k pots of two seeds) is the heap k of the octal "
-                  "game ·37 and has its nim value G(k) (checked in `tests/test_erickson.py`). Among the first "
+                  "game ·37 and has its nim value G(k) (checked in `tests/engine/test_erickson.py`). Among the first "
                   f"{deuces['heaps']:,} heaps of ·37 (`ruma octal 0.37 --count {deuces['heaps']}`) every nim value up to "
                   f"**{deuces['complete']}** occurs (the largest is {deuces['largest']}), so `2^k` with k the least heap "
                   f"of value n is a position of value ∗n for every n ≤ {deuces['complete']} — far from the simplest, "

@@ -10,7 +10,7 @@
 * ``game_html(g)`` / ``analyses_rows(g)`` — the value in Unicode, the analyses table and the sketch.
 
 Why a hand-written SVG rather than matplotlib here: the engine imports only the standard library
-(tests/test_architecture.py), a notebook should show a value without the ``ruma[plot]`` extra,
+(tests/project/test_architecture.py), a notebook should show a value without the ``ruma[plot]`` extra,
 the sketch is a few hundred bytes (a matplotlib SVG is ~20 kB and its import takes a second) and
 its coordinates come straight from the exact walls. The publication-quality figure with labelled
 breakpoints is ``ruma.plot.thermograph`` (matplotlib).

@@ -4,7 +4,7 @@ The readable reference of the compiled kernel (``_core.kernel``, engine/native/k
 has the same public functions (``canon``, ``add``, ``neg``, ``le``, ``left_ids``, ``right_ids``,
 ``nus``, ``number``, ``nim``, ``stops``, ``nus_id``, ``all_small``, ``count``, ``handle``,
 ``set_factory``, ``cache_info``, ``clear_caches``) with the same meanings, and is tested against
-it (tests/test_kernel_differential.py). ``ruma.engine.cgt.game`` runs on this one when the
+it (tests/engine/test_kernel_differential.py). ``ruma.engine.cgt.game`` runs on this one when the
 pure-Python engine is active (``RUMA_ENGINE=python``). Everything here works on small int ids and
 tuples of ids; each id's one ``Game`` object is made by the factory ``game`` installs. See the
 docstring of ``ruma.engine.cgt.game`` for the algorithms and their sources.

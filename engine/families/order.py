@@ -10,7 +10,7 @@ A potential is a tuple of *levels*, each a pair of ints. Level 0 is ``(seeds, po
 follower ``Y`` of ``X`` (every component of every option) ``cell(Y) == cell(X)`` or
 ``precedes(cell(Y), cell(X))``: at the first level where they differ, ``Y``'s pair is ``<=`` (level
 0) or ``>=`` (deeper levels) ``X``'s in both coordinates. Pairs are sorted, so a position and its
-mirror image have one cell. ``tests/test_sweep_order.py`` checks the property on random positions.
+mirror image have one cell. ``tests/engine/test_sweep_order.py`` checks the property on random positions.
 
 The potential is the ruleset's (``Ruleset.sweep_cell``; ``sweep_cell_of`` for a whole family):
 ``((seeds, pots),)`` from ``Ruleset.size`` by default, sound for every game whose moves never add

@@ -15,7 +15,7 @@ to it:
   of Sowing's 1,352,242 classes of 13 seeds).
 
 The classes, their raw counts in each orientation and their representatives are exactly
-``enumerate_family``'s (``tests/test_census_stream.py`` compares them); only the order differs.
+``enumerate_family``'s (``tests/sweep/test_census_stream.py`` compares them); only the order differs.
 A fixed board (``atomic-wari-board``) is not walked by stripped rows: its classes come from
 ``enumerate_family``.
 """

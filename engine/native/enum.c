@@ -3,7 +3,7 @@
  * The reference is ruma.engine.families.enum.enumerate_family (its docstring defines raw
  * positions, classes, the two orientations' counts and the representatives); this walks the same
  * stripped rows in the same order and keeps the same books, so the two agree class for class
- * (tests/test_family_enum_native.py compares them on every unbounded ruleset). The Python walk
+ * (tests/engine/test_family_enum_native.py compares them on every unbounded ruleset). The Python walk
  * costs ~3.5 µs a row (a generator step, a tuple, a dict probe and a call per row); here a row is
  * normalised and keyed in place and looked up in the search's compact table (table.c), and Python
  * objects are made once per class at the end.

@@ -3,7 +3,7 @@
  *
  * Each function here is a line-by-line transcription of the pure-Python reference in
  * ruma/engine/rulesets/{sowing,atomic_wari,atomic_wari_board}.py (the docstrings there state and
- * argue every rule); tests/test_native_differential.py checks that both give identical results.
+ * argue every rule); tests/engine/test_native_differential.py checks that both give identical results.
  * Nothing here touches Python objects, so the search (search.c) can call it without the GIL
  * overhead of building tuples.
  */

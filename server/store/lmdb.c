@@ -10,7 +10,7 @@
  * API, and the same sources mean one lock-file and data format for every process on a store).
  *
  * What a group writes is what BulkOps.write_codes writes for each of its frames, in one
- * transaction (tests/test_store_lmdb.py compares every table): positions records key ->
+ * transaction (tests/store/test_store_lmdb.py compares every table): positions records key ->
  * varint(code) 00 crc32c (overwrite=False: the first value stored stays; one B-tree entry a
  * position, schema 3), entry counts per ruleset prefix in meta (with the ruleset's name for a new
  * one) and engine_version. A key past the last key the table holds goes through LMDB's append
@@ -18,7 +18,7 @@
  * do once they pass the end of the table. A shared frame (store.writer.pack_shared: a partizan
  * sweep's drain, its values ids of the sweep's SharedGames nodes) first has its nodes interned
  * into games and game_index in the same transaction (interning.c; store.games.put_exported in
- * Python, tests/test_store_shared_frames.py), then its records built from their store ids; the
+ * Python, tests/store/test_store_shared_frames.py), then its records built from their store ids; the
  * session's ids a transaction added are dropped if it aborts. A full map is grown (doubled) and the group retried; a map another process
  * grew is adopted. This process must not also open the store with py-lmdb: LMDB allows one
  * environment per file per process (its locks are per process).

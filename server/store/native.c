@@ -14,8 +14,8 @@
  * store's writer process (pack_batch / unpack_batch: store.writer.pack), and the two per-game
  * helpers of game interning (seal, encode_options), and the writer process's transactions in C
  * (Writer: store/lmdb.c, on the LMDB in third_party/lmdb).
- * Tested byte for byte against the Python path in tests/test_store_bulk.py and
- * tests/test_store_writer.py.
+ * Tested byte for byte against the Python path in tests/store/test_store_bulk.py and
+ * tests/store/test_store_writer.py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

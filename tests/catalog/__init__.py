@@ -1,0 +1,1 @@
+"""The SQL catalog: migrations and operations."""

@@ -1,0 +1,1 @@
+"""The command line: shared options and errors, every subcommand, the local commands."""

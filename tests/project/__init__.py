@@ -1,0 +1,1 @@
+"""The tree as a whole: the layering of its packages."""

@@ -1,0 +1,1 @@
+"""The LMDB store: records, bulk paths, the writer process, checks, verify, repair, migration, compaction."""

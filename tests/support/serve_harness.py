@@ -1,0 +1,182 @@
+"""A real ``ruma serve`` in a subprocess on 127.0.0.1, and what the robustness tests measure of it.
+
+* ``serving(data, *flags)`` starts ``ruma serve --port 0 --json`` (the console command's own code,
+  run as ``python -m ruma.client.cli``), checks its ``server`` record against the record's JSON
+  Schema, yields ``(process, address)``, and stops it (SIGTERM, then SIGKILL) — checking that no
+  worker process outlives it; its standard error is the file ``serve_log(data)``;
+* ``tree_rss(pid)`` is the resident memory of the server and its worker processes together;
+* ``Prober`` is a separate process asking the server for stored values in a loop and recording
+  every call's latency, so that a test can read the p99 of any window of time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import psutil
+
+
+def serve_log(data: Path) -> Path:
+    """The file a server ``serving(data)`` started writes its standard error to (a file, not a
+    pipe: a full pipe would block the server)."""
+    return data.parent / f"{data.name}-serve.log"
+
+
+@contextlib.contextmanager
+def serving(data: Path, *flags: str, env: dict[str, str] | None = None,
+            workers: int = 2, readers: int = 2) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``ruma serve --data DATA --port 0 --json FLAGS`` until the block ends (after ``workers``
+    evaluation workers and ``readers`` reader workers have started), without the caller's
+    ``RUMA_SERVER``, ``RUMA_TOKEN`` and ``RUMA_DATA``."""
+    import jsonschema
+
+    from ruma.client.cli.records import schema
+
+    data.parent.mkdir(parents=True, exist_ok=True)
+    log = serve_log(data)
+    environment = {k: v for k, v in os.environ.items() if k not in ("RUMA_SERVER", "RUMA_TOKEN", "RUMA_DATA")}
+    with log.open("a") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ruma.client.cli", "serve", "--data", str(data), "--port", "0", "--json", *flags],
+            stdout=subprocess.PIPE, stderr=err, text=True, env={**environment, **(env or {})})
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if not line:
+        process.wait(10)
+        raise AssertionError(f"ruma serve did not start: {log.read_text()}")
+    record = json.loads(line)
+    jsonschema.validate(record, schema("server"))
+    address = record["address"]
+    children: list[psutil.Process] = []
+    try:
+        wait_for_workers(process.pid, workers + readers)
+        children = psutil.Process(process.pid).children(recursive=True)
+        yield process, address
+    finally:
+        if process.poll() is None:
+            children = psutil.Process(process.pid).children(recursive=True)
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
+        gone, alive = psutil.wait_procs(children, timeout=10)
+        for child in alive:
+            child.kill()
+        assert not alive, f"processes outlived the server: {alive}"
+
+
+def wait_for_workers(pid: int, count: int = 4, within: float = 60.0) -> None:
+    """Wait until the server ``pid`` has ``count`` worker processes running."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        workers = [c for c in psutil.Process(pid).children(recursive=True) if "spawn_main" in " ".join(c.cmdline())]
+        if len(workers) >= count:
+            return
+        time.sleep(0.1)
+
+
+def owned_rss(process: psutil.Process) -> int:
+    """Resident bytes a process owns: anonymous and shared memory (``RssAnon`` + ``RssShmem``).
+    Its pages of mapped files are left out: a worker that scanned the store has hundreds of MB of
+    the LMDB file mapped, which is the kernel's page cache, not memory the server holds."""
+    fields = {}
+    with open(f"/proc/{process.pid}/status") as status:
+        for line in status:
+            if line.startswith(("RssAnon:", "RssShmem:")):
+                name, value, _unit = line.split()
+                fields[name] = int(value) << 10
+    return fields.get("RssAnon:", 0) + fields.get("RssShmem:", 0)
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes process ``pid`` and all its descendants own (``owned_rss``)."""
+    root = psutil.Process(pid)
+    total = 0
+    for process in [root, *root.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error, OSError):
+            total += owned_rss(process)
+    return total
+
+
+def rss_by_process(pid: int) -> dict[str, int]:
+    """MiB each process of the tree owns (``owned_rss``; for messages)."""
+    root = psutil.Process(pid)
+    out = {}
+    for process in [root, *root.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error, OSError):
+            out[f"{process.pid} {process.name()}"] = owned_rss(process) >> 20
+    return out
+
+
+def _probe(address: str, positions: Sequence[tuple[str, str]], stop: Any, conn: Any) -> None:
+    import grpc
+
+    from ruma.v1 import ruma_pb2 as pb
+    from ruma.v1 import ruma_pb2_grpc
+
+    stub = ruma_pb2_grpc.RumaStub(grpc.insecure_channel(address))
+    records: list[tuple[float, float, str]] = []
+    i = 0
+    while not stop.is_set():
+        ruleset, position = positions[i % len(positions)]
+        i += 1
+        started = time.monotonic()
+        try:
+            reply = stub.Evaluate(pb.EvaluateRequest(ruleset=ruleset, position=position,
+                                                     notations=[pb.NOTATION_ASCII]), timeout=10)
+            status = "OK" if reply.from_store else "COMPUTED"
+        except grpc.RpcError as error:
+            status = error.code().name
+        records.append((started, time.monotonic() - started, status))
+        time.sleep(0.005)
+    conn.send(records)
+
+
+class Prober:
+    """Stored ``Evaluate`` calls in a loop from another process; ``records`` once stopped."""
+
+    def __init__(self, address: str, positions: Sequence[tuple[str, str]]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.stop_event = context.Event()
+        self.parent, child = context.Pipe()
+        self.process = context.Process(target=_probe, args=(address, list(positions), self.stop_event, child),
+                                       daemon=True)
+        self.process.start()
+        self.records: list[tuple[float, float, str]] = []
+
+    def stop(self) -> list[tuple[float, float, str]]:
+        """Stop probing; every ``(start time, latency, status)``."""
+        self.stop_event.set()
+        if self.parent.poll(30):
+            self.records = self.parent.recv()
+        self.process.join(10)
+        return self.records
+
+    def window(self, start: float, end: float) -> list[tuple[float, float, str]]:
+        """The calls that started between ``start`` and ``end`` (monotonic seconds)."""
+        return [r for r in self.records if start <= r[0] < end]
+
+
+def p99(records: Sequence[tuple[float, float, str]]) -> float:
+    """The 99th percentile latency of ``records``."""
+    latencies = sorted(r[1] for r in records)
+    assert latencies, "no calls were made in the window"
+    return latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
+
+
+def latency_limit(baseline_p99: float) -> float:
+    """The p99 a stored lookup must keep under load: 50 ms, scaled up when the machine itself is
+    slow (the baseline p99 of the same calls on an idle server, measured in the same test, above
+    the 5 ms such a call takes on an unloaded machine)."""
+    return 0.050 * max(1.0, baseline_p99 / 0.005)

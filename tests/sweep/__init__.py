@@ -1,0 +1,1 @@
+"""Sweeps: the driver, the tables shared between worker processes, censuses streamed."""

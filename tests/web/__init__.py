@@ -1,0 +1,1 @@
+"""The web explorer: its API, limits, load shedding, pages in a real browser."""

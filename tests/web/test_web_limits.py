@@ -1,0 +1,110 @@
+"""No visitor left waiting: the explorer's answers for positions that take long, batches with an
+outcome per position, the catalog's values and searches that say how many more there are — over
+real HTTP, in front of a real gRPC server.
+
+Values: Erickson 1996 (§2: Sowing 312 = {0|-2}; Table 1: 2202 = ↑ and 11 = ∗; Table 3,
+impartial Sowing: 111 = ∗2, 1112 = ∗3); heavy positions are compared with the service's own
+answer (what is checked is the route to it).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("fastapi")
+
+from tests.support.grpc_harness import connect
+from tests.support.web_harness import explorer
+
+#: Sowing 1^12 values 349,913 positions (docs/benchmarks.md: 6.5 s of CPU): longer than 0.3 s
+HEAVY = "1^12"
+
+
+def get(url: str, path: str, **kwargs: Any) -> Any:
+    return httpx.get(url + path, timeout=120, **kwargs)
+
+
+def _wait(url: str, job: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 600
+    while True:
+        state = get(url, job).json()
+        if state["state"] in ("done", "failed") or time.monotonic() > deadline:
+            return dict(state)
+        time.sleep(0.5)
+
+
+def test_a_heavy_position_is_answered_at_once_and_valued_in_the_background(tmp_path: Path) -> None:
+    with explorer(tmp_path / "data", seed=False, catalog=False, page_seconds=0.3) as (address, url):
+        reply = get(url, "/api/v1/positions/sowing/" + quote(HEAVY))
+        assert reply.status_code == 202, reply.text
+        body = reply.json()
+        assert body["code"] == "COMPUTING" and "longer than a page waits (0.3 s)" in body["message"]
+        assert body["command"] == f"ruma query --server {address} sowing '{HEAVY}' --timeout 3600"
+        assert reply.headers["location"] == body["job"]["url"] and body["job"]["state"] in ("queued", "running")
+        again = get(url, "/api/v1/positions/sowing/" + quote(HEAVY))  # the same job, not a second one
+        assert again.status_code == 202 and again.json()["job"]["id"] == body["job"]["id"]
+        page = get(url, "/sowing/" + quote(HEAVY))
+        assert page.status_code == 200 and 'id="compute"' in page.text and body["command"].replace("'", "&#39;") in page.text
+        # the page's button: the same job again, whose page refreshes itself until the value is stored
+        started = httpx.post(url + "/jobs", data={"ruleset": "sowing", "position": HEAVY}, timeout=60)
+        assert started.status_code == 303 and started.headers["location"] == body["job"]["page"]
+        following = get(url, started.headers["location"])
+        assert following.status_code == 200 and '<meta http-equiv="refresh" content="2">' in following.text
+        state = _wait(url, reply.headers["location"])
+        assert state["state"] == "done", state
+        with connect(address) as client:
+            stored = client.evaluate("sowing", HEAVY)
+        assert stored.from_store and state["value"] == stored.value.unicode
+        done = httpx.get(url + started.headers["location"], timeout=60)
+        assert done.status_code == 303 and done.headers["location"] == "/sowing/" + quote(HEAVY)
+        valued = get(url, "/api/v1/positions/sowing/" + quote(HEAVY))
+        assert valued.status_code == 200 and valued.json()["value"]["unicode"] == stored.value.unicode
+        assert get(url, "/sowing/" + quote(HEAVY)).status_code == 200
+        assert get(url, "/api/v1/jobs/nope").status_code == 404
+        bad = httpx.post(url + "/jobs", data={"ruleset": "sowing"}, timeout=60)
+        assert bad.status_code == 400 and "position" in bad.text
+
+
+def test_a_batch_gives_each_position_its_own_status(tmp_path: Path) -> None:
+    positions = ["312", "3x2", "1^200", HEAVY, "2202", "11"]
+    with explorer(tmp_path / "data", seed=False, catalog=False, page_seconds=0.5) as (_, url):
+        reply = httpx.post(url + "/api/v1/batch/sowing", json={"positions": positions}, timeout=120)
+        assert reply.status_code == 200, reply.text
+        items = {item["position"]: item for item in reply.json()}
+        assert [item["position"] for item in reply.json()] == positions
+        assert (items["312"]["status"], items["312"]["value"]["ascii"]) == (200, "{0|-2}")
+        assert (items["2202"]["status"], items["2202"]["value"]["unicode"]) == (200, "↑")
+        assert (items["11"]["status"], items["11"]["value"]["unicode"]) == (200, "∗")
+        assert items["3x2"]["status"] == 400 and "'3x2'" in items["3x2"]["message"]
+        assert items["1^200"]["status"] == 422 and "(max_pots)" in items["1^200"]["message"]
+        assert items[HEAVY]["status"] == 202 and items[HEAVY]["command"].startswith("ruma query --server ")
+
+
+def test_the_catalog_lists_values_and_agreement_and_searches_count(tmp_path: Path) -> None:
+    with explorer(tmp_path / "data") as (_, url):
+        named = get(url, "/api/v1/catalog/positions").json()
+        assert len(named) > 100 and all(entry["value"] is not None for entry in named), \
+            [e["name"] for e in named if e["value"] is None]
+        by_name = {entry["name"]: entry for entry in named}
+        assert by_name["erickson-t1-2202"]["value"] == "↑" and by_name["erickson-t1-2202"]["source_agrees"] is True
+        assert by_name["erickson-t3-1112"]["value"] == "∗3"  # Table 3
+        page = get(url, "/catalog").text
+        assert "None" not in page.split('id="catalog-results"')[1]
+        assert f'id="catalog-count">{len(named)} named positions' in page
+        # impartial Sowing positions of value ∗2 stored by the seeding: more than the page lists
+        search = get(url, "/search?ruleset=impartial-sowing&value=" + quote("*2")).text
+        shown = search.count("<tr><td><a href=\"/impartial-sowing/")
+        stored = get(url, "/api/v1/search/stored?ruleset=impartial-sowing&value=" + quote("*2") + "&limit=1000").json()
+        if len(stored) == 1000:  # counted up to 1,000
+            assert f"{shown} shown, the simplest first, and more than {1000 - shown:,} more (over 1,000 in all)" in search
+        elif len(stored) > shown:
+            assert f"{shown} shown, the simplest first, and {len(stored) - shown:,} more ({len(stored):,} in all)" in search
+        else:
+            assert f"all {len(stored)} stored positions of this value" in search
+        assert {"111"} <= {s["position"] for s in stored}  # Table 3: 111 = ∗2
