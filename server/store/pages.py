@@ -18,13 +18,17 @@ the rest. The layout is that of LMDB 0.9 (``third_party/lmdb/mdb.c``), little-en
   and of the main tree, whose leaf records (``F_SUBDATA``) are the named tables' 48-byte ``MDB_db``
   records (root page at offset 40). The store's tables use no ``MDB_DUPSORT`` or integer keys.
 * the **free-page tree** maps a transaction id to the pages it freed (an ``MDB_IDL``: a count, then
-  that many 8-byte page numbers).
+  that many 8-byte page numbers in descending order; a number out of that order is mended or left
+  out, ``_in_order``).
 
 ``PageFile.records(table)`` yields a table's records in tree order; a page that cannot be read is
 a ``Problem`` and its subtree is *lost*. Then the leaf pages no tree reaches and no free list
-names — the orphans of lost subtrees — are read, and each whose records all fit one table's lost
-key ranges and shape (``belongs``, given by the caller) is read as that table's: so a damaged
-branch page loses nothing but itself, and a damaged leaf page only its own records.
+names — the orphans of lost subtrees, found by their header's number or flags, either of which
+may be damaged — are read, and each whose sound records (``sound``, given by the caller: those
+that pass their checksums) all fit one table's lost key ranges and shape is read as that table's.
+A leaf page whose header, node table or node sizes are damaged (its nodes do not tile its node
+area) has its nodes found in that area (``store.nodes``). So a damaged branch page loses nothing
+but itself, and a damaged leaf page only the records whose own bytes are damaged.
 """
 
 from __future__ import annotations
@@ -34,21 +38,52 @@ import struct
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
+from ruma.server.store import nodes
 from ruma.server.store.check import _PAGE_SIZES, _meta
+from ruma.server.store.nodes import F_BIGDATA, HEADER, NODE
 
 P_BRANCH, P_LEAF, P_OVERFLOW, P_META = 0x01, 0x02, 0x04, 0x08
 _KINDS = P_BRANCH | P_LEAF | P_OVERFLOW | P_META | 0x20 | 0x40  # (0x20 LEAF2, 0x40 SUBP: never in this store)
-F_BIGDATA, F_SUBDATA, F_DUPDATA = 0x01, 0x02, 0x04
-HEADER = 16
-NODE = 8
+F_SUBDATA = 0x02
 FREE, MAIN = "(free pages)", "(main)"
 _P_INVALID = 0xFFFFFFFFFFFFFFFF
 _H = struct.Struct("<QHHHH")  # pgno, pad, flags, lower, upper
 _N = struct.Struct("<HHHH")  # lo, hi, flags, ksize
 _OVERFLOW = struct.Struct("<QHHI")  # pgno, pad, flags, pages
 _CACHE_PAGES = 4096
+Node = tuple[bytes, int, "bytes | None", str]  # a leaf node: key, flags, data (None: unreadable), why not
+
+
+class Leaf(NamedTuple):
+    """The nodes of a leaf page (``PageFile._leaf``)."""
+
+    nodes: list[Node]  # those its node table names
+    more: list[Node]  # a damaged page's nodes found by stepping through its node area
+    salvaged: bool  # read as a damaged page
+
+
+def _in_order(ids: tuple[int, ...]) -> list[int]:
+    """The page numbers of a free list (an ``MDB_IDL``, sorted in descending order) that keep its
+    order — each between its neighbours, or between the next ones — and each other one (a flipped
+    bit: it may name a live page, which the tree would then lose) mended when one flipped bit puts
+    it back between the nearest of those, else left out."""
+    n = len(ids)
+    top, bottom = _P_INVALID + 1, -1
+    trusted = [(ids[i - 1] if i else top) > ids[i] > (ids[i + 1] if i + 1 < n else bottom)
+               or (2 <= i < n - 2 and ids[i - 2] > ids[i] > ids[i + 2]) for i in range(n)]
+    kept = []
+    for i, pgno in enumerate(ids):
+        if trusted[i]:
+            kept.append(pgno)
+            continue
+        above = next((ids[j] for j in range(i - 1, -1, -1) if trusted[j]), top)
+        below = next((ids[j] for j in range(i + 1, n) if trusted[j]), bottom)
+        mended = [pgno ^ 1 << bit for bit in range(64) if above > pgno ^ 1 << bit > below]
+        if len(mended) == 1:
+            kept.append(mended[0])
+    return kept
 
 
 class PageError(Exception):
@@ -85,22 +120,23 @@ class _Table:
     orphans: list[int] = field(default_factory=list)  # orphan leaf pages read as this table's
 
 
-Belongs = Callable[[str, list[tuple[bytes, bytes]]], bool]
+SoundKeys = Callable[[str, list[tuple[bytes, bytes]]], "list[bytes] | None"]
 
 
 class PageFile:
     """One snapshot of ``data.mdb``, read page by page (see the module docstring).
 
     ``txnid``: read the snapshot of that transaction (the meta page that names it; a reader that
-    holds it open keeps its pages from reuse), else the newest sound one. ``belongs(table,
-    records)``: whether an orphan leaf's records are of ``table``'s shape.
+    holds it open keeps its pages from reuse), else the newest sound one. ``sound(table,
+    records)``: the keys of an orphan leaf's records that pass their checksums when all of those
+    are of ``table``'s shape (at least one), else ``None``.
     """
 
-    def __init__(self, path: str | os.PathLike[str], txnid: int | None = None, belongs: Belongs | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], txnid: int | None = None, sound: SoundKeys | None = None) -> None:
         self.path = Path(path)
         self.fd = os.open(self.path, os.O_RDONLY)
         self.problems: list[Problem] = []
-        self.belongs = belongs
+        self.sound = sound
         self.cache: dict[int, bytes] = {}
         try:
             self._open(txnid)
@@ -163,11 +199,11 @@ class PageFile:
         if root == _P_INVALID:
             return {}
         try:
-            nodes = self._leaf(root)
+            leaf = self._leaf(root)
         except PageError:
             return None
         tables = {}
-        for key, flags, value, _ in nodes:
+        for key, flags, value, _ in leaf.nodes:
             if flags & F_SUBDATA and isinstance(value, bytes) and len(value) == 48:
                 tables[key.decode(errors="replace")] = _Table(struct.unpack_from("<Q", value, 40)[0])
         return tables
@@ -217,44 +253,59 @@ class PageFile:
         page = self.page(pgno)
         return page, self._check(pgno, page, kind)
 
-    def _node(self, page: bytes, i: int) -> tuple[int, int, int, int, int]:
-        """Node ``i``'s ``(offset of its key, ksize, lo | hi << 16, flags, hi)``, bounds-checked."""
-        (offset,) = struct.unpack_from("<H", page, HEADER + 2 * i)
+    def _node(self, page: bytes, i: int, offset: int | None = None) -> tuple[int, int, int, int, int]:
+        """Node ``i``'s ``(offset of its key, ksize, lo | hi << 16, flags, hi)``, bounds-checked
+        (``offset``: where it is, when not read from the node table; ``i`` is then -1)."""
+        if offset is None:
+            (offset,) = struct.unpack_from("<H", page, HEADER + 2 * i)
         if offset < HEADER or offset + NODE > self.psize:
             raise PageError(f"node {i} at {offset} lies outside the page")
         lo, hi, flags, ksize = _N.unpack_from(page, offset)
         start = offset + NODE
         if start + ksize > self.psize:
-            raise PageError(f"node {i}'s key ({ksize} bytes) runs past the page")
+            raise PageError(f"the key of the node at {offset} ({ksize} bytes) runs past the page")
         return start, ksize, lo | hi << 16, flags, hi
 
-    def _leaf(self, pgno: int) -> list[tuple[bytes, int, bytes | None, str]]:
-        """The nodes of leaf page ``pgno``: ``(key, flags, data, problem)`` — ``data`` is ``None``
-        when the node cannot be read (then ``problem`` says why); ``PageError`` if the page itself
-        cannot be read."""
-        page, n = self._header(pgno, P_LEAF)
-        out: list[tuple[bytes, int, bytes | None, str]] = []
-        for i in range(n):
+    def _leaf(self, pgno: int, salvage: bool = False) -> Leaf:
+        """The nodes of leaf page ``pgno``: ``(key, flags, data, problem)`` each — ``data`` is
+        ``None`` when the node cannot be read (then ``problem`` says why). ``PageError`` if the
+        header is not a leaf's, unless ``salvage`` (an orphan): then, as for a page whose nodes do
+        not fill its node area exactly, they are found by ``store.nodes.salvage`` (``Leaf.more``:
+        those found only by stepping through the area, which only their checksums can vouch for)."""
+        page = self.page(pgno)
+        try:
+            n = self._check(pgno, page, P_LEAF)
+        except PageError:
+            if not salvage:
+                raise
+            n = -1
+        if n >= 0 and nodes.fills(page, n):
+            return Leaf([self._leaf_node(page, i) for i in range(n)], [], False)
+        table, stepped = nodes.salvage(page)
+        return Leaf([self._leaf_node(page, -1, offset) for offset in table],
+                    [self._leaf_node(page, -1, offset) for offset in stepped], True)
+
+    def _leaf_node(self, page: bytes, i: int, offset: int | None = None) -> Node:
+        """Leaf node ``i`` (at ``offset`` when given, else where the node table says): its data
+        inline, or on overflow pages with ``F_BIGDATA`` — either is tried when the other cannot be
+        read (a flipped flag: the record's checksum tells)."""
+        try:
+            start, ksize, size, flags, _ = self._node(page, i, offset)
+        except PageError as error:
+            return b"", 0, None, str(error)
+        key = page[start:start + ksize]
+        begin = start + ksize
+        inline = page[begin:begin + size] if begin + size <= self.psize else None
+        if inline is not None and not flags & F_BIGDATA:
+            return key, flags, inline, ""
+        problem = (f"its data ({size} bytes) runs past the page" if not flags & F_BIGDATA
+                   else "its overflow page number runs past the page")
+        if begin + 8 <= self.psize:
             try:
-                start, ksize, size, flags, _ = self._node(page, i)
+                return key, flags, self._overflow(struct.unpack_from("<Q", page, begin)[0], size), ""
             except PageError as error:
-                out.append((b"", 0, None, str(error)))
-                continue
-            key = page[start:start + ksize]
-            begin = start + ksize
-            if flags & F_BIGDATA:
-                if begin + 8 > self.psize:
-                    out.append((key, flags, None, "its overflow page number runs past the page"))
-                    continue
-                try:
-                    out.append((key, flags, self._overflow(struct.unpack_from("<Q", page, begin)[0], size), ""))
-                except PageError as error:
-                    out.append((key, flags, None, f"overflow page: {error}"))
-            elif begin + size > self.psize:
-                out.append((key, flags, None, f"its data ({size} bytes) runs past the page"))
-            else:
-                out.append((key, flags, page[begin:begin + size], ""))
-        return out
+                problem = problem if not flags & F_BIGDATA else f"overflow page: {error}"
+        return key, flags, inline, "" if inline is not None else problem
 
     def _overflow(self, pgno: int, size: int) -> bytes:
         """``size`` bytes of data held on the overflow pages from ``pgno``."""
@@ -295,7 +346,7 @@ class PageFile:
                 if len(value) >= 8:
                     (count,) = struct.unpack_from("<Q", value)
                     count = min(count, len(value) // 8 - 1)
-                    free.update(struct.unpack_from(f"<{count}Q", value, 8))
+                    free.update(_in_order(struct.unpack_from(f"<{count}Q", value, 8)))
         self._disown_freed(free)
         if any(t.lost for t in self.tables.values()) or not self.tables:
             self._adopt_orphans(reached | free | self.overflow_pages)
@@ -304,9 +355,10 @@ class PageFile:
         leaves: list[int] = []
         if table.root == _P_INVALID:
             return leaves
-        stack: list[tuple[int, bytes, bytes | None, int]] = [(table.root, b"", None, 0)]
+        # (page, its key range, depth, the range of it and its two neighbours)
+        stack: list[tuple[int, bytes, bytes | None, int, bytes, bytes | None]] = [(table.root, b"", None, 0, b"", None)]
         while stack:
-            pgno, low, high, depth = stack.pop()
+            pgno, low, high, depth, wide_low, wide_high = stack.pop()
             if pgno in reached:
                 table.lost.append((low, high))
                 self.problems.append(Problem(name, pgno, "reached a second time (a damaged branch page); its "
@@ -334,19 +386,21 @@ class PageFile:
                 reached.discard(pgno)  # (a page the pointer should not have named: another tree may own it)
                 if isinstance(error, OutOfRange):
                     # either the pointer is wrong (the page is another range's, and reached there) or
-                    # the branch's keys are (a flipped key: the page is this range's, and only an
-                    # orphan now): the page's own keys are lost too, so it can be adopted
-                    low = min(low, error.low)
-                    high = None if high is None else max(high, error.high + b"\x00")
+                    # the branch's keys are (a flipped separator: the page is this range's, and only
+                    # an orphan now, its true range within its neighbours'): the page's own keys and
+                    # its neighbours' ranges are lost too, so its leaves can be adopted
+                    low = min(wide_low, error.low)
+                    high = None if wide_high is None else max(wide_high, error.high + b"\x00")
                 table.lost.append((low, high))
                 self.problems.append(Problem(name, pgno, f"cannot be read ({error}); its keys from "
                                                          f"{low.hex() or 'the first'} are read from orphan pages",
                                              low))
                 continue
+            # child i's range: lows[i + 1] .. highs[i]; with its neighbours': lows[i] .. highs[i + 1]
+            separators = [key for key, _ in children[1:]]
+            lows, highs = [wide_low, low, *separators], [*separators, high, wide_high]
             for i in range(len(children) - 1, -1, -1):
-                key, child = children[i]
-                stack.append((child, key if i else low, children[i + 1][0] if i + 1 < len(children) else high,
-                              depth + 1))
+                stack.append((children[i][1], lows[i + 1], highs[i], depth + 1, lows[i], highs[i + 1]))
         return leaves
 
     def _within(self, pgno: int, kind: int, low: bytes, high: bytes | None, keys: list[bytes] | None = None) -> None:
@@ -391,33 +445,34 @@ class PageFile:
             except PageError:
                 break
             number, _, flags, _, _ = _H.unpack_from(head)
-            if number == pgno and flags & _KINDS == P_OVERFLOW:
-                pgno += max(1, _OVERFLOW.unpack_from(head)[3])
-                continue
-            if number == pgno and flags & _KINDS == P_LEAF:
+            kind = flags & _KINDS
+            # a leaf's header with one field damaged still has the other: its number or its flags
+            if kind == P_LEAF or (number == pgno and kind not in (P_BRANCH, P_OVERFLOW, P_META)):
                 self._adopt(pgno)
             pgno += 1
 
     def _adopt(self, pgno: int) -> None:
+        """Give orphan leaf ``pgno`` to the one table whose lost key ranges hold the keys of its
+        sound records and whose shape they have (``sound``; blind, by shape alone): a damaged
+        header or record costs only what it damaged."""
         try:
-            nodes = self._leaf(pgno)
+            leaf = self._leaf(pgno, salvage=True)
         except PageError:
             return
-        records = [(key, value) for key, _, value, _ in nodes if value is not None]
+        records = [(key, value) for key, _, value, _ in leaf.nodes + leaf.more if value is not None]
         if not records:
             return
-        low, high = min(k for k, _ in records), max(k for k, _ in records)
-        fits = [name for name, table in self.tables.items() if name not in (FREE, MAIN) and any(
-            low >= a and (b is None or high < b) for a, b in table.lost)]
-        if self.blind and self.belongs is not None:
-            fits = [name for name in ("meta", "games", "game_index", "positions", "unverified")
-                    if self.belongs(name, records)]
-            for name in fits:
-                self.tables.setdefault(name, _Table(_P_INVALID))
-        elif self.belongs is not None:
-            fits = [name for name in fits if self.belongs(name, records)]
+        names = [name for name, table in self.tables.items() if table.lost and name not in (FREE, MAIN)]
+        if self.blind:
+            names = ["meta", "games", "game_index", "positions", "unverified"]
+        fits = []
+        for name in names:
+            keys = [key for key, _ in records] if self.sound is None else self.sound(name, records)
+            if keys and (self.blind or any(min(keys) >= a and (b is None or max(keys) < b)
+                                           for a, b in self.tables[name].lost)):
+                fits.append(name)
         if len(fits) == 1:
-            self.tables[fits[0]].orphans.append(pgno)
+            self.tables.setdefault(fits[0], _Table(_P_INVALID)).orphans.append(pgno)
         else:
             self.problems.append(Problem("(orphan)", pgno, f"a leaf page no tree reaches, of "
                                                            f"{'no table' if not fits else 'tables ' + ', '.join(fits)}"))
@@ -430,16 +485,20 @@ class PageFile:
         info = self.tables[table]
         for pgno in [*self.leaves.get(table, ()), *info.orphans]:
             try:
-                nodes = self._leaf(pgno)
+                leaf = self._leaf(pgno, salvage=True)  # (a tree's leaves passed their header checks)
             except PageError as error:
                 self.problems.append(Problem(table, pgno, f"cannot be read ({error})"))
                 continue
-            for key, flags, value, problem in nodes:
+            if leaf.salvaged:
+                self.problems.append(Problem(table, pgno, "its header, node table or node sizes are damaged: its "
+                                                          "nodes are found in its node area"))
+            for key, _, value, problem in leaf.nodes:
                 if value is None:
                     self.problems.append(Problem(table, pgno, f"a record cannot be read: {problem}", key))
-                elif flags & F_DUPDATA:
-                    self.problems.append(Problem(table, pgno, "a record with duplicates (not of this store)", key))
                 else:
+                    yield key, value  # (node flags other than F_BIGDATA are no part of a record: its seal tells)
+            for key, _, value, _ in leaf.more:
+                if value is not None and self.sound is not None and self.sound(table, [(key, value)]):
                     yield key, value
 
     def get(self, table: str, key: bytes) -> bytes | None:
@@ -456,7 +515,7 @@ class PageFile:
                 children = self._branch(pgno)
                 keys = [k for k, _ in children]
                 pgno = children[max(0, bisect_right(keys, key, 1) - 1)][1]
-            found = [value for k, _, value, _ in self._leaf(pgno) if k == key]
+            found = [value for k, _, value, _ in self._leaf(pgno).nodes if k == key]
         except PageError:
             return None
         return found[0] if found else None
@@ -469,7 +528,7 @@ class PageFile:
     def page_records(self, table: str, pgno: int) -> list[tuple[bytes, bytes]]:
         """The readable records of one leaf page of ``table``."""
         try:
-            return [(k, v) for k, _, v, _ in self._leaf(pgno) if v is not None]
+            return [(k, v) for k, _, v, _ in self._leaf(pgno, salvage=True).nodes if v is not None]
         except PageError as error:
             self.problems.append(Problem(table, pgno, f"cannot be read ({error})"))
             return []

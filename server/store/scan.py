@@ -12,8 +12,8 @@ may stop the process on a damaged page) and checks each record:
 
 A full scan checks the cross references with sets built as the tables are read (one pass a
 table, no random reads); a sampled one checks the records of random leaf pages with the
-tree's own searches (``PageFile.get``). ``belongs`` tells ``PageFile`` which table an orphan page's
-records fit.
+tree's own searches (``PageFile.get``). ``sound_keys`` tells ``PageFile`` which table an orphan
+page's sound records fit.
 """
 
 from __future__ import annotations
@@ -77,10 +77,12 @@ def _fits(table: str, key: bytes, data: bytes) -> bool:
     return False
 
 
-def belongs(table: str, records: list[tuple[bytes, bytes]]) -> bool:
-    """Whether the sound records of an orphan leaf page all have ``table``'s shape (at least one)."""
+def sound_keys(table: str, records: list[tuple[bytes, bytes]]) -> list[bytes] | None:
+    """The keys of the records of an orphan leaf page that pass their checksums, when all of those
+    have ``table``'s shape (at least one); else ``None``. (A damaged record says nothing of the
+    page: its key may be anything.)"""
     sound = [(key, data) for key, value in records if (data := payload(table, key, value)) is not None]
-    return bool(sound) and all(_fits(table, key, data) for key, data in sound)
+    return [key for key, _ in sound] if sound and all(_fits(table, key, data) for key, data in sound) else None
 
 
 class Scan:

@@ -28,7 +28,7 @@ from ruma.server.store.codec import StoreDamagedError
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.pages import PageError, PageFile
 from ruma.server.store.games import rebuild_game
-from ruma.server.store.scan import TABLES, Scan, belongs, payload, reservoir
+from ruma.server.store.scan import TABLES, Scan, payload, reservoir, sound_keys
 
 __all__ = ["TABLES", "VerifyReport", "verify_directory", "verify_store"]
 
@@ -62,7 +62,7 @@ class VerifyReport:
 def open_pages(path: str | os.PathLike[str], txnid: int | None = None) -> PageFile:
     """``data.mdb`` in ``path`` as a ``PageFile`` (``StoreDamagedError`` when no meta page is sound)."""
     try:
-        return PageFile(Path(path) / "data.mdb", txnid, belongs)
+        return PageFile(Path(path) / "data.mdb", txnid, sound_keys)
     except PageError as error:
         raise StoreDamagedError(f"store {str(path)!r} cannot be read: {error}") from error
 

@@ -21,39 +21,24 @@ import struct
 from pathlib import Path
 from typing import Any, Callable
 
-import lmdb
 import pytest
 
-from ruma.client.sweep.driver import sweep_store
-from ruma.engine.families.enum import Family
+from tests.support.lmdb_leaves import swept, tables
 from ruma.server.store import codec
 from ruma.server.store.codec import CorruptRecordError
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.pages import PageFile
-from ruma.server.store.scan import belongs, payload
+from ruma.server.store.scan import payload, sound_keys
 from tests.support.commands import ruma
 
 PSIZE = 4096
-
-
-def tables(path: Path) -> dict[str, dict[bytes, bytes]]:
-    """Every table of the store in ``path``, read by LMDB."""
-    env = lmdb.open(str(path), readonly=True, lock=False, max_dbs=8)
-    try:
-        with env.begin() as txn:
-            return {name: dict(txn.cursor(db=env.open_db(name.encode(), txn=txn, create=False)))
-                    for name in ("games", "positions")}
-    finally:
-        env.close()
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The undamaged store, its records (by LMDB) and the leaf page of each record."""
     path = tmp_path_factory.mktemp("faults") / "store"
-    sweep_store(Family.of("impartial-sowing", (0, 11)), str(path), workers=1)
-    sweep_store(Family.of("sowing", (0, 7)), str(path), workers=1)
-    records = tables(path)
+    records = swept(path, 7)
     assert len(records["positions"]) >= 100_000 and len(records["games"]) > 100
     page_of: dict[str, dict[bytes, int]] = {"games": {}, "positions": {}}
     with PageFile(path / "data.mdb") as pages:
@@ -173,7 +158,7 @@ def readable_floor(built: dict[str, Any], damaged: set[int]) -> set[bytes]:
 
 def page_scan_count(data: Path) -> int:
     """The distinct positions a page-by-page read of ``data`` finds sound (games sound too)."""
-    with PageFile(data, belongs=belongs) as pages:  # (orphan leaves told apart by their records' shape)
+    with PageFile(data, sound=sound_keys) as pages:  # (orphan leaves told apart by their records' shape)
         games: dict[int, bytes] = {}
         for key, value in pages.records("games"):
             options = payload("games", key, value)
