@@ -26,9 +26,9 @@ from ruma.server.store.codec import CorruptRecordError
 def dump(store: LmdbStore) -> dict[str, list[tuple[bytes, bytes]]]:
     """Every sub-database's items, except meta's engine-version lines (equal anyway)."""
     out = {}
-    with store.env.begin() as txn:
+    with store.admin.env.begin() as txn:
         for name in ("games", "game_index", "positions", "meta", "unverified"):
-            out[name] = [(bytes(k), bytes(v)) for k, v in txn.cursor(db=store.db(name))]
+            out[name] = [(bytes(k), bytes(v)) for k, v in txn.cursor(db=store.admin.db(name))]
     return out
 
 
@@ -64,7 +64,7 @@ def test_bulk_insert_writes_what_insert_and_flush_write(tmp_path: Path) -> None:
         bulk.insert_many(items[:100])  # small batches go through the buffer; re-inserts change nothing
         bulk.flush()
         got = dump(bulk)
-        assert bulk.stats()["entries"] == len(items)
+        assert bulk.admin.stats()["entries"] == len(items)
     for name in expected:
         assert got[name] == expected[name], name
 
@@ -118,7 +118,7 @@ def test_evaluation_into_the_store_matches_memory(tmp_path: Path, ruleset: str, 
         assert [evaluate(rules, text, store).value for text in texts] == expected
         assert [evaluate(rules, text, store).from_memo for text in texts] == [True] * len(texts)
         store.flush()
-        assert store.stats()["entries"] == len(reference)
+        assert store.admin.stats()["entries"] == len(reference)
         keys = list(reference.entries)
         assert store.lookup_many(keys) == [reference.entries[k] for k in keys]
 

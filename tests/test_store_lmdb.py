@@ -149,8 +149,8 @@ def test_a_malformed_frame_or_a_damaged_count_fails_the_whole_transaction(tmp_pa
     writer.close()
     assert stored(path)["positions"] == []
     with LmdbStore(path, writer_process=False) as store:
-        with store.env.begin(write=True) as txn:
-            txn.put(b"count/\x04\x01", b"\x00" * 12, db=store.db("meta"))  # a count whose checksum fails
+        with store.admin.env.begin(write=True) as txn:
+            txn.put(b"count/\x04\x01", b"\x00" * 12, db=store.admin.db("meta"))  # a count whose checksum fails
     writer = c_writer(path)
     with pytest.raises(native.WriteError, match="damaged meta record count/0401"):
         writer.write([good])

@@ -64,7 +64,7 @@ def test_a_packed_batch_is_stored_as_insert_many_stores_its_pairs(tmp_path: Path
         if writer:
             writer_of(store)
         store.flush()
-        assert store.stats()["entries"] == len(items) + len(small)
+        assert store.admin.stats()["entries"] == len(items) + len(small)
         assert dump(store) == by_pairs(tmp_path / "pairs", batches)
         assert verify_store(store, sample=0, full=True).problems == []
 
@@ -100,7 +100,7 @@ def test_a_packed_batch_lost_with_the_writer_is_given_back_and_written(tmp_path:
                 time.sleep(0.05)
         store.flush()  # the given-back entries (decoded from the frame), written in line
         assert store.lookup_many([k for k, _ in items]) == [v for _, v in items]
-        assert store.stats()["entries"] == len(items)
+        assert store.admin.stats()["entries"] == len(items)
         assert verify_store(store, sample=0, full=True).problems == []
 
 

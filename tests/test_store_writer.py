@@ -112,7 +112,7 @@ def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: 
             if use_writer:
                 writer_of(store)
             store.flush()
-            assert store.stats()["entries"] == len(memory)
+            assert store.admin.stats()["entries"] == len(memory)
             for key in random.Random(1).sample(sorted(memory.entries), 200):
                 assert store.lookup(key) == memory.entries[key]
             dumps.append(dump(store))
@@ -143,7 +143,7 @@ def test_batches_before_the_child_is_up_wait_in_the_pipe_and_close_ends_it(
         assert again.lookup_many([k for k, _ in items[:WRITER_MIN]]) == [v for _, v in items[:WRITER_MIN]]
         again.insert_many(items[WRITER_MIN:])
         again.flush()
-        assert again.stats()["entries"] == len(items)
+        assert again.admin.stats()["entries"] == len(items)
         assert verify_store(again, sample=0, full=True).problems == []
 
 
@@ -171,7 +171,7 @@ def test_a_flush_while_the_child_starts_waits_for_it(tmp_path: Path, monkeypatch
         store.insert_many(items[WRITER_MIN:])
         store.flush()
         assert not writer.pending and writer.ready and not writer.dead
-        assert store.stats()["entries"] == len(items) + len(huge)
+        assert store.admin.stats()["entries"] == len(items) + len(huge)
         assert verify_store(store, sample=0, full=True).problems == []
 
 
@@ -221,8 +221,8 @@ def test_recent_keeps_the_bulk_batches_and_lookups_never_read_it(tmp_path: Path,
     assert all(store.recent.lookup(k) is None for k, _ in small)
     store.flush()
     victim, value = batches[2][5]
-    with store.env.begin(write=True) as txn:
-        txn.put(victim, b"\x00garbage", db=store.db("positions"))
+    with store.admin.env.begin(write=True) as txn:
+        txn.put(victim, b"\x00garbage", db=store.admin.db("positions"))
     store.refresh()
     with pytest.raises(CorruptRecordError):
         store.lookup(victim)
@@ -247,7 +247,7 @@ def test_lookups_see_batches_in_flight_and_the_first_value_stays(tmp_path: Path)
         store.flush()
         assert not store.core.writer.pending
         assert store.lookup(first_key) == 999  # the first value stored under a key is kept
-        assert store.stats()["entries"] == len(items)
+        assert store.admin.stats()["entries"] == len(items)
     with LmdbStore(tmp_path) as again:  # committed: another open sees everything
         assert again.lookup_many([k for k, _ in items]) == [999 if k == first_key else v for k, v in items]
 
@@ -260,7 +260,7 @@ def test_close_commits_what_is_in_flight_and_ends_the_child(tmp_path: Path) -> N
     store.close()  # no flush first
     assert process.poll() is not None
     with LmdbStore(tmp_path) as again:
-        assert again.stats()["entries"] == len(items)
+        assert again.admin.stats()["entries"] == len(items)
         assert verify_store(again, sample=0, full=True).problems == []
 
 
@@ -281,7 +281,7 @@ def test_a_killed_writer_is_an_error_and_loses_nothing(tmp_path: Path) -> None:
         store.flush()  # the given-back entries, written in line
         assert store.core.writer.dead
         assert store.lookup_many([k for k, _ in items]) == [v for _, v in items]
-        assert store.stats()["entries"] == len(items)
+        assert store.admin.stats()["entries"] == len(items)
         store.insert_many(nim_items(WRITER_MIN, seed=4, code=3))  # later batches: in line
         store.flush()
         assert verify_store(store, sample=0, full=True).problems == []
@@ -298,7 +298,7 @@ def test_a_failed_batch_is_raised_by_flush_and_written_by_the_next(tmp_path: Pat
             store.flush()
         store.flush()
         assert store.lookup_many(keys) == values
-        assert store.stats()["entries"] == len(items)
+        assert store.admin.stats()["entries"] == len(items)
         store.insert_many(nim_items(WRITER_MIN, seed=9, code=3))  # the child lives on
         assert store.core.writer is writer and not writer.dead
         store.flush()
@@ -319,9 +319,9 @@ def test_a_cancelled_search_leaves_correct_committed_values(tmp_path: Path) -> N
             evaluate(rules, "1^11", store, should_cancel=cancel)
         writer_of(store)
         store.flush()
-        entries = store.stats()["entries"]
+        entries = store.admin.stats()["entries"]
         assert WRITER_MIN < entries < len(memory)
-        stored = store.sample(entries, raw=False)
+        stored = store.admin.sample(entries, raw=False)
         assert len(stored) == entries and all(memory.entries[k] == v for k, v in stored)
         assert verify_store(store, sample=0, full=True).problems == []
         assert evaluate(rules, "1^11", store).value == evaluate(rules, "1^11", InMemoryMemo()).value
@@ -345,7 +345,7 @@ def test_a_forked_process_does_not_hold_the_writers_pipe(tmp_path: Path) -> None
     finally:
         os.waitpid(pid, 0)
     with LmdbStore(tmp_path) as again:
-        assert again.stats()["entries"] == len(items)
+        assert again.admin.stats()["entries"] == len(items)
 
 
 def test_interning_helpers_match_store_codec() -> None:

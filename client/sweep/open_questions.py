@@ -94,8 +94,7 @@ def _generated(command: str, started: float, parts: dict[str, float]) -> dict[st
 
 def stored(sink: StoreSink, section: str) -> dict[str, Any] | None:
     """The document of ``section`` kept in the store, or ``None`` (absent, or of another format)."""
-    read = getattr(sink.store, "document", None)
-    raw = read(DOCUMENT_PREFIX + section) if callable(read) else None
+    raw = sink.store.documents.get(DOCUMENT_PREFIX + section)
     if raw is None:
         return None
     document: dict[str, Any] = json.loads(raw)
@@ -103,9 +102,7 @@ def stored(sink: StoreSink, section: str) -> dict[str, Any] | None:
 
 
 def _keep(sink: StoreSink, document: dict[str, Any]) -> dict[str, Any]:
-    put = getattr(sink.store, "put_document", None)
-    if callable(put):
-        put(DOCUMENT_PREFIX + document["section"], json.dumps(document, ensure_ascii=False).encode())
+    sink.store.documents.put(DOCUMENT_PREFIX + document["section"], json.dumps(document, ensure_ascii=False).encode())
     return document
 
 
