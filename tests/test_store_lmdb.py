@@ -24,7 +24,8 @@ import pytest
 from ruma.engine import ENGINE_VERSION
 from ruma.server.store import writer_child
 from ruma.server.store.memo import LmdbStore
-from ruma.server.store.writer import pack, unpack
+from ruma.engine.frame import pack_frame
+from ruma.server.store.writer import unpack
 from test_store_bulk import dump
 
 native = pytest.importorskip("ruma.server.store._native")
@@ -48,12 +49,12 @@ def made_up_frames(seed: int) -> list[list[bytes]]:
                 key = prefix + b"\x00" + bytes(rng.randrange(0, 3) for _ in range(rng.randrange(490, 509)))
             items[key] = rng.choice([0, 2, 4, 6, 2 * 300, 2 * 70000 + 1, 3])
         keys = sorted(items)
-        return pack(keys, [items[k] for k in keys]), keys
+        return pack_frame(keys, [items[k] for k in keys]), keys
 
     first, _ = frame(3000, [b"\x04\x01"])
     second, _ = frame(2000, [b"\x04\x01", b"\x02\x01"])
     stored_keys, stored_codes = unpack(first)
-    again = pack(stored_keys[::5], stored_codes[::5])  # stored already (a batch given back and sent again)
+    again = pack_frame(stored_keys[::5], stored_codes[::5])  # stored already (a batch given back and sent again)
     third, _ = frame(1500, [b"\xc8\x01"])  # a code no ruleset has: its name is ""
     return [[first], [second, again], [third]]
 

@@ -6,8 +6,8 @@ What must hold: a packed batch is stored exactly as ``insert_many`` of its pairs
 (byte for byte, with the writer process or in line, small batches and keys LMDB cannot hold
 included); lookups see it while it is in flight; a batch lost with the writer is given back and
 written; and the search's frames hold exactly the values it hands over otherwise, sorted, in
-``store.writer.pack``'s format. Expected values come from ``insert_many`` (the pairs' way) and from
-the pure-Python reference engine.
+the engine's batch frame (``ruma.engine.frame``). Expected values come from ``insert_many`` (the
+pairs' way) and from the pure-Python reference engine.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import BULK_DIRECT, WRITER_MIN
 from ruma.server.store.codec import StoreError
 from ruma.server.store.verify import verify_store
-from ruma.server.store.writer import pack, unpack
+from ruma.engine.frame import pack_frame
+from ruma.server.store.writer import unpack
 from test_store_bulk import dump
 from test_store_writer import nim_items, up, writer_of
 
@@ -37,7 +38,7 @@ if os.environ.get("RUMA_ENGINE") == "python":
 
 
 def packed(items: list[tuple[bytes, int]]) -> bytes:
-    return pack([k for k, _ in items], [2 * v for _, v in items])
+    return pack_frame([k for k, _ in items], [2 * v for _, v in items])
 
 
 def by_pairs(path: Path, batches: list[list[tuple[bytes, int]]]) -> dict[str, Any]:
@@ -138,7 +139,7 @@ def test_the_search_packs_what_it_would_hand_over_as_pairs(ruleset: str, text: s
     for frame, given in frames.frames:
         keys, codes = unpack(frame)
         assert keys == sorted(keys) and all(code % 2 == 0 for code in codes)
-        assert pack(keys, codes) == frame
+        assert pack_frame(keys, codes) == frame
         assert given is cache and all(cache.lookup(k) == c >> 1 for k, c in zip(keys, codes))
     assert len(cache) == len(frames.entries)
 

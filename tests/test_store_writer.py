@@ -21,6 +21,7 @@ import pytest
 
 from ruma.engine.errors import CancelledError
 from ruma.engine.evaluator import evaluate
+from ruma.engine.frame import pack_frame, unpack_frame
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.store import writer as store_writer
@@ -67,8 +68,8 @@ def test_pack_batch_matches_the_reference_and_unpacks() -> None:
     values: list[Any] = [rng.choice(games) if rng.random() < 0.3 else rng.randrange(1 << rng.choice([3, 20, 62])) for _ in keys]
     frame = native.pack_batch(keys, values, codes)
     expected = [codes[id(v)] if isinstance(v, Game) else 2 * v for v in values]
-    assert frame == store_writer.pack(keys, expected)
-    assert native.unpack_batch(frame) == store_writer.unpack_reference(frame) == (keys, expected)
+    assert frame == pack_frame(keys, expected)
+    assert native.unpack_batch(frame) == unpack_frame(frame) == (keys, expected)
     assert native.pack_batch(keys, values, None) is None  # games without codes: not for the writer
     for bad in (-1, True, 1 << 63, "3"):
         assert native.pack_batch(keys[:2], [1, bad], {}) is None
@@ -189,7 +190,7 @@ def test_many_frames_through_the_file_are_committed_and_the_file_starts_over(tmp
         store.flush()
         last = nim_items(2 * WRITER_MIN, seed=99, code=20)
         store.insert_many(last)
-        assert writer._frames_at == len(store_writer.pack([k for k, _ in last], [2 * v for _, v in last]))
+        assert writer._frames_at == len(pack_frame([k for k, _ in last], [2 * v for _, v in last]))
         store.flush()
         everything = [item for batch in batches + [last] for item in batch]
         assert store.lookup_many([k for k, _ in everything]) == [v for _, v in everything]

@@ -46,6 +46,7 @@ from ruma.engine.families.enum import ClassRows, Family, enumerate_rows, enumera
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
 from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
+from ruma.engine.frame import frame_count
 from ruma.engine.stores import open_store
 
 #: seconds between two drains of the table into the store
@@ -244,7 +245,7 @@ def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: in
         put = None if put_shared is None else (lambda frame: put_shared(frame, games, session))
     if put is not None:
         frame, start = table.drain_packed(start)
-        count = int.from_bytes(frame[:4], "little")
+        count = frame_count(frame)
         if count:
             put(frame)
         return count, start

@@ -209,7 +209,7 @@ class LmdbStore:
         core.insert_many(items)
 
     def insert_packed(self, frame: bytes, cache: Any = None, remember: bool = True) -> None:
-        """``insert_many`` of nim values packed as ``store.writer.pack`` packs a batch (what the
+        """``insert_many`` of nim values as one batch frame (``ruma.engine.frame``: what the
         compiled search hands over for an impartial ruleset; ``cache``: the ``CompactMemo`` it put
         them in already; ``remember=False``: not kept in ``recent`` — see
         ``store.bulk.BulkOps.insert_packed``)."""
