@@ -13,7 +13,7 @@ Three sections of ``docs/tables.md`` (``ruma tables``; rendered by ``sweep.quest
 
 Each is computed from the store — the family is swept into it first (what it holds already is
 not valued again), then tallied (``families.tally``) — and kept in the store as a JSON document
-``tables/NAME`` (``LmdbStore.put_document``): the record of what was found, the bound, the
+``tables/NAME`` (``Store.documents``): the record of what was found, the bound, the
 command, the wall time and the peak memory. A later run with the same bound reads the document
 back instead of tallying again (``recount=True`` tallies anyway), and the web explorer serves
 it. ``FORMAT`` changes when a document's content would; a document of another format is
