@@ -84,6 +84,23 @@ def test_bad_values_and_missing_store(tmp_path: Path) -> None:
         LmdbStore(tmp_path / "nowhere", create=False)
 
 
+def test_the_store_is_a_store_with_its_admin_documents_and_provenance(tmp_path: Path) -> None:
+    """``capabilities(store).store`` is the store itself; its ``admin``, ``documents`` and
+    ``provenance`` answer while it is open and raise ``StoreError`` once it is closed."""
+    from ruma.engine.memo import capabilities
+
+    store = LmdbStore(tmp_path)
+    able = capabilities(store)
+    assert able.store is store and able.lookup_many is not None and able.insert_packed is not None
+    store.insert(key(2, 9), 9)
+    assert store.admin.stats()["buffered"] == 1 and store.documents.names() == []
+    assert store.provenance.unverified_count() == 0
+    store.close()
+    for call in (store.admin.stats, store.documents.names, store.provenance.unverified_count):
+        with pytest.raises(StoreError):
+            call()
+
+
 def test_one_environment_per_path_per_process(tmp_path: Path) -> None:
     a = LmdbStore(tmp_path)
     b = LmdbStore(str(tmp_path / "." ))
