@@ -99,7 +99,7 @@ def test_a_cache_value_of_the_wrong_kind_is_refused(kind: str) -> None:
 
 
 def test_a_cache_that_is_not_a_dict_is_not_read() -> None:
-    """Only a real dict is read in C (``native.search._cache_of``); anything else is ignored."""
+    """Only a real dict is read in C (``memo.capabilities``); anything else is ignored."""
     rules = get_ruleset("impartial-sowing")
     memo = CachedMemo({})
     memo.recent = [("not", "a dict")]  # type: ignore[assignment]

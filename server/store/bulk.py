@@ -52,7 +52,7 @@ values there itself, ``insert_packed``, stops at as many: ``CACHE_LIMIT`` in sea
 (about 30 bytes an entry, so some 64 MB at most; no Python object an entry, so nothing for the
 cyclic collector to walk — a dict of them cost a cold evaluation of impartial Sowing 0.2 s), or
 ``None`` without the compiled engine. The compiled search reads it in C before it asks
-``lookup_many`` (``engine/native/search.py``, ``_cache_of``), so a position valued by an earlier
+``lookup_many`` (``RecentMemo``: ``ruma.engine.memo.capabilities``), so a position valued by an earlier
 evaluation of this process costs a table lookup, not a store call. (``lookup``/``lookup_many``
 themselves never answer from it: they read the database, and a damaged record raises there.)"""
 
