@@ -19,7 +19,8 @@ nothing else asks a memo what it has.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union, cast, runtime_checkable
+from typing import (TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union, cast,
+                    runtime_checkable)
 
 from ruma.engine.cgt import Game
 

@@ -292,7 +292,8 @@ def revalue_all(store: Store, entries: list[tuple[bytes, Value | None]], revalue
     return checked, replaced
 
 
-def trusted_lookups(store: Store) -> tuple[Callable[[bytes], Value | None], Callable[[Sequence[bytes]], list[Value | None]]]:
+def trusted_lookups(store: Store) -> tuple[Callable[[bytes], Value | None],
+                                          Callable[[Sequence[bytes]], list[Value | None]]]:
     """``(lookup, lookup_many)`` of ``store`` that read an unverified entry as a miss (what a
     re-valuation may read): two reads a batch, however many keys."""
     lookup_many, among = store.lookup_many, store.provenance.unverified_among
