@@ -142,7 +142,7 @@ def memory(work: Path) -> dict[str, Any]:
             ("grpc.max_receive_message_length", 64 << 20)]))
         stub.Evaluate(pb.EvaluateRequest(ruleset="sowing", position="1^12"), timeout=120)
         with LmdbStore(data, create=False) as store:
-            with store.env.begin(db=store.db("positions")) as txn:
+            with store.admin.env.begin(db=store.admin.db("positions")) as txn:
                 keys = [bytes(key) for key, _ in txn.cursor()]
         random.Random(12).shuffle(keys)
         texts = []

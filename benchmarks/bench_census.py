@@ -36,7 +36,7 @@ from typing import Any
 
 FULL_ENUMERATED = """
 import csv, sys
-from ruma.client.sweep.worker import open_store
+from ruma.engine.stores import open_store
 from ruma.engine.families.census import census
 from ruma.engine.families.enum import Family, enumerate_family
 ruleset, seeds, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]

@@ -84,7 +84,7 @@ def child(mode: str, ruleset: str, positions: list[str], directory: str) -> dict
         record["entries"] = len(memo)
     else:
         record["in_store_seconds"] = memo.seconds
-        stats = store.stats()
+        stats = store.admin.stats()
         record.update(entries=stats["entries"], bytes=stats["bytes"], games=stats["games"],
                       data_bytes=stats["data_bytes"], bytes_per_entry=stats["bytes_per_entry"],
                       file_bytes_per_entry=stats["file_bytes_per_entry"])

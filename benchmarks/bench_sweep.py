@@ -28,14 +28,14 @@ import time
 from typing import Any, Callable
 
 from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep
-from ruma.client.sweep.worker import open_store
+from ruma.engine.stores import open_store
 from ruma.engine.families.enum import Family
 
 
 def _entries(path: str) -> dict[bytes, Any]:
     store = open_store(path, create=False)
     try:
-        return dict(store.sample(10**9))
+        return dict(store.admin.sample(10**9))
     finally:
         store.close()
 

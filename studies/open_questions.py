@@ -13,7 +13,7 @@ Three sections of ``docs/tables.md`` (``ruma tables``; rendered by ``studies.mar
 
 Each is computed from the store — the family is swept into it first (what it holds already is
 not valued again), then tallied (``studies.tally``) — and kept in the store as a JSON document
-``tables/NAME`` (``LmdbStore.put_document``): the record of what was found, the bound, the
+``tables/NAME`` (``Store.documents``): the record of what was found, the bound, the
 command, the wall time and the peak memory. A later run with the same bound reads the document
 back instead of tallying again (``recount=True`` tallies anyway), and the web explorer serves
 it. ``FORMAT`` changes when a document's content would; a document of another format is
@@ -94,8 +94,7 @@ def _generated(command: str, started: float, parts: dict[str, float]) -> dict[st
 
 def stored(sink: StoreSink, section: str) -> dict[str, Any] | None:
     """The document of ``section`` kept in the store, or ``None`` (absent, or of another format)."""
-    read = getattr(sink.store, "document", None)
-    raw = read(DOCUMENT_PREFIX + section) if callable(read) else None
+    raw = sink.store.documents.get(DOCUMENT_PREFIX + section)
     if raw is None:
         return None
     document: dict[str, Any] = json.loads(raw)
@@ -103,9 +102,7 @@ def stored(sink: StoreSink, section: str) -> dict[str, Any] | None:
 
 
 def _keep(sink: StoreSink, document: dict[str, Any]) -> dict[str, Any]:
-    put = getattr(sink.store, "put_document", None)
-    if callable(put):
-        put(DOCUMENT_PREFIX + document["section"], json.dumps(document, ensure_ascii=False).encode())
+    sink.store.documents.put(DOCUMENT_PREFIX + document["section"], json.dumps(document, ensure_ascii=False).encode())
     return document
 
 

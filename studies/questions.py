@@ -115,9 +115,7 @@ def ask_locally(args: argparse.Namespace, question: Question, by: str, simplest:
     sink = store_sink(args, create=False)  # a question adds to a store, it never starts one
     try:
         store = sink.store
-        many = getattr(store, "lookup_many", None)
-        values_of = values_among(store, rules, wanted) if wanted is not None else (
-            many if callable(many) else (lambda keys: [store.lookup(key) for key in keys]))
+        values_of = values_among(store, rules, wanted) if wanted is not None else store.lookup_many
         counted = tally(rules, stream_classes(family), values_of, by, simplest, wanted, stop_at_missing=True)
         if counted.missing:  # the family is not swept yet: sweep it, then count again
             question.computed = run_family_sweep(args, family, sink).classes_valued

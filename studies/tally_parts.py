@@ -75,7 +75,7 @@ def sweep_and_tally(sink: StoreSink, family: Family, wanted: Callable[[Value], b
     started = time.perf_counter()
     store = sink.store
     names = [_name(family, keep, part, parts) for part in range(parts)]
-    held = [None if fresh else store.document(name) for name in names]
+    held = [None if fresh else store.documents.get(name) for name in names]
     pieces: list[Tally | None] = [None if raw is None else _decoded(family, raw, costs) for raw in held]
     sweep_name = _name(family, keep, 0, parts).rsplit("/", 1)[0] + "/sweep"
     if all(piece is None for piece in pieces):
@@ -83,9 +83,9 @@ def sweep_and_tally(sink: StoreSink, family: Family, wanted: Callable[[Value], b
         record = {"seconds": time.perf_counter() - started, "classes": summary.classes,
                   "already_stored": summary.already_stored, "classes_valued": summary.classes_valued,
                   "workers": summary.workers}
-        store.put_document(sweep_name, json.dumps(record).encode())
+        store.documents.put(sweep_name, json.dumps(record).encode())
     else:  # the sweep was complete before the first part was tallied
-        record = json.loads(store.document(sweep_name) or b"{}")
+        record = json.loads(store.documents.get(sweep_name) or b"{}")
     costs["sweep"] = record.pop("seconds", 0.0)
     swept.update(record, parts=parts)
     done_here = 0
@@ -99,7 +99,7 @@ def sweep_and_tally(sink: StoreSink, family: Family, wanted: Callable[[Value], b
         begun = time.perf_counter()
         piece = pieces[part] = tally(family, store.lookup_many, wanted, keep, part=part, parts=parts)
         seconds = time.perf_counter() - begun
-        store.put_document(names[part], _encode(piece, seconds, peak_rss()))
+        store.documents.put(names[part], _encode(piece, seconds, peak_rss()))
         costs["tally"] = costs.get("tally", 0.0) + seconds
         costs["peak_rss_bytes"] = max(costs.get("peak_rss_bytes", 0), peak_rss())
         done_here += 1

@@ -5,15 +5,14 @@ a position larger than ``--max-pots``/``--max-seeds`` is refused before any work
 values more than ``--max-positions`` positions or runs past ``--max-seconds`` stops; each is a
 ``UsageError`` (exit 2) naming the limit and how to raise it. ``--no-limit`` lifts them all.
 ``LocalLimits`` lives in ``cli.options`` (re-exported here).
-The persistent store is opened through the ``ruma.stores`` entry point (``open_store``), so the
-client never imports the server.
+The persistent store is opened through the ``ruma.stores`` entry point
+(``ruma.engine.stores.open_store``), so the client never imports the server.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,22 +21,23 @@ from ruma.client.cli.options import LocalLimits
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError
 from ruma.engine.evaluator import Evaluation, evaluate
 from ruma.engine.memo import Memo
+from ruma.engine.stores import MissingStoreError, Store, open_store
 from ruma.engine.rulesets import Ruleset, State
 
 
 
-def open_store(directory: Path) -> Memo:
-    """The persistent store in ``directory`` (the ``ruma.stores`` entry point ``lmdb``)."""
-    for entry in entry_points(group="ruma.stores"):
-        if entry.name == "lmdb":
-            try:
-                return entry.load()(directory)  # type: ignore[no-any-return]
-            except RumaError as error:
-                raise Unreachable(f"cannot open the store in {str(directory)!r}: {error}") from None
-    raise Unreachable(f"no store backend installed to open {str(directory)!r}")
+def open_local_store(directory: Path) -> Store:
+    """The persistent store in ``directory`` (``ruma.engine.stores.open_store``, created if
+    missing); one that cannot be opened, or no store installed, is ``Unreachable``."""
+    try:
+        return open_store(directory)
+    except MissingStoreError as error:
+        raise Unreachable(str(error)) from None
+    except RumaError as error:
+        raise Unreachable(f"cannot open the store in {str(directory)!r}: {error}") from None
 
 
-__all__ = ["LocalEvaluator", "LocalLimits", "open_store", "store_memo"]
+__all__ = ["LocalEvaluator", "LocalLimits", "open_local_store", "store_memo"]
 
 
 class LocalEvaluator:
@@ -86,8 +86,6 @@ def store_memo(args: argparse.Namespace, closers: list[Any]) -> Memo | None:
         return None
     from ruma.client.cli.options import data_directory
 
-    store = open_store(data_directory(args, create=True))
-    close = getattr(store, "close", None)
-    if callable(close):
-        closers.append(close)
+    store = open_local_store(data_directory(args, create=True))
+    closers.append(store.close)
     return store

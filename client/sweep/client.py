@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
-from ruma.engine.families.packets import Entry, RecordingMemo, pack
+from ruma.engine.families.packets import Entry, pack
 from ruma.v1 import sweep_pb2 as pb
 from ruma.v1 import sweep_pb2_grpc
 
@@ -192,9 +192,10 @@ class ServerSink:
         self.verified += result.verified
         self.rejected.extend(result.rejected)
 
-    def memo(self) -> RecordingMemo:
-        """An in-memory memo whose new entries the driver uploads."""
-        return RecordingMemo()
+    def local_store(self) -> None:
+        """None: the store is the server's (the driver's own process values into an in-memory memo
+        whose new entries it uploads)."""
+        return None
 
     def flush(self) -> None:
         """Upload what is buffered."""

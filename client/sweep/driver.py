@@ -33,12 +33,13 @@ from typing import Any, Callable, Protocol, Sequence
 from ruma.client.sweep.shared import run_family, run_family_inline, run_inline, run_shared
 from ruma.client.sweep.summary import SweepSummary
 from ruma.client.sweep.table import can_share
-from ruma.client.sweep.worker import Result, Task, open_store, work
+from ruma.client.sweep.worker import Result, Task, work
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.enum import Family, FamilyClass, enumerate_states
 from ruma.engine.rulesets.base import State
 from ruma.engine.families.order import Cell, CellScheduler, group
 from ruma.engine.families.packets import Entry, RecordingMemo, WirePacket, unpack_wire
+from ruma.engine.stores import Store, open_store
 
 #: tasks queued on each worker slot, so that a worker never waits for the driver between two
 DEPTH = 2
@@ -63,8 +64,9 @@ class Sink(Protocol):
     def put(self, entries: Sequence[Entry]) -> None:
         """Commit entries (keys already stored are kept as they are)."""
 
-    def memo(self) -> Any:
-        """A ``Memo`` for valuing in the driver's own process (``workers == 1``)."""
+    def local_store(self) -> Store | None:
+        """The store on this machine that valuing in the driver's own process (``workers == 1``)
+        may read for followers, or ``None``."""
 
     def flush(self) -> None:
         """Make everything put so far durable."""
@@ -74,20 +76,18 @@ class StoreSink:
     """A local store (``DIR`` holding ``data.mdb``): the driver writes straight into it."""
 
     def __init__(self, path: str, create: bool = True) -> None:
-        self.store = open_store(path, create=create)
+        self.store: Store = open_store(path, create=create)
         self.store_path: str | None = str(self.store.path)
+        store = self.store
         #: nim values packed as the store's writer process reads them (a sweep's drains of its
-        #: shared table: ``sweep.shared.drain_into``), handed to the store as they are — where it
-        #: takes them (``LmdbStore.insert_packed``; not remembered in its ``recent``: no search of
-        #: this process reads them back), else ``None``
-        self.put_packed: Callable[[bytes], None] | None = None
-        insert_packed = getattr(self.store, "insert_packed", None)
-        if callable(insert_packed):
-            self.put_packed = lambda frame: insert_packed(frame, None, False)
+        #: shared table: ``sweep.shared.drain_into``), handed to the store as they are
+        #: (``Store.insert_packed``; not remembered in its ``recent``: no search of this process
+        #: reads them back)
+        self.put_packed: Callable[[bytes], None] = lambda frame: store.insert_packed(frame, None, False)
         #: a drain of a partizan sweep's table handed to the store as it is, with the sweep's
-        #: ``SharedGames`` (``LmdbStore.insert_shared``: the store's writer process interns the
-        #: nodes it needs): ``put_shared(frame, games, session)``, else ``None``
-        self.put_shared: Callable[[bytes, Any, int], None] | None = getattr(self.store, "insert_shared", None)
+        #: ``SharedGames`` (``Store.insert_shared``: the store's writer process interns the
+        #: nodes it needs): ``put_shared(frame, games, session)``
+        self.put_shared: Callable[[bytes, Any, int], None] = store.insert_shared
 
     def holds(self, prefix: bytes) -> bool:
         """Whether the store holds an entry of the ruleset of key ``prefix`` (code, version)."""
@@ -95,28 +95,21 @@ class StoreSink:
 
     def _held(self) -> set[bytes]:
         self.store.flush()
-        return {bytes((r["code"], r["version"])) for r in self.store.stats()["rulesets"] if r["entries"]}
+        return {bytes((r["code"], r["version"])) for r in self.store.admin.stats()["rulesets"] if r["entries"]}
 
     def stored(self, keys: Sequence[bytes]) -> list[bool]:
-        """Lookups, one per key (none for a ruleset the store holds no entry of)."""
+        """Lookups, one per key (none for a ruleset the store holds no entry of), in one read."""
         held = self._held()
         asked = [key for key in keys if key[:2] in held]
-        lookup_many = getattr(self.store, "lookup_many", None)  # one read transaction (stores that have it)
-        found = lookup_many(asked) if callable(lookup_many) else [self.store.lookup(key) for key in asked]
+        found = self.store.lookup_many(asked)
         known = {key for key, value in zip(asked, found) if value is not None}
         return [key in known for key in keys]
 
     def put(self, entries: Sequence[Entry]) -> None:
-        """Inserts: in bulk where the store can (one transaction per large batch), else buffered."""
-        insert_many = getattr(self.store, "insert_many", None)
-        if callable(insert_many):
-            insert_many(entries)
-            return
-        insert = self.store.insert
-        for key, value in entries:
-            insert(key, value)
+        """Inserts in bulk (one transaction per large batch, the rest buffered)."""
+        self.store.insert_many(entries)
 
-    def memo(self) -> Any:
+    def local_store(self) -> Store | None:
         """The store itself."""
         return self.store
 
@@ -127,10 +120,9 @@ class StoreSink:
     def close(self, dense: bool = False) -> None:
         """Flush and close the store; ``dense``: then rewrite it densely where it is mostly free
         pages and no other process has it open (what a completed ``ruma sweep`` does:
-        ``LmdbStore.close_dense``)."""
-        close_dense = getattr(self.store, "close_dense", None)
-        if dense and callable(close_dense):
-            close_dense()
+        ``Store.close_dense``)."""
+        if dense:
+            self.store.close_dense()
         else:
             self.store.close()
 
@@ -269,7 +261,7 @@ def run_sweep(family: Family, sink: Sink, *, workers: int | None = None, backend
         if backend is None:
             # (the store is read for followers when it holds part of the family, as in _inline)
             through = run_inline(rules, todo, todo_keys, sink, progress,
-                                 sink.memo() if len(todo) < len(states) else None) if SHARED else None
+                                 sink.local_store() if len(todo) < len(states) else None) if SHARED else None
             if through is not None:
                 _, computed, committed = through
             else:
@@ -298,14 +290,13 @@ def _inline(rules: Any, todo: list[State], sink: Sink, progress: Progress | None
             reads: bool = True) -> tuple[int, int]:
     """Value in this process; returns (positions computed, entries committed).
 
-    As a worker does: a ``RecordingMemo`` in a dict, reading through to the sink's memo (the
-    store) for what it does not hold, and the new entries committed in bulk through the sink
+    As a worker does: a ``RecordingMemo`` in a dict, reading through to the sink's local store
+    for what it does not hold, and the new entries committed in bulk through the sink
     every second — a dict hit instead of a store read for every follower valued earlier, and
     one bulk write per second instead of the store's per-insert path. ``reads=False`` (nothing
     of the family is stored yet, so nothing its followers need is) skips reading the store."""
-    memo = sink.memo()
-    if not isinstance(memo, RecordingMemo):
-        memo = RecordingMemo(memo.lookup, getattr(memo, "lookup_many", None)) if reads else RecordingMemo()
+    store = sink.local_store() if reads else None
+    memo = RecordingMemo(store.lookup, store.lookup_many) if store is not None else RecordingMemo()
     computed = committed = 0
     last = time.monotonic()
     done = 0

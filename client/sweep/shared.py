@@ -41,12 +41,13 @@ from typing import Any, Callable, Iterator
 
 from ruma.client.sweep.summary import SweepSummary
 from ruma.client.sweep.table import attach_tables, family_layout, keys_layout, new_table
-from ruma.client.sweep.worker import open_store
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.enum import ClassRows, Family, enumerate_rows, enumerate_states, raw_count
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
 from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
+from ruma.engine.frame import frame_count
+from ruma.engine.stores import open_store
 
 #: seconds between two drains of the table into the store
 DRAIN_EVERY = 0.1
@@ -244,7 +245,7 @@ def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: in
         put = None if put_shared is None else (lambda frame: put_shared(frame, games, session))
     if put is not None:
         frame, start = table.drain_packed(start)
-        count = int.from_bytes(frame[:4], "little")
+        count = frame_count(frame)
         if count:
             put(frame)
         return count, start
@@ -311,7 +312,7 @@ def run_family_inline(family: Family, sink: Any, progress: Callable[[int, int, i
     started = time.perf_counter()
     entries = raw_count(family) // 8 + 4096
     states, keys, raw = enumerate_states(family)
-    done = run_inline(family.rules, states, keys, sink, progress, sink.memo() if resumed else None, entries,
+    done = run_inline(family.rules, states, keys, sink, progress, sink.local_store() if resumed else None, entries,
                       family.pots_max + 8)
     if done is None:
         return None

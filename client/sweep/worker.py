@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from importlib.metadata import entry_points
-from typing import Any
 
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
+from ruma.engine.stores import Store, open_store
 
 
 @dataclass(frozen=True)
@@ -42,15 +41,7 @@ class Result:
     cpu_seconds: float = 0.0
 
 
-_MEMOS: dict[str, tuple[RecordingMemo, Any]] = {}
-
-
-def open_store(path: str, create: bool = True) -> Any:
-    """The persistent store in ``path`` through the ``ruma.stores`` entry point (never the server)."""
-    for entry in entry_points(group="ruma.stores"):
-        if entry.name == "lmdb":
-            return entry.load()(path, create=create)
-    raise RuntimeError(f"no store backend installed to open {path!r}")
+_MEMOS: dict[str, tuple[RecordingMemo, Store | None]] = {}
 
 
 def _memo(task: Task) -> RecordingMemo:
@@ -61,7 +52,7 @@ def _memo(task: Task) -> RecordingMemo:
                 old_store.close()
         _MEMOS.clear()
         store = open_store(task.store_path, create=False) if task.store_path else None
-        memo = RecordingMemo(store.lookup, getattr(store, "lookup_many", None)) if store is not None else RecordingMemo()
+        memo = RecordingMemo(store.lookup, store.lookup_many) if store is not None else RecordingMemo()
         held = _MEMOS[task.sweep_id] = (memo, store)
     return held[0]
 

@@ -25,11 +25,12 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.errors import NotAtomicError, RumaError, RumaInputError
 from ruma.engine.families.enum import FamilyClass, simplicity
+from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets.base import Ruleset, State
 
 __all__ = ["BY", "CensusRow", "census", "group_label", "values_among", "MissingValuesError", "OTHER", "Tally",
@@ -234,7 +235,7 @@ def census(rules: Ruleset, classes: Iterable[FamilyClass], lookup: Callable[[byt
     return counted.rows()
 
 
-def values_among(store: Any, rules: Ruleset, wanted: Sequence[Value]) -> ValuesOf:
+def values_among(store: Memo, rules: Ruleset, wanted: Sequence[Value]) -> ValuesOf:
     """``values_of`` for a census restricted to ``wanted``, without building any other value.
 
     With a store that tells what it keeps under a key without building it (the LMDB store's
@@ -244,22 +245,23 @@ def values_among(store: Any, rules: Ruleset, wanted: Sequence[Value]) -> ValuesO
     stored ``None`` — memory for one chunk of keys, whatever the family or the value. Other stores
     are asked their values (``lookup_many``, else ``lookup``), other values becoming ``OTHER``."""
     targets = _targets(rules, wanted)
-    ids_of = getattr(store, "value_ids_many", None)
-    game_id = getattr(store, "store_game_id", None)
-    if callable(ids_of) and callable(game_id):
+    able = capabilities(store)
+    if able.store is not None:
+        ids_of, game_id = able.store.value_ids_many, able.store.store_game_id
         by_id: dict[tuple[bool, int], Value] = {}
         for target in targets:
-            found = (False, target) if isinstance(target, int) else (True, game_id(target))
-            if found[1] is not None:  # (a game the store never held: no position has it)
-                by_id[found] = target
+            if isinstance(target, int):
+                by_id[(False, target)] = target
+                continue
+            store_id = game_id(target)
+            if store_id is not None:  # (a game the store never held: no position has it)
+                by_id[(True, store_id)] = target
 
         def from_ids(keys: Sequence[bytes]) -> list[Value | None | object]:
             return [None if found is None else by_id.get(found, OTHER) for found in ids_of(keys)]
 
         return from_ids
-    many = getattr(store, "lookup_many", None)
-    look: Callable[[Sequence[bytes]], Sequence[Value | None]] = many if callable(many) else (
-        lambda keys: [store.lookup(key) for key in keys])
+    look = able.lookup_each()
     chosen = set(targets)
 
     def from_values(keys: Sequence[bytes]) -> list[Value | None | object]:

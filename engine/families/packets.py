@@ -108,6 +108,14 @@ class RecordingMemo:
                 entries[key] = value
                 new.append((key, value))
 
+    def direct_entries(self) -> tuple[dict[bytes, Value], list[Entry] | None] | None:
+        """``entries`` and ``new`` when no fallback is consulted (``lookup`` is then ``entries.get``,
+        and ``insert_many`` puts new keys in ``entries`` and ``new``: the compiled search does so
+        itself); ``None`` otherwise, and for a subclass."""
+        if type(self) is RecordingMemo and self.fallback is None and self.fallback_many is None:
+            return self.entries, self.new
+        return None
+
     def learn(self, entries: Iterable[Entry]) -> None:
         """Know values computed elsewhere (not recorded)."""
         known = self.entries

@@ -107,19 +107,11 @@ class Search:
     def __init__(
         self,
         rules: Rules,
-        lookup: Callable[[bytes], Any],
-        lookup_many: Callable[[list[bytes]], Any] | None,
-        insert_many: Callable[[list[tuple[bytes, Any]]], None],
-        entries: dict[bytes, Any] | None,
+        memo: Any,  # ruma.engine.memo.MemoCapabilities (read by field name)
         progress: Callable[[int], None] | None,
         should_cancel: Callable[[], bool] | None,
         max_positions: int,
         octal: Callable[[int], int] | None,
-        compact: CompactMemo | None = None,
-        record: list[Any] | None = None,
-        cache: dict[bytes, Any] | None = None,
-        insert_packed: Callable[[bytes, Any], None] | None = None,
-        shared_games: SharedGames | None = None,
     ) -> None: ...
     def value(self, component: tuple[int, ...], /) -> int:  # NotImplemented for a state the C code does not take
         ...

@@ -3,7 +3,9 @@
 It has the surface of ``ruma.engine.search.Search`` that ``evaluate`` uses (``value_of``,
 ``stats``, ``memo``): the search itself runs in C (``search.c``) over a compact table, consults
 the memo through ``memo.lookup`` for components it has never seen, and hands every newly valued
-``(key, value)`` back through ``insert_many`` in bulk. Partizan values are ids of the compiled game
+``(key, value)`` back through ``insert_many`` in bulk; what else the memo offers (batched
+lookups, packed hand-overs, recent values, a sweep's shared table, a dict to use directly) it
+reads from ``ruma.engine.memo.capabilities(memo)``. Partizan values are ids of the compiled game
 kernel (``_core.kernel``, the kernel ``Game`` runs on with the compiled engine): sums, negatives
 and ``{L | R}`` are computed in C, and a ``Game`` object is made only for a value handed to Python.
 """
@@ -14,11 +16,10 @@ from typing import Any, Callable
 
 from ruma.engine.cgt import Game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
-from ruma.engine.memo import InMemoryMemo, Memo, Value, bulk_inserter
+from ruma.engine.memo import Memo, Value, capabilities
 from ruma.engine.native import _core
 from ruma.engine.rulesets.atomic_wari import octal_37
 from ruma.engine.rulesets.base import Ruleset, State
-from ruma.engine.families.packets import RecordingMemo
 
 __all__ = ["NativeSearch", "make_search"]
 
@@ -39,26 +40,13 @@ class NativeSearch:
         self.rules = rules
         self.memo = memo
         self.stats = stats
-        impartial = native.impartial
-        direct, record = _direct_dict(memo)
         self._search = _core.Search(
             native,
-            memo.lookup,
-            getattr(memo, "lookup_many", None),
-            bulk_inserter(memo),
-            direct,
+            capabilities(memo),  # (what of it the search uses: ``native/search_type.c``)
             progress,
             should_cancel,
             -1 if max_positions is None else max(0, max_positions),
             None if native.family == _core.FAMILY_SOWING else _octal_value,
-            memo if isinstance(memo, _core.CompactMemo) else None,  # read and written in C
-            record,
-            _cache_of(memo),
-            # (nim values packed in C for a memo that takes them so: the LMDB store's writer process)
-            getattr(memo, "insert_packed", None) if impartial else None,
-            # (a partizan sweep's games in shared memory, whose ids its SharedValues holds)
-            getattr(memo, "shared_games", None) if not impartial and isinstance(_cache_of(memo), _core.SharedValues)
-            else None,
         )
         self.max_positions = max_positions
         self._progress, self._should_cancel = progress, should_cancel
@@ -139,19 +127,6 @@ class NativeSearch:
         return RumaInputError(f"position {shown!r} of {rules.name} repeats: the game is loopy")
 
 
-def _direct_dict(memo: Memo) -> tuple[dict[bytes, Value] | None, list[Any] | None]:
-    """The dict the compiled search may read and write itself instead of calling the memo's
-    methods, and the list it appends new ``(key, value)`` pairs to: a plain ``InMemoryMemo``
-    (whose methods are ``dict.get``/``update``), or a sweep's ``RecordingMemo`` with no fallback
-    (``get``, and ``insert_many``'s "new keys go into ``entries`` and ``new``"); ``(None, None)``
-    for every other memo, which is called."""
-    if type(memo) is InMemoryMemo:
-        return memo.entries, None
-    if type(memo) is RecordingMemo and memo.fallback is None and memo.fallback_many is None:
-        return memo.entries, memo.new
-    return None, None
-
-
 def make_search(rules: Ruleset, memo: Memo, stats: Any, progress: Callable[[int], None] | None,
                 should_cancel: Callable[[], bool] | None, max_positions: int | None) -> NativeSearch | None:
     """A compiled search for ``rules`` when it is a compiled ruleset, else ``None``."""
@@ -159,16 +134,3 @@ def make_search(rules: Ruleset, memo: Memo, stats: Any, progress: Callable[[int]
     if not isinstance(native, _core.Rules):
         return None
     return NativeSearch(rules, native, memo, stats, progress, should_cancel, max_positions)
-
-
-def _cache_of(memo: Memo) -> Any:
-    """The values the memo vouches it holds, read in C before the memo is asked: its ``recent``
-    when that is a ``CompactMemo`` (the LMDB store's: the values this process stored lately) or a
-    dict, else ``None``. A store lookup is a Python call of about ten microseconds; a position
-    valued earlier in this process (a follower of the next position asked about) is then a table
-    hit in C, as with an in-memory memo."""
-    shared = getattr(memo, "shared", None)  # a sweep's table in shared memory (RecordingMemo.shared)
-    if isinstance(shared, _core.SharedValues):
-        return shared
-    cache = getattr(memo, "recent", None)
-    return cache if type(cache) is dict or isinstance(cache, _core.CompactMemo) else None

@@ -58,9 +58,8 @@ static int sort_pending(SearchObject *s) {
     return rc;
 }
 
-/* Hand the pending nim values over as one bytes object, packed as ruma.server.store.writer.pack
- * packs a batch — count (u32), key lengths (u16 each), codes 2n (u64 each), little-endian, then
- * the whole keys, sorted — after putting them into the cache when that is a CompactMemo (the
+/* Hand the pending nim values over as one batch frame (frame.h: count, key lengths, codes 2n,
+ * then the whole keys, sorted) after putting them into the cache when that is a CompactMemo (the
  * store's ``recent``), and call memo.insert_packed(frame, that CompactMemo or None). Why: the LMDB
  * store sends exactly these bytes to its writer process, so the pairs' way (a tuple, a key and an
  * int per value, then split, packed and remembered again in Python) was main-process work a cold
@@ -77,7 +76,7 @@ static int pack_pending(SearchObject *s) {
         bodies += len;
     }
     if (n > UINT32_MAX || sort_pending(s) < 0) return n > UINT32_MAX ? 0 : -1;
-    PyObject *frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_size(n, bodies));
+    PyObject *frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_bytes(n, bodies + 2 * n));
     if (!frame) return -1;
     CompactMemoObject *cache = PyObject_TypeCheck(s->cache, &CompactMemo_Type) ? (CompactMemoObject *)s->cache : NULL;
     /* A full cache takes no more (the store then keeps the values in a fresh one of its own, as it

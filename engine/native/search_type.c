@@ -1,5 +1,6 @@
 /* search_type.c — the Python type of the compiled search (``_core.Search``): its construction from
- * the memo's and the kernel's callables, garbage-collector support, ``value`` and ``stats``.
+ * the memo's capabilities record (ruma.engine.memo.capabilities) and the kernel's callables,
+ * garbage-collector support, ``value`` and ``stats``.
  * The search itself is search.c; ``value_many`` is search_batch.c.
  */
 #include "search.h"
@@ -26,21 +27,24 @@ static PyObject *Search_value(SearchObject *s, PyObject *state) {
 /* ---------------------------------------------------------------------------------------- */
 /* the type                                                                                  */
 
-static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"rules", "lookup", "lookup_many", "insert_many", "entries", "progress",
-                             "should_cancel", "max_positions", "octal", "compact", "record", "cache",
-                             "insert_packed", "shared_games", NULL};
-    RulesObject *rules;
-    PyObject *lookup, *lookup_many, *insert_many, *entries, *progress, *should_cancel, *octal;
-    PyObject *compact = Py_None, *record = Py_None, *cache = Py_None, *insert_packed = Py_None, *games = Py_None;
-    long long max_positions;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOOOOLO|OOOOO", kwlist, &Rules_Type, &rules, &lookup,
-                                     &lookup_many, &insert_many, &entries, &progress, &should_cancel,
-                                     &max_positions, &octal, &compact, &record, &cache,
-                                     &insert_packed, &games))
-        return -1;
-    if (insert_packed != Py_None && (!PyCallable_Check(insert_packed) || !rules->impartial)) {
-        PyErr_SetString(PyExc_TypeError, "insert_packed must be callable (nim values only: an impartial ruleset) or None");
+/* The fields of the memo's capabilities record (ruma.engine.memo.MemoCapabilities) the search keeps. */
+static const char *const CAPABILITIES[] = {"lookup", "lookup_many", "insert_many", "entries", "new", "compact",
+                                           "recent", "shared", "shared_games", "insert_packed"};
+#define N_CAPABILITIES (sizeof CAPABILITIES / sizeof *CAPABILITIES)
+
+/* The work of Search_init (below) on the record's fields (borrowed, in CAPABILITIES' order). The
+ * values the search reads before asking the memo (cache) are the sweep's shared table when the
+ * memo has one, else its recent values; packed hand-overs are for nim values only, and a shared
+ * games table comes with a partizan ruleset's shared table. */
+static int search_setup(SearchObject *s, RulesObject *rules, PyObject **got, PyObject *progress,
+                        PyObject *should_cancel, long long max_positions, PyObject *octal) {
+    PyObject *lookup = got[0], *lookup_many = got[1], *insert_many = got[2], *entries = got[3], *record = got[4];
+    PyObject *compact = got[5], *recent = got[6], *shared_values = got[7], *shared_games = got[8];
+    PyObject *cache = shared_values != Py_None ? shared_values : recent;
+    PyObject *insert_packed = rules->impartial ? got[9] : Py_None;
+    PyObject *games = !rules->impartial && shared_values != Py_None ? shared_games : Py_None;
+    if (insert_packed != Py_None && !PyCallable_Check(insert_packed)) {
+        PyErr_SetString(PyExc_TypeError, "insert_packed must be callable or None");
         return -1;
     }
     if (record != Py_None && (!PyList_CheckExact(record) || entries == Py_None)) {
@@ -109,6 +113,24 @@ static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
     rows_init(&s->opts);
     rows_init(&s->pieces);
     return 0;
+}
+
+static int Search_init(SearchObject *s, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"rules", "memo", "progress", "should_cancel", "max_positions", "octal", NULL};
+    RulesObject *rules;
+    PyObject *memo, *progress, *should_cancel, *octal, *got[N_CAPABILITIES] = {NULL};
+    long long max_positions;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOLO", kwlist, &Rules_Type, &rules, &memo, &progress,
+                                     &should_cancel, &max_positions, &octal))
+        return -1;
+    for (size_t f = 0; f < N_CAPABILITIES; f++)
+        if (!(got[f] = PyObject_GetAttrString(memo, CAPABILITIES[f]))) {
+            for (size_t g = 0; g < f; g++) Py_DECREF(got[g]);
+            return -1;
+        }
+    int rc = search_setup(s, rules, got, progress, should_cancel, max_positions, octal);
+    for (size_t f = 0; f < N_CAPABILITIES; f++) Py_DECREF(got[f]);
+    return rc;
 }
 
 static int Search_traverse(SearchObject *s, visitproc visit, void *arg) {

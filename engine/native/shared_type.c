@@ -309,10 +309,9 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
     return Py_BuildValue("(NK)", out, at);
 }
 
-/* drain_packed(start) -> (frame, next): drain's values as one bytes object, packed as
- * ruma.server.store.writer.pack packs a batch — count (u32), key lengths (u16 each), codes 2n
- * (u64 each), little-endian, then the keys — which the store hands to its writer process as they
- * are (LmdbStore.insert_packed): a sweep's driver then builds no Python object per value. */
+/* drain_packed(start) -> (frame, next): drain's values as one batch frame (frame.h: count, key
+ * lengths, codes 2n, then the keys), which a store takes as it is (Store.insert_packed: the LMDB
+ * store hands it to its writer process): a sweep's driver then builds no Python object per value. */
 static PyObject *SharedValues_drain_packed(SharedValuesObject *self, PyObject *arg) {
     if (ready(self) < 0) return NULL;
     unsigned long long at = PyLong_AsUnsignedLongLong(arg);
@@ -321,7 +320,7 @@ static PyObject *SharedValues_drain_packed(SharedValuesObject *self, PyObject *a
     Sortable *found = collect(self, &at, &n);
     if (!found && PyErr_Occurred()) return NULL;
     for (size_t k = 0; k < n; k++) bodies += found[k].len;
-    PyObject *frame = n <= UINT32_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_size(n, bodies)) : NULL;
+    PyObject *frame = n <= UINT32_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_bytes(n, bodies + 2 * n)) : NULL;
     if (frame) {
         Packed f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, self->code, self->version);
         for (size_t k = 0; k < n; k++) frame_put(&f, k, found[k].body, found[k].len, (int32_t)(found[k].rec - 1));
@@ -401,7 +400,7 @@ static PyMethodDef SharedValues_methods[] = {
     {"drain", (PyCFunction)SharedValues_drain, METH_O,
      "drain(start) -> (entries, next): the values published from arena word start on, and where to go on."},
     {"drain_packed", (PyCFunction)SharedValues_drain_packed, METH_O,
-     "drain_packed(start) -> (frame, next): drain's values packed as ruma.server.store.writer.pack packs a batch."},
+     "drain_packed(start) -> (frame, next): drain's values as one batch frame (frame.h)."},
     {"seal", (PyCFunction)SharedValues_seal, METH_NOARGS,
      "seal(): this process adds no more for now: the drain may pass its chunk of the arena, and its keys are "
      "counted (call it when done adding, before the last drain; the dealloc does; the next add takes a new chunk)."},

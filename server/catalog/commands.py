@@ -16,12 +16,15 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ruma.client.cli.errors import Unreachable, UsageError, WorkFailed
 from ruma.client.cli.options import (DEFAULT_DATA, add_format_option, add_notation_option, add_progress_option,
                                      add_server_options, connect, data_directory, positive)
 from ruma.client.cli.output import Column, Output, progress
+
+if TYPE_CHECKING:  # lmdb is imported when a command opens a store, not for ruma --help
+    from ruma.server.store.memo import LmdbStore
 
 POSITION_COLUMNS = [Column("name"), Column("ruleset"), Column("position"), Column("value"), Column("outcome"),
                     Column("tags")]
@@ -152,7 +155,7 @@ class _Local:
         directory = _directory(args) if (args.data is not None or not args.catalog) else None
         with _database(args, args.catalog or str(directory)):
             self.catalog = Catalog.open(directory, url=args.catalog)
-        self.store: Any = None
+        self.store: LmdbStore | None = None
         if directory is not None and not getattr(args, "no_store", False):
             self.store = _open_store(args, directory)
         self.ops = CatalogOps(self.catalog, store=self.store, added_by=_user())
@@ -163,7 +166,8 @@ class _Local:
         self.catalog.close()
 
 
-def _open_store(args: argparse.Namespace, directory: Path) -> Any:
+def _open_store(args: argparse.Namespace, directory: Path) -> "LmdbStore | None":
+    """The LMDB store in ``directory``; ``None`` for a reading command where there is none."""
     from ruma.server.store.memo import LmdbStore, StoreError
 
     if not args.writes and not (directory / "data.mdb").exists():

@@ -22,7 +22,7 @@ from ruma.engine.cgt import ZERO, Game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.engine.evaluator import Evaluation, evaluate, format_value
 from ruma.engine.families.templates import claim_value, enumerate_instances, parse_domain, parse_family
-from ruma.engine.memo import Memo
+from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 from ruma.engine.verify import claim_holds
@@ -158,7 +158,7 @@ def _check(memo: Memo, rules: Ruleset, state: State, kind: str, claim: str, valu
     return holds, computed, claimed_text, cost
 
 
-def search_stored(store: Any, ruleset: str, game: Game, limit: int = 20) -> list[dict[str, Any]]:
+def search_stored(store: Memo | None, ruleset: str, game: Game, limit: int = 20) -> list[dict[str, Any]]:
     """Every position of ``ruleset`` in the store with value ``game``, simplest first.
 
     The store keeps positions in their canonical orientation, so for a partizan ruleset the
@@ -168,7 +168,8 @@ def search_stored(store: Any, ruleset: str, game: Game, limit: int = 20) -> list
     from ruma.server.store.codec import complexity
     from ruma.server.store.keys import state_of_key
 
-    if store is None or not hasattr(store, "positions_with_value"):
+    persistent = capabilities(store).store if store is not None else None
+    if persistent is None:
         raise CatalogError("searching stored positions needs a store (--data DIR with a store, or a server)")
     rules = get_ruleset(ruleset)
     wanted: list[tuple[Any, bool]] = [(game.nim_value, False)] if rules.impartial else [(game, False)]
@@ -177,7 +178,7 @@ def search_stored(store: Any, ruleset: str, game: Game, limit: int = 20) -> list
     found: list[tuple[bytes, bool]] = []
     for target, mirrored in wanted:
         if target is not None:
-            found += [(key, mirrored) for key in store.positions_with_value(rules.code, target, limit)]
+            found += [(key, mirrored) for key in persistent.positions_with_value(rules.code, target, limit)]
     # both lists come simplest first; merge them by the store's own measure of simplicity
     found.sort(key=lambda item: complexity(item[0]))
     out = []

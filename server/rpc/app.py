@@ -25,19 +25,22 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any, Coroutine, Iterable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Coroutine, Iterable, Mapping, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from ruma.engine.errors import RumaInputError
-from ruma.engine.memo import Memo
+from ruma.engine.memo import Memo, capabilities
 from ruma.server.rpc.admission import MAX_PER_PEER, Admission
 from ruma.server.rpc.auth import TokenCheck, load_tokens
 from ruma.server.rpc.servicer import RumaServicer
 from ruma.server.work.limits import Limits
 from ruma.v1 import ruma_pb2, ruma_pb2_grpc
+
+if TYPE_CHECKING:
+    from ruma.server.store.memo import LmdbStore
 
 log = logging.getLogger("ruma.server")
 T = TypeVar("T")
@@ -129,10 +132,11 @@ class RumaServer:
                         close()
             finally:
                 try:
-                    for method in ("flush", "close") if self._close_store else ("flush",):
-                        call = getattr(self.store, method, None)
-                        if callable(call):
-                            call()
+                    persistent = capabilities(self.store).store
+                    if persistent is not None:
+                        persistent.flush()
+                        if self._close_store:
+                            persistent.close()
                 finally:
                     self.loop.close()
                     self._stopped.set()
@@ -155,7 +159,7 @@ def _read(path: str | Path) -> bytes:
         raise RumaInputError(f"cannot read {str(path)!r}: {error.strerror}") from error
 
 
-def _open_store(data_dir: Path) -> Memo:
+def _open_store(data_dir: Path) -> "LmdbStore":
     """The LMDB store in ``data_dir``, checked: a damaged one raises ``StoreDamagedError``."""
     from ruma.server.store.memo import LmdbStore
     from ruma.server.store.check import quick_check
@@ -202,15 +206,15 @@ def _check_tls(cert: str | Path, key: str | Path) -> tuple[bytes, bytes]:
 def _runner(store: Memo, servicer_memo: Memo, limits: Limits, readers: int | None) -> Any:
     """Worker processes for an ``LmdbStore`` (unless ``limits.workers`` is 0), else threads here
     (call on the server's loop)."""
-    from ruma.server.store.memo import LmdbStore
     from ruma.server.work.inline import InlineRunner
     from ruma.server.work.pool import READERS, WorkerPool
 
-    if isinstance(store, LmdbStore) and limits.workers > 0:
+    persistent = capabilities(store).store
+    if persistent is not None and limits.workers > 0:
         def freed() -> None:
-            store.reader_check()  # the reader slot a killed worker left behind
+            persistent.admin.reader_check()  # the reader slot a killed worker left behind
 
-        return WorkerPool(store.path, limits, limits.workers, max(1, READERS if readers is None else readers),
+        return WorkerPool(persistent.path, limits, limits.workers, max(1, READERS if readers is None else readers),
                           on_kill=freed)
     return InlineRunner(servicer_memo, store, limits)
 
@@ -314,10 +318,9 @@ def create_server(
             wrapper.start()
     except BaseException:
         loop.close()
-        if own_store:
-            close = getattr(the_store, "close", None)
-            if callable(close):
-                close()
+        persistent = capabilities(the_store).store
+        if own_store and persistent is not None:
+            persistent.close()
         raise
     return wrapper, bound
 

@@ -28,8 +28,9 @@ import grpc
 from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt.expression import DEFAULT_LIMITS as EXPRESSION_LIMITS
 from ruma.engine.errors import LimitExceededError
-from ruma.engine.memo import Memo
+from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets import ruleset_description, ruleset_names, sample_ruleset
+from ruma.engine.stores import Store
 from ruma.server.rpc.admission import ARRIVED
 from ruma.server.rpc.errors import from_wire, rpc_method, status_of
 from ruma.server.rpc.inflight import SingleFlight
@@ -84,6 +85,8 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
     def __init__(self, store: Memo, limits: Limits | None = None, services: Sequence[str] = (), auth_required: bool = False,
                  cache_size: int = 500_000, runner: Any = None, data_dir: Path | None = None) -> None:
         self.store = store
+        #: the store as a persistent ``Store`` (provenance, statistics, snapshots), else ``None``
+        self.persistent: Store | None = capabilities(store).store
         self.memo = CachedMemo(store, cache_size)
         self.limits = limits or Limits()
         self.runner = runner if runner is not None else InlineRunner(self.memo, store, self.limits)
@@ -123,9 +126,9 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         """Mark the stored replies whose value (or a component's) is an upload the server has not
         re-valued yet (``store.provenance``): one read for all of them; none, and ``replies`` not
         even gone through, when the store holds no unverified upload (the common case)."""
-        among = getattr(self.store, "unverified_among", None)
-        if among is None or not self.store.unverified_count():  # type: ignore[attr-defined]
+        if self.persistent is None or not self.persistent.provenance.unverified_count():
             return
+        among = self.persistent.provenance.unverified_among
         messages = list(replies)
         keys = [[message.key, *(c.key for c in message.components)] for message in messages]
         flags = iter(among([key for group in keys for key in group]))
@@ -151,9 +154,8 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             return await self.runner.run(name, args, budget)
         finally:
             self._leave()
-            refresh = getattr(self.store, "refresh", None)
-            if callable(refresh):
-                refresh()
+            if self.persistent is not None:
+                self.persistent.refresh()
 
     async def read(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
         """Run a stored lookup (``ruma.server.work.reads``) on a reader worker."""
@@ -313,8 +315,8 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         from ruma.server.work.worker import rss
 
         store_stats: dict[str, Any] = {}
-        stats_method = getattr(self.store, "stats", None)
-        if callable(stats_method):
+        if self.persistent is not None:
+            stats_method = self.persistent.admin.stats
             store_stats = dict(await asyncio.get_running_loop().run_in_executor(None, stats_method))
         pool = self.runner.stats()
         counters = self.counters
@@ -335,7 +337,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                 server_memory=rss(),
                 refused=pool["refused"],
                 workers_recycled=pool["recycled"],
-                unverified_entries=int(getattr(self.store, "unverified_count", lambda: 0)()),
+                unverified_entries=self.persistent.provenance.unverified_count() if self.persistent is not None else 0,
                 uploads_corrected=counters.corrected,
             )
 

@@ -148,17 +148,15 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         memo = self.ruma.memo
         kept = [entries[i] for i in sorted(states)]
         with self.ruma.busy():
-            marked = getattr(self.ruma.store, "insert_unverified", None)
-            if callable(marked):  # stored marked unverified until the server re-values them (store.provenance)
-                reply.stored = marked(kept)
+            persistent = self.ruma.persistent
+            if persistent is not None:  # stored marked unverified until the server re-values them (store.provenance)
+                reply.stored = persistent.provenance.insert_unverified(kept)
+                persistent.flush()  # an OK reply means the upload is on disk
             else:
                 for key, value in kept:
                     if memo.lookup(key) is None:
                         memo.insert(key, value)
                         reply.stored += 1
-            flush = getattr(self.ruma.store, "flush", None)
-            if callable(flush):
-                flush()  # an OK reply means the upload is on disk
         reply.already_stored = len(kept) - reply.stored
         return reply
 
@@ -205,13 +203,13 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
 
     def documents(self, prefix: str) -> pb.DocumentsReply:
         """The store's documents named ``prefix``... as stored (read on a thread of the server)."""
-        store = self.ruma.store
-        names_of, read = getattr(store, "document_names", None), getattr(store, "document", None)
-        if not callable(names_of) or not callable(read):
+        persistent = self.ruma.persistent
+        if persistent is None:
             return pb.DocumentsReply()  # (a store that keeps no documents)
+        kept = persistent.documents
         documents, size = [], 0
-        for name in names_of(prefix):
-            content = read(name)
+        for name in kept.names(prefix):
+            content = kept.get(name)
             if content is None:
                 continue
             size += len(content)
@@ -236,7 +234,8 @@ def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
     from ruma.server.store.provenance import UploadVerifier
     from ruma.server.work.budget import Budget
 
-    if not callable(getattr(ruma.store, "unverified_entries", None)):
+    persistent = ruma.persistent
+    if persistent is None:
         return None
 
     def revalue(ruleset: str, keys: list[bytes]) -> list[Any]:
@@ -252,7 +251,7 @@ def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
         with ruma.counters.lock:
             ruma.counters.corrected += 1
 
-    return UploadVerifier(ruma.store, revalue, ruma.idle, corrected, pause=pause).start()
+    return UploadVerifier(persistent, revalue, ruma.idle, corrected, pause=pause).start()
 
 
 def add_sweeps_servicer(server: grpc.aio.Server, ruma: RumaServicer,

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 import lmdb
 
 from ruma.engine.cgt import Game
+from ruma.engine.frame import frame_codes, frame_count, frame_lengths
 from ruma.engine.native import new_compact_memo
 from ruma.server.store import codec
 from ruma.server.store.games import Value
@@ -51,7 +52,7 @@ values there itself, ``insert_packed``, stops at as many: ``CACHE_LIMIT`` in sea
 (about 30 bytes an entry, so some 64 MB at most; no Python object an entry, so nothing for the
 cyclic collector to walk — a dict of them cost a cold evaluation of impartial Sowing 0.2 s), or
 ``None`` without the compiled engine. The compiled search reads it in C before it asks
-``lookup_many`` (``engine/native/search.py``, ``_cache_of``), so a position valued by an earlier
+``lookup_many`` (``RecentMemo``: ``ruma.engine.memo.capabilities``), so a position valued by an earlier
 evaluation of this process costs a table lookup, not a store call. (``lookup``/``lookup_many``
 themselves never answer from it: they read the database, and a damaged record raises there.)"""
 
@@ -171,7 +172,7 @@ class BulkOps:
         self._remember(keys, values)
 
     def insert_packed(self, frame: bytes, cache: Any = None, remember: bool = True) -> None:
-        """``insert_many`` of a batch of nim values packed as ``store.writer.pack`` packs one (keys
+        """``insert_many`` of a batch of nim values as a batch frame (``ruma.engine.frame``; keys
         sorted; what the compiled search hands over for an impartial ruleset: ``search_memo.c``,
         ``pack_pending``). A batch the writer process takes goes to it as these bytes, with no
         Python object an entry; any other (small, a key LMDB cannot hold, no writer) is unpacked
@@ -207,13 +208,13 @@ class BulkOps:
             self.insert_many(games.games(list(zip(keys, ids))))
 
     def _packed_count(self, frame: bytes) -> int:
-        """The entries of a packed frame (``store.writer.pack``) that the writer process may be
+        """The entries of a batch frame (``ruma.engine.frame``) that the writer process may be
         handed as it is — it runs, with the compiled record builder, and every key is one LMDB
         holds — or 0."""
-        count = int.from_bytes(frame[:4], "little")
+        count = frame_count(frame)
         if not count or not _LITTLE or _NATIVE is None or not self.use_writer:
             return 0
-        lengths = memoryview(frame)[4:4 + 2 * count].cast("H")
+        lengths = frame_lengths(frame, count).cast("H")
         return count if 3 <= min(lengths) and max(lengths) <= self.max_key else 0
 
     def _send_shared(self, frame: bytes, games: Any, session: int) -> bool:
@@ -227,7 +228,7 @@ class BulkOps:
             if self._shared_sent != (writer, session):
                 games.forget()  # (a new writer, or a new table: every node its values need is sent)
                 self._shared_sent = (writer, session)
-            nodes = games.export(memoryview(frame)[4 + 2 * count:4 + 10 * count])
+            nodes = games.export(frame_codes(frame, count))
             if not writer.submit_shared(pack_shared(session, nodes, frame)):
                 self._shared_sent = None
                 return False

@@ -33,17 +33,9 @@ from ruma.engine.errors import RumaInputError
 
 if TYPE_CHECKING:  # lmdb is imported when a store command runs, not for ruma --help
     from ruma.server.store.memo import LmdbStore
-    from ruma.server.store.verify import VerifyReport
 
 #: the hint for a damaged store
 MEND = "check it with 'ruma store verify --full', mend it with 'ruma store repair'"
-
-
-def verify_store(store: "LmdbStore", sample: int = 100, seed: int | None = None, **options: Any) -> "VerifyReport":
-    """``ruma.server.store.verify.verify_store`` (kept here for callers of this module)."""
-    from ruma.server.store.verify import verify_store as verify
-
-    return verify(store, sample, seed, **options)
 
 
 def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -87,7 +79,7 @@ def opened(args: argparse.Namespace) -> Iterator["LmdbStore"]:
 def run_stats(args: argparse.Namespace) -> int:
     """Print the store's statistics."""
     with opened(args) as store:
-        stats = store.stats()
+        stats = store.admin.stats()
     lines = [f"store {stats['path']} (schema {stats['schema_version']}, engine {stats['engine_version']})"]
     for row in stats["rulesets"]:
         lines.append(f"  {_ruleset_label(row)}: {row['entries']} entries")
@@ -123,11 +115,11 @@ def run_backup(args: argparse.Namespace) -> int:
 
     with opened(args) as store:
         try:
-            target = store.backup(dest)
+            target = store.admin.backup(dest)
         except RumaInputError as error:
             raise UsageError(str(error), "give a new or empty directory") from None
     with LmdbStore(target, create=False) as copy:
-        stats = copy.stats()
+        stats = copy.admin.stats()
     record = {"backup": str(target), "entries": stats["entries"], "bytes": stats["file_bytes"]}
     with Output(args.format) as out:
         out.emit(record, f"backup {target}: {record['entries']} entries, {record['bytes']} bytes")
@@ -152,7 +144,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
                     checked, corrections = revalue_store(store)
                     revalued = {"checked": checked, "corrected": corrections}
-                report = verify_store(store, args.sample, args.seed, full=args.full, progress=bar)
+                report = store.admin.verify(args.sample, args.seed, full=args.full, progress=bar)
         except Unreachable as refused:
             if not isinstance(refused.__context__, StoreDamagedError):
                 raise

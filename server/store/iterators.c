@@ -1,5 +1,5 @@
-/* store/iterators.c — the lazy record iterator of the store's bulk writes (``_native.seal_positions``),
- * the byte order of keys and a frame's counts and codes (store.writer.pack). Part of the module
+/* store/iterators.c — the lazy record iterator of the store's bulk writes (``_native.seal_positions``)
+ * and the byte order of keys. Part of the module
  * ``ruma.server.store._native`` (store/native.c). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -94,18 +94,6 @@ PyObject *py_seal_positions(PyObject *self, PyObject *args) {
 int bytes_less(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
     int c = memcmp(a, b, na < nb ? na : nb);
     return c ? c < 0 : na < nb;
-}
-
-size_t frame_count(const uint8_t *p, size_t size) {
-    if (size < 4) return SIZE_MAX;
-    size_t n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
-    return (size - 4) / 10 < n ? SIZE_MAX : n;
-}
-
-uint64_t frame_code(const uint8_t *codes, size_t i) {
-    uint64_t v = 0;
-    for (int b = 0; b < 8; b++) v |= (uint64_t)codes[8 * i + b] << (8 * b);
-    return v;
 }
 
 int store_iterators_ready(void) {

@@ -1,7 +1,7 @@
 /* store/lmdb.c — store._native.Writer: the store's writer process's transactions, in C on LMDB.
  *
- * The writer process (server/store/writer.py) writes the bulk batches a store sends it: frames of
- * sorted keys with their value codes (store.writer.pack). In Python each entry was a tuple of two
+ * The writer process (server/store/writer.py) writes the bulk batches a store sends it: batch
+ * frames of sorted keys with their value codes (the engine's format, engine/native/frame.h). In Python each entry was a tuple of two
  * bytes objects (and, before schema 3, another for an index), handed to py-lmdb's putmulti, which
  * releases and retakes the GIL around every put: about half of the process's time went to that
  * (py-spy on a replay of a cold run's frames), the other half to LMDB's B-tree puts and commits.
@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame.h"
 #include "interning.h"
 #include "lmdb.h"
 #include "records.h"
@@ -99,8 +100,8 @@ static Count *count_of(Group *g, const uint8_t *key) {
     return &g->counts[g->n_counts++];
 }
 
-/* Read one frame (store.writer.pack: count u32, key lengths u16, codes u64, little-endian, then
- * the keys) into p, building its records; with the GIL. */
+/* Read one batch frame (engine/native/frame.h), or a shared frame holding one, into p, building
+ * its records; with the GIL. */
 static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepared *p) {
     if (size >= 4 && (buf[0] & buf[1] & buf[2] & buf[3]) == 0xFF) { /* a shared frame */
         if (size < SHARED_HEAD) goto bad;
@@ -121,10 +122,10 @@ static int prepare(Writer *w, Group *g, const uint8_t *buf, size_t size, Prepare
     p->records = PyMem_RawMalloc(m * sizeof *p->records);
     p->record_lens = PyMem_RawMalloc(m);
     if (!p->keys || !p->key_lens || !p->records || !p->record_lens) goto no_memory;
-    const uint8_t *lens = buf + 4, *codes = buf + 4 + 2 * n;
-    size_t at = 4 + 10 * n;
+    const uint8_t *lens = frame_lengths(buf), *codes = frame_codes(buf, n);
+    size_t at = frame_head(n);
     for (size_t i = 0; i < n; i++) {
-        size_t len = (size_t)lens[2 * i] | (size_t)lens[2 * i + 1] << 8;
+        size_t len = frame_length(lens, i);
         if (len > size - at) goto bad;
         p->keys[i] = buf + at;
         p->key_lens[i] = len;
@@ -477,7 +478,7 @@ static void Writer_dealloc(Writer *w) {
 
 static PyMethodDef Writer_methods[] = {
     {"write", (PyCFunction)(void (*)(void))Writer_write, METH_VARARGS | METH_KEYWORDS,
-     "write(frames, more=None, most=0) -> int: the frames (store.writer.pack) in one transaction, then those more() has "
+     "write(frames, more=None, most=0) -> int: the batch frames (engine/native/frame.h) in one transaction, then those more() has "
      "waiting while fewer than most; the entries added."},
     {"close", (PyCFunction)Writer_close, METH_NOARGS, "close(): close the environment."},
     {NULL, NULL, 0, NULL},

@@ -1,10 +1,11 @@
 """The persistent shared memo: an LMDB environment that many processes and threads value into.
 
-``LmdbStore(path)`` implements the evaluator's ``Memo`` (``lookup``/``insert``, and the bulk
-``lookup_many``/``insert_many`` of ``store.bulk``) plus ``flush``,
-``close``, ``stats``, ``positions_with_value``, ``sample``, ``backup`` and named documents
-(``store.documents``); use it as a context
-manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``docs/store.md``):
+``LmdbStore(path)`` is a ``ruma.engine.stores.Store``: the evaluator's memo (``lookup``/``insert``,
+the bulk ``lookup_many``/``insert_many``/``insert_packed`` of ``store.bulk``, ``recent``), its
+reads (``positions_with_value``, ``value_ids_many``, ``entry``, store game ids), ``flush``,
+``refresh`` and ``close``; and three objects reached from it: ``admin`` (``store.admin``:
+statistics, backup, verify, samples), ``documents`` (``store.documents``) and ``provenance``
+(``store.provenance``: uploads not re-valued yet). Use it as a context manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``docs/store.md``):
 
 * Sub-databases ``games`` (store game id → options as store ids), ``game_index`` (options → store
   game id), ``positions`` (canonical key → value and explored count), ``meta`` (schema, engine
@@ -25,30 +26,26 @@ manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``doc
 
 Modules: this one (the public handle, queries, the per-process registry), ``store.core`` (the
 environment, buffer, flushes, lookups), ``store.bulk`` (batched lookups and inserts),
-``store.games`` (store game ids), ``store.codec`` (bytes).
+``store.games`` (store game ids), ``store.codec`` (bytes), ``store.admin``, ``store.documents``,
+``store.provenance`` (the objects behind ``admin``, ``documents``, ``provenance``).
 """
 
 from __future__ import annotations
 
 import atexit
 import heapq
-import itertools
 import logging
 import os
-import random
 import threading
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-import lmdb
-
 from ruma.engine.cgt import Game
-from ruma.engine.errors import RumaInputError
 from ruma.engine.native import new_compact_memo
-from ruma.server.store import codec, documents
+from ruma.server.store import codec
+from ruma.server.store.admin import StoreAdmin
 from ruma.server.store.core import (
     _COUNT,
-    _RULESET,
     DEFAULT_BATCH_SECONDS,
     DEFAULT_BATCH_SIZE,
     DEFAULT_MAP_SIZE,
@@ -56,8 +53,9 @@ from ruma.server.store.core import (
     _Core,
 )
 from ruma.server.store.codec import StoreError
+from ruma.server.store.documents import StoreDocuments
 from ruma.server.store.games import Value
-from ruma.server.store.scan import reservoir
+from ruma.server.store.provenance import StoreProvenance
 
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
@@ -131,20 +129,26 @@ class LmdbStore:
         self.insert_many = core.insert_many  # type: ignore[method-assign]
 
     @property
+    def admin(self) -> StoreAdmin:
+        """Statistics, backup, verify, samples, deletions, the environment (``store.admin``)."""
+        return StoreAdmin(self)
+
+    @property
+    def documents(self) -> StoreDocuments:
+        """Named documents kept in the store (``store.documents``)."""
+        return StoreDocuments(self)
+
+    @property
+    def provenance(self) -> StoreProvenance:
+        """The marks of uploaded values not re-valued yet (``store.provenance``)."""
+        return StoreProvenance(self)
+
+    @property
     def core(self) -> _Core:
         """The shared environment state (raises ``StoreError`` once closed)."""
         if self._core is None:
             raise StoreError(f"store {str(self.path)!r} is closed")
         return self._core
-
-    @property
-    def env(self) -> lmdb.Environment:
-        """The underlying ``lmdb.Environment`` (for tools and tests)."""
-        return self.core.env
-
-    def db(self, name: str) -> Any:
-        """A named sub-database handle (``games``, ``game_index``, ``positions``, ``meta``, ``unverified``)."""
-        return self.core.dbs[name]
 
     # -- Memo ----------------------------------------------------------------------------------
     def lookup(self, key: bytes) -> Value | None:
@@ -205,7 +209,7 @@ class LmdbStore:
         core.insert_many(items)
 
     def insert_packed(self, frame: bytes, cache: Any = None, remember: bool = True) -> None:
-        """``insert_many`` of nim values packed as ``store.writer.pack`` packs a batch (what the
+        """``insert_many`` of nim values as one batch frame (``ruma.engine.frame``: what the
         compiled search hands over for an impartial ruleset; ``cache``: the ``CompactMemo`` it put
         them in already; ``remember=False``: not kept in ``recent`` — see
         ``store.bulk.BulkOps.insert_packed``)."""
@@ -237,28 +241,6 @@ class LmdbStore:
             core.recent = new_compact_memo()
         return core.recent
 
-    # -- provenance (``store.provenance``) -------------------------------------------------------
-    def insert_unverified(self, items: Iterable[tuple[bytes, Value]]) -> int:
-        """Store uploaded entries, marked unverified (a key stored already keeps its value); how many were new."""
-        return self.core.insert_unverified(items)
-
-    def unverified_among(self, keys: Sequence[bytes]) -> list[bool]:
-        """Whether each key's stored value is an upload the server has not re-valued yet."""
-        return self.core.unverified_among(keys)
-
-    def unverified_count(self) -> int:
-        """How many stored values are unverified uploads."""
-        return self.core.unverified_count()
-
-    def unverified_entries(self, limit: int, after: bytes = b"") -> list[tuple[bytes, Value | None]]:
-        """Up to ``limit`` unverified keys after ``after``, with their stored values."""
-        return self.core.unverified_entries(limit, after)
-
-    def settle(self, truths: Sequence[tuple[bytes, Value]]) -> list[bool]:
-        """The server's own values of unverified keys (one transaction): unmarked, and each replaced
-        if it differs (True)."""
-        return self.core.settle(truths)
-
     def flush(self) -> None:
         """Write every buffered entry now, in one atomic transaction."""
         self.core.flush()
@@ -266,10 +248,6 @@ class LmdbStore:
     def refresh(self) -> None:
         """Make this process's next lookups read a fresh snapshot (after another process committed)."""
         self.core.generation += 1
-
-    def reader_check(self) -> int:
-        """Free the reader slots of processes that died (LMDB's ``mdb_reader_check``); returns how many."""
-        return int(self.core.env.reader_check())
 
     def close(self) -> None:
         """Flush and release this handle; the environment closes with the last handle."""
@@ -307,7 +285,7 @@ class LmdbStore:
         from ruma.server.store.pages import PageFile
 
         with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
-            stats = store.stats()
+            stats = store.admin.stats()
         with PageFile(data) as pages:
             fill = pages.leaf_fill()
         if stats["bytes"] <= DENSE_RATIO * stats["data_bytes"] and fill >= DENSE_FILL:
@@ -343,25 +321,6 @@ class LmdbStore:
         """The game stored under ``store_id``; raises ``StoreError`` if there is none."""
         core = self.core
         return core._read(lambda txn: core.game(txn, store_id))
-
-    def sample(self, n: int, seed: int | None = None, prefix: bytes = b"", *, raw: bool = False) -> list[Any]:
-        """Up to ``n`` stored entries ``(key, value)`` chosen uniformly (reservoir sampling over one
-        snapshot); ``raw``: ``(key, record)`` undecoded (a damaged record does not raise)."""
-        core = self.core
-        core.flush()
-        rng = random.Random(seed)
-        positions = core.dbs["positions"]
-
-        def read(txn: Any) -> list[Any]:
-            with txn.cursor(db=positions) as cursor:
-                if not cursor.set_range(prefix):
-                    return []
-                chosen = reservoir(itertools.takewhile(lambda item: item[0].startswith(prefix), cursor), n, rng)
-            if raw:
-                return chosen
-            return [(key, core.decode(txn, key, record)[0]) for key, record in chosen]
-
-        return core._read(read)
 
     def positions_with_value(self, ruleset_code: int, value: Value, limit: int = 100,
                              version: int | None = None) -> list[bytes]:
@@ -400,121 +359,6 @@ class LmdbStore:
             return [key for _, key in heapq.nsmallest(limit, found)]
 
         return core._read(read)
-
-    def stats(self) -> dict[str, Any]:
-        """Entries per ruleset, games, bytes, bytes per entry, map size, buffered entries.
-
-        ``bytes`` is the file's high-water mark (including free pages LMDB will reuse);
-        ``data_bytes`` the pages of the B-trees, on which ``bytes_per_entry`` is based.
-        """
-        core = self.core
-        meta = core.dbs["meta"]
-
-        def read(txn: Any) -> dict[str, Any]:
-            rulesets = []
-            with txn.cursor(db=meta) as cursor:
-                if cursor.set_range(_COUNT):
-                    for key, raw in cursor:
-                        if not key.startswith(_COUNT):
-                            break
-                        code, version = key[len(_COUNT)], key[len(_COUNT) + 1]
-                        name_key = _RULESET + key[len(_COUNT):]
-                        name = txn.get(name_key, db=meta)
-                        name = b"" if name is None else codec.unseal("meta", name_key, name)
-                        rulesets.append({"code": code, "version": version, "name": name.decode(errors="replace"),
-                                         "entries": int.from_bytes(codec.unseal("meta", key, raw), "big")})
-            pages = 0
-            for db in core.dbs.values():
-                st = txn.stat(db)
-                pages += st["branch_pages"] + st["leaf_pages"] + st["overflow_pages"]
-            return {
-                "rulesets": rulesets,
-                "tree_pages": pages,
-                "games": txn.stat(core.dbs["games"])["entries"],
-                "schema_version": int(txn.get(b"schema_version", db=meta)),
-                "engine_version": _meta_text(txn, meta, b"engine_version"),
-            }
-
-        result = core._read(read)
-        info = core.env.info()
-        psize = core.env.stat()["psize"]
-        used = (info["last_pgno"] + 1) * psize
-        tree = result.pop("tree_pages") * psize
-        entries = sum(r["entries"] for r in result["rulesets"])
-        data = self.path / "data.mdb"
-        result.update(
-            path=str(self.path),
-            entries=entries,
-            bytes=used,  # the file's high-water mark: data pages plus free pages awaiting reuse
-            data_bytes=tree,  # pages of the B-trees: what a compacted copy (backup) needs
-            file_bytes=data.stat().st_size if data.exists() else 0,
-            map_size=info["map_size"],
-            bytes_per_entry=(tree / entries) if entries else None,
-            file_bytes_per_entry=(used / entries) if entries else None,
-            buffered=len(core.buffer),
-        )
-        return result
-
-    def delete_positions(self, keys: list[bytes]) -> int:
-        """Delete stored positions (and their counts); returns how many.
-
-        For repairs: a dropped position is simply recomputed when next asked for."""
-        core = self.core
-        core.flush()
-        positions, meta = core.dbs["positions"], core.dbs["meta"]
-
-        def write(txn: Any) -> int:
-            removed: dict[bytes, int] = {}
-            for key in keys:
-                if txn.get(key, db=positions) is None:
-                    continue
-                txn.delete(key, db=positions)
-                removed[key[:2]] = removed.get(key[:2], 0) + 1
-            for prefix, n in removed.items():
-                count_key = _COUNT + prefix
-                old = txn.get(count_key, db=meta)
-                total = max(0, (int.from_bytes(codec.unseal("meta", count_key, old), "big") if old else 0) - n)
-                txn.put(count_key, codec.seal(count_key, total.to_bytes(8, "big")), db=meta)
-            return sum(removed.values())
-
-        done = core._write(write)
-        core.generation += 1
-        return done
-
-    # -- documents (``store.documents``) --------------------------------------------------------
-    def put_document(self, name: str, payload: bytes) -> None:
-        """Keep ``payload`` under ``name`` (a census's tables, ``ruma tables``), replacing it."""
-        documents.put_document(self.core, name, payload)
-
-    def document(self, name: str) -> bytes | None:
-        """The document stored under ``name``, or ``None``."""
-        return documents.get_document(self.core, name)
-
-    def document_names(self, prefix: str = "") -> list[str]:
-        """The stored documents' names that start with ``prefix``, in order."""
-        return documents.document_names(self.core, prefix)
-
-    def backup(self, dest: str | os.PathLike[str]) -> Path:
-        """A consistent, compacted copy of the store in ``dest`` (created; must be empty)."""
-        core = self.core
-        core.flush()
-        target = Path(dest)
-        if target.exists() and any(target.iterdir()):
-            raise RumaInputError(f"backup destination {str(target)!r} is not empty")
-        target.mkdir(parents=True, exist_ok=True)
-        while True:
-            try:
-                with core.lock.shared():
-                    core.env.copy(str(target), compact=True)
-                return target
-            except lmdb.MapResizedError:
-                core._adopt()
-
-
-def _meta_text(txn: Any, meta: Any, key: bytes) -> str:
-    """A sealed text record of ``meta`` ("" when absent)."""
-    raw = txn.get(key, db=meta)
-    return "" if raw is None else codec.unseal("meta", key, raw).decode(errors="replace")
 
 
 def _simplest_with_value(txn: Any, positions: Any, prefix: bytes, encoded: bytes, limit: int,

@@ -11,7 +11,7 @@
  * uses the SSE4.2 crc32 instruction when the CPU has it, else a byte-wise table.
  *
  * Also here: a batch split into keys and values in one pass (split_batch), the frames of the
- * store's writer process (pack_batch / unpack_batch: store.writer.pack), and the two per-game
+ * store's writer process (pack_batch / unpack_batch: the engine's batch frame, frame.h), and the two per-game
  * helpers of game interning (seal, encode_options), and the writer process's transactions in C
  * (Writer: store/lmdb.c, on the LMDB in third_party/lmdb).
  * Tested byte for byte against the Python path in tests/store/test_store_bulk.py and
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame.h"
 #include "interning.h"
 #include "records.h"
 
@@ -169,9 +170,9 @@ fail:
     return NULL;
 }
 
-/* pack_batch(keys, values, codes) -> bytes, or None: a batch for the store's writer process
- * (store.writer.pack: count u32, key lengths u16 each, values u64 each, all little-endian, then
- * the keys). Each value goes as its code in the store (store.codec.encode_value before the
+/* pack_batch(keys, values, codes) -> bytes, or None: a batch frame for the store's writer process
+ * (engine/native/frame.h: count, key lengths, value codes, then the keys; ruma.engine.frame.pack
+ * in Python). Each value goes as its code in the store (store.codec.encode_value before the
  * varint): a nim value n as 2n, any other object as codes[id(value)] (the parent's store id s of
  * a Game, as 2s + 1). None when a value is neither a nim value below 2**63 nor in codes (a bool, a
  * negative number, an unknown object: the caller's checks then raise). Keys must be bytes
@@ -188,7 +189,7 @@ static PyObject *py_pack_batch(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "pack_batch takes as many values as keys");
         return NULL;
     }
-    size_t total = 4 + 10 * (size_t)n;
+    size_t total = frame_head((size_t)n);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *key = PyList_GET_ITEM(keys, i);
         if (!PyBytes_CheckExact(key) || PyBytes_GET_SIZE(key) > 0xFFFF) {
@@ -199,8 +200,7 @@ static PyObject *py_pack_batch(PyObject *self, PyObject *args) {
     }
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
     if (!out) return NULL;
-    uint8_t *p = (uint8_t *)PyBytes_AS_STRING(out), *lens = p + 4, *vals = p + 4 + 2 * n, *body = p + 4 + 10 * n;
-    put_le32(p, (uint32_t)n);
+    Packed f = frame_start((uint8_t *)PyBytes_AS_STRING(out), (size_t)n, 0, 0);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *key = PyList_GET_ITEM(keys, i), *value = PyList_GET_ITEM(values, i);
         size_t len = (size_t)PyBytes_GET_SIZE(key);
@@ -224,11 +224,7 @@ static PyObject *py_pack_batch(PyObject *self, PyObject *args) {
                 Py_RETURN_NONE;
             }
         }
-        lens[2 * i] = (uint8_t)len;
-        lens[2 * i + 1] = (uint8_t)(len >> 8);
-        for (int b = 0; b < 8; b++) vals[8 * i + b] = (uint8_t)(v >> (8 * b));
-        memcpy(body, PyBytes_AS_STRING(key), len);
-        body += len;
+        frame_put_key(&f, (size_t)i, (const uint8_t *)PyBytes_AS_STRING(key), len, v);
     }
     return out;
 }
@@ -245,10 +241,10 @@ static PyObject *py_unpack_batch(PyObject *self, PyObject *arg) {
     keys = PyList_New((Py_ssize_t)n);
     values = PyList_New((Py_ssize_t)n);
     if (!keys || !values) goto fail;
-    const uint8_t *lens = p + 4, *vals = p + 4 + 2 * n;
-    size_t at = 4 + 10 * n;
+    const uint8_t *lens = frame_lengths(p), *vals = frame_codes(p, n);
+    size_t at = frame_head(n);
     for (size_t i = 0; i < n; i++) {
-        size_t len = (size_t)lens[2 * i] | (size_t)lens[2 * i + 1] << 8;
+        size_t len = frame_length(lens, i);
         if (at + len > size) goto bad;
         PyObject *key = PyBytes_FromStringAndSize((const char *)p + at, (Py_ssize_t)len);
         PyObject *value = key ? PyLong_FromUnsignedLongLong(frame_code(vals, i)) : NULL;
@@ -419,7 +415,7 @@ static PyMethodDef methods[] = {
      "encode_options(left ids, right ids) -> bytes (store.codec.encode_options)."},
     {"split_batch", py_split_batch, METH_O,
      "split_batch(items) -> (keys, values, in strictly increasing key order, shortest key, longest key), or None."},
-    {"pack_batch", py_pack_batch, METH_VARARGS, "pack_batch(keys, values, codes) -> bytes (store.writer.pack), or None (see store/native.c)."},
+    {"pack_batch", py_pack_batch, METH_VARARGS, "pack_batch(keys, values, codes) -> bytes (a batch frame: engine/native/frame.h), or None (see store/native.c)."},
     {"unpack_batch", py_unpack_batch, METH_O, "unpack_batch(bytes) -> (keys, value codes) (store.writer.unpack)."},
     {"crc32c", py_crc32c, METH_O, "crc32c(data) -> int: CRC32C of a bytes-like object (as google_crc32c.value)."},
     {"sha256", py_sha256, METH_O,

@@ -13,7 +13,8 @@ time, sealed like every record). Until the mark goes:
   verify --revalue`` does so for all of them at once. A value found right loses its mark; one
   found wrong is replaced by the server's own (``settle``), logged and counted.
 
-``UploadMarks`` is a mixin of the store's ``_Core``.
+``UploadMarks`` is a mixin of the store's ``_Core``; ``StoreProvenance`` is a store's
+``provenance``, what its callers use.
 """
 
 from __future__ import annotations
@@ -21,12 +22,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from ruma.engine.cgt import Game
+from ruma.engine.stores import Store
 from ruma.server.store import codec
 from ruma.server.store.games import Value
 from ruma.server.store.scan import UNVERIFIED_MARK
+
+if TYPE_CHECKING:
+    from ruma.server.store.memo import LmdbStore
 
 log = logging.getLogger("ruma.server")
 
@@ -160,6 +165,37 @@ class UploadMarks:
         self.generation += 1  # cached read transactions renew: lookups see the commit
 
 
+class StoreProvenance:
+    """The provenance of one store handle's values, reached as ``store.provenance`` (raises
+    ``StoreError`` once the handle is closed)."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: "LmdbStore") -> None:
+        self._store = store
+
+    def insert_unverified(self, items: Iterable[tuple[bytes, Value]]) -> int:
+        """Store uploaded entries, marked unverified (a key stored already keeps its value); how many were new."""
+        return self._store.core.insert_unverified(items)
+
+    def unverified_among(self, keys: Sequence[bytes]) -> list[bool]:
+        """Whether each key's stored value is an upload the server has not re-valued yet."""
+        return self._store.core.unverified_among(keys)
+
+    def unverified_count(self) -> int:
+        """How many stored values are unverified uploads."""
+        return self._store.core.unverified_count()
+
+    def unverified_entries(self, limit: int, after: bytes = b"") -> list[tuple[bytes, Value | None]]:
+        """Up to ``limit`` unverified keys after ``after``, with their stored values."""
+        return self._store.core.unverified_entries(limit, after)
+
+    def settle(self, truths: Sequence[tuple[bytes, Value]]) -> list[bool]:
+        """The server's own values of unverified keys (one transaction): unmarked, and each replaced
+        if it differs (True)."""
+        return self._store.core.settle(truths)
+
+
 class UploadVerifier:
     """A thread that re-values a store's unverified entries while the server is idle.
 
@@ -169,7 +205,7 @@ class UploadVerifier:
     at a time (one task on one evaluation worker), the next at once while the server stays idle,
     else after ``pause`` seconds: a call that arrives meanwhile waits for one batch at most."""
 
-    def __init__(self, store: Any, revalue: Revalue, idle: Callable[[], bool],
+    def __init__(self, store: Store, revalue: Revalue, idle: Callable[[], bool],
                  corrected: Callable[[bytes, Value | None, Value], None] | None = None,
                  batch: int = 64, pause: float = 0.5) -> None:
         self.store, self.revalue, self.idle, self.corrected = store, revalue, idle, corrected
@@ -197,9 +233,10 @@ class UploadVerifier:
         while not self.stop_event.wait(wait):
             wait = self.pause
             try:
-                if not self.idle() or not self.store.unverified_count():
+                marks = self.store.provenance
+                if not self.idle() or not marks.unverified_count():
                     continue
-                entries = self.store.unverified_entries(self.batch, after)
+                entries = marks.unverified_entries(self.batch, after)
                 if not entries:
                     after = b""  # from the start again (marks added behind the cursor)
                     continue
@@ -223,7 +260,7 @@ class UploadVerifier:
             self.corrected(key, was, now)
 
 
-def revalue_all(store: Any, entries: list[tuple[bytes, Value | None]], revalue: Revalue,
+def revalue_all(store: Store, entries: list[tuple[bytes, Value | None]], revalue: Revalue,
                 corrected: Callable[[bytes, Value | None, Value], None] | None = None) -> tuple[int, int]:
     """Re-value ``entries`` (marked keys with their stored values) and settle each; returns
     ``(checked, replaced)``. A replacement is logged."""
@@ -242,7 +279,7 @@ def revalue_all(store: Any, entries: list[tuple[bytes, Value | None]], revalue: 
     checked = replaced = 0
     for name, group in groups.items():
         truths = revalue(name, [key for key, _ in group])
-        settled = store.settle([(key, truth) for (key, _), truth in zip(group, truths)])
+        settled = store.provenance.settle([(key, truth) for (key, _), truth in zip(group, truths)])
         for (key, was), truth, wrong in zip(group, truths, settled):
             checked += 1
             if wrong:
@@ -255,10 +292,11 @@ def revalue_all(store: Any, entries: list[tuple[bytes, Value | None]], revalue: 
     return checked, replaced
 
 
-def trusted_lookups(store: Any) -> tuple[Callable[[bytes], Value | None], Callable[[Sequence[bytes]], list[Value | None]]]:
+def trusted_lookups(store: Store) -> tuple[Callable[[bytes], Value | None],
+                                          Callable[[Sequence[bytes]], list[Value | None]]]:
     """``(lookup, lookup_many)`` of ``store`` that read an unverified entry as a miss (what a
     re-valuation may read): two reads a batch, however many keys."""
-    lookup_many, among = store.lookup_many, store.unverified_among
+    lookup_many, among = store.lookup_many, store.provenance.unverified_among
 
     def many(keys: Sequence[bytes]) -> list[Value | None]:
         found: list[Value | None] = list(lookup_many(keys))
@@ -272,7 +310,7 @@ def trusted_lookups(store: Any) -> tuple[Callable[[bytes], Value | None], Callab
     return (lambda key: many([key])[0]), many
 
 
-def revalue_store(store: Any, progress: Callable[[int], None] | None = None,
+def revalue_store(store: Store, progress: Callable[[int], None] | None = None,
                   batch: int = 256) -> tuple[int, list[dict[str, str]]]:
     """``ruma store verify --revalue``: re-value every unverified upload of an open store in this
     process (``evaluate`` over a scratch memo that reads no marked entry) and settle each; returns
@@ -298,7 +336,7 @@ def revalue_store(store: Any, progress: Callable[[int], None] | None = None,
     checked = 0
     after = b""
     while True:
-        entries = store.unverified_entries(batch, after)
+        entries = store.provenance.unverified_entries(batch, after)
         if not entries:
             return checked, corrections
         after = entries[-1][0]

@@ -1,5 +1,6 @@
 /* store/records.h — what store/native.c (the records of a bulk write) shares with store/lmdb.c (the
- * writer process's transactions): CRC32C, varints, the byte order of keys and frames. */
+ * writer process's transactions): CRC32C, varints, the byte order of keys. (The batch frames they
+ * read are the engine's: engine/native/frame.h.) */
 #ifndef RUMA_STORE_RECORDS_H
 #define RUMA_STORE_RECORDS_H
 
@@ -13,11 +14,6 @@ STORE_INTERNAL uint32_t crc32c_two(const uint8_t *a, size_t na, const uint8_t *b
 STORE_INTERNAL void put_le32(uint8_t *out, uint32_t v);
 /* n as an unsigned LEB128 varint at out (at most 10 bytes); returns its length. */
 STORE_INTERNAL size_t put_varint(uint8_t *out, uint64_t n);
-
-/* A frame's (store.writer.pack) count of keys, or SIZE_MAX when it is too short to hold them. */
-STORE_INTERNAL size_t frame_count(const uint8_t *frame, size_t size);
-/* The i-th value code of a frame whose codes start at codes. */
-STORE_INTERNAL uint64_t frame_code(const uint8_t *codes, size_t i);
 
 /* Whether a comes strictly before b in byte order. */
 STORE_INTERNAL int bytes_less(const uint8_t *a, size_t na, const uint8_t *b, size_t nb);

@@ -208,5 +208,5 @@ def _drop_mismatches(target: Path, sample: int, seed: int | None) -> list[dict[s
         _reevaluate(pages, sample, seed, report)
     with LmdbStore(target, create=False, batch_seconds=0) as store:
         if report.mismatches:
-            store.delete_positions([bytes.fromhex(m["key"]) for m in report.mismatches])
+            store.admin.delete_positions([bytes.fromhex(m["key"]) for m in report.mismatches])
     return report.mismatches

@@ -15,7 +15,8 @@ positions that name them: ``BulkOps._game_codes``) — except in a partizan swee
 values are ids of the sweep's shared table of games: those go as *shared frames* with the nodes
 they need, which the child interns in the transaction of the positions (``pack_shared``,
 ``BulkOps.insert_shared``) — and sends the keys with the values' codes in
-the store (``pack``; an impartial search packs its batches itself: ``submit_packed``) through an
+the store as a batch frame (``ruma.engine.frame``, the engine's format: ``_native.pack_batch``;
+an impartial search packs its batches itself: ``submit_packed``) through an
 in-memory file, the pipe saying where each frame is (``_frames_file``; down the child's stdin
 where there is no memfd); the child writes the ``positions``
 records as an in-line bulk write does (the same bytes, ``overwrite=False``, the counts in
@@ -55,6 +56,8 @@ import weakref
 from array import array
 from pathlib import Path
 from typing import Any, Callable
+
+from ruma.engine.frame import NOT_A_COUNT, unpack_frame
 
 DEPTH = 8
 """Batches that may be in flight to the child before ``submit`` blocks (up to 8 × 32,768 entries,
@@ -107,25 +110,13 @@ def find_in(batches: list[Lookup], key: bytes) -> Any:
     return None
 
 
-def pack(keys: list[bytes], codes: list[int]) -> bytes:
-    """A batch as bytes: count (u32), key lengths (u16 each), the values' codes in the store (u64
-    each: ``2n`` for the nim value ``n``, ``2s + 1`` for the game with store id ``s``),
-    little-endian, then the keys. ``_native.pack_batch(keys, values, codes by id)`` makes the
-    same bytes from the values themselves."""
-    lengths, numbers = array("H", map(len, keys)), array("Q", codes)
-    if sys.byteorder != "little":
-        lengths.byteswap()
-        numbers.byteswap()
-    return b"".join((_HEADER.pack(len(keys)), lengths.tobytes(), numbers.tobytes(), *keys))
-
-
-#: the first word of a *shared frame* (where a batch's count would be: no batch has that many keys)
-SHARED_FRAME = 0xFFFFFFFF
+#: the first word of a *shared frame* (where a batch frame's count would be: the word no frame has)
+SHARED_FRAME = NOT_A_COUNT
 _SHARED_HEAD = struct.Struct("<IQI")  # SHARED_FRAME, the session, the words of nodes
 
 
 def pack_shared(session: int, nodes: bytes, frame: bytes) -> bytes:
-    """A sweep's *shared frame*: ``frame`` (``pack``'s bytes) whose codes ``2s`` name the nodes
+    """A sweep's *shared frame*: ``frame`` (a batch frame, ``ruma.engine.frame``) whose codes ``2s`` name the nodes
     of the sweep's ``SharedGames`` table with shared id ``s``, after the nodes its values need
     that were not sent before in this ``session`` (``SharedGames.export``'s bytes: u32 words
     ``[shared id][nl][nr][options' shared ids]``, followers first). The writer process keeps
@@ -151,39 +142,19 @@ def unpack_shared(payload: bytes) -> tuple[int, memoryview, bytes]:
 
 
 def unpack(payload: bytes) -> tuple[list[bytes], list[int]]:
-    """``pack``'s keys and codes (``_native.unpack_batch`` in C)."""
+    """A batch frame's keys and codes (``_native.unpack_batch`` in C, else
+    ``ruma.engine.frame.unpack_frame``)."""
     from ruma.server.store.bulk import _NATIVE
 
     if _NATIVE is not None:
         return _NATIVE.unpack_batch(payload)  # type: ignore[no-any-return]
-    return unpack_reference(payload)
+    return unpack_frame(payload)
 
 
 def unpack_nim(payload: bytes) -> tuple[list[bytes], list[int]]:
     """The keys and nim values of a packed batch of nim values (codes ``2n``)."""
     keys, codes = unpack(payload)
     return keys, [code >> 1 for code in codes]
-
-
-def unpack_reference(payload: bytes) -> tuple[list[bytes], list[int]]:
-    """``unpack`` in Python."""
-    (n,) = _HEADER.unpack_from(payload)
-    lengths = array("H")
-    lengths.frombytes(payload[4:4 + 2 * n])
-    values = array("Q")
-    values.frombytes(payload[4 + 2 * n:4 + 10 * n])
-    if sys.byteorder != "little":
-        lengths.byteswap()
-        values.byteswap()
-    at = 4 + 10 * n
-    keys: list[bytes] = []
-    append = keys.append
-    for length in lengths:
-        append(payload[at:at + length])
-        at += length
-    if at != len(payload):
-        raise ValueError(f"a batch of {n} keys should be {at} bytes, not {len(payload)}")
-    return keys, values.tolist()
 
 
 class BulkWriter:
@@ -247,12 +218,12 @@ class BulkWriter:
         return (self._early if held is None else held) + size + _HEADER.size <= self._pipe_bytes
 
     def submit(self, keys: list[bytes], values: list[Any], frame: bytes) -> bool:
-        """Send a batch (keys sorted; ``frame``: ``pack(keys, values)``); raises an earlier batch's
+        """Send a batch (keys sorted; ``frame``: their batch frame, ``ruma.engine.frame``); raises an earlier batch's
         error first. ``False`` when the child is gone (the caller writes the batch in line)."""
         return self._send(Job(keys, values), frame)
 
     def submit_packed(self, frame: bytes, lookup: Lookup | None = None) -> bool:
-        """``submit`` for a batch of nim values that comes packed (``pack``'s bytes; keys sorted and
+        """``submit`` for a batch of nim values that comes as a batch frame (keys sorted and
         valid): no Python object an entry unless it has to be given back or looked up. ``lookup``
         (``key -> value or None``): where this process's lookups find its values meanwhile (the
         search's ``CompactMemo`` it put them in), else a dict made from the frame when asked."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, cast
 
-from ruma.engine.memo import Memo, Value, bulk_inserter
+from ruma.engine.memo import BulkMemo, Memo, Value, capabilities, insert_each
 
 
 class CachedMemo:
@@ -25,7 +25,10 @@ class CachedMemo:
         self.size = max(1, size)
         self.values: OrderedDict[bytes, Value] = OrderedDict()
         self._lock = threading.Lock()
-        self._among = getattr(store, "unverified_among", None)  # a store keeping uploads' provenance
+        able = capabilities(store)
+        self._bulk: BulkMemo | None = cast(BulkMemo, store) if able.lookup_many is not None else None
+        # (a store keeping uploads' provenance)
+        self._among = able.store.provenance.unverified_among if able.store is not None else None
 
     def _remember(self, key: bytes, value: Value) -> None:
         """Remember ``key`` as the most recent (call with the lock held)."""
@@ -74,9 +77,9 @@ class CachedMemo:
                     values.move_to_end(key)
         missing = [i for i, value in enumerate(found) if value is None]
         if missing:
-            many = getattr(self.store, "lookup_many", None)
             asked = [keys[i] for i in missing]
-            answers = many(asked) if callable(many) else [self.store.lookup(key) for key in asked]
+            bulk = self._bulk
+            answers = bulk.lookup_many(asked) if bulk is not None else [self.store.lookup(key) for key in asked]
             unsettled = self._unsettled(asked)
             with self._lock:
                 for i, value, unverified in zip(missing, answers, unsettled):
@@ -89,7 +92,10 @@ class CachedMemo:
     def insert_many(self, items: Iterable[tuple[bytes, Value]]) -> None:
         """Store many pairs (the store's own ``insert_many`` when it has one) and remember them."""
         items = list(items)
-        bulk_inserter(self.store)(items)
+        if self._bulk is not None:
+            self._bulk.insert_many(items)
+        else:
+            insert_each(self.store, items)
         with self._lock:
             for key, value in items:
                 self._remember(key, value)

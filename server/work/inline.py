@@ -12,7 +12,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ruma.engine.memo import Memo
+from ruma.engine.memo import Memo, capabilities
 from ruma.server.work.budget import CANCELLED, Budget
 from ruma.server.work.limits import Limits
 
@@ -20,8 +20,9 @@ from ruma.server.work.limits import Limits
 class InlineRunner:
     """Runs tasks on threads of the server's process, then commits the store (durability as with workers)."""
 
-    def __init__(self, memo: Memo, store: Any, limits: Limits, threads: int = 8) -> None:
+    def __init__(self, memo: Memo, store: Memo, limits: Limits, threads: int = 8) -> None:
         self.memo, self.store, self.limits = memo, store, limits
+        self._persistent = capabilities(store).store  # (committed after each task)
         self.size = 0
         self.busy = 0
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ruma-inline")
@@ -34,9 +35,8 @@ class InlineRunner:
             result = TASKS[name](Context(self.memo, self.store, self.limits, budget), *args)
         finally:
             self.busy -= 1
-            flush = getattr(self.store, "flush", None)
-            if callable(flush):
-                flush()
+            if self._persistent is not None:
+                self._persistent.flush()
         return result
 
     async def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:

@@ -22,6 +22,7 @@ from ruma.engine.evaluator import evaluate
 from ruma.engine.families.enum import Family
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import Packet, RecordingMemo, pack
+from ruma.engine.memo import capabilities
 from ruma.server.work import convert
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.provenance import trusted_lookups
@@ -41,8 +42,8 @@ def sweep_verify(ctx: Context, ruleset: str, keys: Sequence[bytes]) -> tuple[Pac
     rules = get_ruleset(ruleset)
     # verification reads the store but writes nothing to it, and reads no upload the server has not
     # re-valued itself (store.provenance)
-    marks = callable(getattr(ctx.store, "unverified_among", None))
-    scratch = RecordingMemo(*trusted_lookups(ctx.store)) if marks else RecordingMemo(ctx.memo.lookup)
+    persistent = capabilities(ctx.store).store if ctx.store is not None else None
+    scratch = RecordingMemo(*trusted_lookups(persistent)) if persistent is not None else RecordingMemo(ctx.memo.lookup)
     limit = position_limit(ctx.limits, 0)
     budget = ctx.budget
     entries = []
@@ -111,11 +112,11 @@ def census_replies(ctx: Context, family_args: tuple[Any, ...], by: str, simplest
 def _served_many(ctx: Context) -> Any:
     """The values stored under many keys as a reply reads them (uploads not re-valued yet count as
     stored: the store's ``lookup_served``), else ``memo.lookup_many`` or a loop of ``lookup``."""
-    served = getattr(ctx.store, "lookup_served", None)
-    if callable(served):
+    persistent = capabilities(ctx.store).store if ctx.store is not None else None
+    if persistent is not None:
+        served = persistent.lookup_served
         return lambda keys: [served(key) for key in keys]
-    many = getattr(ctx.memo, "lookup_many", None)
-    return many if callable(many) else (lambda keys: [ctx.memo.lookup(key) for key in keys])
+    return capabilities(ctx.memo).lookup_each()
 
 
 def row_message(rules: Any, by: str, row: Any, chosen: tuple[str, ...]) -> pb.CensusRow:

@@ -35,7 +35,7 @@ class Context:
     """What a task works with."""
 
     memo: Memo
-    store: Any
+    store: Memo | None
     limits: Limits
     budget: Budget
 

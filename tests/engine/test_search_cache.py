@@ -99,7 +99,7 @@ def test_a_cache_value_of_the_wrong_kind_is_refused(kind: str) -> None:
 
 
 def test_a_cache_that_is_not_a_dict_is_not_read() -> None:
-    """Only a real dict is read in C (``native.search._cache_of``); anything else is ignored."""
+    """Only a real dict is read in C (``memo.capabilities``); anything else is ignored."""
     rules = get_ruleset("impartial-sowing")
     memo = CachedMemo({})
     memo.recent = [("not", "a dict")]  # type: ignore[assignment]
@@ -131,3 +131,31 @@ def test_a_cached_root_is_answered_at_once(ruleset: str, text: str) -> None:
     result = evaluate(rules, text, memo)
     assert result.value == reference.value
     assert result.stats.positions_valued == 0 and not memo.asked and not memo.batches
+
+
+def test_what_a_memo_offers_is_decided_once_into_one_record() -> None:
+    """``capabilities(memo)``: the record the compiled search takes, for each kind of memo."""
+    from ruma.engine.families.packets import RecordingMemo
+    from ruma.engine.memo import capabilities
+
+    plain = InMemoryMemo()
+    able = capabilities(plain)
+    assert able.entries is plain.entries and able.new is None and able.lookup_many is None
+    assert able.recent is None and able.shared is None and able.compact is None and able.store is None
+    recording = RecordingMemo()
+    able = capabilities(recording)
+    assert able.entries is recording.entries and able.new is recording.new and able.lookup_many is not None
+    assert capabilities(RecordingMemo(plain.lookup)).entries is None  # (a fallback is called: no dict)
+    compact = new_compact_memo()
+    assert capabilities(compact).compact is compact and capabilities(compact).entries is None
+    cached = CachedMemo({b"k": 1})
+    able = capabilities(cached)
+    assert able.recent is cached.recent and able.entries is None and able.lookup_many is not None
+    assert capabilities(CachedMemo([("not", "a dict")])).recent is None  # (neither a dict nor a CompactMemo)
+    batches = len(cached.batches)
+    able.insert_many([(b"x", 2)])  # the memo's own insert_many
+    assert len(cached.batches) == batches + 1
+    able = capabilities(type("Minimal", (), {"lookup": lambda self, key: None,
+                                             "insert": lambda self, key, value, explored=0: None})())
+    assert able.lookup_many is None and able.insert_packed is None and able.store is None
+    able.insert_many([(b"x", 2)])  # a loop over insert

@@ -74,14 +74,12 @@ def test_recording_memo_bulk_paths_record_only_what_is_new_and_read_through() ->
 def test_a_recording_memo_read_and_written_by_the_compiled_search_records_what_the_methods_would(
         ruleset: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """With no fallback, the compiled search reads a ``RecordingMemo``'s dict and records its new
-    entries itself (``native.search._direct_dict``): the memo must end as its Python methods would
+    entries itself (``RecordingMemo.direct_entries``): the memo must end as its Python methods would
     leave it — every value computed, the learned ones kept and not recorded, ``take`` handing over
     the new ones once (and ``new`` staying the list the search appends to)."""
-    from ruma.engine.native import search as native_search
-
     probe = RecordingMemo()
-    assert native_search._direct_dict(probe) == (probe.entries, probe.new)
-    assert native_search._direct_dict(RecordingMemo(probe.lookup)) == (None, None)  # a fallback: called
+    assert probe.direct_entries() == (probe.entries, probe.new)
+    assert RecordingMemo(probe.lookup).direct_entries() is None  # a fallback: called
     rules = get_ruleset(ruleset)
     rows = _rows(random.Random(ruleset + "record"), 80)
     learned = InMemoryMemo()
@@ -91,7 +89,7 @@ def test_a_recording_memo_read_and_written_by_the_compiled_search_records_what_t
         memo = RecordingMemo()
         memo.learn(learned.entries.items())
         if not direct:  # the reference: the search calls the memo's methods
-            monkeypatch.setattr(native_search, "_direct_dict", lambda memo: (None, None))
+            monkeypatch.setattr(RecordingMemo, "direct_entries", lambda memo: None)
         new_list = memo.new
         value_many(rules, rows, memo)
         taken = memo.take()

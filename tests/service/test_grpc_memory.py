@@ -30,7 +30,7 @@ pytestmark = pytest.mark.slow
 def stored_positions(data: Path, count: int) -> list[str]:
     """``count`` random stored positions of the store in ``data`` (read by this process)."""
     with LmdbStore(data, create=False) as store:
-        with store.env.begin(db=store.db("positions")) as txn:
+        with store.admin.env.begin(db=store.admin.db("positions")) as txn:
             keys = [bytes(key) for key, _ in txn.cursor()]
     random.Random(12).shuffle(keys)
     out = []

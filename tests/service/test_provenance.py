@@ -90,9 +90,9 @@ def test_a_poisoned_upload_is_served_unverified_and_corrected_by_the_verifier(tm
 def test_verify_revalue_corrects_an_upload_on_demand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     entries, key, truth = poisoned_upload()
     with LmdbStore(tmp_path, writer_process=False) as store:
-        assert store.insert_unverified(entries) == len(entries)
-        assert store.insert_unverified(entries[:10]) == 0  # stored already: kept as they are
-        assert store.unverified_among([key, b"\x02\x01\x00\x07"]) == [True, False]
+        assert store.provenance.insert_unverified(entries) == len(entries)
+        assert store.provenance.insert_unverified(entries[:10]) == 0  # stored already: kept as they are
+        assert store.provenance.unverified_among([key, b"\x02\x01\x00\x07"]) == [True, False]
     with LmdbStore(tmp_path, create=False, hide_unverified=True) as hidden:  # what the evaluation workers open
         assert hidden.lookup(key) is None and hidden.lookup_many([key]) == [None]
     assert main(["store", "verify", "--data", str(tmp_path), "--full", "--revalue", "--json"]) == 0
@@ -103,7 +103,7 @@ def test_verify_revalue_corrects_an_upload_on_demand(tmp_path: Path, capsys: pyt
     assert [(c["position"], c["stored"], c["value"]) for c in record["revalued"]["corrected"]] == \
         [(canonical, "*9", f"*{truth}")]
     with LmdbStore(tmp_path, create=False) as store:
-        assert store.lookup(key) == truth and store.unverified_count() == 0
+        assert store.lookup(key) == truth and store.provenance.unverified_count() == 0
         assert store.positions_with_value(get_ruleset(RULES).code, 9, limit=10_000).count(key) == 0
         assert key in store.positions_with_value(get_ruleset(RULES).code, truth, limit=10_000)
 
@@ -113,7 +113,7 @@ def test_repair_keeps_the_marks_of_kept_positions(tmp_path: Path) -> None:
 
     entries, key, _ = poisoned_upload()
     with LmdbStore(tmp_path, writer_process=False) as store:
-        store.insert_unverified(entries)
+        store.provenance.insert_unverified(entries)
     repair_store(tmp_path)
     with LmdbStore(tmp_path, create=False) as store:
-        assert store.unverified_count() == len(entries) and store.unverified_among([key]) == [True]
+        assert store.provenance.unverified_count() == len(entries) and store.provenance.unverified_among([key]) == [True]

@@ -39,7 +39,7 @@ def test_round_trip_of_games_and_nim_values_across_reopen(tmp_path: Path) -> Non
             assert store.entry(key(1, i)) == (g, i)
             assert store.lookup(key(2, i)) == i * 3
         assert store.lookup(key(1, 10**6)) is None
-        stats = store.stats()
+        stats = store.admin.stats()
         assert stats["entries"] == 300
         assert {(r["code"], r["entries"]) for r in stats["rulesets"]} == {(1, 150), (2, 150)}
         assert stats["games"] >= len(set(games))
@@ -61,7 +61,7 @@ def test_first_value_inserted_is_kept(tmp_path: Path) -> None:
         store.flush()
         store.insert(key(2, 1), 4)
         store.flush()
-        assert store.stats()["entries"] == 1
+        assert store.admin.stats()["entries"] == 1
 
 
 def test_bad_values_and_missing_store(tmp_path: Path) -> None:
@@ -73,10 +73,27 @@ def test_bad_values_and_missing_store(tmp_path: Path) -> None:
         LmdbStore(tmp_path / "nowhere", create=False)
 
 
+def test_the_store_is_a_store_with_its_admin_documents_and_provenance(tmp_path: Path) -> None:
+    """``capabilities(store).store`` is the store itself; its ``admin``, ``documents`` and
+    ``provenance`` answer while it is open and raise ``StoreError`` once it is closed."""
+    from ruma.engine.memo import capabilities
+
+    store = LmdbStore(tmp_path)
+    able = capabilities(store)
+    assert able.store is store and able.lookup_many is not None and able.insert_packed is not None
+    store.insert(key(2, 9), 9)
+    assert store.admin.stats()["buffered"] == 1 and store.documents.names() == []
+    assert store.provenance.unverified_count() == 0
+    store.close()
+    for call in (store.admin.stats, store.documents.names, store.provenance.unverified_count):
+        with pytest.raises(StoreError):
+            call()
+
+
 def test_one_environment_per_path_per_process(tmp_path: Path) -> None:
     a = LmdbStore(tmp_path)
     b = LmdbStore(str(tmp_path / "." ))
-    assert a.env is b.env
+    assert a.admin.env is b.admin.env
     a.insert(key(2, 9), 9)
     assert b.lookup(key(2, 9)) == 9  # shared buffer
     a.close()
@@ -91,13 +108,13 @@ def test_one_environment_per_path_per_process(tmp_path: Path) -> None:
 def test_map_grows_from_a_tiny_size(tmp_path: Path) -> None:
     games = game_pool(400, seed=3)
     with LmdbStore(tmp_path, map_size=16 * 4096, batch_size=5000) as store:
-        start = store.stats()["map_size"]
+        start = store.admin.stats()["map_size"]
         for i in range(6000):
             store.insert(key(2, i), i % 97, explored=i)
         for i, g in enumerate(games):
             store.insert(key(1, i), g)
         store.flush()  # one transaction far larger than the initial map
-        grown = store.stats()["map_size"]
+        grown = store.admin.stats()["map_size"]
     assert grown > start
     with LmdbStore(tmp_path, create=False) as store:
         assert store.lookup(key(2, 5999)) == 5999 % 97
@@ -128,7 +145,7 @@ def test_threads_insert_and_look_up_concurrently(tmp_path: Path) -> None:
             t.join()
         assert not errors, errors
         store.flush()
-        assert store.stats()["entries"] == 800
+        assert store.admin.stats()["entries"] == 800
         assert all(store.lookup(key(1, j)) is games[j % len(games)] for j in range(400))
 
 
@@ -183,12 +200,12 @@ def test_store_ids_agree_across_processes(tmp_path: Path) -> None:
                 assert store.store_game_id(g) == sid
                 assert store.game_by_store_id(sid) is g
         # every stored game is distinct, and the index maps each back to its id
-        with store.env.begin() as txn:
-            games = {k: codec.unseal("games", k, v) for k, v in txn.cursor(db=store.db("games"))}
-            index = {k: codec.unseal("game_index", k, v) for k, v in txn.cursor(db=store.db("game_index"))}
+        with store.admin.env.begin() as txn:
+            games = {k: codec.unseal("games", k, v) for k, v in txn.cursor(db=store.admin.db("games"))}
+            index = {k: codec.unseal("game_index", k, v) for k, v in txn.cursor(db=store.admin.db("game_index"))}
         assert len(games) == len(index) == len(set(games.values()))
         for gid, options in games.items():
-            assert index[codec.index_key(options, store.env.max_key_size())] == gid
+            assert index[codec.index_key(options, store.admin.env.max_key_size())] == gid
 
 
 def test_schema_version_is_checked(tmp_path: Path) -> None:
@@ -215,19 +232,19 @@ def test_a_process_copes_when_another_grows_the_map(tmp_path: Path) -> None:
     with LmdbStore(tmp_path, map_size=16 * 4096) as store:
         store.insert(key(1, 0), UP)
         store.flush()
-        small = store.env.info()["map_size"]
+        small = store.admin.env.info()["map_size"]
         assert store.lookup(key(2, 29999)) is None
         subprocess.run([sys.executable, "-c", _GROWER, str(tmp_path)], check=True)
         # this process still has the small map; the file is now far larger
-        assert store.env.info()["map_size"] == small
+        assert store.admin.env.info()["map_size"] == small
         deadline = time.monotonic() + 5  # lookups see other processes' commits within 50 ms
         while store.lookup(key(2, 29999)) is None and time.monotonic() < deadline:
             time.sleep(0.01)
         assert store.lookup(key(2, 29999)) == 29999 % 1000
         assert store.entry(key(2, 12345)) == (12345 % 1000, 12345)
-        assert store.env.info()["map_size"] > small
+        assert store.admin.env.info()["map_size"] > small
         store.insert(key(1, 1), DOWN)  # and it still writes
         store.flush()
-        assert store.stats()["entries"] == 30002
+        assert store.admin.stats()["entries"] == 30002
     with LmdbStore(tmp_path, create=False) as store:
         assert store.lookup(key(1, 1)) is DOWN and store.lookup(key(1, 0)) is UP

@@ -57,7 +57,7 @@ def test_bulk_insert_writes_what_insert_and_flush_write(tmp_path: Path) -> None:
         bulk.insert_many(items[:100])  # small batches go through the buffer; re-inserts change nothing
         bulk.flush()
         got = dump(bulk)
-        assert bulk.stats()["entries"] == len(items)
+        assert bulk.admin.stats()["entries"] == len(items)
     for name in expected:
         assert got[name] == expected[name], name
 
@@ -111,7 +111,7 @@ def test_evaluation_into_the_store_matches_memory(tmp_path: Path, ruleset: str, 
         assert [evaluate(rules, text, store).value for text in texts] == expected
         assert [evaluate(rules, text, store).from_memo for text in texts] == [True] * len(texts)
         store.flush()
-        assert store.stats()["entries"] == len(reference)
+        assert store.admin.stats()["entries"] == len(reference)
         keys = list(reference.entries)
         assert store.lookup_many(keys) == [reference.entries[k] for k in keys]
 

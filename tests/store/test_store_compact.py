@@ -130,12 +130,12 @@ def test_a_sweep_leaves_its_store_dense(tmp_path: Path, capsys: pytest.CaptureFi
     other = tmp_path / "other"  # (the same values put in random order, 5,000 a transaction, while an old
     # snapshot is read: no freed page can be reused, as when readers keep up with a sweep's commits)
     with LmdbStore(data, create=False) as swept_store:
-        keys = [key for key, _ in swept_store.sample(200_000, seed=1)]
+        keys = [key for key, _ in swept_store.admin.sample(200_000, seed=1)]
         values = swept_store.lookup_many(keys)
     with LmdbStore(other, batch_size=5000, batch_seconds=0, writer_process=False) as sparse:
         sparse.insert(keys[0], values[0])
         sparse.flush()
-        reader = sparse.env.begin()
+        reader = sparse.admin.env.begin()
         for key, value in zip(keys, values):
             sparse.insert(key, value)
         sparse.flush()
@@ -143,7 +143,7 @@ def test_a_sweep_leaves_its_store_dense(tmp_path: Path, capsys: pytest.CaptureFi
     before = (other / "data.mdb").stat().st_size
     with LmdbStore(other, create=False) as elsewhere:  # (this process: another handle keeps it open)
         assert not LmdbStore(other, create=False).close_dense()
-        stats = elsewhere.stats()
+        stats = elsewhere.admin.stats()
     assert (other / "data.mdb").stat().st_size == before
     from ruma.server.store import memo
 

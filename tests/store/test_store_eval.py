@@ -16,7 +16,7 @@ from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.store import codec
-from ruma.server.store.commands import verify_store
+from ruma.server.store.verify import verify_store
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.memo import LmdbStore
 
@@ -47,7 +47,7 @@ def test_every_follower_is_stored_and_correct(tmp_path: Path) -> None:
     reference = InMemoryMemo()
     evaluate(rules, "1^7", reference)
     with LmdbStore(tmp_path, create=False) as store:
-        assert store.stats()["entries"] == len(reference)
+        assert store.admin.stats()["entries"] == len(reference)
         for key, value in reference.entries.items():
             assert store.lookup(key) is value
         report = verify_store(store, sample=10**6)
@@ -71,13 +71,13 @@ def _corrupt(path: Path, ruleset: str, position: str) -> tuple[str, bytes]:
     state = rules.normalise(rules.parse(position))[0]
     key = rules.key(state)
     with LmdbStore(path) as store:
-        positions = store.db("positions")
-        with store.env.begin(write=True) as txn:
+        positions = store.admin.db("positions")
+        with store.admin.env.begin(write=True) as txn:
             is_game, number, explored = codec.decode_entry(codec.unseal("positions", key, txn.get(key, db=positions)))
             # a wrong value with a valid checksum (as a bug in the engine would write it)
             if is_game:  # point at another stored game
                 other = next(i for i in range(number + 1, number + 10**6)
-                             if txn.get(codec.encode_game_id(i), db=store.db("games")) is not None)
+                             if txn.get(codec.encode_game_id(i), db=store.admin.db("games")) is not None)
                 txn.put(key, codec.seal(key, codec.encode_entry(True, other, explored)), db=positions)
             else:
                 txn.put(key, codec.seal(key, codec.encode_entry(False, number + 1, explored)), db=positions)
@@ -116,7 +116,7 @@ def test_stats_and_backup_commands(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["store", "backup", str(dest), "--data", str(src)]) == 0
     capsys.readouterr()
     with LmdbStore(dest, create=False) as copy:
-        assert copy.stats()["entries"] == stats["entries"]
+        assert copy.admin.stats()["entries"] == stats["entries"]
         assert evaluate("sowing", "2^4", copy).from_memo and evaluate("impartial-sowing", "1^6", copy).from_memo
         assert evaluate("sowing", "2^4", copy).value is sowing.value
         assert evaluate("impartial-sowing", "1^6", copy).value == impartial.value

@@ -48,14 +48,14 @@ def test_a_store_written_before_reads_identically(tmp_path: Path) -> None:
         rules, state = state_of_key(key)
         expected[key] = evaluate(rules, state, memo).value
     with LmdbStore(tmp_path / "v2", create=False) as store:
-        stats = store.stats()
+        stats = store.admin.stats()
         assert stats["entries"] == len(expected) > 4000 and stats["games"] > 100
         for key, value in expected.items():
             found = store.lookup(key)
             assert found is value if isinstance(value, Game) else found == value, key
         store.insert_many(sorted(expected.items()))  # the same values again: no new game
         store.flush()
-        assert (store.stats()["games"], store.stats()["entries"]) == (stats["games"], stats["entries"])
+        assert (store.admin.stats()["games"], store.admin.stats()["entries"]) == (stats["games"], stats["entries"])
 
 
 FRESH = r"""
@@ -69,7 +69,7 @@ objects = KERNEL.cache_info()["objects"]
 with LmdbStore(sys.argv[1]) as store:
     store.insert(b"\x01\x01test", value)
     store.flush()
-    written = store.stats()["games"]
+    written = store.admin.stats()["games"]
 with LmdbStore(sys.argv[1], create=False) as store:
     assert store.lookup(b"\x01\x01test") is value
 made = KERNEL.cache_info()["objects"] - objects

@@ -87,7 +87,7 @@ def test_a_schema_1_store_is_migrated_on_open_and_reads_correctly(tmp_path: Path
     assert records(tmp_path / "v1", "meta")[-1] == (b"schema_version", b"1")
     expected = reference(V1_POSITIONS)
     with LmdbStore(tmp_path / "v1", create=False) as store:
-        assert store.stats()["schema_version"] == 3 and store.stats()["entries"] == len(expected)
+        assert store.admin.stats()["schema_version"] == 3 and store.admin.stats()["entries"] == len(expected)
         for key, value in expected.items():
             assert same(store.lookup(key), value), key
         report = verify_store(store, sample=1000, full=True)
@@ -245,7 +245,7 @@ def test_repair_of_a_damaged_meta_page_keeps_the_commit_before(tmp_path: Path) -
     repair_store(tmp_path)
     with LmdbStore(tmp_path, create=False) as store:
         assert verify_store(store, sample=1000, full=True).ok
-        assert store.stats()["entries"] == len(first)
+        assert store.admin.stats()["entries"] == len(first)
         assert all(same(store.lookup(k), v) for k, v in first.items())
 
 

@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from ruma.server.store.memo import LmdbStore
-from ruma.server.store.writer import pack, unpack
+from ruma.engine.frame import pack_frame
+from ruma.server.store.writer import unpack
 from tests.support.stores import c_writer, dump, fresh
 
 native = pytest.importorskip("ruma.server.store._native")
@@ -46,12 +47,12 @@ def made_up_frames(seed: int) -> list[list[bytes]]:
                 key = prefix + b"\x00" + bytes(rng.randrange(0, 3) for _ in range(rng.randrange(490, 509)))
             items[key] = rng.choice([0, 2, 4, 6, 2 * 300, 2 * 70000 + 1, 3])
         keys = sorted(items)
-        return pack(keys, [items[k] for k in keys]), keys
+        return pack_frame(keys, [items[k] for k in keys]), keys
 
     first, _ = frame(3000, [b"\x04\x01"])
     second, _ = frame(2000, [b"\x04\x01", b"\x02\x01"])
     stored_keys, stored_codes = unpack(first)
-    again = pack(stored_keys[::5], stored_codes[::5])  # stored already (a batch given back and sent again)
+    again = pack_frame(stored_keys[::5], stored_codes[::5])  # stored already (a batch given back and sent again)
     third, _ = frame(1500, [b"\xc8\x01"])  # a code no ruleset has: its name is ""
     return [[first], [second, again], [third]]
 
@@ -138,8 +139,8 @@ def test_a_malformed_frame_or_a_damaged_count_fails_the_whole_transaction(tmp_pa
     writer.close()
     assert stored(path)["positions"] == []
     with LmdbStore(path, writer_process=False) as store:
-        with store.env.begin(write=True) as txn:
-            txn.put(b"count/\x04\x01", b"\x00" * 12, db=store.db("meta"))  # a count whose checksum fails
+        with store.admin.env.begin(write=True) as txn:
+            txn.put(b"count/\x04\x01", b"\x00" * 12, db=store.admin.db("meta"))  # a count whose checksum fails
     writer = c_writer(path)
     with pytest.raises(native.WriteError, match="damaged meta record count/0401"):
         writer.write([good])

@@ -71,7 +71,7 @@ def check_converted(path: Path, before: dict[bytes, list[tuple[bytes, bytes]]]) 
     assert [r for r in after[b"meta"] if r[0] != b"schema_version"] == [r for r in before[b"meta"] if r[0] != b"schema_version"]
     memo = InMemoryMemo()
     with LmdbStore(path, create=False) as store:
-        stats = store.stats()
+        stats = store.admin.stats()
         assert (stats["schema_version"], stats["entries"], stats["games"]) == (3, POSITIONS, GAMES)
         games = 0
         for key, _ in after[b"positions"]:

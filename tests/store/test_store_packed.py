@@ -6,8 +6,8 @@ What must hold: a packed batch is stored exactly as ``insert_many`` of its pairs
 (byte for byte, with the writer process or in line, small batches and keys LMDB cannot hold
 included); lookups see it while it is in flight; a batch lost with the writer is given back and
 written; and the search's frames hold exactly the values it hands over otherwise, sorted, in
-``store.writer.pack``'s format. Expected values come from ``insert_many`` (the pairs' way) and from
-the pure-Python reference engine.
+the engine's batch frame (``ruma.engine.frame``). Expected values come from ``insert_many`` (the
+pairs' way) and from the pure-Python reference engine.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import BULK_DIRECT, WRITER_MIN
 from ruma.server.store.codec import StoreError
 from ruma.server.store.verify import verify_store
-from ruma.server.store.writer import pack, unpack
+from ruma.engine.frame import pack_frame
+from ruma.server.store.writer import unpack
 from tests.support.stores import dump, nim_items, up, writer_of
 
 pytest.importorskip("ruma.server.store._native")
@@ -36,7 +37,7 @@ if os.environ.get("RUMA_ENGINE") == "python":
 
 
 def packed(items: list[tuple[bytes, int]]) -> bytes:
-    return pack([k for k, _ in items], [2 * v for _, v in items])
+    return pack_frame([k for k, _ in items], [2 * v for _, v in items])
 
 
 def by_pairs(path: Path, batches: list[list[tuple[bytes, int]]]) -> dict[str, Any]:
@@ -63,7 +64,7 @@ def test_a_packed_batch_is_stored_as_insert_many_stores_its_pairs(tmp_path: Path
         if writer:
             writer_of(store)
         store.flush()
-        assert store.stats()["entries"] == len(items) + len(small)
+        assert store.admin.stats()["entries"] == len(items) + len(small)
         assert dump(store) == by_pairs(tmp_path / "pairs", batches)
         assert verify_store(store, sample=0, full=True).problems == []
 
@@ -99,7 +100,7 @@ def test_a_packed_batch_lost_with_the_writer_is_given_back_and_written(tmp_path:
                 time.sleep(0.05)
         store.flush()  # the given-back entries (decoded from the frame), written in line
         assert store.lookup_many([k for k, _ in items]) == [v for _, v in items]
-        assert store.stats()["entries"] == len(items)
+        assert store.admin.stats()["entries"] == len(items)
         assert verify_store(store, sample=0, full=True).problems == []
 
 
@@ -137,7 +138,7 @@ def test_the_search_packs_what_it_would_hand_over_as_pairs(ruleset: str, text: s
     for frame, given in frames.frames:
         keys, codes = unpack(frame)
         assert keys == sorted(keys) and all(code % 2 == 0 for code in codes)
-        assert pack(keys, codes) == frame
+        assert pack_frame(keys, codes) == frame
         assert given is cache and all(cache.lookup(k) == c >> 1 for k, c in zip(keys, codes))
     assert len(cache) == len(frames.entries)
 

@@ -17,7 +17,7 @@ from typing import Any
 from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
-from ruma.server.store.commands import verify_store
+from ruma.server.store.verify import verify_store
 from ruma.server.store.memo import LmdbStore
 
 # A bulk evaluation that keeps writing for several seconds (far longer than the tests wait).
@@ -45,7 +45,7 @@ def _wait_for_entries(path: Path, count: int, writer: subprocess.Popen[str], tim
         assert writer.poll() is None, writer.communicate()
         if (path / "data.mdb").exists():
             with LmdbStore(path, create=False, batch_seconds=0) as store:
-                entries = store.stats()["entries"]
+                entries = store.admin.stats()["entries"]
             if entries >= count:
                 return int(entries)
         time.sleep(0.05)
@@ -54,13 +54,13 @@ def _wait_for_entries(path: Path, count: int, writer: subprocess.Popen[str], tim
 
 def _keys(path: Path) -> set[bytes]:
     with LmdbStore(path, create=False, batch_seconds=0) as store:
-        with store.env.begin() as txn:
-            return set(txn.cursor(db=store.db("positions")).iternext(values=False))
+        with store.admin.env.begin() as txn:
+            return set(txn.cursor(db=store.admin.db("positions")).iternext(values=False))
 
 
 def _check_all_entries(store: LmdbStore) -> int:
     """Every stored entry decodes and equals a fresh evaluation; returns how many were checked."""
-    entries = store.stats()["entries"]
+    entries = store.admin.stats()["entries"]
     report = verify_store(store, sample=entries + 1)
     assert not report.mismatches and not report.skipped, report.to_dict()
     assert report.checked == entries
@@ -145,14 +145,14 @@ def test_four_processes_value_overlapping_positions_into_one_store(tmp_path: Pat
                 else:
                     assert number == expected
         # the store holds exactly the single-process memo's entries, with the same values
-        stats = store.stats()
+        stats = store.admin.stats()
         assert stats["entries"] == sum(len(m) for m in memo.values())
         for m in memo.values():
             for key, value in m.entries.items():
                 assert store.lookup(key) == value
         games: dict[Any, Any] = {}
-        with store.env.begin() as txn:
-            games = dict(txn.cursor(db=store.db("games")))
+        with store.admin.env.begin() as txn:
+            games = dict(txn.cursor(db=store.admin.db("games")))
         assert len(set(games.values())) == len(games)  # no game stored twice
 
 
@@ -162,7 +162,7 @@ def test_backup_while_another_process_writes(tmp_path: Path) -> None:
     try:
         _wait_for_entries(path, 1500, writer)
         with LmdbStore(path, create=False) as store:
-            store.backup(dest)
+            store.admin.backup(dest)
         assert writer.poll() is None, "the writer finished before the backup was taken"
         after = _wait_for_entries(path, 1, writer)
     finally:
@@ -171,5 +171,5 @@ def test_backup_while_another_process_writes(tmp_path: Path) -> None:
     with LmdbStore(dest, create=False) as copy:
         copied = _check_all_entries(copy)
         assert 1500 <= copied
-        assert copy.stats()["file_bytes"] > 0
+        assert copy.admin.stats()["file_bytes"] > 0
     assert after >= 1

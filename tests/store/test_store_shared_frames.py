@@ -29,7 +29,8 @@ from ruma.engine.memo import InMemoryMemo
 from ruma.server.store import writer_child
 from ruma.server.store.codec import StoreError
 from ruma.server.store.memo import LmdbStore
-from ruma.server.store.writer import is_shared, pack, pack_shared, unpack_shared
+from ruma.engine.frame import frame_codes, pack_frame
+from ruma.server.store.writer import is_shared, pack_shared, unpack_shared
 from tests.support.stores import c_writer, dump, fresh
 
 native = pytest.importorskip("ruma.server.store._native")
@@ -51,9 +52,9 @@ def published(games: Any, texts: list[tuple[str, str]]) -> dict[bytes, tuple[int
 
 def frame_of(games: Any, session: int, entries: dict[bytes, tuple[int, Any]]) -> bytes:
     keys = sorted(entries)
-    inner = pack(keys, [2 * entries[k][0] for k in keys])
+    inner = pack_frame(keys, [2 * entries[k][0] for k in keys])
     count = len(keys)
-    return pack_shared(session, games.export(memoryview(inner)[4 + 2 * count:4 + 10 * count]), inner)
+    return pack_shared(session, games.export(frame_codes(inner, count)), inner)
 
 
 @pytest.fixture()
@@ -137,7 +138,7 @@ def test_a_frame_naming_a_node_never_sent_fails_its_whole_transaction(tmp_path: 
     entries = published(games, [("sowing", "1^7")])
     good = frame_of(games, 3, entries)
     keys = sorted(entries)
-    orphan = pack_shared(4, b"", pack(keys, [2 * entries[k][0] for k in keys]))  # a new session, no nodes
+    orphan = pack_shared(4, b"", pack_frame(keys, [2 * entries[k][0] for k in keys]))  # a new session, no nodes
     reference = c_writer(fresh(tmp_path / "reference"))
     reference.write([good])
     reference.close()
@@ -154,7 +155,7 @@ def test_a_frame_naming_a_node_never_sent_fails_its_whole_transaction(tmp_path: 
 def test_a_shared_frame_the_writer_process_fails_is_raised_by_the_next_flush(tmp_path: Path, games: Any) -> None:
     entries = published(games, [("sowing", "1^8")])
     keys = sorted(entries)
-    orphan = pack_shared(9, b"", pack(keys, [2 * entries[k][0] for k in keys]))
+    orphan = pack_shared(9, b"", pack_frame(keys, [2 * entries[k][0] for k in keys]))
     with LmdbStore(tmp_path / "s") as store:
         store.insert_many([(k, entries[k][1]) for k in keys[:1200]])  # (starts the writer process)
         store.flush()
@@ -181,7 +182,7 @@ def dump_of(path: Path) -> dict[str, Any]:
 def test_a_store_without_its_writer_process_stores_a_shared_drain_as_games(tmp_path: Path, games: Any) -> None:
     entries = published(games, [("sowing", "1^9"), ("atomic-wari", "2^5")])
     keys = sorted(entries)
-    frame = pack(keys, [2 * entries[k][0] for k in keys])  # (as SharedValues.drain_packed packs a drain)
+    frame = pack_frame(keys, [2 * entries[k][0] for k in keys])  # (as SharedValues.drain_packed packs a drain)
     with LmdbStore(tmp_path / "inline", writer_process=False) as store:
         store.insert_shared(frame, games, 11)
         store.flush()

@@ -21,6 +21,7 @@ import pytest
 
 from ruma.engine.errors import CancelledError
 from ruma.engine.evaluator import evaluate
+from ruma.engine.frame import pack_frame, unpack_frame
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.store import writer as store_writer
@@ -45,8 +46,8 @@ def test_pack_batch_matches_the_reference_and_unpacks() -> None:
     values: list[Any] = [rng.choice(games) if rng.random() < 0.3 else rng.randrange(1 << rng.choice([3, 20, 62])) for _ in keys]
     frame = native.pack_batch(keys, values, codes)
     expected = [codes[id(v)] if isinstance(v, Game) else 2 * v for v in values]
-    assert frame == store_writer.pack(keys, expected)
-    assert native.unpack_batch(frame) == store_writer.unpack_reference(frame) == (keys, expected)
+    assert frame == pack_frame(keys, expected)
+    assert native.unpack_batch(frame) == unpack_frame(frame) == (keys, expected)
     assert native.pack_batch(keys, values, None) is None  # games without codes: not for the writer
     for bad in (-1, True, 1 << 63, "3"):
         assert native.pack_batch(keys[:2], [1, bad], {}) is None
@@ -90,7 +91,7 @@ def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: 
             if use_writer:
                 writer_of(store)
             store.flush()
-            assert store.stats()["entries"] == len(memory)
+            assert store.admin.stats()["entries"] == len(memory)
             for key in random.Random(1).sample(sorted(memory.entries), 200):
                 assert store.lookup(key) == memory.entries[key]
             dumps.append(dump(store))
@@ -121,7 +122,7 @@ def test_batches_before_the_child_is_up_wait_in_the_pipe_and_close_ends_it(
         assert again.lookup_many([k for k, _ in items[:WRITER_MIN]]) == [v for _, v in items[:WRITER_MIN]]
         again.insert_many(items[WRITER_MIN:])
         again.flush()
-        assert again.stats()["entries"] == len(items)
+        assert again.admin.stats()["entries"] == len(items)
         assert verify_store(again, sample=0, full=True).problems == []
 
 
@@ -149,7 +150,7 @@ def test_a_flush_while_the_child_starts_waits_for_it(tmp_path: Path, monkeypatch
         store.insert_many(items[WRITER_MIN:])
         store.flush()
         assert not writer.pending and writer.ready and not writer.dead
-        assert store.stats()["entries"] == len(items) + len(huge)
+        assert store.admin.stats()["entries"] == len(items) + len(huge)
         assert verify_store(store, sample=0, full=True).problems == []
 
 
@@ -167,7 +168,7 @@ def test_many_frames_through_the_file_are_committed_and_the_file_starts_over(tmp
         store.flush()
         last = nim_items(2 * WRITER_MIN, seed=99, code=20)
         store.insert_many(last)
-        assert writer._frames_at == len(store_writer.pack([k for k, _ in last], [2 * v for _, v in last]))
+        assert writer._frames_at == len(pack_frame([k for k, _ in last], [2 * v for _, v in last]))
         store.flush()
         everything = [item for batch in batches + [last] for item in batch]
         assert store.lookup_many([k for k, _ in everything]) == [v for _, v in everything]
@@ -199,8 +200,8 @@ def test_recent_keeps_the_bulk_batches_and_lookups_never_read_it(tmp_path: Path,
     assert all(store.recent.lookup(k) is None for k, _ in small)
     store.flush()
     victim, value = batches[2][5]
-    with store.env.begin(write=True) as txn:
-        txn.put(victim, b"\x00garbage", db=store.db("positions"))
+    with store.admin.env.begin(write=True) as txn:
+        txn.put(victim, b"\x00garbage", db=store.admin.db("positions"))
     store.refresh()
     with pytest.raises(CorruptRecordError):
         store.lookup(victim)
@@ -225,7 +226,7 @@ def test_lookups_see_batches_in_flight_and_the_first_value_stays(tmp_path: Path)
         store.flush()
         assert not store.core.writer.pending
         assert store.lookup(first_key) == 999  # the first value stored under a key is kept
-        assert store.stats()["entries"] == len(items)
+        assert store.admin.stats()["entries"] == len(items)
     with LmdbStore(tmp_path) as again:  # committed: another open sees everything
         assert again.lookup_many([k for k, _ in items]) == [999 if k == first_key else v for k, v in items]
 
@@ -238,7 +239,7 @@ def test_close_commits_what_is_in_flight_and_ends_the_child(tmp_path: Path) -> N
     store.close()  # no flush first
     assert process.poll() is not None
     with LmdbStore(tmp_path) as again:
-        assert again.stats()["entries"] == len(items)
+        assert again.admin.stats()["entries"] == len(items)
         assert verify_store(again, sample=0, full=True).problems == []
 
 
@@ -259,7 +260,7 @@ def test_a_killed_writer_is_an_error_and_loses_nothing(tmp_path: Path) -> None:
         store.flush()  # the given-back entries, written in line
         assert store.core.writer.dead
         assert store.lookup_many([k for k, _ in items]) == [v for _, v in items]
-        assert store.stats()["entries"] == len(items)
+        assert store.admin.stats()["entries"] == len(items)
         store.insert_many(nim_items(WRITER_MIN, seed=4, code=3))  # later batches: in line
         store.flush()
         assert verify_store(store, sample=0, full=True).problems == []
@@ -276,7 +277,7 @@ def test_a_failed_batch_is_raised_by_flush_and_written_by_the_next(tmp_path: Pat
             store.flush()
         store.flush()
         assert store.lookup_many(keys) == values
-        assert store.stats()["entries"] == len(items)
+        assert store.admin.stats()["entries"] == len(items)
         store.insert_many(nim_items(WRITER_MIN, seed=9, code=3))  # the child lives on
         assert store.core.writer is writer and not writer.dead
         store.flush()
@@ -297,9 +298,9 @@ def test_a_cancelled_search_leaves_correct_committed_values(tmp_path: Path) -> N
             evaluate(rules, "1^11", store, should_cancel=cancel)
         writer_of(store)
         store.flush()
-        entries = store.stats()["entries"]
+        entries = store.admin.stats()["entries"]
         assert WRITER_MIN < entries < len(memory)
-        stored = store.sample(entries, raw=False)
+        stored = store.admin.sample(entries, raw=False)
         assert len(stored) == entries and all(memory.entries[k] == v for k, v in stored)
         assert verify_store(store, sample=0, full=True).problems == []
         assert evaluate(rules, "1^11", store).value == evaluate(rules, "1^11", InMemoryMemo()).value
@@ -323,7 +324,7 @@ def test_a_forked_process_does_not_hold_the_writers_pipe(tmp_path: Path) -> None
     finally:
         os.waitpid(pid, 0)
     with LmdbStore(tmp_path) as again:
-        assert again.stats()["entries"] == len(items)
+        assert again.admin.stats()["entries"] == len(items)
 
 
 def test_interning_helpers_match_store_codec() -> None:

@@ -193,8 +193,8 @@ def test_ruma_tables_writes_its_sections_into_the_file_reads_them_back_and_recou
     assert "| 2^-1 | `2111` | 5/4 |" in first  # Erickson's erratum to Table 1: 2111 = 1/2
     sink = StoreSink(str(tmp_path / "store"))
     try:
-        assert sink.store.document_names("tables/") == ["tables/sowing-values", "tables/wari-nim"]
-        stored = json.loads(sink.store.document("tables/sowing-values"))
+        assert sink.store.documents.names("tables/") == ["tables/sowing-values", "tables/wari-nim"]
+        stored = json.loads(sink.store.documents.get("tables/sowing-values"))
     finally:
         sink.close()
     assert stored["bound"] == {"seeds": 6, "pots": 6}
@@ -246,7 +246,7 @@ def test_a_tally_in_parts_goes_on_where_a_stopped_run_left_it(tmp_path: Path, ca
     assert rows(in_parts) == rows(at_once) and len(rows(at_once)) > 10
     sink = StoreSink(store)
     try:
-        parts = json.loads(sink.store.document("tables/sowing-values"))["sweep"]
+        parts = json.loads(sink.store.documents.get("tables/sowing-values"))["sweep"]
     finally:
         sink.close()
     assert parts["parts"] == 3 and parts["classes"] > 0

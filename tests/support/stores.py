@@ -8,9 +8,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ruma.client.sweep.worker import open_store
 from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import DOWN, STAR, UP, ZERO, Game, integer, nimber, number
+from ruma.engine.stores import open_store
 from ruma.server.store import writer_child
 from ruma.server.store.memo import LmdbStore
 
@@ -18,9 +18,9 @@ from ruma.server.store.memo import LmdbStore
 def dump(store: LmdbStore) -> dict[str, list[tuple[bytes, bytes]]]:
     """Every sub-database's items, except meta's engine-version lines (equal anyway)."""
     out = {}
-    with store.env.begin() as txn:
+    with store.admin.env.begin() as txn:
         for name in ("games", "game_index", "positions", "meta", "unverified"):
-            out[name] = [(bytes(k), bytes(v)) for k, v in txn.cursor(db=store.db(name))]
+            out[name] = [(bytes(k), bytes(v)) for k, v in txn.cursor(db=store.admin.db(name))]
     return out
 
 
@@ -28,7 +28,7 @@ def contents(path: Path) -> dict[bytes, Any]:
     """Every stored (key, value), read from a fresh handle."""
     store = open_store(str(path), create=False)
     try:
-        return dict(store.sample(10**9))
+        return dict(store.admin.sample(10**9))
     finally:
         store.close()
 

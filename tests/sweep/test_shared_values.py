@@ -62,7 +62,7 @@ def test_the_first_value_is_kept_and_drains_come_sorted_and_resume() -> None:
 
 
 def test_a_packed_drain_is_the_drain_packed_as_the_store_writer_packs_it() -> None:
-    from ruma.server.store.writer import pack
+    from ruma.engine.frame import pack_frame
 
     _, t = table()
     for i in range(300):
@@ -71,11 +71,11 @@ def test_a_packed_drain_is_the_drain_packed_as_the_store_writer_packs_it() -> No
     entries, at = t.drain(0)
     frame, at_packed = t.drain_packed(0)
     assert at_packed == at and len(entries) > 200
-    assert frame == pack([k for k, _ in entries], [2 * v for _, v in entries])
+    assert frame == pack_frame([k for k, _ in entries], [2 * v for _, v in entries])
     t.add(key(b"\x30\x31"), 9)
     t.seal()
-    assert t.drain_packed(at)[0] == pack([key(b"\x30\x31")], [18])
-    assert t.drain_packed(t.drain_packed(at)[1]) == (pack([], []), t.drain_packed(at)[1])
+    assert t.drain_packed(at)[0] == pack_frame([key(b"\x30\x31")], [18])
+    assert t.drain_packed(t.drain_packed(at)[1]) == (pack_frame([], []), t.drain_packed(at)[1])
 
 
 def test_another_view_of_the_memory_sees_the_values() -> None:

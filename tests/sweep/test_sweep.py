@@ -16,7 +16,7 @@ import pytest
 
 from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep, sweep_store
 from ruma.client.sweep.client import ServerSink
-from ruma.client.sweep.worker import open_store
+from ruma.engine.stores import open_store
 from ruma.engine.families.census import census
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.evaluator import evaluate
@@ -41,7 +41,7 @@ def committed(path: Path) -> int:
     except Exception:  # noqa: BLE001 - (being created by the sweep at this moment)
         return 0
     try:
-        return sum(r["entries"] for r in store.stats()["rulesets"])
+        return sum(r["entries"] for r in store.admin.stats()["rulesets"])
     finally:
         store.close()
 

@@ -157,7 +157,7 @@ def test_a_toy_is_swept_stored_and_censused(ruleset: str, tmp_path: Path) -> Non
     summary = sweep_store(family, str(tmp_path), workers=1)
     assert (summary.backend, summary.classes) == ("inline", len(classes))
     with LmdbStore(tmp_path, create=False) as store:
-        assert {r["code"]: r["name"] for r in store.stats()["rulesets"]}[rules.code] == ruleset
+        assert {r["code"]: r["name"] for r in store.admin.stats()["rulesets"]}[rules.code] == ruleset
         for c in classes:
             value = store.lookup(c.key)
             assert value == brute(ruleset, c.state), rules.format(c.state)

@@ -64,9 +64,9 @@ def test_the_tables_json_is_what_the_store_keeps(tmp_path: Path, capsys: pytest.
         from ruma.server.store.memo import LmdbStore
 
         with LmdbStore(data, create=False) as store:
-            document = json.loads(store.document("tables/sowing-values"))
+            document = json.loads(store.documents.get("tables/sowing-values"))
             document["generated"]["command"] = "a sentinel command"
-            store.put_document("tables/sowing-values", json.dumps(document).encode())
+            store.documents.put("tables/sowing-values", json.dumps(document).encode())
         assert get(url, "/api/v1/tables/sowing-values").json()["generated"]["command"] == "a sentinel command"
         assert "a sentinel command" in get(url, "/tables").text
 
@@ -114,9 +114,9 @@ def test_the_documents_call_serves_what_the_store_keeps_within_its_limit(tmp_pat
     from tests.support.grpc_harness import connect, running_server
 
     with LmdbStore(tmp_path) as store:
-        store.put_document("tables/a", b"{}")
-        store.put_document("tables/b", b'{"x": 1}')
-        store.put_document("other", b"z")
+        store.documents.put("tables/a", b"{}")
+        store.documents.put("tables/b", b'{"x": 1}')
+        store.documents.put("other", b"z")
     with running_server(tmp_path) as (_, address), connect(address) as client:
         assert documents(client, "tables/") == [("tables/a", b"{}"), ("tables/b", b'{"x": 1}')]
         assert [name for name, _ in documents(client)] == ["other", "tables/a", "tables/b"]

@@ -1,0 +1,69 @@
+"""The batch frame: many ``(key, value code)`` pairs as one byte string, the form in which the
+engine hands values to a store (``PackedMemo.insert_packed``, a sweep's drains of its shared
+table). The engine owns the format; its C writes it (``native/frame.h``, which documents the same
+layout for the C of a store), and a store reads it.
+
+Layout, little-endian, for ``n`` entries: the count ``n`` (u32, never ``NOT_A_COUNT``: a store may
+mark payloads of its own with that word); the ``n`` key lengths (u16 each); the ``n`` value codes
+(u64 each: ``2v`` for the nim value ``v``; odd codes are a store's own — the LMDB store's ``2s + 1``
+names its game with store id ``s``); then the ``n`` whole keys, one after another, and nothing
+after. ``pack_frame`` and ``unpack_frame`` are the reference in Python.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from array import array
+from typing import Sequence
+
+__all__ = ["NOT_A_COUNT", "frame_codes", "frame_count", "frame_lengths", "pack_frame", "unpack_frame"]
+
+_COUNT = struct.Struct("<I")
+#: the one first word a frame never has (no batch has that many entries)
+NOT_A_COUNT = 0xFFFFFFFF
+
+
+def pack_frame(keys: Sequence[bytes], codes: Sequence[int]) -> bytes:
+    """The frame of ``keys`` (each shorter than 65,536 bytes) and their value codes."""
+    lengths, numbers = array("H", map(len, keys)), array("Q", codes)
+    if sys.byteorder != "little":
+        lengths.byteswap()
+        numbers.byteswap()
+    return b"".join((_COUNT.pack(len(keys)), lengths.tobytes(), numbers.tobytes(), *keys))
+
+
+def unpack_frame(frame: bytes) -> tuple[list[bytes], list[int]]:
+    """``pack_frame``'s keys and codes again; ``ValueError`` for bytes that are no frame."""
+    (n,) = _COUNT.unpack_from(frame)
+    lengths = array("H")
+    lengths.frombytes(frame_lengths(frame, n))
+    values = array("Q")
+    values.frombytes(frame_codes(frame, n))
+    if sys.byteorder != "little":
+        lengths.byteswap()
+        values.byteswap()
+    at = 4 + 10 * n
+    keys: list[bytes] = []
+    append = keys.append
+    for length in lengths:
+        append(frame[at:at + length])
+        at += length
+    if at != len(frame):
+        raise ValueError(f"a batch of {n} keys should be {at} bytes, not {len(frame)}")
+    return keys, values.tolist()
+
+
+def frame_count(frame: bytes | memoryview) -> int:
+    """The count word of a frame (its first four bytes)."""
+    return int.from_bytes(frame[:4], "little")
+
+
+def frame_lengths(frame: bytes | memoryview, n: int) -> memoryview:
+    """The bytes of a frame's ``n`` key lengths (u16 each, little-endian)."""
+    return memoryview(frame)[4:4 + 2 * n]
+
+
+def frame_codes(frame: bytes | memoryview, n: int) -> memoryview:
+    """The bytes of a frame's ``n`` value codes (u64 each, little-endian)."""
+    return memoryview(frame)[4 + 2 * n:4 + 10 * n]
