@@ -171,3 +171,17 @@ def test_a_census_beyond_the_services_time_limit_says_what_to_do_under_the_censu
         assert "Ask fewer seeds or pots" in reply.text and "ruma census sowing --seeds 1..8 --pots 1..27 --data DIR" in reply.text
         bad = get(url, "/census?ruleset=sowing&seeds=many")  # a malformed range: said above the census form too
         assert bad.status_code == 400 and 'class="census-form"' in bad.text and "&#39;many&#39;" in bad.text
+
+
+def test_a_job_goes_on_when_the_service_stops_it_at_its_time_limit(tmp_path: Path) -> None:
+    from ruma.server.work.limits import Limits
+
+    # Sowing 1^12 takes longer than the service's 2 s: each stopped request keeps what it valued
+    with explorer(tmp_path / "data", seed=False, catalog=False, limits=Limits(max_seconds=2)) as (address, url):
+        started = httpx.post(url + "/api/v1/jobs", json={"ruleset": "sowing", "position": HEAVY}, timeout=60)
+        assert started.status_code == 202, started.text
+        state = _wait(url, started.headers["location"])
+        assert state["state"] == "done" and state["seconds"] > 2, state
+        with connect(address) as client:
+            stored = client.evaluate("sowing", HEAVY)
+        assert stored.from_store and state["value"] == stored.value.unicode
