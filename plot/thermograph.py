@@ -9,11 +9,14 @@ named at the mast's foot.
 The SVG is meant to be read by programs too: the artists carry ids (``left-wall``,
 ``right-wall``, ``mast``, ``temperature``, ``mean``, ``breakpoint-left-0`` ...,
 ``breakpoint-label-left-0`` ...), the axes' ticks sit at the breakpoints' exact values and their
-labels are the exact fractions.
+labels are the exact fractions. A long canonical form makes a title of several lines, broken after
+the slashes of its slash notation or between options, and cut short (``…``) after ``TITLE_LINES``:
+the title never runs past the figure.
 """
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import TYPE_CHECKING, Union
 
@@ -29,11 +32,41 @@ GameLike = Union[Game, str]
 
 LEFT_COLOUR = "#1f5fbf"
 RIGHT_COLOUR = "#c0302b"
+#: lines a title may take; a longer one ends in "…"
+TITLE_LINES = 3
+#: where a title may break: after a run of slashes, or after an option's comma and space
+_TITLE_PIECES = re.compile(r"[^|,]*(?:\|+|, ?)|[^|,]+")
 
 
 def as_game(game: GameLike) -> Game:
     """A ``Game``, parsing a value expression (``"{2||1|0}"``, ``"+-1"``) when given text."""
     return parse_game(game) if isinstance(game, str) else game
+
+
+def title_lines(text: str, width: float, size: float | str, max_lines: int = TITLE_LINES) -> list[str]:
+    """``text`` as lines no wider than ``width`` points in a font of ``size``: broken after a run of
+    slashes or an option's comma (inside a piece only when the piece alone is wider), at most
+    ``max_lines``, the last then ending in "…"."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    font, measure = FontProperties(size=size), TextToPath()
+
+    def fits(line: str) -> bool:
+        return measure.get_text_width_height_descent(line, font, ismath=False)[0] <= width
+
+    lines = [""]
+    for piece in _TITLE_PIECES.findall(text):
+        for char in piece if not fits(piece) else [piece]:
+            if lines[-1] and not fits(lines[-1] + char):
+                if len(lines) == max_lines:
+                    while lines[-1] and not fits(lines[-1] + " …"):
+                        lines[-1] = lines[-1][:-1]
+                    lines[-1] = lines[-1].rstrip() + " …"
+                    return lines
+                lines.append("")
+            lines[-1] += char
+    return [line.rstrip() for line in lines]
 
 
 def thermograph_figure(game: GameLike, *, width: float = 6.0, height: float = 4.5, title: str | None = None) -> Figure:
@@ -85,6 +118,11 @@ def thermograph_figure(game: GameLike, *, width: float = 6.0, height: float = 4.
     ax.set_yticks([float(t) for t in ts], [fraction_text(t) for t in ts])
     ax.set_xlabel("value (Left ← → Right)")
     ax.set_ylabel("temperature t")
-    ax.set_title(title if title is not None else f"thermograph of {format_game(g, 'unicode')}")
+    import matplotlib
+
+    size = matplotlib.rcParams["axes.titlesize"]
+    text = title if title is not None else f"thermograph of {format_game(g, 'unicode')}"
+    # centred on the figure; measured without hinting, which widens drawn text a little: 10 % spare
+    fig.suptitle("\n".join(title_lines(text, width * 72 * 0.9, size)), fontsize=size, gid="title")
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     return fig

@@ -140,22 +140,27 @@ class ValueOut(BaseModel):
 
 
 class JobOut(BaseModel):
-    """A background valuation: ``state`` is queued, running, done or failed."""
+    """Background work: a position's valuation (``kind`` position: its ``value`` once done) or a
+    census (``kind`` census: the ``census`` asked, its ``result`` once done); ``state`` is queued,
+    running, done or failed (with its ``message``)."""
 
     id: str
+    kind: str = Field(examples=["position", "census"])
     ruleset: str
-    position: str
     state: str
     message: Optional[str] = None
-    value: Optional[str] = None
     url: str
     page: str
-    position_url: str
     seconds: float
+    position: Optional[str] = None
+    value: Optional[str] = None
+    position_url: Optional[str] = None
+    census: Optional[dict[str, Any]] = None
+    result: Optional[dict[str, Any]] = None
 
 
 class Pending(BaseModel):
-    """A position not waited for: why, the job valuing it, and the command that values it."""
+    """A position or census not waited for: why, the job computing it, and the command that does."""
 
     status: int = Field(examples=[202])
     code: str = Field(examples=["COMPUTING"])
@@ -287,7 +292,7 @@ def start_job(request: Request, job: NewJob = Body(...), gw: Gateway = Depends(g
 
 @router.get("/jobs/{job_id}", response_model=JobOut, responses=ERRORS)
 def job_state(request: Request, job_id: str) -> Any:
-    """A background valuation: queued, running, done (its value) or failed (why)."""
+    """Background work: queued, running, done (a position's value, a census's result) or failed (why)."""
     return jobs_of(request).get(job_id).to_dict()
 
 
@@ -367,60 +372,6 @@ def search_stored(ruleset: str = Query(..., examples=["impartial-sowing"]),
 def stats(gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> Any:
     """Store size, hits and misses, evaluations, the service's limits and versions."""
     return gw.stats(token)
-
-
-#: the largest count a range may name (the service's census fields are 32-bit)
-MAX_RANGE = 2**31 - 1
-
-
-def parse_range(text: Optional[str], what: str) -> Optional[tuple[int, int]]:
-    """``"A-B"`` or ``"N"`` as ``(A, B)``; 400 quoting the text otherwise."""
-    if text is None or not text.strip():
-        return None
-    low, dash, high = text.strip().partition("-")
-    if not (low.isascii() and low.isdigit() and (high.isascii() and high.isdigit() if dash else True)):
-        raise GatewayError(400, "INVALID_ARGUMENT", f"{what} {text!r}: expected N or A-B, e.g. 1-8")
-    bounds = int(low), int(high if dash else low)
-    if max(bounds) > MAX_RANGE:
-        raise GatewayError(400, "INVALID_ARGUMENT", f"{what} {text!r}: at most {MAX_RANGE} (the service refuses far "
-                                                    f"less; see /api/v1/stats for its limits)")
-    return bounds
-
-
-def census_pots(ruleset: str, seeds: tuple[int, int], pots: Optional[tuple[int, int]]
-                ) -> tuple[Optional[tuple[int, int]], Optional[int]]:
-    """The pots a census searches — ``pots`` as given, else what the seeds can fill as far as the
-    walk budget reaches, as ``ruma census`` does (``ruma.engine.families.bounds``) — and what the
-    seeds can fill (``None`` for a family this process cannot walk: the service judges it)."""
-    try:
-        from ruma.engine.families.bounds import fill_pots, question_pots
-
-        return pots or (1, question_pots(ruleset, seeds)[0]), fill_pots(ruleset, seeds[1])
-    except Exception:  # noqa: BLE001
-        return pots, None
-
-
-@router.get("/census/{ruleset}", response_model=Open, responses=ERRORS)
-def census(ruleset: str, seeds: str = Query(..., examples=["1-8"], description="seeds A-B (or N)"),
-           pots: Optional[str] = Query(None, examples=["1-6"], description="pots C-D (or N); default: any"),
-           by: str = Query("value", pattern="^(value|outcome|atomic-weight|temperature)$"),
-           simplest: int = Query(3, ge=0, le=20),
-           value: list[str] = Query([], description="only the positions of this value (repeatable), e.g. `*3`"),
-           gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> Any:
-    """The census of a family over the shared store: how many positions (normalisation classes and
-    raw positions) have each value (or outcome, atomic weight, temperature), with the simplest
-    positions of each row; with ``value``, only the positions of those values (a question by
-    value: the simplest positions of ``*3``). The summary states the family searched; ``pots``
-    defaults to what the seeds can fill as far as a walk of 6 million rows reaches, and
-    ``fill_pots`` says how many pots rows of that many seeds can fill (more than the summary's
-    pots: those longer rows were not searched)."""
-    gw.check_ruleset(ruleset, token)
-    seed_range = parse_range(seeds, "seeds")
-    assert seed_range is not None
-    pot_range, fill = census_pots(ruleset, seed_range, parse_range(pots, "pots"))
-    out = gw.census(ruleset, seed_range, pot_range, by=by, simplest=simplest, token=token, values=value)
-    out["fill_pots"] = fill
-    return out
 
 
 class NewPosition(BaseModel):

@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException
 
-from ruma.web import api, pages, tables
+from ruma.web import api, census, pages, tables
 from ruma.web.gateway import GRPC_SECONDS, Gateway, GatewayError
 from ruma.web.shedding import MAX_REQUESTS, MAX_SLOW, RETRY_AFTER, Shedding, is_slow
 
@@ -104,6 +104,7 @@ def create_app(gateway: Gateway, *, max_requests: int = MAX_REQUESTS, max_slow: 
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(api.router)
+    app.include_router(census.router)
     app.include_router(tables.router)
     app.include_router(pages.router)
     return app

@@ -26,12 +26,13 @@ def _item(position: str, status: int, code: str, message: str = "", **fields: An
             "from_store": None, "command": None, **fields}
 
 
-def _refused(gw: Gateway, ruleset: str, position: str, code: grpc.StatusCode, message: str) -> dict[str, Any]:
+def _refused(gw: Gateway, ruleset: str, position: str, code: grpc.StatusCode, message: str,
+             token: str | None) -> dict[str, Any]:
     """The item of a position the service did not value."""
     error = GatewayError(http_status(code, message), code.name, message)
     reason = "time" if "each position may take" in message else heavy.stopped_by(error)
     if reason == "time":
-        return _item(position, 202, "NOT_STORED", message, command=heavy.service_command(gw.address, ruleset, position))
+        return _item(position, 202, "NOT_STORED", message, command=heavy.query_command(gw, ruleset, position, token))
     if reason is not None:
         return _item(position, 422, code.name, message, command=heavy.local_command(ruleset, position))
     return _item(position, error.status, code.name, message)
@@ -65,8 +66,8 @@ def value_batch(gw: Gateway, ruleset: str, positions: Sequence[str], token: str 
                                                            "braces": value.braces},
                                from_store=item.evaluation.from_store)
         else:
-            out[index] = _refused(gw, ruleset, position, item.code, item.message)
+            out[index] = _refused(gw, ruleset, position, item.code, item.message, token)
     for index in todo[len(items):]:
         out[index] = _item(positions[index], 202, "NOT_STORED", f"not valued within this request's {seconds:g} s",
-                           command=heavy.service_command(gw.address, ruleset, positions[index]))
+                           command=heavy.query_command(gw, ruleset, positions[index], token))
     return [item for item in out if item is not None]

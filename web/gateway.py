@@ -332,13 +332,16 @@ class Gateway:
         return list(found)
 
     def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, *, by: str = "value",
-               simplest: int = 3, token: str | None = None, values: Iterable[str] = ()) -> dict[str, Any]:
+               simplest: int = 3, token: str | None = None, values: Iterable[str] = (),
+               timeout: float | None = None) -> dict[str, Any]:
         """The census of a family over the store's values (the service's ``Census`` RPC): rows grouped
         ``by`` value, outcome, atomic weight or temperature, each with its simplest positions, and a
         summary whose ``missing`` counts the classes not stored yet; ``values`` keeps only the
-        positions of those values. Never asks the service to compute missing values (read-only)."""
+        positions of those values. Never asks the service to compute missing values (read-only).
+        ``timeout``: the call's deadline (default the gateway's)."""
         client = self.client(token)
-        result = self.call(lambda: client.census(ruleset, seeds, pots, by=by, simplest=simplest, values=list(values)))
+        result = self.call(lambda: client.census(ruleset, seeds, pots, by=by, simplest=simplest, values=list(values),
+                                                 timeout=timeout))
         rows = plain(getattr(result, "rows", result))
         for row in rows:
             for position in row.get("simplest") or ():

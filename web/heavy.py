@@ -8,8 +8,11 @@ values; the message names the limit and its value. ``within_page`` values a posi
 ``PAGE_SECONDS``: the store first (``Lookup``, never computing), then ``Evaluate`` with that
 deadline; what takes longer, or more than the service computes for one request, becomes a
 ``Heavy`` — an immediate page (or a ``202`` in the API) that says so, offers to compute it in the
-background (``ruma.web.jobs``) when the service could, and gives the exact ``ruma`` command. The
-work a stopped evaluation did stays in the store, so the job goes on from there.
+background (``ruma.web.jobs``) when the service could, and gives the ``ruma`` command that works
+against this service: ``ruma query`` names ``--token "$RUMA_TOKEN"`` when the service requires a
+token (the token itself is never shown), and says that the service stops a request at its own time
+limit (``--max-seconds``). The work a stopped evaluation did stays in the store, so the job, or the
+command run again, goes on from there.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ class Heavy:
     message: str
     page_seconds: float
     service: str
+    #: the service's time limit of a request (0: none) and whether it requires a token
+    max_seconds: float = 0.0
+    needs_token: bool = False
 
     @property
     def can_queue(self) -> bool:
@@ -56,8 +62,20 @@ class Heavy:
     def command(self) -> str:
         """The exact command that values it: through the service, or locally beyond its limits."""
         if self.can_queue:
-            return service_command(self.service, self.ruleset, self.position)
+            return service_command(self.service, self.ruleset, self.position, token=self.needs_token)
         return local_command(self.ruleset, self.position)
+
+    def command_note(self) -> str:
+        """What to know before running ``command`` against this service (one sentence, or empty)."""
+        if not self.can_queue:
+            return ""
+        words = []
+        if self.max_seconds:
+            words.append(f"The service computes at most {self.max_seconds:g} s a request and keeps what it valued: "
+                         f"if the command stops at that limit, run it again and it goes on from there.")
+        if self.needs_token:
+            words.append("The service requires a token: put yours in RUMA_TOKEN.")
+        return " ".join(words)
 
     def explanation(self) -> str:
         """Why the page does not show the value (one sentence)."""
@@ -72,9 +90,16 @@ class Heavy:
                 "message": self.explanation(), "can_queue": self.can_queue, "command": self.command}
 
 
-def service_command(service: str, ruleset: str, position: str) -> str:
-    """The command that has the service value a position, with all the time it allows."""
-    return f"ruma query --server {service} {ruleset} {shlex.quote(position)} --timeout 3600"
+def service_command(service: str, ruleset: str, position: str, *, token: bool = False) -> str:
+    """The command that has the service value a position (within the service's own time limit),
+    with ``--token "$RUMA_TOKEN"`` when the service requires a token (never the token itself)."""
+    auth = ' --token "$RUMA_TOKEN"' if token else ""
+    return f"ruma query --server {service}{auth} {ruleset} {shlex.quote(position)}"
+
+
+def query_command(gw: Gateway, ruleset: str, position: str, token: str | None = None) -> str:
+    """``service_command`` for the service behind ``gw`` (naming ``--token`` when it requires one)."""
+    return service_command(gw.address, ruleset, position, token=limits(gw, token).auth_required)
 
 
 def local_command(ruleset: str, position: str) -> str:
@@ -140,7 +165,8 @@ def within_page(gw: Gateway, ruleset: str, position: str, token: str | None = No
         reason = stopped_by(error)
         if reason is None:
             raise
-        return Heavy(ruleset, position, reason, error.message, seconds, gw.address)
+        caps = limits(gw, token)
+        return Heavy(ruleset, position, reason, error.message, seconds, gw.address, caps.max_seconds, caps.auth_required)
 
 
 def stopped_by(error: GatewayError) -> str | None:

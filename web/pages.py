@@ -6,7 +6,7 @@ stored and takes longer than a page waits (``ruma.web.heavy``) gets an immediate
 so, offers to compute it in the background (``POST /jobs``; ``/jobs/ID`` refreshes itself until
 the value is there, then leads to the position) and gives the exact ``ruma`` command.
 ``/catalog`` (with values, and whether each agrees with its paper), ``/tags``, ``/theorems`` and
-``/search`` browse the catalog; ``/census`` counts a family, or only some values of it; ``/value``
+``/search`` browse the catalog (``/census``, a census of a family, is ``ruma.web.census``); ``/value``
 is a calculator; ``/stats`` the store. The position form submits to ``/go``, which redirects to
 the position's URL.
 """
@@ -20,10 +20,11 @@ from typing import Any, Optional
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from ruma.web import heavy
-from ruma.web.api import bearer, census_pots, gateway, jobs_of, page_seconds, parse_range
+from ruma.web.api import bearer, gateway, jobs_of, page_seconds
 from ruma.web.catalog import COUNT_UP_TO, counted, unicode, with_values
 from ruma.web.gateway import Gateway, GatewayError, position_path, sketch
 
@@ -72,7 +73,13 @@ def figure(value: Any) -> str:
     return str(value)
 
 
-TEMPLATES.env.filters.update(when=when, duration=duration, figure=figure, unicode=unicode)
+def words(text: Any) -> Markup:
+    """A command or path as words that each stay on one line (``span.word``), escaped: the line
+    breaks only at its spaces, never inside a path or after an option's dashes."""
+    return Markup(" ").join(Markup('<span class="word">{}</span>').format(word) for word in str(text).split())
+
+
+TEMPLATES.env.filters.update(when=when, duration=duration, figure=figure, unicode=unicode, words=words)
 
 
 def choices(gw: Gateway, token: Optional[str], current: Optional[str] = None) -> list[str]:
@@ -193,24 +200,6 @@ def search_page(request: Request, value: Optional[str] = None, ruleset: Optional
                   exact=exact, count_up_to=COUNT_UP_TO, choices=[c for c in choices(gw, token) if ":" not in c])
 
 
-@router.get("/census", response_class=HTMLResponse)
-def census_page(request: Request, ruleset: Optional[str] = None, seeds: Optional[str] = None,
-                pots: Optional[str] = None, by: str = Query("value", pattern="^(value|outcome|atomic-weight|temperature)$"),
-                value: Optional[str] = Query(None, description="only these values, comma-separated"),
-                gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
-    """A census of a family over the store, or only of some values (a question by value)."""
-    c, fill = None, None
-    if ruleset and seeds:
-        gw.check_ruleset(ruleset, token)
-        seed_range = parse_range(seeds, "seeds")
-        assert seed_range is not None
-        pot_range, fill = census_pots(ruleset, seed_range, parse_range(pots, "pots"))
-        values = [v.strip() for v in (value or "").split(",") if v.strip()]
-        c = gw.census(ruleset, seed_range, pot_range, by=by, token=token, values=values)
-    return render(request, "census.html", c=c, ruleset=ruleset or "sowing", seeds=seeds, pots=pots, by=by,
-                  value=value, fill=fill, choices=choices(gw, token, ruleset))
-
-
 @router.get("/stats", response_class=HTMLResponse)
 def stats_page(request: Request, gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> HTMLResponse:
     """The store's counters and the service's limits."""
@@ -240,8 +229,13 @@ def _start_job(request: Request, gw: Gateway, ruleset: str, position: str, token
 
 @router.get("/jobs/{job_id}", response_class=HTMLResponse)
 def job_page(request: Request, job_id: str) -> Response:
-    """A background valuation: refreshes itself while it runs, leads to the position once done."""
+    """Background work: refreshes itself while it runs; leads to the position once it is valued, to
+    the census's page once it is counted (or failed: the census page says why)."""
     job = jobs_of(request).get(job_id)
+    if job.kind == "census":
+        if job.state in ("done", "failed"):
+            return RedirectResponse(job.census_page, status_code=303)
+        return render(request, "census_job.html", job=job, ruleset=job.ruleset)
     if job.state == "done":
         return RedirectResponse(position_path(job.ruleset, job.position), status_code=303)
     return render(request, "job.html", job=job, ruleset=job.ruleset, position=job.position,

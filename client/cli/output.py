@@ -8,7 +8,8 @@
 
 Tables and progress bars are drawn by ``rich`` on a terminal (imported only when one is drawn, so
 ``ruma --help`` stays fast); a table written to a pipe or a file is plain text, columns padded to
-at most ``PLAIN_WIDTH`` characters (one long canonical form does not widen every row). Progress
+at most ``PLAIN_WIDTH`` characters (one long canonical form does not widen every row: it is
+written whole, and the rest of its row goes on the next line, under its columns). Progress
 goes to stderr, and only when stderr is a terminal, so stdout stays clean for pipes.
 """
 
@@ -114,20 +115,28 @@ def labelled(record: Mapping[str, Any], keys: Sequence[str] | None = None) -> st
 
 
 #: in a table written to a pipe or file, columns are padded to at most this many characters: a
-#: longer cell (a large canonical form) sticks out of its column rather than widening every row
+#: longer cell (a large canonical form) is written whole rather than widening every row
 PLAIN_WIDTH = 32
 
 
 def plain_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> Iterator[str]:
     """The lines of a table for a pipe or a file: columns two spaces apart, each padded to its
-    widest cell but at most ``PLAIN_WIDTH`` (a longer cell shifts the rest of its own row only),
-    no trailing spaces. Linear in the output: no cell is measured twice, none is wrapped."""
+    widest cell but at most ``PLAIN_WIDTH``; a longer cell is written whole and the rest of its
+    row continues on the next line, each cell under its column, so every column stays aligned. No
+    trailing spaces. Linear in the output: no cell is measured twice, none is cut."""
     header = [c.title for c in columns]
     widths = [min(PLAIN_WIDTH, max([len(header[i]), *(len(row[i]) for row in rows)])) for i in range(len(columns))]
+    starts = [sum(widths[:i]) + 2 * i for i in range(len(columns))]
     for cells in (header, *rows):
-        parts = [cell.rjust(width) if column.justify == "right" else cell.ljust(width)
-                 for cell, width, column in zip(cells, widths, columns)]
-        yield "  ".join(parts).rstrip()
+        line = ""
+        for cell, width, start, column in zip(cells, widths, starts, columns):
+            if line and len(line) > start - 2:  # the cell before was longer than its column: on under it
+                yield line.rstrip()
+                line = " " * start
+            elif line or start:
+                line += "  "
+            line += cell.rjust(width) if column.justify == "right" else cell.ljust(width)
+        yield line.rstrip()
 
 
 def print_table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, stream: TextIO | None = None,

@@ -113,11 +113,12 @@ def evaluation_record(evaluation: "Evaluation", notation: str = "unicode") -> di
 
 
 def _wall(trajectory: "Trajectory") -> dict[str, Any]:
-    return {"points": [[str(t), str(x)] for t, x in trajectory.points], "top_slope": str(trajectory.top_slope)}
+    return {"points": [[str(x), str(t)] for t, x in trajectory.points], "top_slope": str(trajectory.top_slope)}
 
 
 def thermograph_record(thermograph: "Thermograph") -> dict[str, Any]:
-    """A thermograph as JSON: each wall's vertices ``[t, x]`` from ``t = -1`` up and its slope above."""
+    """A thermograph as JSON: each wall's vertices ``[x, t]`` (value, then temperature, as CGSuite,
+    cgt-py and the web API write them) from ``t = -1`` up, and its slope above."""
     return {"temperature": str(thermograph.temperature), "mast": str(thermograph.mast),
             "left_wall": _wall(thermograph.left_wall), "right_wall": _wall(thermograph.right_wall)}
 

@@ -186,7 +186,7 @@ def test_main_one_line_errors_and_debug(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["--help"]) == 0
 
 
-def test_a_long_cell_does_not_widen_every_row_of_a_table() -> None:
+def test_a_long_cell_neither_widens_every_row_nor_shifts_its_own() -> None:
     long_value = "{" + "1|" * 3000 + "0}"  # a canonical form of 6,002 characters
     records = [{"position": f"p{i}", "value": long_value if i == 2 else "∗", "outcome": "N"} for i in range(5)]
     stream = io.StringIO()
@@ -194,7 +194,8 @@ def test_a_long_cell_does_not_widen_every_row_of_a_table() -> None:
         for record in records:
             out.emit(record)
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 6 and lines[0].split() == ["position", "value", "outcome"]
-    assert long_value in lines[3] and lines[3].endswith("N")
+    assert len(lines) == 7 and lines[0].split() == ["position", "value", "outcome"]
+    assert lines[3] == "p2        " + long_value  # written whole; the rest of its row on the next line
     assert all(len(line) < 80 for i, line in enumerate(lines) if i != 3)  # padded to 32 at most, not to 6,002
-    assert lines[1].index("N") == lines[0].index("outcome")  # the short rows still line up
+    assert lines[4].strip() == "N"
+    assert {lines[i].index("N") for i in (1, 2, 4, 5, 6)} == {lines[0].index("outcome")}  # every row lines up

@@ -74,7 +74,8 @@ def test_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
     # cgt-py writes a thermograph as Trajectory(mast, critical temperatures, slopes) per wall
     mast = repr(c.thermograph).split("Trajectory(")[1].split(",")[0]
     assert first["thermograph"]["mast"] == mast and first["thermograph"]["temperature"] == first["temperature"]
-    assert first["thermograph"]["left_wall"]["points"][-1] == [first["temperature"], mast]
+    assert first["thermograph"]["left_wall"]["points"][-1] == [mast, first["temperature"]]  # [x, t]
+    assert first["thermograph"]["left_wall"]["points"][0] == ["3", "-1"]  # 2 - t at t = -1 (Winning Ways ch. 6)
     assert second["atomic_weight"] == "1" and second["atomic_weight_reason"] is None  # Erickson §3
     assert second["is_infinitesimal"] and second["is_all_small"] and second["outcome"] == "N"
 

@@ -147,3 +147,35 @@ def test_bad_input_is_a_value_error_quoting_it(call: object, message: str) -> No
 def test_save_refuses_other_formats(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"must end in \.svg or \.png"):
         save(thermograph_figure("1"), tmp_path / "x.pdf")
+
+
+@pytest.mark.parametrize("width", [6.0, 3.0])
+def test_a_long_forms_title_is_broken_into_lines_within_the_figure(width: float) -> None:
+    import warnings
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    from ruma.engine.cgt.notation import format_game
+    from ruma.engine.evaluator import evaluate
+    from ruma.plot.thermograph import TITLE_LINES
+
+    game = evaluate("sowing", "3001011202").value  # 201 characters of Unicode notation
+    form = format_game(game, "unicode")
+    for figure, text in ((thermograph_figure(game, width=width), f"thermograph of {form}"),
+                         (thermograph_figure("{2||1|0}", width=width), "thermograph of {2||1|0}")):
+        canvas = FigureCanvasAgg(figure)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # (DejaVu Sans has no glyph for tiny: a box)
+            canvas.draw()
+        title, = [t for t in figure.findobj(Text) if t.get_gid() == "title"]
+        box = title.get_window_extent(canvas.get_renderer())
+        assert 0 <= box.x0 and box.x1 <= figure.bbox.width and box.y1 <= figure.bbox.height, (box, figure.bbox)
+        lines = title.get_text().split("\n")
+        assert 1 <= len(lines) <= TITLE_LINES
+        shown = "".join(lines).removesuffix(" …").replace(" ", "")
+        assert text.replace(" ", "").startswith(shown)  # broken between pieces (and cut short), never changed
+        if len(text) < 40:
+            assert lines == [text]
+        else:  # 215 characters: more than three lines of 6 inches, cut short
+            assert len(lines) == TITLE_LINES and lines[-1].endswith(" …")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlparse
 
 import pytest
 
@@ -45,12 +45,13 @@ def test_a_heavy_position_is_answered_at_once_and_valued_in_the_background(tmp_p
         assert reply.status_code == 202, reply.text
         body = reply.json()
         assert body["code"] == "COMPUTING" and "longer than a page waits (0.3 s)" in body["message"]
-        assert body["command"] == f"ruma query --server {address} sowing '{HEAVY}' --timeout 3600"
+        assert body["command"] == f"ruma query --server {address} sowing '{HEAVY}'"  # within the service's limit
         assert reply.headers["location"] == body["job"]["url"] and body["job"]["state"] in ("queued", "running")
         again = get(url, "/api/v1/positions/sowing/" + quote(HEAVY))  # the same job, not a second one
         assert again.status_code == 202 and again.json()["job"]["id"] == body["job"]["id"]
         page = get(url, "/sowing/" + quote(HEAVY))
         assert page.status_code == 200 and 'id="compute"' in page.text and body["command"].replace("'", "&#39;") in page.text
+        assert "at most 60 s a request and keeps what it valued" in page.text and "RUMA_TOKEN" not in page.text
         # the page's button: the same job again, whose page refreshes itself until the value is stored
         started = httpx.post(url + "/jobs", data={"ruleset": "sowing", "position": HEAVY}, timeout=60)
         assert started.status_code == 303 and started.headers["location"] == body["job"]["page"]
@@ -108,3 +109,80 @@ def test_the_catalog_lists_values_and_agreement_and_searches_count(tmp_path: Pat
         else:
             assert f"all {len(stored)} stored positions of this value" in search
         assert {"111"} <= {s["position"] for s in stored}  # Table 3: 111 = ∗2
+
+
+def test_a_heavy_position_names_the_token_the_service_requires_and_never_shows_it(tmp_path: Path) -> None:
+    tokens = {"s3cr3t-reader": "read"}
+    with explorer(tmp_path / "data", seed=False, catalog=False, page_seconds=0.3, tokens=tokens,
+                  gateway_options={"token": "s3cr3t-reader"}) as (address, url):
+        reply = get(url, "/api/v1/positions/sowing/" + quote(HEAVY))
+        assert reply.status_code == 202, reply.text
+        assert reply.json()["command"] == f"ruma query --server {address} --token \"$RUMA_TOKEN\" sowing '{HEAVY}'"
+        page = get(url, "/sowing/" + quote(HEAVY)).text
+        assert "--token &#34;$RUMA_TOKEN&#34;" in page and "put yours in RUMA_TOKEN" in page
+        assert "s3cr3t" not in page and "s3cr3t" not in reply.text
+
+
+#: a census longer than the 0.05 s these explorers wait (every row of 1..6 seeds in 1..22 pots:
+#: 1,560,757 positions, 40,743 classes), and one longer than the service's 1 s (1..8 seeds)
+CENSUS, LONG_CENSUS = "ruleset=sowing&seeds=1-6", "ruleset=sowing&seeds=1-8"
+
+
+def test_a_long_census_is_counted_in_the_background(tmp_path: Path) -> None:
+    with explorer(tmp_path / "data", seed=False, catalog=False, page_seconds=0.05) as (address, url):
+        reply = get(url, "/census?" + CENSUS)
+        assert reply.status_code == 303 and reply.headers["location"].startswith("/jobs/"), reply.text[:300]
+        following = get(url, reply.headers["location"])
+        if following.status_code == 200:  # still counting: the job's page refreshes itself
+            assert '<meta http-equiv="refresh" content="2">' in following.text and 'id="job-state"' in following.text
+        deadline = time.monotonic() + 120
+        while following.status_code == 200 and time.monotonic() < deadline:
+            time.sleep(0.5)
+            following = get(url, reply.headers["location"])
+        assert following.status_code == 303, following.text[:300]
+        done = following.headers["location"]
+        assert done.startswith("/census?job=") and "seeds=1-6" in done and "pots=1-22" in done
+        page = get(url, done)
+        assert page.status_code == 200 and 'id="census-bound"' in page.text
+        assert "every row of 1..6 seeds in 1..22 pots — 40,743 classes, 1,560,757 positions" in page.text
+
+        api = get(url, "/api/v1/census/sowing?seeds=1-6&by=outcome")
+        assert api.status_code == 202 and api.json()["job"]["kind"] == "census", api.text
+        assert api.json()["command"] == "ruma census sowing --seeds 1..6 --pots 1..22 --by outcome --data DIR"
+        state = _wait(url, api.headers["location"])
+        assert state["state"] == "done" and state["result"]["summary"]["classes"] == 40_743, state
+        with connect(address) as client:
+            reference = client.census("sowing", (1, 6), (1, 22), by="outcome")
+        assert state["result"]["summary"]["missing"] == reference.summary.missing == 40_743
+
+
+def test_a_census_beyond_the_services_time_limit_says_what_to_do_under_the_census_form(tmp_path: Path) -> None:
+    from ruma.server.work.limits import Limits
+
+    with explorer(tmp_path / "data", seed=False, catalog=False, page_seconds=0.05,
+                  limits=Limits(max_seconds=1)) as (_, url):
+        reply = httpx.get(url + "/census?" + LONG_CENSUS, timeout=120, follow_redirects=True)
+        deadline = time.monotonic() + 120
+        while reply.status_code == 200 and 'id="job-state"' in reply.text and time.monotonic() < deadline:
+            time.sleep(0.5)
+            reply = httpx.get(str(reply.url), timeout=120, follow_redirects=True)
+        assert reply.status_code == 422 and urlparse(str(reply.url)).path == "/census", reply.text[:500]
+        assert 'class="census-form"' in reply.text and 'id="error"' in reply.text and "--max-seconds" in reply.text
+        assert "Ask fewer seeds or pots" in reply.text and "ruma census sowing --seeds 1..8 --pots 1..27 --data DIR" in reply.text
+        bad = get(url, "/census?ruleset=sowing&seeds=many")  # a malformed range: said above the census form too
+        assert bad.status_code == 400 and 'class="census-form"' in bad.text and "&#39;many&#39;" in bad.text
+
+
+def test_a_job_goes_on_when_the_service_stops_it_at_its_time_limit(tmp_path: Path) -> None:
+    from ruma.server.work.limits import Limits
+
+    # Sowing 1^12 takes longer than the service's 1 s (about 2 s here): each stopped request keeps
+    # what it valued, and the job asks again
+    with explorer(tmp_path / "data", seed=False, catalog=False, limits=Limits(max_seconds=1)) as (address, url):
+        started = httpx.post(url + "/api/v1/jobs", json={"ruleset": "sowing", "position": HEAVY}, timeout=60)
+        assert started.status_code == 202, started.text
+        state = _wait(url, started.headers["location"])
+        assert state["state"] == "done" and state["seconds"] > 1, state
+        with connect(address) as client:
+            stored = client.evaluate("sowing", HEAVY)
+        assert stored.from_store and state["value"] == stored.value.unicode
