@@ -1,10 +1,62 @@
 """Build of ruma's compiled engine core; the package metadata is in pyproject.toml.
 
-The extension is ``optional``: without a C compiler (or Python headers) ``pip install`` still
-succeeds and ruma runs its pure-Python engine (``ruma.engine.native`` explains the choice).
+The extensions are ``optional``: without a C compiler (or Python headers) ``pip install`` still
+succeeds and ruma runs its pure-Python engine (``ruma.engine.native`` explains the choice). A
+compiler that cannot do link-time optimisation (gcc without its LTO plugin: "could not run
+lto-wrapper") builds them without it. An extension that cannot be built at all is said in one
+line on pip's own output (the build runs in a subprocess whose output pip shows only with ``-v``),
+and ``ruma --version`` and every evaluation command say so too.
 """
 
+import os
+import sys
+
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+LTO = "-flto"
+
+
+def tell(message: str) -> None:
+    """``message`` on this build's stderr and, where the build runs under pip (which shows its
+    backend's output only with ``-v``), on pip's own stderr too."""
+    line = f"ruma: {message}\n"
+    sys.stderr.write(line)
+    sys.stderr.flush()
+    try:  # pip runs the build backend as its child: the parent's standard error is the user's
+        # (appended: opened anew, a file pip's stderr is redirected to must not be truncated)
+        with open(f"/proc/{os.getppid()}/fd/2", "a", encoding="utf-8") as parent:
+            if not os.path.samefile(parent.fileno(), sys.stderr.fileno()):
+                parent.write(line)
+    except (OSError, ValueError):
+        pass
+
+
+class BuildExt(build_ext):
+    """``build_ext`` that retries an extension without ``-flto`` when the compiler rejects it,
+    and says so when an optional extension cannot be built at all."""
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+            return
+        except Exception as error:  # noqa: BLE001 - the compiler's errors (CompileError, LinkError, ...)
+            first = error
+        if LTO in ext.extra_compile_args or LTO in ext.extra_link_args:
+            tell(f"building {ext.name} with link-time optimisation failed; trying without it")
+            ext.extra_compile_args = [arg for arg in ext.extra_compile_args if arg != LTO]
+            ext.extra_link_args = [arg for arg in ext.extra_link_args if arg != LTO]
+            self.force = True  # (objects compiled for LTO hold no machine code to link without it)
+            try:
+                super().build_extension(ext)
+                return
+            except Exception as error:  # noqa: BLE001
+                first = error
+        if not getattr(ext, "optional", False):
+            raise first
+        tell(f"the compiled extension {ext.name} could not be built ({type(first).__name__}); ruma will run "
+             f"its slower pure-Python code instead (install a C compiler and the Python headers, then reinstall)")
+        raise first
 
 SOURCES = ["module.c", "search.c", "search_type.c", "search_batch.c", "search_memo.c", "search_shared.c", "body_sort.c", "rows.c", "sowing.c", "wari.c",
            "table.c", "parse.c", "dyadic.c", "arena.c", "canon.c", "algebra.c", "kernel.c", "memo.c", "enum.c", "shared.c", "shared_type.c", "shared_games.c", "wire.c"]
@@ -14,6 +66,7 @@ HEADERS = ["hugemem.h", "core.h", "rows.h", "rows_internal.h", "table.h", "parse
 LMDB = ["mdb.c", "midl.c"]
 
 setup(
+    cmdclass={"build_ext": BuildExt},
     ext_modules=[
         Extension(
             "ruma.engine.native._core",
@@ -21,8 +74,8 @@ setup(
             depends=[f"engine/native/{name}" for name in HEADERS],
             # hidden symbols and link-time optimisation: the files' small helpers (rows_begin,
             # rows_commit, the table's) are inlined across files instead of called through the PLT
-            extra_compile_args=["-fvisibility=hidden", "-flto"],
-            extra_link_args=["-flto"],
+            extra_compile_args=["-fvisibility=hidden", LTO],
+            extra_link_args=[LTO],
             optional=True,
         ),
         Extension(  # the per-entry byte work of the store's bulk writes (store.bulk falls back to Python)

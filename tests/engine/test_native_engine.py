@@ -86,29 +86,86 @@ def test_without_the_extension_ruma_warns_once_and_runs_python() -> None:
 
 
 @pytest.mark.slow
-def test_install_without_a_compiler_succeeds(tmp_path: Path) -> None:
-    """``pip`` builds a wheel with no working C compiler (the extension is optional) and that
-    wheel runs on the pure-Python engine."""
+def _source_copy(tmp_path: Path) -> Path:
+    """The tree as a fresh clone has it (no build outputs), for a build from scratch."""
     source = tmp_path / "src"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "*.so", "*.egg-info", "__pycache__", ".pytest_cache", ".mypy_cache", "ruma-data"))
+        ".git", ".venv", "build", "*.so", "*.egg-info", "__pycache__", ".pytest_cache", ".mypy_cache", "ruma-data",
+        "artifacts"))
+    return source
+
+
+def _wheel_with(tmp_path: Path, cc: str) -> tuple[subprocess.CompletedProcess[str], Path, dict[str, str]]:
+    """``pip wheel -q`` of the tree built with the C compiler ``cc``: pip's output, the wheel, the
+    environment it was built in."""
     wheels = tmp_path / "wheels"
-    env = {**os.environ, "CC": "/bin/false", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(source)],
-                           capture_output=True, text=True, env=env, timeout=600)
+    env = {**os.environ, "CC": cc, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels),
+                            str(_source_copy(tmp_path))], capture_output=True, text=True, env=env, timeout=900)
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = wheels.glob("ruma-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
-    assert "ruma/engine/native/__init__.py" in names and not [n for n in names if n.endswith(".so")]
+    return built, wheel, env
+
+
+def _installed(tmp_path: Path, wheel: Path, env: dict[str, str]) -> Path:
     target = tmp_path / "site"
     installed = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
                                 str(wheel)], capture_output=True, text=True, env=env, timeout=600)
     assert installed.returncode == 0, installed.stdout + installed.stderr
+    return target
+
+
+def test_install_without_a_compiler_succeeds_and_says_so(tmp_path: Path) -> None:
+    """``pip`` builds a wheel with no working C compiler (the extensions are optional), says on its
+    own output (even with ``-q``) which extension could not be built, and that wheel runs on the
+    pure-Python engine, saying so once."""
+    built, wheel, env = _wheel_with(tmp_path, "/bin/false")
+    said = [line for line in built.stderr.splitlines() if "could not be built" in line]
+    assert [line.split()[4] for line in said] == ["ruma.engine.native._core", "ruma.server.store._native"], built.stderr
+    assert all(line.startswith("ruma: the compiled extension ") and "pure-Python" in line for line in said)
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "ruma/engine/native/__init__.py" in names and not [n for n in names if n.endswith(".so")]
+    target = _installed(tmp_path, wheel, env)
     out = subprocess.run([sys.executable, "-c", MISSING_CORE.split("\n", 2)[2]], capture_output=True, text=True,
                          env={**env, "PYTHONPATH": str(target)}, cwd=tmp_path, timeout=300)
     assert out.returncode == 0, out
     assert out.stdout.splitlines()[0] == "{0|-2} 0 ↑"
     assert "not built" in out.stderr and len(out.stderr.splitlines()) == 1
+
+
+NO_LTO = """#!/bin/sh
+# gcc without its LTO plugin: it compiles with -flto, and fails to link with it
+for arg in "$@"; do
+  if [ "$arg" = "-flto" ]; then
+    case " $* " in *" -c "*) exec gcc "$@";; esac
+    echo "lto-wrapper: fatal error: could not run lto-wrapper" >&2
+    exit 1
+  fi
+done
+exec gcc "$@"
+"""
+
+
+def test_a_compiler_without_lto_builds_the_core_without_it(tmp_path: Path) -> None:
+    """Where the compiler cannot link with ``-flto`` (no LTO plugin), the build retries without it,
+    says so, and the wheel holds a compiled core that runs."""
+    cc = tmp_path / "cc"
+    cc.write_text(NO_LTO)
+    cc.chmod(0o755)
+    built, wheel, env = _wheel_with(tmp_path, str(cc))
+    assert "ruma: building ruma.engine.native._core with link-time optimisation failed; trying without it" \
+        in built.stderr.splitlines(), built.stderr
+    assert "could not be built" not in built.stderr
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("ruma/engine/native/_core.") and n.endswith(".so") for n in names), names
+    target = _installed(tmp_path, wheel, env)
+    out = subprocess.run([sys.executable, "-c", "from ruma.engine.evaluator import evaluate\n"
+                          "from ruma.engine.native import describe\n"
+                          "print(evaluate('sowing', '312').value, evaluate('impartial-sowing', '1^8').value)\n"
+                          "print(describe())"], capture_output=True, text=True,
+                         env={**env, "PYTHONPATH": str(target), "RUMA_ENGINE": "c"}, cwd=tmp_path, timeout=300)
+    assert out.returncode == 0 and out.stderr == "", out
+    assert out.stdout.splitlines() == ["{0|-2} 0", "engine: c (compiled core)"]
 
 
 @pytest.mark.slow
