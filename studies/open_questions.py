@@ -35,7 +35,7 @@ from ruma.client.sweep.driver import StoreSink
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.cgt.notation import format_game
 from ruma.engine.errors import LimitExceededError
-from ruma.engine.families.enum import Family, weighted_rows
+from ruma.engine.families.classes import Family, weighted_rows
 from ruma.engine.native import active_engine
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State

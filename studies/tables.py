@@ -29,7 +29,7 @@ from ruma.engine.cgt.notation import format_game
 from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.engine.evaluator import evaluate
 from ruma.engine.families.census import census
-from ruma.engine.families.enum import Family, enumerate_family, simplicity
+from ruma.engine.families.classes import Family, enumerate_family, simplicity
 
 #: Table 3 as the paper prints it (value -> (fewest seeds, fewest pots))
 PAPER_TABLE_3 = {0: ("102", "102"), 1: ("11", "11"), 2: ("111", "111"), 3: ("1112", "1112"),

@@ -1,7 +1,7 @@
 """A census of a family: per value (or outcome, atomic weight, temperature), how many classes and
 raw positions have it, and the K simplest positions.
 
-Input: the family's classes (``ruma.engine.families.enum.enumerate_family``, or one at a time from
+Input: the family's classes (``ruma.engine.families.classes.enumerate_family``, or one at a time from
 ``ruma.engine.families.stream.stream_classes``) and their stored values (a store's ``Memo.lookup``
 or ``lookup_many``). ``Tally`` counts one class at a time, so a census streamed through it keeps
 only its rows; restricted to some values (``wanted``) it keeps only theirs, and ``values_among``
@@ -13,7 +13,7 @@ that has raw positions is counted as one *oriented class* under its own value, s
 of a row counts oriented classes (an impartial class is one oriented class). Summed over the
 rows, ``raw_positions`` is the family's raw count.
 
-"Simplest" is ``families.enum.simplicity``: fewest seeds, then fewest pots, then the smallest row of
+"Simplest" is ``families.classes.simplicity``: fewest seeds, then fewest pots, then the smallest row of
 counts; each oriented class is shown by its simplest raw position.
 
 Groupings (``BY``): ``value``; ``outcome`` (P, N, L, R); ``atomic-weight`` (Conway's atomic weight,
@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Sequence, Union
 
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.errors import NotAtomicError, RumaError, RumaInputError
-from ruma.engine.families.enum import FamilyClass, simplicity
+from ruma.engine.families.classes import FamilyClass, simplicity
 from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets.base import Ruleset, State
 

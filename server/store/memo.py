@@ -282,7 +282,7 @@ class LmdbStore:
         data = self.path / "data.mdb"
         if in_use(self.path) or not data.is_file():
             return False
-        from ruma.server.store.pages import PageFile
+        from ruma.server.store.page_file import PageFile
 
         with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
             stats = store.admin.stats()

@@ -20,7 +20,7 @@ from ruma.server.work import convert
 from ruma.server.work.stored_batch import Refusal as Refusal  # (re-exported for the servicer)
 from ruma.server.work.stored_batch import Templates, answer_stored_briefs
 from ruma.server.work.tasks import Context, parse_position, parse_value, position_limit, task
-from ruma.server.work.wire import to_wire
+from ruma.server.work.worker_errors import to_wire
 from ruma.v1 import ruma_pb2 as pb
 
 #: brief replies' templates by value (``stored_batch``), kept for the life of the reader

@@ -20,7 +20,7 @@ from ruma.server.work import convert
 from ruma.server.work import tasks
 from ruma.server.work.limits import Limits
 from ruma.server.store.codec import CorruptRecordError
-from ruma.server.work.wire import to_wire
+from ruma.server.work.worker_errors import to_wire
 from ruma.v1 import ruma_pb2 as pb
 
 #: an item refused, with its error as ``wire.to_wire`` carries it: ``(index, (kind, message))``

@@ -22,7 +22,7 @@ import pytest
 from ruma.client.sweep.driver import sweep_store
 from ruma.engine.cgt import Game
 from ruma.engine.families.census import census
-from ruma.engine.families.enum import Family, enumerate_family, raw_rows
+from ruma.engine.families.classes import Family, enumerate_family, raw_rows
 from ruma.engine.families.order import cell, precedes
 from ruma.engine.rulesets import get_ruleset, register_ruleset, row_rulesets, ruleset_by_code, unregister_ruleset
 from ruma.engine.rulesets.base import State, strip_ends
