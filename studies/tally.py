@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence, Union
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Value
 from ruma.engine.errors import CancelledError, RumaError
 from ruma.engine.families.census import MissingValuesError
 from ruma.engine.families.classes import Family, raw_count, simplicity, weighted_rows
@@ -27,7 +27,6 @@ from ruma.engine.rulesets.base import State
 
 __all__ = ["Tally", "TallyRow", "tally", "merge", "fewest_pots", "UnsweptError"]
 
-Value = Union[Game, int]
 LookupMany = Callable[[Sequence[bytes]], Sequence[Union[Value, None]]]
 
 

@@ -13,12 +13,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from ruma.engine.cgt import ZERO, Game
+from ruma.engine.cgt import ZERO, Game, Value, format_value
 from ruma.engine.errors import NotAtomicError, RumaInputError
 
 if TYPE_CHECKING:
     from ruma.engine.cgt.analysis import Thermograph, Trajectory
-    from ruma.engine.evaluator import Evaluation, Value
+    from ruma.engine.evaluator import Evaluation
 
 #: every kind of record, each with ``schemas/<kind>.json``
 KINDS = (
@@ -44,18 +44,9 @@ def rational(value: Fraction | None) -> str | None:
     return None if value is None else str(value)
 
 
-def as_game(value: "Value") -> Game:
-    """A value (game or nim value) as a game."""
-    from ruma.engine.cgt import nimber
-
-    return nimber(value) if isinstance(value, int) else value
-
-
-def formatted(value: "Value | None", notation: str) -> str | None:
+def formatted(value: Value | None, notation: str) -> str | None:
     """A value in ``notation`` (None stays None)."""
-    from ruma.engine.cgt.notation import format_game
-
-    return None if value is None else format_game(as_game(value), notation)
+    return None if value is None else format_value(value, notation)
 
 
 def renotate(text: str | None, notation: str) -> str | None:

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Sequence, Union
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, Value
 from ruma.engine.cgt.game_bytes import pack_games, unpack_games
 
-__all__ = ["Value", "Entry", "Packet", "WirePacket", "RecordingMemo", "pack", "unpack", "pack_wire", "unpack_wire"]
+__all__ = ["Entry", "Packet", "WirePacket", "RecordingMemo", "pack", "unpack", "pack_wire", "unpack_wire"]
 
-Value = Union[Game, int]
 Entry = tuple[bytes, Value]
 Node = tuple[tuple[int, ...], tuple[int, ...]]
 Packet = tuple[list[bytes], list[int], list[Node]]
@@ -194,7 +193,6 @@ def unpack(packet: Packet, impartial: bool) -> list[Entry]:
             raise ValueError(f"value index {v!r} is not a game node of the packet")
         out.append((key, games[v]))
     return out
-
 
 
 def pack_wire(entries: Sequence[Entry]) -> WirePacket:

@@ -18,9 +18,9 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Protocol
 
-from ruma.engine.cgt import ZERO, Game
+from ruma.engine.cgt import ZERO, Game, format_value
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
-from ruma.engine.evaluator import Evaluation, evaluate, format_value
+from ruma.engine.evaluator import Evaluation, evaluate
 from ruma.engine.families.templates import claim_value, enumerate_instances, parse_domain, parse_template
 from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets import get_ruleset
@@ -73,8 +73,6 @@ def value_fields(value_of: Callable[[str, str], Evaluation], ruleset: str, posit
     except RumaError as error:  # e.g. a ruleset that finds the position loopy
         return {"value": None, "nim_value": None, "outcome": None, "canonical": None, "error": str(error),
                 "source_agrees": None}
-    from ruma.server.work import convert
-
     value = ev.value
     if isinstance(value, int):  # a nim value: never build *k (it builds *0 ... *(k-1) first)
         nim: int | None = value
@@ -89,7 +87,7 @@ def value_fields(value_of: Callable[[str, str], Evaluation], ruleset: str, posit
             agrees = parsed.nim_value == value if isinstance(value, int) else parsed is value
         except RumaError:
             agrees = None
-    return {"value": convert.format_value(value, "ascii"), "nim_value": nim, "outcome": outcome,
+    return {"value": format_value(value, "ascii"), "nim_value": nim, "outcome": outcome,
             "canonical": str(ev.canonical), "error": None, "source_agrees": agrees}
 
 
@@ -220,6 +218,4 @@ class LocalValuer:
 
     def canonical(self, value: str) -> str:
         """The canonical form of a value expression, built here."""
-        from ruma.engine.evaluator import format_value
-
         return format_value(parse_value(value))

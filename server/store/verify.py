@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, format_value
 from ruma.engine.errors import RumaError
-from ruma.engine.evaluator import evaluate, format_value
+from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.server.store import codec
 from ruma.server.store.codec import StoreDamagedError

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
-from ruma.engine.cgt import ZERO, Game
+from ruma.engine.cgt import ZERO, Game, Value
 from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Position, Ruleset, State
@@ -42,7 +42,7 @@ def stored(memo: Any, rules: Ruleset, state: State) -> Evaluation | None:
         stats.memo_hits += 1
         signed = -value if component_mirrored and isinstance(value, Game) else value
         components.append(ComponentValue(Position(rules, component), component_key, signed, component_mirrored, True))
-    total: Game | int = 0 if rules.impartial else ZERO
+    total: Value = 0 if rules.impartial else ZERO
     for part in components:
         total = total ^ part.value if isinstance(total, int) else total + part.value  # type: ignore[operator]
     stats.seconds = time.perf_counter() - started

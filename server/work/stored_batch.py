@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ruma.engine.cgt import Game
-from ruma.engine.memo import Value
+from ruma.engine.cgt import Game, Value
 from ruma.engine.rulesets.base import Ruleset
 from ruma.server.work import convert
 from ruma.server.work import tasks

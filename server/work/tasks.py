@@ -280,7 +280,7 @@ def catalog_verify(ctx: Context, ruleset: str, family: str, domain: str, claim: 
 @task
 def canonical_value(ctx: Context, value_text: str) -> str:
     """The canonical form of a value expression, as ``format_value`` prints it."""
-    from ruma.engine.evaluator import format_value
+    from ruma.engine.cgt import format_value
 
     return format_value(parse_value(ctx.limits, value_text))
 
