@@ -59,7 +59,7 @@ class BuildExt(build_ext):
         raise first
 
 SOURCES = ["module.c", "search.c", "search_type.c", "search_batch.c", "search_memo.c", "search_shared.c", "body_sort.c", "rows.c", "sowing.c", "wari.c",
-           "table.c", "parse.c", "dyadic.c", "arena.c", "canon.c", "algebra.c", "kernel.c", "memo.c", "enum.c", "shared.c", "shared_type.c", "shared_games.c", "wire.c"]
+           "table.c", "parse.c", "dyadic.c", "arena.c", "canon.c", "algebra.c", "kernel.c", "memo.c", "classes.c", "shared.c", "shared_type.c", "shared_games.c", "game_bytes.c"]
 HEADERS = ["hugemem.h", "core.h", "rows.h", "rows_internal.h", "table.h", "parse.h", "search.h", "kernel.h", "dyadic.h", "arena.h", "gkernel.h",
            "memo.h", "shared.h", "shared_games.h", "shared_layout.h", "frame.h", "body_sort.h"]
 

@@ -38,7 +38,7 @@ FULL_ENUMERATED = """
 import csv, sys
 from ruma.engine.stores import open_store
 from ruma.engine.families.census import census
-from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.classes import Family, enumerate_family
 ruleset, seeds, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 family = Family.of(ruleset, (0, seeds), (1, seeds))
 store = open_store(path, create=False)

@@ -55,7 +55,8 @@ DEFAULT = ["sowing", "impartial-sowing", "atomic-wari", "impartial-atomic-wari"]
 
 def child(mode: str, ruleset: str, positions: list[str], directory: str) -> dict[str, Any]:
     """One measurement in this (fresh) process; returns a JSON-able record."""
-    from ruma.engine.evaluator import evaluate, format_value
+    from ruma.engine.cgt import format_value
+    from ruma.engine.evaluator import evaluate
     from ruma.engine.memo import InMemoryMemo
     from ruma.server.store.memo import LmdbStore
 

@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep
 from ruma.engine.stores import open_store
-from ruma.engine.families.enum import Family
+from ruma.engine.families.classes import Family
 
 
 def _entries(path: str) -> dict[bytes, Any]:

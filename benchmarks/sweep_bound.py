@@ -17,7 +17,7 @@ import argparse
 import heapq
 import itertools
 
-from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.classes import Family, enumerate_family
 from ruma.engine.families.order import Cell, CellScheduler, group
 from ruma.engine.rulesets.sowing import SowingRuleset
 

@@ -22,7 +22,7 @@ from typing import Any
 
 def _value(ruleset: str, seeds: int, barrier: Any, out: Any) -> None:
     from ruma.engine.evaluator import value_many
-    from ruma.engine.families.enum import Family, enumerate_states
+    from ruma.engine.families.classes import Family, enumerate_states
     from ruma.engine.rulesets import get_ruleset
     from ruma.engine.families.packets import RecordingMemo
 

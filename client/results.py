@@ -8,7 +8,7 @@ JSON-able record the CLI prints: ``Evaluation.to_dict()`` is the same ``evaluati
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -207,34 +207,18 @@ class Evaluation:
 
     def to_dict(self, notation: str = "unicode") -> dict[str, Any]:
         """The ``evaluation`` record (values in ``notation``), as ``ruma eval``/``ruma query`` print it."""
+        from ruma.client.cli.records import analysis_record, build_evaluation_record
+
         def text(value: GameValue | None) -> str | None:
             return None if value is None else str(getattr(value, notation))
 
-        def rational(value: Fraction | None) -> str | None:
-            return None if value is None else str(value)
-
-        return {
-            "ruleset": self.ruleset,
-            "position": self.position,
-            "canonical": self.canonical,
-            "mirrored": self.mirrored,
-            "notation": notation,
-            "value": text(self.value),
-            "outcome": self.outcome or None,
-            "nim_value": self.nim_value,
-            "left_stop": rational(self.left_stop),
-            "right_stop": rational(self.right_stop),
-            "mean": rational(self.mean),
-            "temperature": rational(self.temperature),
-            "atomic_weight": text(self.atomic_weight),
-            "birthday": self.birthday,
-            "components": [{"position": c.position, "value": text(c.value), "from_store": c.from_store}
-                           for c in self.components],
-            "from_store": self.from_store,
-            "shared": self.shared,
-            "unverified": self.unverified,
-            "stats": {**asdict(self.stats), "seconds": round(self.stats.seconds, 6)},
-        }
+        return build_evaluation_record(
+            ruleset=self.ruleset, position=self.position, canonical=self.canonical, mirrored=self.mirrored,
+            notation=notation, value=text(self.value),
+            analysis=analysis_record(self.outcome or None, self.nim_value, self.left_stop, self.right_stop, self.mean,
+                                     self.temperature, text(self.atomic_weight), self.birthday),
+            components=[(c.position, text(c.value), c.from_store) for c in self.components],
+            from_store=self.from_store, shared=self.shared, unverified=self.unverified, stats=self.stats)
 
 
 @dataclass(slots=True)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from ruma.engine.cgt import ZERO, Game, nimber
-from ruma.engine.errors import NotAtomicError, RumaInputError
+from ruma.engine.cgt import ZERO, Game, Value, as_game
+from ruma.engine.errors import RumaInputError
 from ruma.engine.memo import Memo
 from ruma.engine.native import new_memo
 from ruma.engine.rulesets import get_ruleset
@@ -29,7 +29,6 @@ from ruma.engine.search import EvalStats as EvalStats
 from ruma.engine.search import Progress as Progress
 from ruma.engine.search import Search
 from ruma.engine.search import ShouldCancel as ShouldCancel
-from ruma.engine.search import Value as Value
 
 if TYPE_CHECKING:
     from ruma.engine.native.search import NativeSearch
@@ -63,7 +62,7 @@ class Evaluation:
     @property
     def game(self) -> Game:
         """The value as a canonical game (``*k`` for an impartial nim value ``k``)."""
-        return nimber(self.value) if isinstance(self.value, int) else self.value
+        return as_game(self.value)
 
     @property
     def nim_value(self) -> int | None:
@@ -74,23 +73,6 @@ class Evaluation:
     def from_memo(self) -> bool:
         """True when nothing had to be computed (every component was a memo hit)."""
         return self.stats.positions_valued == 0
-
-    def to_dict(self, style: str = "ascii") -> dict[str, Any]:
-        """The JSON-able record the CLI and the service print (values in ``style``)."""
-        return {
-            "ruleset": self.ruleset.name,
-            "position": str(self.position),
-            "canonical": str(self.canonical),
-            "mirrored": self.mirrored,
-            "value": format_value(self.value, style),
-            "components": [
-                {"position": str(c.position), "value": format_value(c.value, style), "from_memo": c.from_memo}
-                for c in self.components
-            ],
-            "from_memo": self.from_memo,
-            **analyses(self.game, style),
-            "stats": self.stats.to_dict(),
-        }
 
     # -- notebooks (ruma.engine.cgt.display) ---------------------------------------------------
     def _repr_html_(self) -> str:
@@ -113,35 +95,6 @@ class Evaluation:
         from ruma.engine.cgt.display import format_latex, latex_text
 
         return f"${latex_text(f'{self.ruleset.name} {self.position}')} = {format_latex(self.game)}$"
-
-
-def format_value(value: Value, style: str = "ascii") -> str:
-    """A value (game or nim value) in the given notation."""
-    from ruma.engine.cgt.notation import format_game
-
-    return format_game(nimber(value) if isinstance(value, int) else value, style)
-
-
-def analyses(game: Game, style: str = "ascii") -> dict[str, Any]:
-    """Outcome, nim value, stops, mean, temperature and atomic weight of ``game`` (None where undefined)."""
-    from ruma.engine.cgt.notation import format_game
-
-    atomic_weight: str | None = None
-    if game.is_infinitesimal or game == ZERO:
-        try:
-            atomic_weight = format_game(game.atomic_weight, style)
-        except NotAtomicError:
-            atomic_weight = None
-    return {
-        "outcome": game.outcome.value,
-        "nim_value": game.nim_value,
-        "atomic_weight": atomic_weight,
-        "left_stop": str(game.left_stop),
-        "right_stop": str(game.right_stop),
-        "mean": str(game.mean),
-        "temperature": str(game.temperature),
-        "birthday": game.birthday,
-    }
 
 
 def _combine(rules: Ruleset, values: Sequence[tuple[Value, bool]]) -> Value:

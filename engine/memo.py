@@ -22,12 +22,11 @@ import sys
 from typing import (TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union, cast,
                     runtime_checkable)
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Value
 
 if TYPE_CHECKING:
     from ruma.engine.stores import Store
 
-Value = Union[Game, int]
 Entry = tuple[bytes, Value]
 Items = Iterable[Entry]
 Lookup = Callable[[bytes], Union[Value, None]]

@@ -9,14 +9,13 @@ same surface (``value_of``, ``value_many``, ``stats``) and is differential-teste
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Union
+from typing import Callable
 
-from ruma.engine.cgt import ZERO, Game
+from ruma.engine.cgt import ZERO, Game, Value
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.memo import Memo
 from ruma.engine.rulesets.base import Ruleset, State
 
-Value = Union[Game, int]
 Progress = Callable[[int], None]
 ShouldCancel = Callable[[], bool]
 
@@ -31,7 +30,7 @@ class EvalStats:
     """What one evaluation cost: positions valued (computed), memo hits and misses, seconds.
 
     ``table_bytes``/``table_entries``: the compiled search's table (``ruma.engine.native``) at the
-    end of the evaluation (0 with the pure-Python engine); not part of ``to_dict``.
+    end of the evaluation (0 with the pure-Python engine); not part of the ``evaluation`` record.
     """
 
     positions_valued: int = 0
@@ -40,15 +39,6 @@ class EvalStats:
     seconds: float = 0.0
     table_bytes: int = 0
     table_entries: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return {
-            "positions_valued": self.positions_valued,
-            "memo_hits": self.memo_hits,
-            "memo_misses": self.memo_misses,
-            "seconds": round(self.seconds, 6),
-        }
 
 
 class Search:

@@ -18,8 +18,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, cast
 
-from ruma.engine.cgt import Game
-from ruma.engine.memo import Value
+from ruma.engine.cgt import Game, Value
 
 __all__ = ["Documents", "MissingStoreError", "Provenance", "Store", "StoreAdmin", "StoreType", "open_store"]
 

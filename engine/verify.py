@@ -11,15 +11,14 @@ while the canonical form of the same position may need hundreds of thousands of 
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Union
+from typing import Callable, Iterator
 
-from ruma.engine.cgt import Game, nimber
+from ruma.engine.cgt import Game, Value, as_game
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 
 Node = tuple[State, int, bool]  # (position, id of the game added to it, is Left to move)
-Claim = Union[Game, int]
 
 
 class SumSearch:
@@ -95,7 +94,7 @@ class SumSearch:
 
 
 def claim_holds(
-    ruleset: str | Ruleset, position: str | State, claim: Claim, *, max_nodes: int | None = None,
+    ruleset: str | Ruleset, position: str | State, claim: Value, *, max_nodes: int | None = None,
     should_cancel: Callable[[], bool] | None = None,
 ) -> bool:
     """Whether ``position`` of ``ruleset`` has value ``claim`` (a game, or a nim value ``k`` = ``*k``).
@@ -105,5 +104,5 @@ def claim_holds(
     """
     rules = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     state = rules.parse(position) if isinstance(position, str) else tuple(position)
-    game = nimber(claim) if isinstance(claim, int) else claim
+    game = as_game(claim)
     return SumSearch(rules, max_nodes, should_cancel).equals(state, game)

@@ -38,7 +38,7 @@ TITLE_LINES = 3
 _TITLE_PIECES = re.compile(r"[^|,]*(?:\|+|, ?)|[^|,]+")
 
 
-def as_game(game: GameLike) -> Game:
+def parsed(game: GameLike) -> Game:
     """A ``Game``, parsing a value expression (``"{2||1|0}"``, ``"+-1"``) when given text."""
     return parse_game(game) if isinstance(game, str) else game
 
@@ -71,7 +71,7 @@ def title_lines(text: str, width: float, size: float | str, max_lines: int = TIT
 
 def thermograph_figure(game: GameLike, *, width: float = 6.0, height: float = 4.5, title: str | None = None) -> Figure:
     """The thermograph of ``game`` (a ``Game`` or a value expression) as a matplotlib figure."""
-    g = as_game(game)
+    g = parsed(game)
     th = g.thermograph
     x_low, x_high, t_top = thermograph_window(th)
     margin = (x_high - x_low) / 8

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ruma.engine.cgt import ZERO, Game, nimber
+from ruma.engine.cgt import ZERO, as_game
 from ruma.engine.cgt.notation import format_game
 from ruma.engine.errors import LimitExceededError, RumaInputError
-from ruma.engine.evaluator import Value, evaluate
+from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.plot._mpl import new_figure
@@ -46,10 +46,6 @@ class TreeNode:
         return out
 
 
-def _game(value: Value) -> Game:
-    return nimber(value) if isinstance(value, int) else value
-
-
 def game_tree(ruleset: str, position: str, depth: int = 2, *, max_nodes: int = MAX_NODES) -> TreeNode:
     """The tree of ``position`` to ``depth`` moves, valued exactly (raises beyond ``max_nodes``)."""
     if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH:
@@ -64,7 +60,7 @@ def game_tree(ruleset: str, position: str, depth: int = 2, *, max_nodes: int = M
         if count > max_nodes:
             raise LimitExceededError(f"the tree of {position!r} to depth {depth} has more than {max_nodes} nodes; "
                                      "ask for a smaller depth")
-        g = _game(evaluate(rules, state, memo).value)
+        g = as_game(evaluate(rules, state, memo).value)
         winning = (side == "L" and g >= ZERO) or (side == "R" and g <= ZERO)
         here = TreeNode(rules.format(state), format_game(g, "unicode"), side, winning, level)
         if level < depth:

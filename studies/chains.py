@@ -14,15 +14,14 @@ module) and kept when its value is the next of the chain. Nothing guarantees tha
 from __future__ import annotations
 
 import time
-from typing import Callable, Union
+from typing import Callable
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Value
 from ruma.engine.rulesets.base import State, strip_ends
 from ruma.studies.kinds import Kind, value_of
 
 __all__ = ["CHAINS", "right_unmoves", "extend"]
 
-Value = Union[Game, int]
 #: a chain's next kind from the kind of Right's option (the parameter goes up by one)
 CHAINS = {"2^-n": "2^-n", "n.^*": "n.^", "n.^": "n.^*"}
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Union
 
-from ruma.engine.cgt import ZERO, Game, nimber, number, nus_game
+from ruma.engine.cgt import ZERO, Game, Value, nimber, number, nus_game
 from ruma.engine.errors import RumaInputError
 
 __all__ = ["KINDS", "Kind", "kind_of", "value_of", "tiny", "kind_label"]
@@ -47,7 +47,7 @@ def tiny(game: Game) -> Fraction | None:
     return -x if x is not None and x < 0 else None
 
 
-def kind_of(value: Game | int) -> Kind | None:
+def kind_of(value: Value) -> Kind | None:
     """``(kind, parameter)`` of a value the questions ask about (see the module docstring), or
     ``None``. A plain ``int`` is a nim value."""
     if isinstance(value, int):

@@ -32,10 +32,9 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable
 
 from ruma.client.sweep.driver import StoreSink
-from ruma.engine.cgt import Game, nimber
-from ruma.engine.cgt.notation import format_game
+from ruma.engine.cgt import Game, Value, format_value
 from ruma.engine.errors import LimitExceededError
-from ruma.engine.families.enum import Family, weighted_rows
+from ruma.engine.families.classes import Family, weighted_rows
 from ruma.engine.native import active_engine
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
@@ -111,9 +110,8 @@ def _reusable(sink: StoreSink, section: str, bound: dict[str, Any], recount: boo
     return held if held is not None and held.get("bound") == bound else None
 
 
-def _values(value: Game | int) -> dict[str, str]:
-    game = nimber(value) if isinstance(value, int) else value
-    return {style: format_game(game, style) for style in ("unicode", "ascii", "braces")}
+def _values(value: Value) -> dict[str, str]:
+    return {style: format_value(value, style) for style in ("unicode", "ascii", "braces")}
 
 
 def _position(rules: Ruleset, row: State) -> dict[str, Any]:
@@ -143,10 +141,10 @@ def _rows(rules: Ruleset, counted: Tally) -> list[dict[str, Any]]:
     return rows
 
 
-def _bounded_lookup(sink: StoreSink, rules: Ruleset, seeds: int, pots: int) -> Callable[[State], Game | int | None]:
+def _bounded_lookup(sink: StoreSink, rules: Ruleset, seeds: int, pots: int) -> Callable[[State], Value | None]:
     lookup = sink.store.lookup
 
-    def value(row: State) -> Game | int | None:
+    def value(row: State) -> Value | None:
         row = stripped(row)
         if sum(row) > seeds or len(row) > pots:
             return None
@@ -215,7 +213,7 @@ def _chains(sink: StoreSink, rules: Ruleset, counted: Tally, seconds: float) -> 
         if known is not None and known[0] in CHAINS:
             starts[known] = [row for row, _ in books.simplest]
 
-    def value(row: State) -> Game | int | None:
+    def value(row: State) -> Value | None:
         deadline = time.monotonic() + CHAIN_POSITION
         try:
             return evaluate(rules.name, row, sink.store, should_cancel=lambda: time.monotonic() > deadline).value
@@ -272,7 +270,7 @@ def deuce_runs(heaps: int) -> dict[str, Any]:
             "least": [[n, least[n]] for n in range(complete + 1)]}
 
 
-def _zero_row(rules: Ruleset, family: Family, zero_raw: int, value: Callable[[State], Game | int | None]) -> dict[str, Any]:
+def _zero_row(rules: Ruleset, family: Family, zero_raw: int, value: Callable[[State], Value | None]) -> dict[str, Any]:
     """∗0's row, as in Erickson's Table 3: the simplest and the fewest-pots positions *with a
     move* of value 0, and how many raw positions with a move have it (``zero_raw`` less the raw
     rows in which no pot holds two seeds: Atomic Wari's positions without a move)."""

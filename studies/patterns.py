@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable, Iterator, Union
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Value
 from ruma.engine.rulesets.base import State
 from ruma.studies.kinds import Kind, kind_of
 
 __all__ = ["Pattern", "Piece", "find_patterns", "template_text", "SHAPES"]
 
-Value = Union[Game, int]
 #: ``row -> its value``, or ``None`` when the row lies beyond the bound searched
 Lookup = Callable[[State], Union[Value, None]]
 STEPS = (1, 2, -1, -2)

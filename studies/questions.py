@@ -68,7 +68,7 @@ def family_of(args: argparse.Namespace) -> tuple[Any, int]:
     """The family of a question and what its seeds can fill: ``--pots`` as given, else the pots
     the seeds can fill as far as the walk budget reaches (``bounds.question_pots``)."""
     from ruma.engine.families.bounds import fill_pots, question_pots
-    from ruma.engine.families.enum import Family
+    from ruma.engine.families.classes import Family
 
     seeds = parse_range(args.seeds, 0, "seeds")
     if args.pots:

@@ -24,12 +24,11 @@ from collections import defaultdict
 from typing import Any, Callable
 
 from ruma.client.sweep.driver import StoreSink, run_sweep
-from ruma.engine.cgt import Game, nimber
-from ruma.engine.cgt.notation import format_game
+from ruma.engine.cgt import Game, format_value, nimber
 from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.engine.evaluator import evaluate
 from ruma.engine.families.census import census
-from ruma.engine.families.enum import Family, enumerate_family, simplicity
+from ruma.engine.families.classes import Family, enumerate_family, simplicity
 
 #: Table 3 as the paper prints it (value -> (fewest seeds, fewest pots))
 PAPER_TABLE_3 = {0: ("102", "102"), 1: ("11", "11"), 2: ("111", "111"), 3: ("1112", "1112"),
@@ -209,7 +208,7 @@ def atomic_weights(store: Any, seconds: float, workers: int | None, out: list[st
 
 def ascii_of(value: Any) -> str:
     """A value (a game or a nim value) in CGSuite plain text."""
-    return format_game(nimber(value) if isinstance(value, int) else value, "ascii")
+    return format_value(value, "ascii")
 
 
 def _weight_order(label: str) -> tuple[int, Any]:

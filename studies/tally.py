@@ -2,14 +2,14 @@
 
 ``census`` (``ruma.engine.families.census``) groups the family's classes, which it holds in memory
 all at once — about 400 bytes a class, 4 GB for the ten million classes of Sowing ≤ 14. A *tally*
-walks the same rows as ``enumerate_family`` (``families.enum.weighted_rows``: stripped rows weighed by
+walks the same rows as ``enumerate_family`` (``families.classes.weighted_rows``: stripped rows weighed by
 their paddings, each with its mirror image), looks each row's class up in the store in batches,
 and keeps books only for the values ``wanted`` accepts: memory grows with the wanted values, not
 with the family.
 
 Per wanted value (``TallyRow``): the raw positions that have it (as in a census: both
 orientations, empty end pots counted), the ``simplest`` rows of distinct oriented classes in the
-census order (fewest seeds, then fewest pots, then the smallest row: ``families.enum.simplicity``), and
+census order (fewest seeds, then fewest pots, then the smallest row: ``families.classes.simplicity``), and
 the row with the fewest pots (then fewest seeds, then the smallest row). A partizan row's value
 is its class's value, negated when the row is the mirror image of the class's canonical state.
 """
@@ -19,15 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence, Union
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Value
 from ruma.engine.errors import CancelledError, RumaError
 from ruma.engine.families.census import MissingValuesError
-from ruma.engine.families.enum import Family, raw_count, simplicity, weighted_rows
+from ruma.engine.families.classes import Family, raw_count, simplicity, weighted_rows
 from ruma.engine.rulesets.base import State
 
 __all__ = ["Tally", "TallyRow", "tally", "merge", "fewest_pots", "UnsweptError"]
 
-Value = Union[Game, int]
 LookupMany = Callable[[Sequence[bytes]], Sequence[Union[Value, None]]]
 
 

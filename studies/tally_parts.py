@@ -17,16 +17,15 @@ import time
 from typing import Any, Callable
 
 from ruma.client.sweep.driver import StoreSink, run_sweep
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Value
 from ruma.engine.cgt.notation import format_game, parse_game
 from ruma.engine.errors import RumaError
-from ruma.engine.families.enum import Family
+from ruma.engine.families.classes import Family
 from ruma.studies.tally import Tally, TallyRow, merge, tally
 
 __all__ = ["sweep_and_tally", "Unfinished", "FORMAT"]
 
 FORMAT = 1
-Value = Game | int
 
 
 class Unfinished(RumaError):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, TypeVar
 from ruma.client import address
 from ruma.client.cli.errors import Unreachable, UsageError
 from ruma.engine.errors import RumaInputError
+from ruma.engine.limits import MAX_POSITIONS, MAX_POTS, MAX_SEEDS
 
 if TYPE_CHECKING:
     from ruma.client.client import Client
@@ -37,11 +38,10 @@ RECORD_FORMATS = ("text", "json")  # one record that is no row of a table
 ANALYSIS_FORMATS = ("text", "table", "json", "csv")  # one record per input, read by people
 #: files whose presence makes a directory a ruma data directory (LMDB store, SQLite catalog)
 DATA_FILES = ("data.mdb", "catalog.sqlite")
-#: the server's default limits (``ruma.server.work.limits.Limits``; a test keeps them equal), for local work
-DEFAULT_MAX_POTS = 64
-DEFAULT_MAX_SEEDS = 512
-DEFAULT_MAX_POSITIONS = 5_000_000
-DEFAULT_MAX_SECONDS = 600.0
+#: a local evaluation's time limit, unless ``--max-seconds`` says otherwise (its size limits are the
+#: service's, ``ruma.engine.limits``; a service request's time budget is shorter:
+#: ``ruma.server.work.limits.REQUEST_MAX_SECONDS``)
+LOCAL_MAX_SECONDS = 600.0
 
 
 # -- argument types: errors quote the input ---------------------------------------------------
@@ -197,10 +197,10 @@ def add_progress_option(parser: argparse.ArgumentParser) -> None:
 class LocalLimits:
     """What one local evaluation may do (``None``: unlimited)."""
 
-    max_pots: int | None = DEFAULT_MAX_POTS
-    max_seeds: int | None = DEFAULT_MAX_SEEDS
-    max_positions: int | None = DEFAULT_MAX_POSITIONS
-    max_seconds: float | None = DEFAULT_MAX_SECONDS
+    max_pots: int | None = MAX_POTS
+    max_seeds: int | None = MAX_SEEDS
+    max_positions: int | None = MAX_POSITIONS
+    max_seconds: float | None = LOCAL_MAX_SECONDS
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "LocalLimits":
@@ -219,14 +219,14 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
     """``--max-pots``, ``--max-seeds``, ``--max-positions``, ``--max-seconds`` and ``--no-limit``,
     with the server's defaults (read them with ``limits(args)``)."""
     group = parser.add_argument_group("limits (the server's defaults)")
-    group.add_argument("--max-pots", type=positive, default=DEFAULT_MAX_POTS, metavar="N",
-                       help=f"refuse positions of more than N pots/heaps (default {DEFAULT_MAX_POTS})")
-    group.add_argument("--max-seeds", type=positive, default=DEFAULT_MAX_SEEDS, metavar="N",
-                       help=f"refuse positions of more than N seeds/tokens (default {DEFAULT_MAX_SEEDS})")
-    group.add_argument("--max-positions", type=positive, default=DEFAULT_MAX_POSITIONS, metavar="N",
-                       help=f"give up beyond N positions valued (default {DEFAULT_MAX_POSITIONS:_})")
-    group.add_argument("--max-seconds", type=seconds, default=DEFAULT_MAX_SECONDS, metavar="S",
-                       help=f"give up after S seconds (default {DEFAULT_MAX_SECONDS:g})")
+    group.add_argument("--max-pots", type=positive, default=MAX_POTS, metavar="N",
+                       help=f"refuse positions of more than N pots/heaps (default {MAX_POTS})")
+    group.add_argument("--max-seeds", type=positive, default=MAX_SEEDS, metavar="N",
+                       help=f"refuse positions of more than N seeds/tokens (default {MAX_SEEDS})")
+    group.add_argument("--max-positions", type=positive, default=MAX_POSITIONS, metavar="N",
+                       help=f"give up beyond N positions valued (default {MAX_POSITIONS:_})")
+    group.add_argument("--max-seconds", type=seconds, default=LOCAL_MAX_SECONDS, metavar="S",
+                       help=f"give up after S seconds (default {LOCAL_MAX_SECONDS:g})")
     group.add_argument("--no-limit", action="store_true", help="none of these limits")
 
 

@@ -2,7 +2,8 @@
 
 Each kind has a JSON Schema in ``ruma/client/cli/schemas/<kind>.json`` (``schema(kind)``; the tests
 validate every command's output against it). A local evaluation and one from a server give the
-same ``evaluation`` record: ``evaluation_record`` here mirrors ``results.Evaluation.to_dict``.
+same ``evaluation`` record, both built by ``build_evaluation_record``: ``evaluation_record`` here
+from the engine's ``Evaluation``, ``ruma.client.results.Evaluation.to_dict`` from a server's.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ import json
 from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
-from ruma.engine.cgt import ZERO, Game
+from ruma.engine.cgt import ZERO, Game, Value, format_value
 from ruma.engine.errors import NotAtomicError, RumaInputError
 
 if TYPE_CHECKING:
     from ruma.engine.cgt.analysis import Thermograph, Trajectory
-    from ruma.engine.evaluator import Evaluation, Value
+    from ruma.engine.evaluator import Evaluation
 
 #: every kind of record, each with ``schemas/<kind>.json``
 KINDS = (
@@ -44,18 +45,9 @@ def rational(value: Fraction | None) -> str | None:
     return None if value is None else str(value)
 
 
-def as_game(value: "Value") -> Game:
-    """A value (game or nim value) as a game."""
-    from ruma.engine.cgt import nimber
-
-    return nimber(value) if isinstance(value, int) else value
-
-
-def formatted(value: "Value | None", notation: str) -> str | None:
+def formatted(value: Value | None, notation: str) -> str | None:
     """A value in ``notation`` (None stays None)."""
-    from ruma.engine.cgt.notation import format_game
-
-    return None if value is None else format_game(as_game(value), notation)
+    return None if value is None else format_value(value, notation)
 
 
 def renotate(text: str | None, notation: str) -> str | None:
@@ -79,37 +71,68 @@ def analysis_fields(game: Game, notation: str) -> dict[str, Any]:
             weight = game.atomic_weight
         except NotAtomicError:
             weight = None
+    return analysis_record(game.outcome.value, game.nim_value, game.left_stop, game.right_stop, game.mean,
+                           game.temperature, formatted(weight, notation), game.birthday)
+
+
+def analysis_record(outcome: str | None, nim_value: int | None, left_stop: Fraction | None,
+                    right_stop: Fraction | None, mean: Fraction | None, temperature: Fraction | None,
+                    atomic_weight: str | None, birthday: int | None) -> dict[str, Any]:
+    """The analysis fields of a record, in their order (``None`` where unknown or undefined)."""
     return {
-        "outcome": game.outcome.value,
-        "nim_value": game.nim_value,
-        "left_stop": rational(game.left_stop),
-        "right_stop": rational(game.right_stop),
-        "mean": rational(game.mean),
-        "temperature": rational(game.temperature),
-        "atomic_weight": formatted(weight, notation),
-        "birthday": game.birthday,
+        "outcome": outcome,
+        "nim_value": nim_value,
+        "left_stop": rational(left_stop),
+        "right_stop": rational(right_stop),
+        "mean": rational(mean),
+        "temperature": rational(temperature),
+        "atomic_weight": atomic_weight,
+        "birthday": birthday,
+    }
+
+
+class Cost(Protocol):
+    """What an evaluation cost, as the engine's and the client's ``EvalStats`` both say it."""
+
+    positions_valued: int
+    memo_hits: int
+    memo_misses: int
+    seconds: float
+
+
+def build_evaluation_record(*, ruleset: str, position: str, canonical: str, mirrored: bool, notation: str,
+                            value: str | None, analysis: dict[str, Any],
+                            components: Iterable[tuple[str, str | None, bool]], from_store: bool, shared: bool,
+                            unverified: bool, stats: Cost) -> dict[str, Any]:
+    """The ``evaluation`` record, its values already written in ``notation``; ``analysis`` is
+    ``analysis_record``'s, ``components`` are ``(position, value, from_store)``."""
+    return {
+        "ruleset": ruleset,
+        "position": position,
+        "canonical": canonical,
+        "mirrored": mirrored,
+        "notation": notation,
+        "value": value,
+        **analysis,
+        "components": [{"position": p, "value": v, "from_store": stored} for p, v, stored in components],
+        "from_store": from_store,
+        "shared": shared,
+        "unverified": unverified,
+        "stats": {"positions_valued": stats.positions_valued, "memo_hits": stats.memo_hits,
+                  "memo_misses": stats.memo_misses, "seconds": round(stats.seconds, 6)},
     }
 
 
 def evaluation_record(evaluation: "Evaluation", notation: str = "unicode") -> dict[str, Any]:
     """The ``evaluation`` record of a local evaluation (``ruma.engine.evaluator.Evaluation``)."""
-    stats = evaluation.stats
-    return {
-        "ruleset": evaluation.ruleset.name,
-        "position": str(evaluation.position),
-        "canonical": str(evaluation.canonical),
-        "mirrored": evaluation.mirrored,
-        "notation": notation,
-        "value": formatted(evaluation.value, notation),
-        **analysis_fields(evaluation.game, notation),
-        "components": [{"position": str(c.position), "value": formatted(c.value, notation), "from_store": c.from_memo}
-                       for c in evaluation.components],
-        "from_store": evaluation.from_memo,
-        "shared": False,
-        "unverified": False,  # (a local store's values are its own computations or verified uploads' alike)
-        "stats": {"positions_valued": stats.positions_valued, "memo_hits": stats.memo_hits,
-                  "memo_misses": stats.memo_misses, "seconds": round(stats.seconds, 6)},
-    }
+    return build_evaluation_record(
+        ruleset=evaluation.ruleset.name, position=str(evaluation.position), canonical=str(evaluation.canonical),
+        mirrored=evaluation.mirrored, notation=notation, value=formatted(evaluation.value, notation),
+        analysis=analysis_fields(evaluation.game, notation),
+        components=[(str(c.position), formatted(c.value, notation), c.from_memo) for c in evaluation.components],
+        from_store=evaluation.from_memo, shared=False,
+        unverified=False,  # (a local store's values are its own computations or verified uploads' alike)
+        stats=evaluation.stats)
 
 
 def _wall(trajectory: "Trajectory") -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Sweeps: value every position of a family once, on this machine's cores or a Ray cluster.
 
-- ``driver``: the sweep driver; ``shared``, ``table``: sweeps through a table of values in shared
-  memory; ``worker``, ``ray``: what a worker runs, locally or as a Ray actor; ``client``: the
+- ``driver``: the sweep driver; ``shared``, ``shared_memory``: sweeps through a table of values in
+  shared memory, and that memory; ``worker``, ``ray``: what a worker runs, locally or as a Ray actor; ``client``: the
   ``Sweeps`` service's client and remote sink; ``summary``: the ``--json`` record;
   ``commands``: ``ruma sweep``, and the family options and store sink ``ruma.studies`` shares.
 

@@ -39,7 +39,7 @@ def parse_range(text: str, low_default: int, what: str) -> tuple[int, int]:
 
 
 def _family(args: argparse.Namespace) -> Any:
-    from ruma.engine.families.enum import Family
+    from ruma.engine.families.classes import Family
 
     seeds = parse_range(args.seeds, 0, "seeds")
     pots = parse_range(args.pots, 1, "pots") if args.pots else None

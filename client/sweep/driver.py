@@ -2,7 +2,7 @@
 
 ``run_sweep(family, sink, workers=N, backend=...)``:
 
-1. enumerates the family's classes (``ruma.engine.families.enum``), smallest first;
+1. enumerates the family's classes (``ruma.engine.families.classes``), smallest first;
 2. asks the sink which class keys are stored already and skips them (a killed sweep resumes
    where its committed values end);
 3. values the rest — in this process through the store itself when ``workers == 1`` and no
@@ -32,10 +32,10 @@ from typing import Any, Callable, Protocol, Sequence
 
 from ruma.client.sweep.shared import run_family, run_family_inline, run_inline, run_shared
 from ruma.client.sweep.summary import SweepSummary
-from ruma.client.sweep.table import can_share
+from ruma.client.sweep.shared_memory import can_share
 from ruma.client.sweep.worker import Result, Task, work
 from ruma.engine.evaluator import value_many
-from ruma.engine.families.enum import Family, FamilyClass, enumerate_states
+from ruma.engine.families.classes import Family, FamilyClass, enumerate_states
 from ruma.engine.rulesets.base import State
 from ruma.engine.families.order import Cell, CellScheduler, group
 from ruma.engine.families.packets import Entry, RecordingMemo, WirePacket, unpack_wire

@@ -27,7 +27,7 @@ Three ways in:
   lacks, the tables' generator), handed to every worker, which claim blocks of them from a
   counter in the table.
 
-The memory and the tables in it: ``ruma.client.sweep.table``.
+The memory and the tables in it: ``ruma.client.sweep.shared_memory``.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from ruma.client.sweep.summary import SweepSummary
-from ruma.client.sweep.table import attach_tables, family_layout, keys_layout, new_table
+from ruma.client.sweep.shared_memory import attach_tables, family_layout, keys_layout, new_table
 from ruma.engine.evaluator import value_many
-from ruma.engine.families.enum import ClassRows, Family, enumerate_rows, enumerate_states, raw_count
+from ruma.engine.families.classes import ClassRows, Family, enumerate_rows, enumerate_states, raw_count
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import State
 from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire

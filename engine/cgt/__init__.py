@@ -1,7 +1,8 @@
 """ruma.engine.cgt: exact combinatorial game theory of short partizan games.
 
 ``Game`` is an interned canonical form (one object per canonical game, equality is identity);
-see ``ruma.engine.cgt.game``. Impartial values are plain ints (``ruma.engine.cgt.nim``).
+see ``ruma.engine.cgt.game``. Impartial values are plain ints (``ruma.engine.cgt.nim``); a
+position's ``Value`` is either (``ruma.engine.cgt.values``: ``as_game``, ``format_value``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ruma.engine.cgt.game import (
 )
 from ruma.engine.cgt.nim import mex, nim_sum
 from ruma.engine.cgt.notation import format_game, parse_game
+from ruma.engine.cgt.values import Value, as_game, format_value
 
 if TYPE_CHECKING:
     from ruma.engine.cgt.analysis import Thermograph
@@ -51,9 +53,12 @@ __all__ = [
     "Game",
     "Outcome",
     "Thermograph",
+    "Value",
+    "as_game",
     "cache_info",
     "clear_caches",
     "format_game",
+    "format_value",
     "integer",
     "mex",
     "nim_sum",

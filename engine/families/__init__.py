@@ -3,7 +3,7 @@ a row-of-pots ruleset up to a number of seeds, walked once per normalisation cla
 
 - ``templates``, ``expr``, ``domains``: families with integer parameters (``{1^n 2}``), their
   parameter domains and the small expressions both are written in;
-- ``enum``: a family's normalisation classes (raw counts, simplest members); ``order``: the cells
+- ``classes``: a family's normalisation classes (raw counts, simplest members); ``order``: the cells
   and order of a parallel sweep; ``packets``: what a sweep worker values and sends back;
   ``census``: per value, how many positions have it and the simplest ones.
 

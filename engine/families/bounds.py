@@ -16,7 +16,7 @@ narrower than ``fill_pots``, the answer says so.
 
 from __future__ import annotations
 
-from ruma.engine.families.enum import Family, walk_count
+from ruma.engine.families.classes import Family, walk_count
 from ruma.engine.rulesets import get_ruleset
 
 __all__ = ["WALK_BUDGET", "fill_pots", "question_pots"]

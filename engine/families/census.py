@@ -1,7 +1,7 @@
 """A census of a family: per value (or outcome, atomic weight, temperature), how many classes and
 raw positions have it, and the K simplest positions.
 
-Input: the family's classes (``ruma.engine.families.enum.enumerate_family``, or one at a time from
+Input: the family's classes (``ruma.engine.families.classes.enumerate_family``, or one at a time from
 ``ruma.engine.families.stream.stream_classes``) and their stored values (a store's ``Memo.lookup``
 or ``lookup_many``). ``Tally`` counts one class at a time, so a census streamed through it keeps
 only its rows; restricted to some values (``wanted``) it keeps only theirs, and ``values_among``
@@ -13,7 +13,7 @@ that has raw positions is counted as one *oriented class* under its own value, s
 of a row counts oriented classes (an impartial class is one oriented class). Summed over the
 rows, ``raw_positions`` is the family's raw count.
 
-"Simplest" is ``families.enum.simplicity``: fewest seeds, then fewest pots, then the smallest row of
+"Simplest" is ``families.classes.simplicity``: fewest seeds, then fewest pots, then the smallest row of
 counts; each oriented class is shown by its simplest raw position.
 
 Groupings (``BY``): ``value``; ``outcome`` (P, N, L, R); ``atomic-weight`` (Conway's atomic weight,
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Iterable, Sequence, Union
 
-from ruma.engine.cgt import Game, nimber
+from ruma.engine.cgt import Game, Value, as_game, format_value
 from ruma.engine.errors import NotAtomicError, RumaError, RumaInputError
-from ruma.engine.families.enum import FamilyClass, simplicity
+from ruma.engine.families.classes import FamilyClass, simplicity
 from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets.base import Ruleset, State
 
@@ -37,7 +37,6 @@ __all__ = ["BY", "CensusRow", "census", "group_label", "values_among", "MissingV
            "tally", "wanted_values"]
 
 BY = ("value", "outcome", "atomic-weight", "temperature")
-Value = Union[Game, int]
 Group = Union[Game, int, str, Fraction, None]
 _OUTCOME_ORDER = {"P": 0, "N": 1, "L": 2, "R": 3}
 
@@ -68,16 +67,12 @@ class CensusRow:
 
 def group_label(group: Group, style: str = "unicode") -> str:
     """A group printed: games in ``style``, outcomes as letters, ``none`` for no atomic weight."""
-    from ruma.engine.cgt.notation import format_game
-
     if group is None:
         return "none"
-    if isinstance(group, Game):
-        return format_game(group, style)
     if isinstance(group, bool):
         return str(group)
-    if isinstance(group, int):
-        return format_game(nimber(group), style)
+    if isinstance(group, (Game, int)):
+        return format_value(group, style)
     return str(group)
 
 
@@ -163,7 +158,7 @@ class Tally:
                 if ident in self._groups:
                     group = self._groups[ident]
                 else:
-                    group = self._groups[ident] = self.grouper(nimber(signed) if isinstance(signed, int) else signed)
+                    group = self._groups[ident] = self.grouper(as_game(signed))
                 ident = ("group", group.id) if isinstance(group, Game) else ("group", group)
             row = self._rows.get(ident)
             if row is None:
@@ -281,7 +276,7 @@ def _targets(rules: Ruleset, wanted: Sequence[Value]) -> list[Value]:
             if nim is not None and nim not in out:
                 out.append(nim)
             continue
-        game = nimber(value) if isinstance(value, int) else value
+        game = as_game(value)
         for target in (game, -game):
             if target not in out:
                 out.append(target)
@@ -293,7 +288,7 @@ def wanted_values(rules: Ruleset, wanted: Sequence[Value]) -> list[Value]:
     out: list[Value] = []
     for value in wanted:
         if not rules.impartial:
-            out.append(nimber(value) if isinstance(value, int) else value)
+            out.append(as_game(value))
         elif isinstance(value, int) or value.nim_value is not None:
             out.append(value if isinstance(value, int) else int(value.nim_value))  # type: ignore[arg-type]
     return out

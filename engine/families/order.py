@@ -208,7 +208,7 @@ def group(rules: Ruleset, states: Sequence[State]) -> dict[Cell, list[State]]:
     """The states by cell (each cell's states in the given order)."""
     native: Any = getattr(type(rules), "native", None)
     if hasattr(native, "cells") and rules.native_cells():
-        grouped = native.cells(states)  # (the same cells, in C: engine/native/enum.c)
+        grouped = native.cells(states)  # (the same cells, in C: engine/native/classes.c)
         if grouped is not None:
             return grouped  # type: ignore[no-any-return]
     cells: dict[Cell, list[State]] = defaultdict(list)

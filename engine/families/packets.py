@@ -16,7 +16,7 @@ forms of ``nodes``:
   option indices, right option indices)`` into the nodes before it, rebuilt with
   ``Game.from_options``;
 * ``pack_wire``/``unpack_wire`` (what sweep workers send, over Ray or between local processes):
-  the compact bytes of ``ruma.engine.cgt.wire`` (varints, a checksum), made and checked on
+  the compact bytes of ``ruma.engine.cgt.game_bytes`` (varints, a checksum), made and checked on
   arrival by the compiled kernel with the compiled engine, with no ``Game`` object per node.
 
 Packets are plain tuples of bytes and ints: any serialiser (pickle, Ray, protobuf) carries them.
@@ -26,12 +26,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Sequence, Union
 
-from ruma.engine.cgt import Game
-from ruma.engine.cgt.wire import pack_games, unpack_games
+from ruma.engine.cgt import Game, Value
+from ruma.engine.cgt.game_bytes import pack_games, unpack_games
 
-__all__ = ["Value", "Entry", "Packet", "WirePacket", "RecordingMemo", "pack", "unpack", "pack_wire", "unpack_wire"]
+__all__ = ["Entry", "Packet", "WirePacket", "RecordingMemo", "pack", "unpack", "pack_wire", "unpack_wire"]
 
-Value = Union[Game, int]
 Entry = tuple[bytes, Value]
 Node = tuple[tuple[int, ...], tuple[int, ...]]
 Packet = tuple[list[bytes], list[int], list[Node]]
@@ -196,10 +195,9 @@ def unpack(packet: Packet, impartial: bool) -> list[Entry]:
     return out
 
 
-
 def pack_wire(entries: Sequence[Entry]) -> WirePacket:
     """Entries as a ``WirePacket``: nim values as they are, games as node indices into the
-    ``ruma.engine.cgt.wire`` bytes of their canonical forms (``b""`` when there is none)."""
+    ``ruma.engine.cgt.game_bytes`` bytes of their canonical forms (``b""`` when there is none)."""
     keys = [key for key, _ in entries]
     games = {value.id: value for _, value in entries if isinstance(value, Game)}
     if not games:

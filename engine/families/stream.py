@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from ruma.engine.families.enum import Family, FamilyClass, book, enumerate_family, walk_rows
+from ruma.engine.families.classes import Family, FamilyClass, book, enumerate_family, walk_rows
 from ruma.engine.rulesets.base import State
 
 __all__ = ["stream_classes"]

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ruma.engine.cgt import Game
 
 __all__ = [
-    "Family", "Domain", "parse_family", "parse_domain", "enumerate_instances",
+    "Template", "Domain", "parse_template", "parse_domain", "enumerate_instances",
     "substitute_claim", "claim_value", "position_text", "evaluate_expr", "MAX_POTS",
 ]
 
@@ -67,7 +67,7 @@ _Node = Union[_Pot, _Repeat]
 
 
 @dataclass(frozen=True)
-class Family:
+class Template:
     """A parsed family template; ``parameters`` in order of first appearance."""
 
     text: str
@@ -116,11 +116,11 @@ def position_text(pots: Sequence[int]) -> str:
     return ",".join(map(str, pots))
 
 
-def parse_family(text: str) -> Family:
+def parse_template(text: str) -> Template:
     """Parse a family template (module docstring); raises ``NotationError`` quoting ``text``."""
     if not isinstance(text, str) or not text.strip():
         raise RumaInputError(f"empty family template {text!r}")
-    parser = ExprParser(text, "family template", _family_tokens(text))
+    parser = ExprParser(text, "family template", _template_tokens(text))
     nodes = _parse_seq(parser, top=True)
     if parser.peek() is not None:
         raise parser.fail("unbalanced ')'")
@@ -128,10 +128,10 @@ def parse_family(text: str) -> Family:
         raise RumaInputError(f"family template {text!r} has no pots")
     names: list[str] = []
     _collect(nodes, names)
-    return Family(text, tuple(nodes), tuple(unique(names)))
+    return Template(text, tuple(nodes), tuple(unique(names)))
 
 
-def _family_tokens(text: str) -> list[tuple[str, str, int]]:
+def _template_tokens(text: str) -> list[tuple[str, str, int]]:
     """Template tokens: outside braces and exponents every digit is its own pot."""
     toks = tokens(text, "family template")
     out: list[tuple[str, str, int]] = []

@@ -30,12 +30,12 @@ PyObject *pots_to_tuple(const pot_t *row, size_t n);
 PyObject *make_key(const RulesObject *rules, const uint8_t *body, size_t len);
 /* Impartial rulesets: both players' options (Left's then Right's); partizan: one side. */
 int rules_options(const RulesObject *rules, const pot_t *s, size_t n, int side, Rows *out);
-/* Rules.classes (enum.c): the normalisation classes of a family of unbounded rows. */
+/* Rules.classes (classes.c): the normalisation classes of a family of unbounded rows. */
 PyObject *Rules_classes(RulesObject *self, PyObject *args);
 PyObject *Rules_class_states(RulesObject *self, PyObject *args);
 PyObject *Rules_class_rows(RulesObject *self, PyObject *args);
 PyObject *Rules_class_block(RulesObject *self, PyObject *args);
-/* Rules.sowing_cells (enum.c): families.order.group of Sowing states at DEPTH 1. */
+/* Rules.sowing_cells (classes.c): families.order.group of Sowing states at DEPTH 1. */
 PyObject *Rules_cells(RulesObject *self, PyObject *states);
 
 #endif

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, Value
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
-from ruma.engine.memo import Memo, Value, capabilities
+from ruma.engine.memo import Memo, capabilities
 from ruma.engine.native import _core
 from ruma.engine.rulesets.atomic_wari import octal_37
 from ruma.engine.rulesets.base import Ruleset, State

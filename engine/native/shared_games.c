@@ -9,7 +9,7 @@
  * hash-cons lookup, or the number and nimber fast paths for a node the kernel has not met) — no
  * comparison of options, no re-canonicalisation.
  *
- * Layout (in a buffer the caller maps into every process, see ruma.client.sweep.table):
+ * Layout (in a buffer the caller maps into every process, see ruma.client.sweep.shared_memory):
  *     header (128 bytes), then slots (uint64 each, a power of two of them), then the arena
  *     (4-byte words, to the end of the buffer).
  * A slot holds 32 bits of the node's hash (high half) and its record's word offset + 1 (low half;

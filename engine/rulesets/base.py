@@ -89,7 +89,7 @@ class Ruleset(ABC):
     """Positions are rows of pots: families of positions (sweeps, censuses) are defined for it."""
     unbounded: ClassVar[bool] = False
     """A row with no ends: ``normalise`` strips empty end pots, so a family's classes are walked as
-    stripped rows, each weighed by its paddings (``ruma.engine.families.enum``)."""
+    stripped rows, each weighed by its paddings (``ruma.engine.families.classes``)."""
     impartial_twin: ClassVar[str | None] = None
     """The name of this partizan ruleset's impartial version: the same positions, either player
     making either player's moves."""

@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ruma.engine.errors import RumaInputError
-from ruma.engine.families.templates import claim_value, enumerate_instances, parse_domain, parse_family
+from ruma.engine.families.templates import claim_value, enumerate_instances, parse_domain, parse_template
 from ruma.engine.memo import InMemoryMemo, Memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.catalog.models import Catalog, NamedPosition, PositionTag, Theorem, VerificationRun
@@ -259,17 +259,17 @@ class CatalogOps:
                                   ("notes", notes, MAX_NOTES), ("source paper", source_paper, MAX_FIELD),
                                   ("source ref", source_ref, MAX_FIELD)):
             _bounded(text, field, most)
-        fam = parse_family(family)
+        template = parse_template(family)
         dom = parse_domain(domain or "")
-        unknown = [n for n in dom.names if n not in fam.parameters]
+        unknown = [n for n in dom.names if n not in template.parameters]
         if unknown:
             raise RumaInputError(f"domain {domain!r} names {unknown}, not parameters of {family!r}")
         kind, claim = claim_kind(claim)
         if kind == "value":  # the claim must parse at the first instance of the domain
-            first = next(enumerate_instances(fam.parameters, dom, 3), None)
+            first = next(enumerate_instances(template.parameters, dom, 3), None)
             if first is not None:
                 claim_value(claim, first)
-        values = {"ruleset": rules.name, "family": family.strip(), "parameters": ",".join(fam.parameters),
+        values = {"ruleset": rules.name, "family": family.strip(), "parameters": ",".join(template.parameters),
                   "domain": (domain or "").strip(), "claim": claim, "claim_kind": kind,
                   "source_paper": source_paper, "source_ref": source_ref, "source_page": source_page,
                   "notes": notes}

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from ruma.engine.cgt import nimber
+from ruma.engine.cgt import format_value, nimber
 from ruma.engine.cgt.nim import mex
 from ruma.engine.errors import RumaInputError
-from ruma.engine.evaluator import format_value
 from ruma.engine.rulesets import Ruleset, ruleset_names, sample_ruleset
 
 PROPERTIES = ("sparse-atomic-wari", "outcome:X", "impartial-twin")

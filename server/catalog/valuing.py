@@ -18,10 +18,10 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Protocol
 
-from ruma.engine.cgt import ZERO, Game
+from ruma.engine.cgt import ZERO, Game, format_value
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
-from ruma.engine.evaluator import Evaluation, evaluate, format_value
-from ruma.engine.families.templates import claim_value, enumerate_instances, parse_domain, parse_family
+from ruma.engine.evaluator import Evaluation, evaluate
+from ruma.engine.families.templates import claim_value, enumerate_instances, parse_domain, parse_template
 from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
@@ -73,8 +73,6 @@ def value_fields(value_of: Callable[[str, str], Evaluation], ruleset: str, posit
     except RumaError as error:  # e.g. a ruleset that finds the position loopy
         return {"value": None, "nim_value": None, "outcome": None, "canonical": None, "error": str(error),
                 "source_agrees": None}
-    from ruma.server.work import convert
-
     value = ev.value
     if isinstance(value, int):  # a nim value: never build *k (it builds *0 ... *(k-1) first)
         nim: int | None = value
@@ -89,7 +87,7 @@ def value_fields(value_of: Callable[[str, str], Evaluation], ruleset: str, posit
             agrees = parsed.nim_value == value if isinstance(value, int) else parsed is value
         except RumaError:
             agrees = None
-    return {"value": convert.format_value(value, "ascii"), "nim_value": nim, "outcome": outcome,
+    return {"value": format_value(value, "ascii"), "nim_value": nim, "outcome": outcome,
             "canonical": str(ev.canonical), "error": None, "source_agrees": agrees}
 
 
@@ -103,16 +101,16 @@ def check_instances(memo: Memo, ruleset: str, family: str, domain: str, claim: s
     if not isinstance(up_to, int) or up_to < 0 or up_to > 1000:
         raise RumaInputError(f"--up-to must be an integer in 0..1000, got {up_to!r}")
     rules = get_ruleset(ruleset)
-    fam, dom = parse_family(family), parse_domain(domain)
+    template, dom = parse_template(family), parse_domain(domain)
     started = time.perf_counter()
     checked, valued = 0, 0
     failure: dict[str, Any] | None = None
-    for values in enumerate_instances(fam.parameters, dom, up_to):
+    for values in enumerate_instances(template.parameters, dom, up_to):
         if checked >= MAX_VERIFY_INSTANCES:
             raise RumaInputError(f"more than {MAX_VERIFY_INSTANCES} instances; lower --up-to")
         if should_cancel is not None and should_cancel():
             raise CancelledError("the verification was cancelled")
-        position = fam.position_text(values)
+        position = template.position_text(values)
         state = parse(rules.name, position)[1] if parse is not None else rules.parse(position)
         ok, computed, claimed, cost = _check(memo, rules, state, kind, claim, values, should_cancel, max_positions)
         checked += 1
@@ -120,7 +118,7 @@ def check_instances(memo: Memo, ruleset: str, family: str, domain: str, claim: s
         if not ok:
             failure = {"parameters": values, "position": position, "value": computed, "claimed": claimed}
             break
-    return {"parameters": fam.parameters, "checked": checked, "valued": valued, "failure": failure,
+    return {"parameters": template.parameters, "checked": checked, "valued": valued, "failure": failure,
             "ruleset_version": rules.version, "milliseconds": round((time.perf_counter() - started) * 1000)}
 
 
@@ -220,6 +218,4 @@ class LocalValuer:
 
     def canonical(self, value: str) -> str:
         """The canonical form of a value expression, built here."""
-        from ruma.engine.evaluator import format_value
-
         return format_value(parse_value(value))

@@ -29,10 +29,10 @@ from typing import Any, AsyncIterator
 import grpc
 
 from ruma.engine.families.census import BY, census
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, format_value
 from ruma.engine.errors import LimitExceededError, RumaInputError
-from ruma.engine.evaluator import evaluate, format_value
-from ruma.engine.families.enum import Family, enumerate_family, walk_count
+from ruma.engine.evaluator import evaluate
+from ruma.engine.families.classes import Family, enumerate_family, walk_count
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import RecordingMemo, unpack
 from ruma.server.work import convert

@@ -4,7 +4,8 @@
   environment; ``bulk``: batched lookups and inserts; ``writer``: the writer process of large
   batches; ``codec``, ``games``, ``keys``: sealed records, store game ids, key decoding;
   ``check``, ``verify``, ``repair``: checks on open, ``ruma store verify`` and ``repair``;
-  ``pages``, ``nodes``, ``scan``: the file read page by page without LMDB, and the record checks over it;
+  ``page_file``, ``nodes``, ``scan``: the file read page by page without LMDB, and the record
+  checks over it;
   ``provenance``: uploaded values marked unverified until the server re-values them;
   ``rewrite``: ``ruma store compact`` (the store rewritten densely, verified, swapped in);
   ``migrate``: older schemas converted on open, once;

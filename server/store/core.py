@@ -18,11 +18,11 @@ from typing import Any, Callable, Iterator, TypeVar
 import lmdb
 
 from ruma.engine import ENGINE_VERSION
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, Value
 from ruma.server.store import codec
 from ruma.server.store.codec import StoreDamagedError, StoreError
 from ruma.server.store.bulk import BulkOps, add_counts
-from ruma.server.store.games import GameTable, Value
+from ruma.server.store.games import GameTable
 from ruma.server.store.provenance import UploadMarks
 from ruma.server.store.writer import BulkWriter, find_in
 

@@ -13,13 +13,11 @@ from __future__ import annotations
 import sys
 from array import array
 from pathlib import Path
-from typing import Any, Callable, Mapping, Union
+from typing import Any, Callable, Mapping
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, Value
 from ruma.engine.cgt.game import canonical_id, option_ids
 from ruma.server.store import codec
-
-Value = Union[Game, int]
 
 
 class GameTable:

@@ -40,7 +40,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, Value
 from ruma.engine.native import new_compact_memo
 from ruma.server.store import codec
 from ruma.server.store.admin import StoreAdmin
@@ -54,7 +54,6 @@ from ruma.server.store.core import (
 )
 from ruma.server.store.codec import StoreError
 from ruma.server.store.documents import StoreDocuments
-from ruma.server.store.games import Value
 from ruma.server.store.provenance import StoreProvenance
 
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
@@ -282,7 +281,7 @@ class LmdbStore:
         data = self.path / "data.mdb"
         if in_use(self.path) or not data.is_file():
             return False
-        from ruma.server.store.pages import PageFile
+        from ruma.server.store.page_file import PageFile
 
         with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
             stats = store.admin.stats()

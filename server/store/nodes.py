@@ -1,4 +1,4 @@
-"""Where the nodes of an LMDB leaf page lie, on a sound page and on a damaged one (``store.pages``).
+"""Where the nodes of an LMDB leaf page lie, on a sound page and on a damaged one (``store.page_file``).
 
 LMDB keeps a leaf page's nodes packed at its end: the node table (from byte 16 to ``lower``)
 holds one 2-byte offset a node, in key order, and the nodes themselves fill the *node area* from

@@ -24,10 +24,9 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, Value
 from ruma.engine.stores import Store
 from ruma.server.store import codec
-from ruma.server.store.games import Value
 from ruma.server.store.scan import UNVERIFIED_MARK
 
 if TYPE_CHECKING:
@@ -264,7 +263,7 @@ def revalue_all(store: Store, entries: list[tuple[bytes, Value | None]], revalue
                 corrected: Callable[[bytes, Value | None, Value], None] | None = None) -> tuple[int, int]:
     """Re-value ``entries`` (marked keys with their stored values) and settle each; returns
     ``(checked, replaced)``. A replacement is logged."""
-    from ruma.engine.evaluator import format_value
+    from ruma.engine.cgt import format_value
     from ruma.server.store.keys import state_of_key
 
     groups: dict[str, list[tuple[bytes, Value | None]]] = {}
@@ -315,7 +314,8 @@ def revalue_store(store: Store, progress: Callable[[int], None] | None = None,
     """``ruma store verify --revalue``: re-value every unverified upload of an open store in this
     process (``evaluate`` over a scratch memo that reads no marked entry) and settle each; returns
     how many were checked and the corrections made (position, stored, true value)."""
-    from ruma.engine.evaluator import evaluate, format_value
+    from ruma.engine.cgt import format_value
+    from ruma.engine.evaluator import evaluate
     from ruma.engine.families.packets import RecordingMemo
     from ruma.engine.rulesets import get_ruleset
     from ruma.server.store.keys import state_of_key

@@ -4,7 +4,7 @@ The store is rebuilt rather than patched, so that damage to LMDB's own pages is 
 
 1. refuse while another process has the store open (LMDB keeps a shared ``fcntl`` lock on
    ``lock.mdb`` for as long as an environment is open; repair must get the exclusive one);
-2. read the old ``data.mdb`` page by page (``store.pages.PageFile``: never through LMDB, which may
+2. read the old ``data.mdb`` page by page (``store.page_file.PageFile``: never through LMDB, which may
    stop the process on a damaged page; a truncated file or one with a damaged meta page is read
    as far as it goes, from its newest sound meta page), with the pages of subtrees whose branch
    page is damaged found as orphans;

@@ -1,4 +1,4 @@
-"""The record checks of ``ruma store verify`` and ``repair`` over a ``store.pages.PageFile``.
+"""The record checks of ``ruma store verify`` and ``repair`` over a ``store.page_file.PageFile``.
 
 ``Scan(pages)`` reads every table of one snapshot through ``PageFile`` (never through LMDB, which
 may stop the process on a damaged page) and checks each record:
@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from ruma.server.store import codec
 from ruma.server.store.documents import DOC
-from ruma.server.store.pages import PageFile
+from ruma.server.store.page_file import PageFile
 
 TABLES = ("meta", "games", "game_index", "positions", "unverified")
 MAX_KEY = 511  # LMDB's longest key (MDB_MAXKEYSIZE of the LMDB py-lmdb bundles)

@@ -1,7 +1,7 @@
 """``ruma store verify``: check every table of an LMDB store, record by record, and re-evaluate.
 
 ``verify_store(store, full=..., sample=N)`` reads one snapshot of the file page by page
-(``store.pages.PageFile``: never through LMDB, which may stop the process on a damaged page) and
+(``store.page_file.PageFile``: never through LMDB, which may stop the process on a damaged page) and
 checks its records (``store.scan.Scan``: every record with ``full``, else those of random leaf
 pages, about ``sample`` a table). Then it re-evaluates ``sample`` uniformly drawn positions from
 scratch (``ruma.engine.evaluator``, a fresh in-memory memo) and compares. Every problem is
@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, format_value
 from ruma.engine.errors import RumaError
-from ruma.engine.evaluator import evaluate, format_value
+from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.server.store import codec
 from ruma.server.store.codec import StoreDamagedError
 from ruma.server.store.keys import state_of_key
-from ruma.server.store.pages import PageError, PageFile
+from ruma.server.store.page_file import PageError, PageFile
 from ruma.server.store.games import rebuild_game
 from ruma.server.store.scan import TABLES, Scan, payload, reservoir, sound_keys
 

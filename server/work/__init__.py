@@ -4,7 +4,7 @@
   server's event loop; ``worker``: a worker process's side; ``inline``: tasks on threads when
   there are no workers; ``tasks``, ``sweep_tasks``, ``reads`` (stored lookups), ``stored_batch``:
   the functions a worker runs; ``cache``: a reader's hot values; ``budget``: a call's deadline and
-  limits; ``limits``: the service's limits; ``disk``: a full disk; ``wire``: errors carried from a
+  limits; ``limits``: the service's limits; ``disk``: a full disk; ``worker_errors``: errors carried from a
   worker; ``convert``: engine objects → protobuf replies.
 
 May import: the standard library, ``ruma.engine``, ``ruma.v1``, ``ruma.server.store`` and (for the

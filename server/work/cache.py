@@ -13,7 +13,8 @@ import threading
 from collections import OrderedDict
 from typing import Iterable, Sequence, cast
 
-from ruma.engine.memo import BulkMemo, Memo, Value, capabilities, insert_each
+from ruma.engine.cgt import Value
+from ruma.engine.memo import BulkMemo, Memo, capabilities, insert_each
 
 
 class CachedMemo:

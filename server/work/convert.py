@@ -1,34 +1,32 @@
 """Engine objects → protobuf messages (the only place the service builds its replies).
 
-Formatting a value and analysing it (outcome, temperature, atomic weight) cost far more than a
-store lookup, and the same few values come back again and again, so both are cached by the
-game's interned id. A nim value ``k`` is written and analysed without building ``∗k`` (which
-builds ``∗0 … ∗(k-1)`` first): ``∗k`` for ``k ≥ 2`` has the analysis of ``∗2`` but for its nim
-value and birthday (both ``k``).
+Analysing a value (outcome, temperature, atomic weight) costs far more than a store lookup, and
+the same few values come back again and again, so analyses are cached by the game's interned id
+(its text is cached by ``ruma.engine.cgt.notation``). A nim value ``k`` is written and analysed
+without building ``∗k`` (which builds ``∗0 … ∗(k-1)`` first): ``∗k`` for ``k ≥ 2`` has the
+analysis of ``∗2`` but for its nim value and birthday (both ``k``).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Iterable, Sequence, Union
+from typing import Iterable, Sequence
 
-from ruma.engine.cgt import ZERO, Game, nimber
+from ruma.engine.cgt import ZERO, Game, Value, as_game, format_value
 from ruma.engine.errors import NotAtomicError
 from ruma.v1 import ruma_pb2 as pb
 
-Value = Union[Game, int]
 log = logging.getLogger("ruma.server")
 
 ALL_STYLES = ("ascii", "unicode", "braces")
 _STYLE_OF: dict[int, str] = {pb.NOTATION_ASCII: "ascii", pb.NOTATION_UNICODE: "unicode", pb.NOTATION_BRACES: "braces"}
 _OUTCOME = {"L": pb.OUTCOME_L, "R": pb.OUTCOME_R, "N": pb.OUTCOME_N, "P": pb.OUTCOME_P}
 
-#: entries kept in each cache before it is cleared (values are small; ids are stable)
+#: analyses kept in the cache before it is cleared (values are small; ids are stable)
 CACHE_LIMIT = 200_000
 
 _lock = threading.Lock()
-_formatted: dict[tuple[int, str], str] = {}
 _analysed: dict[int, pb.Analysis] = {}
 
 
@@ -36,34 +34,6 @@ def styles(notations: Iterable[int]) -> tuple[str, ...]:
     """The notation names asked for; none (or only UNSPECIFIED) means all of them."""
     chosen = tuple(dict.fromkeys(_STYLE_OF[n] for n in notations if n in _STYLE_OF))
     return chosen or ALL_STYLES
-
-
-def as_game(value: Value) -> Game:
-    """A value as a game (``*k`` for a nim value ``k``)."""
-    return nimber(value) if isinstance(value, int) else value
-
-
-def _nim_text(k: int, style: str) -> str:
-    star = "∗" if style == "unicode" else "*"
-    return "0" if k == 0 else star if k == 1 else f"{star}{k}"
-
-
-def format_value(value: Value, style: str) -> str:
-    """``value`` in ``style`` (cached by the game's id)."""
-    from ruma.engine.cgt.notation import format_game
-
-    if isinstance(value, int):
-        return _nim_text(value, style)
-    game = value
-    key = (game.id, style)
-    text = _formatted.get(key)
-    if text is None:
-        text = format_game(game, style)
-        with _lock:
-            if len(_formatted) >= CACHE_LIMIT:
-                _formatted.clear()
-            _formatted[key] = text
-    return text
 
 
 def value_message(value: Value, chosen: Sequence[str]) -> pb.Value:

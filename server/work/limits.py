@@ -10,6 +10,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ruma.engine.limits import MAX_POSITIONS, MAX_POTS, MAX_SEEDS
+
+#: a request's time budget from its arrival, unless ``--max-seconds`` says otherwise (a local
+#: evaluation's is ``ruma.client.cli.options.LOCAL_MAX_SECONDS``)
+REQUEST_MAX_SECONDS = 60.0
+
 
 def default_memory() -> int:
     """The default evaluation memory budget: half the machine's memory, at most 4 GiB."""
@@ -29,11 +35,11 @@ def default_eval_workers() -> int:
 class Limits:
     """What one request may ask of the server (``None``: unlimited)."""
 
-    max_pots: int | None = 64
-    max_seeds: int | None = 512
-    max_positions: int | None = 5_000_000
+    max_pots: int | None = MAX_POTS
+    max_seeds: int | None = MAX_SEEDS
+    max_positions: int | None = MAX_POSITIONS
     max_batch_size: int = 10_000
-    max_seconds: float | None = 60.0
+    max_seconds: float | None = REQUEST_MAX_SECONDS
     """a request's time budget from its arrival: beyond it RESOURCE_EXHAUSTED"""
     max_memory: int | None = None
     """bytes the evaluation workers may use together (``None``: ``default_memory()``; 0: unlimited)"""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
-from ruma.engine.cgt import ZERO, Game
+from ruma.engine.cgt import ZERO, Game, Value
 from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Position, Ruleset, State
@@ -20,7 +20,7 @@ from ruma.server.work import convert
 from ruma.server.work.stored_batch import Refusal as Refusal  # (re-exported for the servicer)
 from ruma.server.work.stored_batch import Templates, answer_stored_briefs
 from ruma.server.work.tasks import Context, parse_position, parse_value, position_limit, task
-from ruma.server.work.wire import to_wire
+from ruma.server.work.worker_errors import to_wire
 from ruma.v1 import ruma_pb2 as pb
 
 #: brief replies' templates by value (``stored_batch``), kept for the life of the reader
@@ -42,7 +42,7 @@ def stored(memo: Any, rules: Ruleset, state: State) -> Evaluation | None:
         stats.memo_hits += 1
         signed = -value if component_mirrored and isinstance(value, Game) else value
         components.append(ComponentValue(Position(rules, component), component_key, signed, component_mirrored, True))
-    total: Game | int = 0 if rules.impartial else ZERO
+    total: Value = 0 if rules.impartial else ZERO
     for part in components:
         total = total ^ part.value if isinstance(total, int) else total + part.value  # type: ignore[operator]
     stats.seconds = time.perf_counter() - started

@@ -23,7 +23,7 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 from ruma.server.work import convert
 from ruma.server.work.budget import Budget
-from ruma.server.work.wire import to_wire
+from ruma.server.work.worker_errors import to_wire
 from ruma.server.work.limits import Limits
 from ruma.v1 import ruma_pb2 as pb
 
@@ -280,7 +280,7 @@ def catalog_verify(ctx: Context, ruleset: str, family: str, domain: str, claim: 
 @task
 def canonical_value(ctx: Context, value_text: str) -> str:
     """The canonical form of a value expression, as ``format_value`` prints it."""
-    from ruma.engine.evaluator import format_value
+    from ruma.engine.cgt import format_value
 
     return format_value(parse_value(ctx.limits, value_text))
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from ruma.server.work.budget import Budget
 from ruma.server.work.limits import Limits
-from ruma.server.work.wire import to_wire
+from ruma.server.work.worker_errors import to_wire
 
 log = logging.getLogger("ruma.server")
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ruma.engine.cgt import ZERO, Game, integer, nimber, number, up_multiple
 from ruma.engine.cgt.notation import parse_game
 from ruma.engine.errors import NotationError, RumaInputError
-from ruma.engine.families.templates import enumerate_instances, parse_domain, parse_family, substitute_claim
+from ruma.engine.families.templates import enumerate_instances, parse_domain, parse_template, substitute_claim
 from ruma.engine.rulesets import get_ruleset
 
 pytestmark = pytest.mark.both_engines
@@ -20,45 +20,45 @@ pytestmark = pytest.mark.both_engines
 
 def test_erickson_templates_expand_as_written_in_the_paper() -> None:
     # Theorem 2.2's proof: (10)^m 03 (01)^n with m = 2, n = 1 is 10 10 03 01
-    assert parse_family("(10)^m 03 (01)^n").position_text({"m": 2, "n": 1}) == "10100301"
-    assert parse_family("(01)^m 2 (01)^n").position_text({"m": 1, "n": 2}) == "0120101"
-    assert parse_family("11(01)^n").position_text({"n": 2}) == "110101"
-    assert parse_family("(01300)^n").position_text({"n": 2}) == "0130001300"
-    assert parse_family("1^{n+1} 2^k").instantiate({"n": 2, "k": 2}) == (1, 1, 1, 2, 2)
+    assert parse_template("(10)^m 03 (01)^n").position_text({"m": 2, "n": 1}) == "10100301"
+    assert parse_template("(01)^m 2 (01)^n").position_text({"m": 1, "n": 2}) == "0120101"
+    assert parse_template("11(01)^n").position_text({"n": 2}) == "110101"
+    assert parse_template("(01300)^n").position_text({"n": 2}) == "0130001300"
+    assert parse_template("1^{n+1} 2^k").instantiate({"n": 2, "k": 2}) == (1, 1, 1, 2, 2)
 
 
 def test_pot_count_parameters_and_comma_mode() -> None:
-    fam = parse_family("1,{y}")
-    assert fam.parameters == ("y",)
-    assert fam.instantiate({"y": 7}) == (1, 7)
-    adjacent = parse_family("{x},{x+1}")
+    template = parse_template("1,{y}")
+    assert template.parameters == ("y",)
+    assert template.instantiate({"y": 7}) == (1, 7)
+    adjacent = parse_template("{x},{x+1}")
     assert adjacent.position_text({"x": 9}) == "9,10"  # a count of ten switches to comma mode
     assert get_ruleset("atomic-wari").parse(adjacent.position_text({"x": 9})) == (9, 10)
-    assert parse_family("{2x+1}").instantiate({"x": 3}) == (7,)
+    assert parse_template("{2x+1}").instantiate({"x": 3}) == (7,)
 
 
 def test_parameters_in_order_of_first_appearance() -> None:
-    assert parse_family("(01)^n 2 (10)^m").parameters == ("n", "m")
-    assert parse_family("{b}{a}{b}").parameters == ("b", "a")
+    assert parse_template("(01)^n 2 (10)^m").parameters == ("n", "m")
+    assert parse_template("{b}{a}{b}").parameters == ("b", "a")
 
 
 def test_empty_instance_is_an_empty_group() -> None:
-    fam = parse_family("(01300)^n")
-    assert fam.position_text({"n": 0}) == "()"
+    template = parse_template("(01300)^n")
+    assert template.position_text({"n": 0}) == "()"
 
 
 @pytest.mark.parametrize("bad", ["(10", "10)^2", "(10)", "1^", "{x", "1 ? 2", ""])
 def test_bad_templates_are_refused_quoting_the_input(bad: str) -> None:
     with pytest.raises(RumaInputError) as info:
-        parse_family(bad)
+        parse_template(bad)
     assert repr(bad) in str(info.value) or bad == ""
 
 
 def test_negative_counts_and_missing_parameters_are_refused() -> None:
     with pytest.raises(RumaInputError, match="negative"):
-        parse_family("{x-3}").instantiate({"x": 1})
+        parse_template("{x-3}").instantiate({"x": 1})
     with pytest.raises(RumaInputError, match="needs values for n"):
-        parse_family("(01)^n").instantiate({})
+        parse_template("(01)^n").instantiate({})
 
 
 def test_both_domain_spellings_of_theorem_2_3_are_the_same_set() -> None:
@@ -120,9 +120,9 @@ def test_claims_substitute_to_the_values_of_the_theorems() -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 5), st.integers(0, 5))
 def test_position_text_round_trips_through_the_sowing_parser(m: int, n: int) -> None:
-    fam = parse_family("(10)^m 03 (01)^n")
-    text = fam.position_text({"m": m, "n": n})
-    assert get_ruleset("sowing").parse(text) == fam.instantiate({"m": m, "n": n})
+    template = parse_template("(10)^m 03 (01)^n")
+    text = template.position_text({"m": m, "n": n})
+    assert get_ruleset("sowing").parse(text) == template.instantiate({"m": m, "n": n})
 
 
 def test_claim_errors_quote_the_claim_as_typed() -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from ruma.client.cli import main
 from ruma.engine.evaluator import evaluate
-from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.classes import Family, enumerate_family
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.rpc import sweeps

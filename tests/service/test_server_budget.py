@@ -20,7 +20,7 @@ from ruma.server.rpc.errors import status_of
 from ruma.server.work.limits import Limits
 from ruma.server.store.codec import CorruptRecordError
 from ruma.server.work.tasks import TASKS, Context
-from ruma.server.work.wire import WorkerLost, from_wire, to_wire
+from ruma.server.work.worker_errors import WorkerLost, from_wire, to_wire
 from ruma.v1 import ruma_pb2 as pb
 
 

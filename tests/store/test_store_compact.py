@@ -19,11 +19,11 @@ import pytest
 
 from ruma.client.cli import main
 from ruma.client.sweep.driver import sweep_store
-from ruma.engine.families.enum import Family
+from ruma.engine.families.classes import Family
 from ruma.server.store import rewrite
 from ruma.server.store.codec import StoreError
 from ruma.server.store.memo import DENSE_FILL, DENSE_RATIO, LmdbStore
-from ruma.server.store.pages import PageFile
+from ruma.server.store.page_file import PageFile
 from ruma.server.store.rewrite import compact_store
 
 

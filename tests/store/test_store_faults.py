@@ -27,7 +27,7 @@ from tests.support.lmdb_leaves import swept, tables
 from ruma.server.store import codec
 from ruma.server.store.codec import CorruptRecordError
 from ruma.server.store.memo import LmdbStore
-from ruma.server.store.pages import PageFile
+from ruma.server.store.page_file import PageFile
 from ruma.server.store.scan import payload, sound_keys
 from tests.support.commands import ruma
 

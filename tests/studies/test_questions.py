@@ -20,7 +20,7 @@ from ruma.engine.cgt import STAR, UP, ZERO, Game, integer, nimber, number, up_mu
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.census import MissingValuesError, census
-from ruma.engine.families.enum import Family, enumerate_family, raw_count, weighted_rows
+from ruma.engine.families.classes import Family, enumerate_family, raw_count, weighted_rows
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.studies.chains import CHAINS, extend, right_unmoves

@@ -9,13 +9,10 @@ the rule" side of the normalisation property tests. A dict caches raw states onl
 from __future__ import annotations
 
 import sys
-from typing import Union
 
-from ruma.engine.cgt import Game, nimber
+from ruma.engine.cgt import Game, Value, as_game
 from ruma.engine.cgt.nim import mex
 from ruma.engine.rulesets.base import Ruleset, State
-
-Value = Union[Game, int]
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
@@ -41,11 +38,6 @@ def _value(rules: Ruleset, state: State, cache: dict[State, Value]) -> Value:
         )
     cache[state] = value
     return value
-
-
-def as_game(value: Value) -> Game:
-    """A value as a ``Game`` (``*k`` for a nim value)."""
-    return nimber(value) if isinstance(value, int) else value
 
 
 def sum_values(rules: Ruleset, values: list[Value]) -> Value:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ruma.client import Client
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, Value, format_value
 
 
 @contextlib.contextmanager
@@ -32,12 +32,9 @@ def switch(left: Game, right: Game) -> Game:
     return Game.from_options([left], [right])
 
 
-def ascii_of(game: Game | int) -> str:
+def ascii_of(game: Value) -> str:
     """CGSuite plain text of a game (or ``*k`` of a nim value), as the server formats it."""
-    from ruma.engine.cgt import nimber
-    from ruma.engine.cgt.notation import format_game
-
-    return format_game(nimber(game) if isinstance(game, int) else game, "ascii")
+    return format_value(game, "ascii")
 
 
 def connect(address: str, **kwargs: Any) -> Client:

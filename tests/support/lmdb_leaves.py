@@ -1,5 +1,5 @@
 """A small reader of LMDB pages for the store's fault tests, written apart from
-``ruma.server.store.pages`` so that it can judge what ``ruma store repair`` keeps.
+``ruma.server.store.page_file`` so that it can judge what ``ruma store repair`` keeps.
 
 ``tree_pages(clean)`` walks the trees of an undamaged ``data.mdb`` (meta page, main tree, each named
 table's tree through its branch pages) and returns each table's pages with their children (none
@@ -30,7 +30,7 @@ def swept(path: Path, partizan: int) -> dict[str, dict[bytes, bytes]]:
     """Sweep impartial Sowing of at most 11 seeds and partizan Sowing of at most ``partizan`` (whose
     values are games) into a new store in ``path``; returns its records (``tables``)."""
     from ruma.client.sweep.driver import sweep_store
-    from ruma.engine.families.enum import Family
+    from ruma.engine.families.classes import Family
 
     sweep_store(Family.of("impartial-sowing", (0, 11)), str(path), workers=1)
     sweep_store(Family.of("sowing", (0, partizan)), str(path), workers=1)

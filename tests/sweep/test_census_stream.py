@@ -5,7 +5,7 @@ Expected values: Erickson 1996, Table 3 (impartial Sowing: the fewest-seeds posi
 ∗4 are ``1112`` and ``110111``; the paper's own entries) and §2 (Sowing ``11 = ∗``); the streamed
 classes and the restricted censuses are compared with this repository's full enumeration and full
 census (``enumerate_family``/``census``), themselves checked against brute force in
-``tests/engine/test_sweep_enum.py``; the pots a row can fill with the engine's own decomposition
+``tests/engine/test_family_classes.py``; the pots a row can fill with the engine's own decomposition
 (``Ruleset.components``) on every short row.
 """
 
@@ -21,7 +21,7 @@ from ruma.client.sweep.driver import StoreSink, sweep_store
 from ruma.engine.cgt import nimber, parse_game
 from ruma.engine.families.bounds import fill_pots, question_pots
 from ruma.engine.families.census import census, values_among, tally, wanted_values
-from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.classes import Family, enumerate_family
 from ruma.engine.families.stream import stream_classes
 from ruma.engine.rulesets import get_ruleset, row_rulesets
 from tests.support.commands import ruma

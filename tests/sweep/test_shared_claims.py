@@ -17,7 +17,7 @@ import pytest
 
 from ruma.engine.errors import CancelledError
 from ruma.engine.evaluator import evaluate, value_many
-from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.classes import Family, enumerate_family
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import RecordingMemo
@@ -27,7 +27,7 @@ if os.environ.get("RUMA_ENGINE") == "python":
     pytest.skip("the shared table is read and written by the compiled search only", allow_module_level=True)
 
 from ruma.client.sweep.driver import sweep_store  # noqa: E402
-from ruma.client.sweep.table import table_layout  # noqa: E402
+from ruma.client.sweep.shared_memory import table_layout  # noqa: E402
 from ruma.engine.native import _core  # noqa: E402
 
 CODE, VERSION = 9, 1  # a prefix of no ruleset, for the table's own tests

@@ -22,7 +22,7 @@ import pytest
 from ruma.engine.cgt import Game
 from ruma.engine.cgt.notation import format_game
 from ruma.engine.evaluator import evaluate
-from ruma.engine.families.enum import Family
+from ruma.engine.families.classes import Family
 from ruma.engine.memo import InMemoryMemo
 
 pytest.importorskip("ruma.engine.native._core")
@@ -31,9 +31,9 @@ if os.environ.get("RUMA_ENGINE") == "python":
 
 from ruma.client.sweep import driver as sweep_module  # noqa: E402
 from ruma.client.sweep import shared as sweep_shared  # noqa: E402
-from ruma.client.sweep import table as sweep_table  # noqa: E402
+from ruma.client.sweep import shared_memory  # noqa: E402
 from ruma.client.sweep.driver import sweep_store  # noqa: E402
-from ruma.client.sweep.table import SharedRegion, games_layout  # noqa: E402
+from ruma.client.sweep.shared_memory import SharedRegion, games_layout  # noqa: E402
 from ruma.engine.native import _core  # noqa: E402
 from ruma.server.store.writer import BulkWriter  # noqa: E402
 from tests.support.stores import contents  # noqa: E402
@@ -134,7 +134,7 @@ def test_a_partizan_sweep_whose_tables_run_out_sends_the_rest_aside(
         return done
 
     monkeypatch.setattr(sweep_shared, "value_blocks", watched)  # (in this process: workers=1)
-    monkeypatch.setattr(sweep_table, "games_layout", lambda entries: (128 + 1024 * 8 + 4096, 1024))  # 1024 words
+    monkeypatch.setattr(shared_memory, "games_layout", lambda entries: (128 + 1024 * 8 + 4096, 1024))  # 1024 words
     summary = sweep_store(family, str(tmp_path / "games"), workers=1)
     assert full == [True] and contents(tmp_path / "games") == expected
     assert summary.entries_committed == len(expected)

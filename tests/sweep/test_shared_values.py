@@ -18,7 +18,7 @@ import pytest
 
 from ruma.engine.errors import CancelledError
 from ruma.engine.evaluator import evaluate, value_many
-from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.classes import Family, enumerate_family
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import RecordingMemo
@@ -29,9 +29,9 @@ if os.environ.get("RUMA_ENGINE") == "python":
 
 from ruma.client.sweep import driver as sweep_module  # noqa: E402
 from ruma.client.sweep import shared as sweep_shared  # noqa: E402
-from ruma.client.sweep import table as sweep_table  # noqa: E402
+from ruma.client.sweep import shared_memory  # noqa: E402
 from ruma.client.sweep.driver import sweep_store  # noqa: E402
-from ruma.client.sweep.table import SharedRegion, table_layout  # noqa: E402
+from ruma.client.sweep.shared_memory import SharedRegion, table_layout  # noqa: E402
 from ruma.engine.native import _core  # noqa: E402
 from tests.support.stores import contents  # noqa: E402
 
@@ -218,7 +218,7 @@ def test_one_table_holds_keys_of_both_parts() -> None:
     """Rows with a count of 15 or more, or longer than 16 pots, go to the general part of a table
     whose other keys are packed: the table ends up holding exactly what the reference engine
     stores, each key drained once."""
-    from ruma.client.sweep.table import packable
+    from ruma.client.sweep.shared_memory import packable
     from tests.support.positions import counts
 
     rules = get_ruleset("impartial-sowing")
@@ -295,7 +295,7 @@ def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, rul
     regions = Path("/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir())
     before = set(regions.glob("ruma-sweep-*"))
     used: list[int] = []
-    made = sweep_table.new_table
+    made = shared_memory.new_table
     monkeypatch.setattr(sweep_shared, "new_table", lambda *a: used.append(1) or made(*a))  # (in this process)
     sweep_store(family, str(tmp_path / "one"), workers=1)
     two = sweep_store(family, str(tmp_path / "two"), workers=2)
@@ -340,8 +340,8 @@ def test_the_cells_way_stays_right_without_the_table(tmp_path: Path, monkeypatch
 
 def family_region(family: Family, entries: int) -> tuple[SharedRegion, Any, sweep_shared.FamilyTask]:
     """A region with a values table and a set of keys, and the task of a lone worker on it."""
-    layout = sweep_table.family_layout(entries, family.pots_max)
-    made = sweep_table.new_table(family.rules, layout, layout)
+    layout = shared_memory.family_layout(entries, family.pots_max)
+    made = shared_memory.new_table(family.rules, layout, layout)
     assert made is not None
     region, values, _, _ = made
     return region, values, sweep_shared.FamilyTask(family.ruleset, region.path, layout.size, None, family)
@@ -400,7 +400,7 @@ def test_classes_given_to_one_worker_go_through_a_table_too(tmp_path: Path, monk
     sweep_store(family, str(tmp_path / "reference"), workers=1, classes=classes)
     monkeypatch.setattr(sweep_module, "SHARED", True)
     used: list[int] = []
-    made = sweep_table.new_table
+    made = shared_memory.new_table
     monkeypatch.setattr(sweep_shared, "new_table", lambda *a: used.append(1) or made(*a))
     half = sweep_store(Family.of("impartial-sowing", (0, 7)), str(tmp_path / "table"), workers=1, classes=None)
     summary = sweep_store(family, str(tmp_path / "table"), workers=1, classes=classes)

@@ -20,7 +20,7 @@ from ruma.engine.stores import open_store
 from ruma.engine.families.census import census
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.evaluator import evaluate
-from ruma.engine.families.enum import Family, enumerate_family, enumerate_states
+from ruma.engine.families.classes import Family, enumerate_family, enumerate_states
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.work.limits import Limits
@@ -69,7 +69,7 @@ def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     # (the actors share the tables of ruma.client.sweep.shared, the cluster being on this machine;
     # then, as the actors of a cluster elsewhere would, partizan values go in cells and packets,
-    # their games as engine.cgt.wire bytes)
+    # their games as engine.cgt.game_bytes)
     families = [Family.of("sowing", (0, 7), (1, 7)), Family.of("impartial-sowing", (0, 9), (1, 9))]
     with RayActors(2) as backend:
         assert backend.shares_memory

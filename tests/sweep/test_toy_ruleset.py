@@ -15,22 +15,20 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
-from typing import ClassVar, Iterator, Sequence, Union
+from typing import ClassVar, Iterator, Sequence
 
 import pytest
 
 from ruma.client.sweep.driver import sweep_store
-from ruma.engine.cgt import Game
+from ruma.engine.cgt import Game, Value
 from ruma.engine.families.census import census
-from ruma.engine.families.enum import Family, enumerate_family, raw_rows
+from ruma.engine.families.classes import Family, enumerate_family, raw_rows
 from ruma.engine.families.order import cell, precedes
 from ruma.engine.rulesets import get_ruleset, register_ruleset, row_rulesets, ruleset_by_code, unregister_ruleset
 from ruma.engine.rulesets.base import State, strip_ends
 from ruma.engine.rulesets.notation import BothDirections, PotRowRuleset
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.memo import LmdbStore
-
-Value = Union[Game, int]
 
 
 class NudgeRuleset(PotRowRuleset):

@@ -1,5 +1,5 @@
-"""The compiled walk of a family's classes (``Rules.classes``, ``engine/native/enum.c``) against
-the reference loop of ``families.enum.enumerate_family``: the same classes, keys, raw counts in
+"""The compiled walk of a family's classes (``Rules.classes``, ``engine/native/classes.c``) against
+the reference loop of ``families.classes.enumerate_family``: the same classes, keys, raw counts in
 both orientations and representatives, in the same order, for every unbounded row ruleset —
 including Sowing families with full pots and the empty row — and the same cancellation."""
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from ruma.engine.families import enum as family_enum
+from ruma.engine.families import classes as family_classes
 from ruma.engine.errors import CancelledError
-from ruma.engine.families.enum import Family, enumerate_family
+from ruma.engine.families.classes import Family, enumerate_family
 from ruma.engine.rulesets import get_ruleset, row_rulesets
 
 #: the row rulesets whose classes are walked as stripped rows (the compiled walk's)
@@ -24,9 +24,9 @@ def _compiled(ruleset: str) -> bool:
     return native is not None and hasattr(native, "classes")
 
 
-def _reference(family: Family, monkeypatch: pytest.MonkeyPatch) -> list[family_enum.FamilyClass]:
+def _reference(family: Family, monkeypatch: pytest.MonkeyPatch) -> list[family_classes.FamilyClass]:
     with monkeypatch.context() as patch:
-        patch.setattr(family_enum, "_native_classes", lambda family, should_cancel: None)
+        patch.setattr(family_classes, "_native_classes", lambda family, should_cancel: None)
         return enumerate_family(family)
 
 
@@ -37,13 +37,13 @@ def test_compiled_classes_equal_the_reference(ruleset: str, seeds_min: int, seed
     if not _compiled(ruleset):
         pytest.skip("no compiled core (RUMA_ENGINE=python or not built): only the reference runs")
     family = Family.of(ruleset, (seeds_min, seeds_max), (pots_min, pots_max))
-    compiled = family_enum._native_classes(family, None)
+    compiled = family_classes._native_classes(family, None)
     assert compiled is not None
     reference = _reference(family, monkeypatch)
     assert len(compiled) == len(reference)
     for mine, theirs in zip(compiled, reference):
         assert mine == theirs  # state, key, raw, raw_mirrored and both representatives
-    assert sum(c.raw_total for c in compiled) == family_enum.raw_count(family)
+    assert sum(c.raw_total for c in compiled) == family_classes.raw_count(family)
 
 
 def test_sowing_full_pots_are_classes_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,7 +58,7 @@ def test_sowing_full_pots_are_classes_of_their_own(monkeypatch: pytest.MonkeyPat
     assert compiled == _reference(family, monkeypatch)
 
 
-@pytest.mark.parametrize("walk", [enumerate_family, family_enum.enumerate_states])
+@pytest.mark.parametrize("walk", [enumerate_family, family_classes.enumerate_states])
 def test_the_compiled_walk_can_be_cancelled(walk: Any) -> None:
     if not _compiled("impartial-sowing"):
         pytest.skip("no compiled core")
@@ -108,15 +108,15 @@ def test_the_parts_of_a_walk_cover_the_family_once(ruleset: str, parts: int, see
     family = Family.of(ruleset, (seeds_min, seeds_max), (pots_min, pots_max))
     reference = _reference(family, monkeypatch)
     position = {c.key: i for i, c in enumerate(reference)}
-    found = [family_enum.enumerate_states(family, None, part, parts) for part in range(parts)]
-    assert sum(raw for _, _, raw in found) == family_enum.raw_count(family)  # every raw row in one part
+    found = [family_classes.enumerate_states(family, None, part, parts) for part in range(parts)]
+    assert sum(raw for _, _, raw in found) == family_classes.raw_count(family)  # every raw row in one part
     assert set().union(*(keys for _, keys, _ in found)) == set(position)  # every class in some part
     state_of = {c.key: c.state for c in reference}
     for states, keys, _ in found:  # each part in the family's order, with the classes' states
         assert [position[k] for k in keys] == sorted(position[k] for k in keys)
         assert states == [state_of[k] for k in keys]
-    whole = family_enum.enumerate_states(family)
-    assert whole == ([c.state for c in reference], [c.key for c in reference], family_enum.raw_count(family))
+    whole = family_classes.enumerate_states(family)
+    assert whole == ([c.state for c in reference], [c.key for c in reference], family_classes.raw_count(family))
 
 
 @pytest.mark.parametrize("ruleset", UNBOUNDED_ROWS)
@@ -129,8 +129,8 @@ def test_packed_class_rows_give_the_walks_states_and_keys(ruleset: str, seeds_mi
         pytest.skip("no compiled core")
     family = Family.of(ruleset, (seeds_min, seeds_max), (pots_min, pots_max))
     for part in range(2):
-        states, keys, raw = family_enum.enumerate_states(family, None, part, 2)
-        rows = family_enum.enumerate_rows(family, None, part, 2)
+        states, keys, raw = family_classes.enumerate_states(family, None, part, 2)
+        rows = family_classes.enumerate_rows(family, None, part, 2)
         assert rows is not None and len(rows) == len(states) and rows.raw == raw
         blocks = [rows.block(first, 97) for first in range(0, len(rows), 97)]
         assert [s for b in blocks for s in b[0]] == states and [k for b in blocks for k in b[1]] == keys

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from ruma.engine.errors import RumaInputError
-from ruma.engine.families.enum import (
+from ruma.engine.families.classes import (
     Family,
     enumerate_family,
     raw_count,
@@ -93,7 +93,7 @@ def test_compositions_are_every_row_in_lexicographic_order() -> None:
     """The head-and-cached-tail generator against a brute force over all rows of counts."""
     from itertools import product
 
-    from ruma.engine.families.enum import _compositions
+    from ruma.engine.families.classes import _compositions
 
     for parts in range(1, 6):
         for total in range(0, 8):

@@ -17,7 +17,7 @@ computed on arrival, has exactly its options (so it is the same canonical form o
 the kernel never holds one twice).
 
 The compiled kernel has the same two operations in C (``_core.kernel.pack_nodes`` and
-``unpack_nodes``, engine/native/wire.c), byte for byte; the functions below are the reference,
+``unpack_nodes``, engine/native/game_bytes.c), byte for byte; the functions below are the reference,
 used with the pure-Python engine and tested against them.
 """
 

@@ -1,4 +1,4 @@
-"""Canonical forms as bytes (``ruma.engine.cgt.wire``; compiled: engine/native/wire.c).
+"""Canonical forms as bytes (``ruma.engine.cgt.game_bytes``; compiled: engine/native/game_bytes.c).
 
 The compiled packer and unpacker against the Python reference (byte for byte, on the same
 kernel's ids), across the two kernels (packed by one, read by the other: the same canonical
@@ -17,7 +17,7 @@ import pytest
 from ruma.engine.cgt import Game
 from ruma.engine.cgt import kernel as reference
 from ruma.engine.cgt.notation import format_game
-from ruma.engine.cgt.wire import pack_games, pack_reference, unpack_games, unpack_reference
+from ruma.engine.cgt.game_bytes import pack_games, pack_reference, unpack_games, unpack_reference
 from ruma.engine.evaluator import evaluate
 from ruma.engine.families.packets import pack_wire, unpack_wire
 from ruma.engine.native import core

@@ -1,9 +1,9 @@
-/* enum.c — Rules.classes: the normalisation classes of a family of unbounded rows, in C.
+/* classes.c — Rules.classes: the normalisation classes of a family of unbounded rows, in C.
  *
- * The reference is ruma.engine.families.enum.enumerate_family (its docstring defines raw
+ * The reference is ruma.engine.families.classes.enumerate_family (its docstring defines raw
  * positions, classes, the two orientations' counts and the representatives); this walks the same
  * stripped rows in the same order and keeps the same books, so the two agree class for class
- * (tests/engine/test_family_enum_native.py compares them on every unbounded ruleset). The Python walk
+ * (tests/engine/test_family_classes_native.py compares them on every unbounded ruleset). The Python walk
  * costs ~3.5 µs a row (a generator step, a tuple, a dict probe and a call per row); here a row is
  * normalised and keyed in place and looked up in the search's compact table (table.c), and Python
  * objects are made once per class at the end.
@@ -68,7 +68,7 @@ static int row_cmp(const pot_t *a, const pot_t *b, size_t n) {
     return 0;
 }
 
-/* families.enum._count: add weight raw rows to one orientation, keeping the simplest row (rows come
+/* families.classes._count: add weight raw rows to one orientation, keeping the simplest row (rows come
  * simplest first but for mirrors counted out of turn, of the same seeds and length: a held row is
  * replaced only by a smaller one of its own length; the seed count is the slice's, equal too). */
 static int count_row(Walk *w, size_t c, const pot_t *row, size_t n, long long weight, int mirrored) {
@@ -313,7 +313,7 @@ done:
 /* Rules.class_states(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) ->
  * (states, keys, raw) or None: the classes' canonical states and keys in Rules.classes' order and
  * the raw positions of the rows walked, without the books a class that only a census needs (its
- * counts by orientation and representatives): what a sweep values (families.enum.enumerate_states). */
+ * counts by orientation and representatives): what a sweep values (families.classes.enumerate_states). */
 PyObject *Rules_class_states(RulesObject *self, PyObject *args) {
     Walk w;
     size_t *order;

@@ -1,6 +1,6 @@
-/* wire.c — canonical forms as bytes between machines: ``_core.kernel.pack_nodes`` / ``unpack_nodes``.
+/* game_bytes.c — canonical forms as bytes between machines: ``_core.kernel.pack_nodes`` / ``unpack_nodes``.
  *
- * The compiled twin of ruma.engine.cgt.wire (the reference, which documents the format: the magic
+ * The compiled twin of ruma.engine.cgt.game_bytes (the reference, which documents the format: the magic
  * "RGN1", a varint count of nodes, each node's Left and Right counts and its options as varint
  * distances back to earlier nodes, then the CRC-32 of all that, little-endian). Checked on
  * arrival: the magic, the checksum, every varint and distance, no byte left over, and every node

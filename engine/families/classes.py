@@ -10,7 +10,7 @@ unbounded), full pots marked and full end runs shortened (Sowing), unreachable m
 (Atomic Wari on a fixed board), and the mirror image. Every raw position of a class has the
 class's value, negated for the partizan rulesets when ``normalise`` reports it mirrored; so a
 partizan class counts its raw positions in two orientations, ``raw`` (the canonical orientation)
-and ``raw_mirrored`` (an impartial class counts them all in ``raw``). The classes of a family partition its raw positions (``tests/engine/test_sweep_enum.py``
+and ``raw_mirrored`` (an impartial class counts them all in ``raw``). The classes of a family partition its raw positions (``tests/engine/test_family_classes.py``
 checks class counts against brute force for every row ruleset).
 
 Each class also names its **representative**: the simplest raw position of the class — fewest
@@ -355,7 +355,7 @@ def enumerate_rows(family: Family, should_cancel: Callable[[], bool] | None = No
 
 
 def _native_classes(family: Family, should_cancel: Callable[[], bool] | None) -> list[FamilyClass] | None:
-    """The classes from the compiled walk (``Rules.classes``, ``engine/native/enum.c``: the same
+    """The classes from the compiled walk (``Rules.classes``, ``engine/native/classes.c``: the same
     rows, order and books as the loop of ``enumerate_family``, which stays the reference and
     runs under ``RUMA_ENGINE=python``), or ``None`` where it does not apply: a fixed board, a
     ruleset without compiled core, or counts that could pass 64 bits."""
