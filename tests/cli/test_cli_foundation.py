@@ -124,8 +124,8 @@ def test_limits_and_no_limit() -> None:
 
 
 def test_read_positions_from_stdin() -> None:
-    stdin = io.StringIO("312\n\n# a comment\n  1^8  \n")
-    assert list(read_positions(["2", "-", "3"], stdin)) == ["2", "312", "1^8", "3"]
+    stdin = io.StringIO("312\n\n% a comment\n  1^8  \n#1^3#\n")  # ('#': a full pot, a position)
+    assert list(read_positions(["2", "-", "3"], stdin)) == ["2", "312", "1^8", "#1^3#", "3"]
 
 
 def test_errors_map_to_exit_statuses() -> None:

@@ -58,7 +58,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     assert main(["catalog", "seed", "--data", str(local)]) == 0
     assert main(["eval", "impartial-sowing", "110111", "11131", "312", "--data", str(local), "--format", "csv"]) == 0
     positions = root / "positions.txt"
-    positions.write_text("# a comment\n312\n1^5\n\n2202\n")
+    positions.write_text("% a comment\n312\n1^5\n\n2202\n")
     tokens = root / "tokens"
     tokens.write_text(f"{TOKEN} write\n")
     with serving(root / "served", "--token-file", str(tokens)) as (process, address):
@@ -197,7 +197,7 @@ def test_good_input(world: dict[str, Any], capsys: pytest.CaptureFixture[str], c
 
 
 def test_stdin_and_csv(world: dict[str, Any], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    status, out, _ = run(capsys, ["eval", "sowing", "-", "--format", "csv"], "312\n# c\n2202\n", monkeypatch)
+    status, out, _ = run(capsys, ["eval", "sowing", "-", "--format", "csv"], "312\n% c\n2202\n", monkeypatch)
     assert status == 0 and [line.split(",")[:2] for line in out.splitlines()[1:]] == [["312", "{0|-2}"], ["2202", "↑"]]
     status, out, _ = run(capsys, ["query", *expand(REMOTE, world), "sowing", "-", "--json"], "312\n", monkeypatch)
     assert status == 0 and json.loads(out)["value"] == "{0|-2}"  # '-' is stdin for query too
