@@ -216,6 +216,17 @@ def test_eval_and_query_print_the_same_record(world: dict[str, Any], capsys: pyt
         assert mine == theirs
 
 
+def test_from_store_only_when_a_store_was_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 312 = •12 as its one component (Erickson 1996, §2): the second is found in this run's memory
+    _, out, _ = run(capsys, ["eval", "sowing", "312", "312", "--json"])
+    assert [(r["from_store"], r["components"][0]["from_store"]) for r in map(json.loads, out.splitlines())] == [
+        (False, False), (False, False)]
+    data = str(tmp_path / "data")
+    run(capsys, ["eval", "sowing", "312", "--data", data, "--json"])
+    _, out, _ = run(capsys, ["eval", "sowing", "312", "--data", data, "--json"])
+    assert json.loads(out)["from_store"] is True
+
+
 # -- bad input ---------------------------------------------------------------------------------------
 # (argv, exit status, text the one line must contain)
 BAD: list[tuple[list[str], int, str]] = [
