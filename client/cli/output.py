@@ -235,7 +235,7 @@ def progress(description: str, total: int | None = None, *, enabled: bool | None
                                TextColumn, TimeElapsedColumn, TimeRemainingColumn)
     from rich.text import Text
 
-    class PaceColumn(ProgressColumn):  # type: ignore[misc]
+    class PaceColumn(ProgressColumn):
         """``pace_text`` of a task."""
 
         def render(self, task: Any) -> Text:
