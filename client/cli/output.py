@@ -215,8 +215,10 @@ def pace_text(completed: float, total: float | None, pace: tuple[float, int] | N
         return ""
     rate = steps / elapsed
     left = max(0.0, total - completed) / rate
-    shown = f"{left:.0f} s" if left < 120 else f"{left / 60:.0f} min" if left < 7200 else f"{left / 3600:.1f} h"
-    return f"{rate:,.1f}/s, about {shown} left at this pace"
+    if not left:
+        return f"{rate:,.1f}/s"
+    shown = f"{max(left, 1):.0f} s" if left < 120 else f"{left / 60:.0f} min" if left < 7200 else f"{left / 3600:.1f} h"
+    return f"{rate:,.1f}/s, ~{shown} left"
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from ruma.client.cli.main import RumaArgumentParser, main
 from ruma.client.cli.errors import Exit, Unreachable, UsageError, WorkFailed, as_cli_error, rpc_error
 from ruma.client.cli.options import (add_data_option, add_format_option, add_limit_options, add_server_options,
                                      count, data_directory, parse_address, port, read_positions)
-from ruma.client.cli.output import Column, Output, progress
+from ruma.client.cli.output import Column, Output, pace_text, progress
 from ruma.engine.errors import LimitExceededError, NotationError, RumaError
 
 
@@ -175,6 +175,16 @@ def test_progress_is_silent_off_a_terminal(capsys: pytest.CaptureFixture[str]) -
         bar.advance()
         bar.update(3)
     assert capsys.readouterr() == ("", "")
+
+
+def test_the_pace_is_the_average_since_it_was_started() -> None:
+    assert pace_text(50, 100, None, 10.0) == ""  # (no pace started)
+    assert pace_text(50, 100, (9.5, 40), 10.0) == ""  # (under a second: too little known)
+    assert pace_text(40, 100, (0.0, 40), 10.0) == ""  # (nothing done since: no estimate)
+    assert pace_text(60, 100, (0.0, 40), 10.0) == "2.0/s, ~20 s left"
+    assert pace_text(60, 100, (0.0, 40), 20.0) == "1.0/s, ~40 s left"  # a stall is a slower pace
+    assert pace_text(100, 100, (0.0, 40), 20.0) == "3.0/s"
+    assert pace_text(41, 1000, (0.0, 40), 10.0) == "0.1/s, ~2.7 h left"
 
 
 def test_main_one_line_errors_and_debug(capsys: pytest.CaptureFixture[str]) -> None:
