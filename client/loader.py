@@ -16,11 +16,12 @@ sent, and which failed and why. What a load does, in order:
    its own time: the server stops one that runs out of its time (``max_seconds`` each, else the
    server's limit a request) or of the memory budget alone, and values the others. A position
    the server's limit a call kept from its time — not started before the call's time ran out,
-   or stopped when the positions before it had taken most of it (the server's words ``send it
-   again`` / ``send it alone``) — is sent again, the second alone in a call of its own, up to
-   ``RESENDS`` times: a heavy neighbour never costs a cheap position its time, and a position
-   reported out of time had the whole of it. A position the server refuses fails alone, with the
-   server's reason.
+   or stopped when the positions before it had taken most of it, or in a call whose worker never
+   answered (the server's words ``send it again`` / ``send it alone``) — is sent again, alone in
+   a call of its own when it was cut short, when it comes back a second time or when its call got
+   nowhere, up to ``RESENDS`` times (then that reason stands): a heavy neighbour never costs a
+   cheap position its time, and a position reported out of time had the whole of it. A position
+   the server refuses fails alone, with the server's reason.
 3. **A call that fails as a whole** (its deadline passed, the server was out of resources or met
    an internal error) is split in two and each half sent again, down to single positions, so that
    one heavy position never takes its batch with it; a single position whose call fails gets that
@@ -84,7 +85,7 @@ CALL_SECONDS = 2.0
 #: positions in the first call (at most ``batch_size``)
 FIRST_CALL = 32
 #: times a position kept from its time by its neighbours is sent again
-RESENDS = 3
+RESENDS = 2
 _RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
 
 
@@ -256,8 +257,10 @@ class _Load:
                 else:
                     self.summary.valued += 1
                 count += 1
-            elif code == _RESOURCE_EXHAUSTED and (_AGAIN in message or _ALONE in message) \
-                    and self.resent.get(index, 0) < RESENDS:
+            elif code == _RESOURCE_EXHAUSTED and (_AGAIN in message or _ALONE in message):
+                if self.resent.get(index, 0) >= RESENDS:  # (the reason stands, without the advice)
+                    count += self.fail(index, message.split(f"; {_AGAIN}")[0].split(f"; {_ALONE}")[0], False)
+                    continue
                 self.resent[index] = self.resent.get(index, 0) + 1
                 if _ALONE in message or self.resent[index] > 1:
                     self.ready.append([index])
@@ -266,7 +269,10 @@ class _Load:
             else:
                 reason = message or status_code(code).name.lower().replace("_", " ")
                 count += self.fail(index, reason, code == _RESOURCE_EXHAUSTED)
-        self.pending.extendleft(reversed(again))
+        if count:
+            self.pending.extendleft(reversed(again))
+        else:  # (a call that got nowhere — its worker stopped or never came: which position held it is unknown)
+            self.ready.extend([index] for index in again)
         self.finish(count)
 
     def fail(self, index: int, reason: str, exhausted: bool) -> int:
