@@ -153,7 +153,8 @@ def run_pycgt(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _braces_pycgt(pycgt: Any, g: Any) -> str:
     c = pycgt.canonical(g)
-    return "{" + ",".join(_braces_pycgt(pycgt, x) for x in c.left) + "|" + ",".join(_braces_pycgt(pycgt, x) for x in c.right) + "}"
+    left, right = (",".join(_braces_pycgt(pycgt, x) for x in side) for side in (c.left, c.right))
+    return "{" + left + "|" + right + "}"
 
 
 RUNNERS = {"ruma": run_ruma, "cgt-py": run_cgt_py, "pycgt": run_pycgt}

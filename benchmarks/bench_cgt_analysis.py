@@ -62,7 +62,7 @@ def main(count: int = 2000, seed: int = 1) -> None:
 
         def cgt_analyses() -> None:
             for c in forms:
-                c.left_stop, c.right_stop, c.temperature, c.thermograph
+                _ = c.left_stop, c.right_stop, c.temperature, c.thermograph
 
         rows.append(("cgt-py stops+temperature+thermograph", _timed(cgt_analyses)))
     except ImportError:

@@ -66,7 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     load.add_argument("ruleset", metavar="RULESET")
     load.add_argument("files", nargs="+", metavar="FILE",
-                      help="positions, one a line (or .csv with a 'position' column, .jsonl with a 'position' field); - reads stdin")
+                      help="positions, one a line (or .csv with a 'position' column, .jsonl with a 'position' field); "
+                           "- reads stdin")
     load.add_argument("--batch-size", type=positive, default=256, metavar="N", help="positions per call (default 256)")
     load.add_argument("--max-seconds", type=seconds, default=0.0, metavar="S",
                       help="seconds each position may compute (default: the server's limit)")

@@ -178,8 +178,8 @@ def run_verify(args: argparse.Namespace) -> int:
     with Output(args.format) as out:
         out.emit(record, "\n".join(lines))
     if not report.ok:
-        raise WorkFailed(f"{len(report.problems)} problems (damaged pages or records) and {len(report.mismatches)} of {report.checked} "
-                         f"stored values differ from a fresh evaluation",
+        raise WorkFailed(f"{len(report.problems)} problems (damaged pages or records) and "
+                         f"{len(report.mismatches)} of {report.checked} stored values differ from a fresh evaluation",
                          "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
                          + " drops them so that they are recomputed (ruma store backup first)")
     return 0

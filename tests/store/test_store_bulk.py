@@ -1,7 +1,8 @@
 """The store's bulk path (``lookup_many``/``insert_many``) against its one-at-a-time path.
 
 The expected store contents are those that ``insert`` + ``flush`` write: a bulk write must leave
-every sub-database byte for byte the same (positions, per-ruleset counts, games), keep the first value stored under a key, and answer lookups like ``lookup``.
+every sub-database byte for byte the same (positions, per-ruleset counts, games), keep the first
+value stored under a key, and answer lookups like ``lookup``.
 """
 
 from __future__ import annotations
