@@ -86,7 +86,16 @@ static int search_setup(SearchObject *s, RulesObject *rules, PyObject **got, PyO
 #define KEEP(field)          \
     Py_INCREF(field);        \
     s->field = field;
-    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(octal) KEEP(cache) KEEP(insert_packed)
+    KEEP(lookup)
+    KEEP(lookup_many)
+    KEEP(insert_many)
+    KEEP(entries)
+    KEEP(record)
+    KEEP(progress)
+    KEEP(should_cancel)
+    KEEP(octal)
+    KEEP(cache)
+    KEEP(insert_packed)
 #undef KEEP
     s->shared = shared ? (SharedValuesObject *)cache : NULL; /* (held through cache) */
     if (with_games) s->shared_games = (SharedGamesObject *)Py_NewRef(games);

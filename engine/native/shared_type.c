@@ -68,7 +68,7 @@ static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject 
             /* chunks: small enough that the processes' last, partly used ones waste little of
              * the arena (1/64 each), large enough to be reserved rarely; whole cache lines */
             uint64_t c = h->arena_words / SV_CHUNKS;
-            h->chunk_words = (c < 128 ? 128 : c > 4096 ? 4096 : c) / 16 * 16;
+            h->chunk_words = (c < 128 ? 128 : (c > 4096 ? 4096 : c)) / 16 * 16;
             __atomic_store_n(&h->magic, SV_MAGIC, __ATOMIC_RELEASE);
         }
     } else if (size < sizeof *h || load(&h->magic) != SV_MAGIC) {
