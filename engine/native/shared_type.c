@@ -422,8 +422,8 @@ PyTypeObject SharedValues_Type = {
     .tp_dealloc = (destructor)SharedValues_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "SharedValues(buffer, code, version, slots=0, packed=0): nim values shared by processes (shared.c), "
-               "with `packed` slots for the keys table_pack packs (0: every key in the general part); one "
-               "object a process. len(): the keys published (other processes' counted every 64 adds and at their seal).",
+              "with `packed` slots for the keys table_pack packs (0: every key in the general part); one "
+              "object a process. len(): the keys published (other processes' counted every 64 adds and at their seal).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)SharedValues_init,
     .tp_methods = SharedValues_methods,
