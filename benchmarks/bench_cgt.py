@@ -1,6 +1,6 @@
 """Measure ruma's CGT algebra (canonicalisation, sums, comparisons) against cgt-py and pycgt.
 
-    /work/venv/bin/python benchmarks/bench_cgt.py [GAMES] [SEED]
+    python benchmarks/bench_cgt.py [GAMES] [SEED]    (cgt-py and pycgt: ``pip install '.[bench]'``)
 
 A seeded recipe lists GAMES games, each a random option list (0-3 Left, 0-3 Right options) over
 earlier games of birthday <= MAX_OPTION_BIRTHDAY. Every library builds the same games from the

@@ -1,6 +1,6 @@
 """Measure ruma's analyses and notation against cgt-py and pycgt on the same random games.
 
-    /work/venv/bin/python benchmarks/bench_cgt_analysis.py [COUNT] [SEED]
+    python benchmarks/bench_cgt_analysis.py [COUNT] [SEED]    (cgt-py and pycgt: ``pip install '.[bench]'``)
 
 Builds COUNT distinct random canonical games with ruma, writes them in cgt-py braces, then times
 (each on cold caches for its library): stops + temperature + thermograph, and text round trips.
