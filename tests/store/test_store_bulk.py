@@ -178,7 +178,7 @@ def store_env(path: Path) -> Any:
 
 
 def test_the_compiled_record_builder_matches_store_codec() -> None:
-    """``store._native`` (store_native.c) against ``store.codec``: CRC32C as google_crc32c, sealed
+    """``store._native`` (server/store/native.c) against ``store.codec``: CRC32C as google_crc32c, sealed
     positions records as ``seal``, on random keys of every shape (tag 0 and text bodies, long
     keys beyond LMDB's limit)."""
     import google_crc32c
