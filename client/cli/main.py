@@ -145,9 +145,3 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-
-
-def add_json_flag(parser: argparse.ArgumentParser) -> None:
-    """Add ``--json`` alone (kept for subcommands not yet on ``cli.options.add_format_option``)."""
-    parser.add_argument("--json", action="store_true", help="one JSON object per result, one per line")
-
