@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
@@ -270,15 +269,9 @@ class Client:
 
     def load(self, ruleset: str, positions: Iterable[str], *, batch_size: int = 256,
              progress: bool | Callable[[int, int], None] | None = None, **kwargs: Any) -> r.LoadSummary:
-        """Bulk load: value every position on the server (see ``ruma.client.loader.load``).
-
-        The old order ``load(positions, ruleset)`` still works, with a ``DeprecationWarning``."""
+        """Bulk load: value every position on the server (see ``ruma.client.loader.load``)."""
         from ruma.client.loader import load
 
-        if not isinstance(ruleset, str) and isinstance(positions, str):
-            warnings.warn("Client.load(positions, ruleset) is deprecated: use load(ruleset, positions)",
-                          DeprecationWarning, stacklevel=2)
-            ruleset, positions = positions, ruleset
         return load(self, _ruleset("load", ruleset), _many_positions("load", positions), batch_size=batch_size,
                     progress=progress, **kwargs)
 

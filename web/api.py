@@ -48,7 +48,8 @@ def page_seconds(request: Request) -> float:
     return float(getattr(request.app.state, "page_seconds", None) or heavy.PAGE_SECONDS)
 
 
-def bearer(authorization: Optional[str] = Header(None, description="`Bearer TOKEN`: call the service with this token")) -> Optional[str]:
+def bearer(authorization: Optional[str] = Header(None, description="`Bearer TOKEN`: call the service with this token")
+           ) -> Optional[str]:
     """The visitor's token, when the request brings one."""
     if authorization and authorization.lower().startswith("bearer "):
         return authorization[7:].strip() or None

@@ -1,8 +1,9 @@
 """``ruma tchoukaillon``: the solitaire sowing game of Jones, Taalman and Tongen.
 
 Sub-subcommands: ``board N``, ``min-stones L``, ``boards-of-length L``, ``complete "3=1,7=2"``,
-``check BOARD`` and ``graph EDGES`` (sowing graphs, Section 5). Boards are printed bin 1 (next to the Ruma) first; ``complete`` takes the
-paper's Section 4 beta-indexing (``beta_i = b_{i-1}``, so ``beta_2`` is the bin next to the Ruma).
+``check BOARD`` and ``graph EDGES`` (sowing graphs, Section 5). Boards are printed bin 1 (next to the
+Ruma) first; ``complete`` takes the paper's Section 4 beta-indexing (``beta_i = b_{i-1}``, so
+``beta_2`` is the bin next to the Ruma).
 """
 
 from __future__ import annotations

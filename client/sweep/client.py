@@ -127,7 +127,8 @@ def census_request(ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] |
                             values=list(values))
 
 
-def stream_census(client: "Client", request: pb.CensusRequest, timeout: float | None = None) -> Iterator[CensusRow | CensusSummary]:
+def stream_census(client: "Client", request: pb.CensusRequest,
+                  timeout: float | None = None) -> Iterator[CensusRow | CensusSummary]:
     """The census rows as the server streams them, then the summary."""
     import grpc
 

@@ -15,7 +15,8 @@ pot and commas (or whitespace) separate items. Otherwise every digit is one pot.
 ``312``, ``1^8``, ``(10)^3 03 (01)^2``, ``12,0,3``, ``(12,0)^2,5``, ``110••1``, ``#1^8#``.
 
 ``format_pots`` prints digits when every pot holds at most 9 seeds and comma-separated counts
-otherwise (a single pot of 10+ as ``10,``), with ``•`` for a full pot; it never compresses, so ``parse_pots(format_pots(s)) == s``.
+otherwise (a single pot of 10+ as ``10,``), with ``•`` for a full pot; it never compresses, so
+``parse_pots(format_pots(s)) == s``.
 The empty row prints as ``()`` (an empty group), which parses back to ``()``.
 
 Sizes are bounded (``MAX_POTS`` pots, ``MAX_SEEDS`` seeds in all, groups nested ``MAX_DEPTH``

@@ -108,10 +108,6 @@ class RumaServer:
         """Start serving."""
         self.loop.call(self.server.start())
 
-    def health_status(self, service: str = "") -> int:
-        """The health status the server reports for ``service`` (``HealthCheckResponse.ServingStatus``)."""
-        return int(self.loop.call(self.health.Check(health_pb2.HealthCheckRequest(service=service), None)).status)
-
     async def _shutdown(self, grace: float | None) -> None:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)

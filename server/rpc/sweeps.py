@@ -89,7 +89,8 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             raise UploadRejected(f"upload rejected: key {key.hex()} ({rules.format(state)!r}) is not normalised")
         pots, seeds = rules.size(state)
         limits = self.ruma.limits
-        if (limits.max_pots is not None and pots > limits.max_pots) or (limits.max_seeds is not None and seeds > limits.max_seeds):
+        if ((limits.max_pots is not None and pots > limits.max_pots)
+                or (limits.max_seeds is not None and seeds > limits.max_seeds)):
             raise LimitExceededError(f"upload rejected: position {rules.format(state)!r} exceeds this server's limits "
                                      f"({limits.max_pots} pots, {limits.max_seeds} seeds)")
         return state

@@ -182,7 +182,8 @@ class BulkOps:
         of this process reads them back)."""
         if self._packed_count(frame) >= BULK_DIRECT:
             writer = self._bulk_writer()
-            if writer is not None and writer.accepts(len(frame)) and writer.submit_packed(frame, None if cache is None else cache.lookup):
+            lookup = None if cache is None else cache.lookup
+            if writer is not None and writer.accepts(len(frame)) and writer.submit_packed(frame, lookup):
                 if cache is None and remember:
                     self._remember(*unpack_nim(frame))
                 elif self.recent is not None and len(self.recent) > RECENT_LIMIT:

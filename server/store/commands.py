@@ -58,12 +58,8 @@ def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argpars
 @contextmanager
 def opened(args: argparse.Namespace) -> Iterator["LmdbStore"]:
     """The store in ``--data`` (which must hold one); a store that cannot be opened is exit 3."""
-    from ruma.server.store.memo import LmdbStore, StoreError
-
-    if getattr(args, "legacy_dir", None):
-        raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
-                         f"{args.command_prog} --data {args.legacy_dir}")
     from ruma.server.store.codec import StoreDamagedError
+    from ruma.server.store.memo import LmdbStore, StoreError
 
     directory = data_directory(args, create=False)
     try:
@@ -108,14 +104,11 @@ def _ruleset_label(row: dict[str, Any]) -> str:
 @_store_errors
 def run_backup(args: argparse.Namespace) -> int:
     """Write a consistent, compacted copy of the store."""
-    if len(args.paths) > 1:
-        args.legacy_dir = args.paths[0]
-    dest = args.paths[-1]
     from ruma.server.store.memo import LmdbStore
 
     with opened(args) as store:
         try:
-            target = store.admin.backup(dest)
+            target = store.admin.backup(args.dest)
         except RumaInputError as error:
             raise UsageError(str(error), "give a new or empty directory") from None
     with LmdbStore(target, create=False) as copy:
@@ -178,8 +171,8 @@ def run_verify(args: argparse.Namespace) -> int:
     with Output(args.format) as out:
         out.emit(record, "\n".join(lines))
     if not report.ok:
-        raise WorkFailed(f"{len(report.problems)} problems (damaged pages or records) and {len(report.mismatches)} of {report.checked} "
-                         f"stored values differ from a fresh evaluation",
+        raise WorkFailed(f"{len(report.problems)} problems (damaged pages or records) and "
+                         f"{len(report.mismatches)} of {report.checked} stored values differ from a fresh evaluation",
                          "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
                          + " drops them so that they are recomputed (ruma store backup first)")
     return 0
@@ -192,9 +185,6 @@ def run_repair(args: argparse.Namespace) -> int:
     from ruma.server.store.repair import repair_store
     from ruma.server.store.verify import LISTED
 
-    if getattr(args, "legacy_dir", None):
-        raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
-                         f"{args.command_prog} --data {args.legacy_dir}")
     directory = data_directory(args, create=False)
     try:
         report = repair_store(directory, args.sample, args.seed)
@@ -237,10 +227,6 @@ def run_compact(args: argparse.Namespace) -> int:
     return 0
 
 
-def _legacy_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("legacy_dir", nargs="?", help=argparse.SUPPRESS)  # the old positional DIR
-
-
 def register(subparsers: Any) -> None:
     """Register ``ruma store`` and its subcommands."""
     store = subparsers.add_parser("store", help="inspect, back up, verify and repair an LMDB store", description=__doc__,
@@ -248,19 +234,17 @@ def register(subparsers: Any) -> None:
     commands = store.add_subparsers(dest="store_command", metavar="SUBCOMMAND", required=True)
 
     stats = commands.add_parser("stats", help="entries per ruleset, games, bytes")
-    _legacy_dir(stats)
     add_data_option(stats)
     add_format_option(stats, lists=False)
     stats.set_defaults(handler=run_stats)
 
     backup = commands.add_parser("backup", help="consistent compacted copy (safe while in use)")
-    backup.add_argument("paths", nargs="+", metavar="DEST", help="a new or empty directory")
+    backup.add_argument("dest", metavar="DEST", help="a new or empty directory")
     add_data_option(backup)
     add_format_option(backup, lists=False)
     backup.set_defaults(handler=run_backup)
 
     verify = commands.add_parser("verify", help="check every table's records and re-evaluate a sample")
-    _legacy_dir(verify)
     add_data_option(verify)
     verify.add_argument("--full", action="store_true", help="check every record of every table (else N per table)")
     verify.add_argument("--sample", type=count, default=100, metavar="N",
@@ -280,7 +264,6 @@ def register(subparsers: Any) -> None:
     compact.set_defaults(handler=run_compact)
 
     repair = commands.add_parser("repair", help="rebuild the store from its sound records (stop the server first)")
-    _legacy_dir(repair)
     add_data_option(repair)
     repair.add_argument("--sample", type=count, default=0, metavar="N",
                         help="also re-evaluate N positions and drop those with a wrong value (0)")

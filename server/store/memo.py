@@ -5,7 +5,8 @@ the bulk ``lookup_many``/``insert_many``/``insert_packed`` of ``store.bulk``, ``
 reads (``positions_with_value``, ``value_ids_many``, ``entry``, store game ids), ``flush``,
 ``refresh`` and ``close``; and three objects reached from it: ``admin`` (``store.admin``:
 statistics, backup, verify, samples), ``documents`` (``store.documents``) and ``provenance``
-(``store.provenance``: uploads not re-valued yet). Use it as a context manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``docs/store.md``):
+(``store.provenance``: uploads not re-valued yet). Use it as a context manager. Design (byte formats
+in ``ruma.server.store.codec``; narrative in ``docs/store.md``):
 
 * Sub-databases ``games`` (store game id → options as store ids), ``game_index`` (options → store
   game id), ``positions`` (canonical key → value and explored count), ``meta`` (schema, engine

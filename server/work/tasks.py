@@ -294,5 +294,4 @@ def catalog_search_stored(ctx: Context, ruleset: str, value_text: str, limit: in
 
 
 # The Sweeps service's tasks and the stored lookups register themselves here, so every worker knows them.
-from ruma.server.work import sweep_tasks  # noqa: E402,F401  (import for its registrations)
-from ruma.server.work import reads  # noqa: E402,F401  (import for its registrations)
+from ruma.server.work import reads, sweep_tasks  # noqa: E402,F401  (imported for their registrations)

@@ -186,6 +186,29 @@ def test_main_one_line_errors_and_debug(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["--help"]) == 0
 
 
+@pytest.mark.parametrize("value, error", [
+    ("ruma.client.cli.no_such_module:register", "ModuleNotFoundError: No module named 'ruma.client.cli.no_such_module'"),
+    ("ruma.client.cli.main:no_such_register", "AttributeError"),
+])
+def test_a_command_module_that_cannot_be_loaded_is_an_error_naming_it(
+        value: str, error: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import import_module
+    from importlib.metadata import EntryPoint
+
+    dispatcher = import_module("ruma.client.cli.main")  # (the package's ``main`` is the function)
+    installed = dispatcher.entry_points(group="ruma.commands")
+    broken = EntryPoint(name="broken", value=value, group="ruma.commands")
+    monkeypatch.setattr(dispatcher, "entry_points", lambda group: [*installed, broken])
+    for argv in (["value", "312"], ["--help"], ["broken"]):  # whatever command was asked for
+        assert main(argv) == Exit.FAILED
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+        assert captured.err.startswith(f"ruma: cannot load the command 'broken' from {value}: {error}")
+        assert "reinstall ruma" in captured.err
+    assert main(["--debug", "value", "312"]) == Exit.FAILED
+    assert "Traceback" in capsys.readouterr().err
+
+
 def test_a_long_cell_neither_widens_every_row_nor_shifts_its_own() -> None:
     long_value = "{" + "1|" * 3000 + "0}"  # a canonical form of 6,002 characters
     records = [{"position": f"p{i}", "value": long_value if i == 2 else "∗", "outcome": "N"} for i in range(5)]

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.slow
 
 MAX_SECONDS = 4.0
 STORED = [("sowing", "1^7"), ("sowing", "1^8"), ("sowing", "312"), ("impartial-sowing", "2^4"), ("sowing", "2202")]
-#: twelve random games of birthday 3 and 4: their sum's canonical form takes minutes (tests/test_cgt_analysis.random_games)
+#: twelve random games of birthday 3 and 4: their sum's canonical form takes minutes (tests/support/positions.random_games)
 HEAVY_SUM = ("{2||1/2|-1^^*} + {17/2|-1/2,{5/2|-7/2}} + Miny(1) + {2||2|1|||*,{2|-2,{*2,*3|-2}}} + {3||0|-2*} + "
              "{-1v*3|-2} + {1^*2|0,{1/4|-1/2^^*}||0} + {5/4|0} + {1/2|0} + {{^*|-1^^},{^*||*2|-1*}|{-1^^|-1,"
              "{-1^*3|-2^}},{*2|-1^*3||-1*|-2^}} + {1|||1||*3|-3/2} + {2|-1}")

@@ -1,7 +1,8 @@
 """The store's bulk path (``lookup_many``/``insert_many``) against its one-at-a-time path.
 
 The expected store contents are those that ``insert`` + ``flush`` write: a bulk write must leave
-every sub-database byte for byte the same (positions, per-ruleset counts, games), keep the first value stored under a key, and answer lookups like ``lookup``.
+every sub-database byte for byte the same (positions, per-ruleset counts, games), keep the first
+value stored under a key, and answer lookups like ``lookup``.
 """
 
 from __future__ import annotations
@@ -177,7 +178,7 @@ def store_env(path: Path) -> Any:
 
 
 def test_the_compiled_record_builder_matches_store_codec() -> None:
-    """``store._native`` (store_native.c) against ``store.codec``: CRC32C as google_crc32c, sealed
+    """``store._native`` (server/store/native.c) against ``store.codec``: CRC32C as google_crc32c, sealed
     positions records as ``seal``, on random keys of every shape (tag 0 and text bodies, long
     keys beyond LMDB's limit)."""
     import google_crc32c

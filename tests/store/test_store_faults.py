@@ -44,7 +44,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with PageFile(path / "data.mdb") as pages:
         for table in page_of:
             for pgno in pages.leaves[table]:
-                for key, value in pages.page_records(table, pgno):
+                for key, _ in pages.page_records(table, pgno):
                     page_of[table][key] = pgno
             assert list(pages.records(table)) == list(records[table].items())  # the page reader agrees with LMDB
         branches = [p for p in pages.branches["positions"] if p != pages.tables["positions"].root]

@@ -137,7 +137,7 @@ def test_four_processes_value_overlapping_positions_into_one_store(tmp_path: Pat
     with LmdbStore(path, create=False) as store:
         for answer in answers:
             assert len(answer) == len(JOBS)
-            for ruleset, position, key, number, is_game in answer:
+            for ruleset, _, key, number, is_game in answer:
                 expected = memo[ruleset].entries[key]
                 if is_game:
                     assert isinstance(expected, Game) and store.store_game_id(expected) == number

@@ -74,7 +74,7 @@ def test_split_batch(tmp_path: Path) -> None:
 @pytest.mark.parametrize("ruleset, text", [("impartial-sowing", "1^10"), ("sowing", "1^10")])
 def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: str, text: str, child: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both ways the writer process writes: its C transactions (store_lmdb.c) and, without them
+    """Both ways the writer process writes: its C transactions (server/store/lmdb.c) and, without them
     (``RUMA_STORE_WRITER=python``), the store's own bulk write through py-lmdb."""
     if child == "py-lmdb":
         monkeypatch.setenv("RUMA_STORE_WRITER", "python")

@@ -187,7 +187,8 @@ def test_ruma_tables_writes_its_sections_into_the_file_reads_them_back_and_recou
             "--write", str(target)]
     assert main(args) == 0
     first = target.read_text()
-    assert first.startswith("# Tables\n\nkept as it is\n\n## Table 3 — simplest impartial Sowing positions with value ∗n\n\nold\n")
+    assert first.startswith("# Tables\n\nkept as it is\n\n"
+                            "## Table 3 — simplest impartial Sowing positions with value ∗n\n\nold\n")
     assert first.count("## Sowing values of Erickson") == 1 and first.count("## Table 3 for Impartial Atomic Wari") == 1
     assert "every Sowing row of at most **6 seeds** and at most **6 pots**" in first
     assert "| 2^-1 | `2111` | 5/4 |" in first  # Erickson's erratum to Table 1: 2111 = 1/2

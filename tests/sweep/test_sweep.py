@@ -329,7 +329,8 @@ def test_sweep_to_a_server_then_census_over_grpc_matches_the_local_census(tmp_pa
         sink.close()
     assert [(r.label("ascii"), r.classes, r.raw_positions) for r in rows] == \
         [(r.label("ascii"), r.classes, r.raw_positions) for r in remote.rows]
-    assert [[family.rules.format(p) for p, _, _ in r.simplest] for r in rows] == [[p.position for p in r.simplest] for r in remote.rows]
+    assert ([[family.rules.format(p) for p, _, _ in r.simplest] for r in rows]
+            == [[p.position for p in r.simplest] for r in remote.rows])
     assert remote.summary is not None and remote.summary.raw_positions == sum(r.raw_positions for r in rows)
     assert remote.summary.missing == 0
 

@@ -296,7 +296,7 @@ def test_odd_inputs_are_never_500(service: tuple[str, str]) -> None:
     deep = get(url, "/api/v1/value?expression=" + quote("^400")).json()
     assert deep["analyses"]["birthday"] == 401 and deep["analyses"]["atomic_weight"] == "400"
     # a short expression whose canonical form is longer than any expression may be
-    expression = " + ".join("{%d|-%d}" % (2 * i, 2 * i) for i in range(1, 12)) + " + ^"
+    expression = " + ".join(f"{{{2 * i}|-{2 * i}}}" for i in range(1, 12)) + " + ^"
     reply = get(url, "/api/v1/value?expression=" + quote(expression))
     assert reply.status_code == 200, reply.text[:300]
     with connect(address) as client:
