@@ -16,16 +16,17 @@ from __future__ import annotations
 import os
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence, cast
+from typing import Any, Iterable, Protocol, Sequence, Union, cast
 
 from ruma.engine.cgt import Game
-from ruma.engine.memo import Value
 
 __all__ = ["Documents", "MissingStoreError", "Provenance", "Store", "StoreAdmin", "StoreType", "open_store"]
 
 #: the entry-point group of store types, and the name of the one ``open_store`` uses
 GROUP = "ruma.stores"
 BACKEND = "lmdb"
+
+Value = Union[Game, int]  # (as ``ruma.engine.memo.Value``, which names this module's ``Store``)
 
 
 class StoreAdmin(Protocol):

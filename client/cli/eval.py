@@ -62,7 +62,7 @@ def shown(record: dict[str, Any], text: str, fmt: str) -> dict[str, Any]:
 
 def _evaluator(args: argparse.Namespace, stack: ExitStack, report_progress: Any = None) -> Any:
     from ruma.client.cli.local_eval import LocalEvaluator, LocalLimits, store_memo
-    from ruma.engine.native import new_memo
+    from ruma.engine.memo import new_memo
     from ruma.engine.rulesets import get_ruleset
 
     rules = get_ruleset(args.ruleset)  # an unknown ruleset fails before any position is read

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ruma.engine.cgt import Game
-from ruma.engine.native import new_compact_memo
+from ruma.engine.memo import new_compact_memo
 from ruma.server.store import codec
 from ruma.server.store.admin import StoreAdmin
 from ruma.server.store.core import (
