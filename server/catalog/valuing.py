@@ -73,8 +73,6 @@ def value_fields(value_of: Callable[[str, str], Evaluation], ruleset: str, posit
     except RumaError as error:  # e.g. a ruleset that finds the position loopy
         return {"value": None, "nim_value": None, "outcome": None, "canonical": None, "error": str(error),
                 "source_agrees": None}
-    from ruma.server.work import convert
-
     value = ev.value
     if isinstance(value, int):  # a nim value: never build *k (it builds *0 ... *(k-1) first)
         nim: int | None = value
@@ -89,7 +87,7 @@ def value_fields(value_of: Callable[[str, str], Evaluation], ruleset: str, posit
             agrees = parsed.nim_value == value if isinstance(value, int) else parsed is value
         except RumaError:
             agrees = None
-    return {"value": convert.format_value(value, "ascii"), "nim_value": nim, "outcome": outcome,
+    return {"value": format_value(value, "ascii"), "nim_value": nim, "outcome": outcome,
             "canonical": str(ev.canonical), "error": None, "source_agrees": agrees}
 
 
