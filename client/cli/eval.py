@@ -20,7 +20,8 @@ from typing import Any
 from ruma.client.cli.errors import Exit, report
 from ruma.client.cli.options import (add_data_option, add_format_option, add_limit_options, add_notation_option,
                                      add_progress_option, read_positions)
-from ruma.client.cli.output import Column, Output, progress, throttled
+from ruma.client.cli.output import Column, Output, throttled
+from ruma.client.progress import progress
 
 EVAL_FORMATS = ("table", "text", "json", "csv")
 COLUMNS = [Column("position"), Column("value"), Column("outcome"), Column("left_stop", "left stop", "right"),

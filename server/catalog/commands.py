@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from ruma.client.cli.errors import Unreachable, UsageError, WorkFailed
 from ruma.client.cli.options import (DEFAULT_DATA, add_format_option, add_notation_option, add_progress_option,
                                      add_server_options, connect, data_directory, positive)
-from ruma.client.cli.output import Column, Output, progress
+from ruma.client.cli.output import Column, Output
+from ruma.client.progress import progress
 
 if TYPE_CHECKING:  # lmdb is imported when a command opens a store, not for ruma --help
     from ruma.server.store.memo import LmdbStore

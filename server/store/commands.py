@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from ruma.client.cli.errors import Unreachable, UsageError, WorkFailed
 from ruma.client.cli.options import add_data_option, add_format_option, add_progress_option, count, data_directory
-from ruma.client.cli.output import Output, progress
+from ruma.client.cli.output import Output
+from ruma.client.progress import progress
 from ruma.engine.errors import RumaInputError
 
 if TYPE_CHECKING:  # lmdb is imported when a store command runs, not for ruma --help
