@@ -10,6 +10,9 @@ above this one); the module-level instances (``sowing.SOWING``, ...) stay pure P
 A ruleset says everything the rest of ruma asks about it (``base.Ruleset``'s class attributes
 and hooks), so a new one is one module and one entry here — or, for a ruleset defined outside
 ruma (a toy in a test), one ``register_ruleset`` call.
+
+May import: the standard library, ``ruma.engine.errors``, ``ruma.engine.native`` (which engine is
+active), ``ruma.engine.cgt`` and ``ruma.engine.octal`` — the compiled twins only by name.
 """
 
 from __future__ import annotations
