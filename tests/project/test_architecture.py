@@ -7,6 +7,7 @@ engine's order ``ENGINE_LAYERS``), no two units import each other even by a deto
 from __future__ import annotations
 
 import ast
+import builtins
 import os
 import re
 import subprocess
@@ -267,6 +268,24 @@ def test_every_package_says_what_it_may_import(package: str) -> None:
     assert named is not None, f"{TREE[package].relative_to(ROOT)} has no 'May import:' paragraph"
     assert named - {package} == set(MAY_IMPORT[package]), (
         f"{package}'s 'May import' line names {sorted(named)}; MAY_IMPORT says {sorted(MAY_IMPORT[package])}")
+
+
+def test_exception_classes_are_named_errors() -> None:
+    classes: dict[str, tuple[str, list[str]]] = {}  # name -> (module, names of its bases)
+    for name, path in TREE.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                bases = [base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "") for base in node.bases]
+                classes[node.name] = (name, bases)
+
+    def is_error(cls: str, seen: frozenset[str] = frozenset()) -> bool:
+        builtin = getattr(builtins, cls, None)
+        if isinstance(builtin, type):
+            return issubclass(builtin, BaseException) and not issubclass(builtin, Warning)
+        return cls in classes and cls not in seen and any(is_error(base, seen | {cls}) for base in classes[cls][1])
+
+    misnamed = [f"{module}.{cls}" for cls, (module, _) in classes.items() if is_error(cls) and not cls.endswith("Error")]
+    assert not misnamed, f"exception classes whose names do not end in Error: {misnamed}"
 
 
 def test_nothing_below_the_service_imports_it() -> None:
