@@ -15,7 +15,7 @@ Which engine runs is decided once per process, at first use:
   differential tests);
 * ``RUMA_ENGINE=c`` — the compiled core, and an error if it is not built;
 * unset (or empty) — the compiled core when it is built; otherwise the pure-Python engine, with a
-  one-line warning on stderr.
+  one-line warning, logged (``logging``: with no handler configured, Python writes it to stderr).
 
 With the compiled engine, ``get_ruleset`` returns compiled subclasses of the five row-of-pots
 rulesets (``ruma.engine.native.rulesets``), ``evaluate`` runs their searches in C
@@ -30,13 +30,15 @@ the Python rulesets and search they compile (docs/architecture.md).
 
 from __future__ import annotations
 
+import logging
 import os
-import sys
 from types import ModuleType
 
 from ruma.engine.errors import RumaInputError
 
 __all__ = ["ENGINE_VARIABLE", "active_engine", "core", "describe"]
+
+log = logging.getLogger(__name__)
 
 ENGINE_VARIABLE = "RUMA_ENGINE"
 _CHOICES = ("c", "python")
@@ -70,8 +72,8 @@ def active_engine() -> str:
         if wanted == "c":
             raise RumaInputError(f"{ENGINE_VARIABLE}=c but the compiled engine is not built ({_why[0]}); "
                                  "reinstall ruma with a C compiler present")
-        print("ruma: the compiled engine is not built (no C compiler at install?); "
-              "running the slower pure-Python engine", file=sys.stderr)
+        log.warning("ruma: the compiled engine is not built (no C compiler at install?); "
+                    "running the slower pure-Python engine")
         _chosen.append("python")
         return "python"
     _chosen.append("c")

@@ -47,7 +47,7 @@ from ruma.server.work.wire import (DataLossError, WorkerLostError, _WorkerIntern
 __all__ = ["DataLossError", "PermissionDeniedError", "UnauthenticatedError", "WorkerLostError", "from_wire",
            "rpc_method", "rpc_stream", "status_of", "to_wire"]
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 

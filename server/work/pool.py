@@ -56,7 +56,7 @@ from ruma.server.work.limits import Limits
 from ruma.server.work.wire import WorkerLostError, from_wire
 from ruma.server.work.worker import Worker, rss
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 #: an evaluation worker whose resident memory grew this much past its baseline is replaced after its task
 RECYCLE_ABOVE = 96 << 20

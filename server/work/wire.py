@@ -13,7 +13,7 @@ import sys
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.server.store.codec import CorruptRecordError
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 
 class _StatusNamedError(RumaInputError):

@@ -113,6 +113,10 @@ COMMANDS_MAY_IMPORT = ("ruma.client.cli.errors", "ruma.client.cli.options", "rum
                        "ruma.client.cli.records", "ruma.client.progress", "ruma.client.catalog_client")
 
 
+#: loggers named for what they carry, not for a module: the request log (one line per call)
+LOG_CHANNELS = ("ruma.requests",)
+
+
 def tree() -> dict[str, Path]:
     """Every module of ruma in the tree, by dotted name (a package by its ``__init__.py``), found in the
     folders ``pyproject.toml``'s package-dir maps."""
@@ -286,6 +290,21 @@ def test_exception_classes_are_named_errors() -> None:
 
     misnamed = [f"{module}.{cls}" for cls, (module, _) in classes.items() if is_error(cls) and not cls.endswith("Error")]
     assert not misnamed, f"exception classes whose names do not end in Error: {misnamed}"
+
+
+def test_the_engine_prints_nothing_and_modules_log_by_name() -> None:
+    for name, path in TREE.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            if part_of(name) == "ruma.engine":
+                assert not (isinstance(node.func, ast.Name) and node.func.id == "print"), f"{name} prints"
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "getLogger" and node.args:
+                logger = node.args[0]
+                named = isinstance(logger, ast.Name) and logger.id == "__name__"
+                other = isinstance(logger, ast.Constant) and (logger.value in LOG_CHANNELS
+                                                              or not str(logger.value).startswith("ruma"))
+                assert named or other, f"{name} logs to {ast.unparse(logger)}, not to its own name"
 
 
 def test_nothing_below_the_service_imports_it() -> None:
