@@ -41,8 +41,14 @@ import grpc
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.server.store.codec import CorruptRecordError
 from ruma.server.work.disk import disk_full, is_disk_full
-from ruma.server.work.wire import (DataLossError, WorkerLostError, _WorkerInternalError, from_wire, lmdb_corruption,
-                                   to_wire)
+from ruma.server.work.wire import (
+    DataLossError,
+    WorkerLostError,
+    _WorkerInternalError,
+    from_wire,
+    lmdb_corruption,
+    to_wire,
+)
 
 __all__ = ["DataLossError", "PermissionDeniedError", "UnauthenticatedError", "WorkerLostError", "from_wire",
            "rpc_method", "rpc_stream", "status_of", "to_wire"]
