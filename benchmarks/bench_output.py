@@ -28,7 +28,7 @@ def records(count: int) -> list[dict[str, Any]]:
     from ruma.client.cli.records import evaluation_record
     from ruma.engine.evaluator import evaluate
     from ruma.engine.families.classes import Family, raw_rows
-    from ruma.engine.native import new_memo
+    from ruma.engine.memo import new_memo
 
     import random
 

@@ -275,17 +275,17 @@ class Client:
         return load(self, _ruleset("load", ruleset), _many_positions("load", positions), batch_size=batch_size,
                     progress=progress, **kwargs)
 
-    # -- sweeps and censuses (the ruma.v1.Sweeps service; see ruma.client.sweep.client) -----------
+    # -- sweeps and censuses (the ruma.v1.Sweeps service; see ruma.client.sweeps_client) -----------
     def upload(self, ruleset: str, entries: Sequence[tuple[bytes, Any]], *, timeout: float | None = None) -> Any:
         """Store precomputed ``(canonical key, value)`` entries; needs a write token. The server
         re-values a sample and rejects the whole upload on any mismatch. Returns an ``UploadResult``."""
-        from ruma.client.sweep import client as sweep_client
+        from ruma.client import sweeps_client as sweep_client
 
         return sweep_client.upload(self, ruleset, entries, timeout=timeout)
 
     def contains(self, ruleset: str, keys: Sequence[bytes], *, timeout: float | None = None) -> list[bool]:
         """For each canonical key, whether the server's store holds it."""
-        from ruma.client.sweep import client as sweep_client
+        from ruma.client import sweeps_client as sweep_client
 
         return sweep_client.contains(self, ruleset, keys, timeout=timeout)
 
@@ -294,7 +294,7 @@ class Client:
                       compute_missing: bool = False, values: Sequence[str] = (), timeout: float | None = None) -> Any:
         """The census of a family as the server streams it: ``CensusRow``s, then a ``CensusSummary``;
         ``values`` (value expressions such as ``"*3"``) keeps only the positions of those values."""
-        from ruma.client.sweep import client as sweep_client
+        from ruma.client import sweeps_client as sweep_client
 
         request = sweep_client.census_request(ruleset, seeds, pots, by, simplest, _notations(notations), compute_missing,
                                               [values] if isinstance(values, str) else list(values))
@@ -302,7 +302,7 @@ class Client:
 
     def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, **kwargs: Any) -> Any:
         """The census of a family (``CensusResult``: rows and summary); see ``stream_census``."""
-        from ruma.client.sweep import client as sweep_client
+        from ruma.client import sweeps_client as sweep_client
 
         result = sweep_client.CensusResult()
         for item in self.stream_census(ruleset, seeds, pots, **kwargs):

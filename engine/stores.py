@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence, cast
+from typing import Any, Iterable, Protocol, Sequence, Union, cast
 
 from ruma.engine.cgt import Game, Value
 
@@ -25,7 +25,6 @@ __all__ = ["Documents", "MissingStoreError", "Provenance", "Store", "StoreAdmin"
 #: the entry-point group of store types, and the name of the one ``open_store`` uses
 GROUP = "ruma.stores"
 BACKEND = "lmdb"
-
 
 class StoreAdmin(Protocol):
     """A store's administration (the LMDB store's has backup, verify, sampling and more)."""

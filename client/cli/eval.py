@@ -20,7 +20,8 @@ from typing import Any
 from ruma.client.cli.errors import Exit, report
 from ruma.client.cli.options import (add_data_option, add_format_option, add_limit_options, add_notation_option,
                                      add_progress_option, read_positions)
-from ruma.client.cli.output import Column, Output, progress, throttled
+from ruma.client.cli.output import Column, Output, throttled
+from ruma.client.progress import progress
 
 EVAL_FORMATS = ("table", "text", "json", "csv")
 COLUMNS = [Column("position"), Column("value"), Column("outcome"), Column("left_stop", "left stop", "right"),
@@ -62,7 +63,7 @@ def shown(record: dict[str, Any], text: str, fmt: str) -> dict[str, Any]:
 
 def _evaluator(args: argparse.Namespace, stack: ExitStack, report_progress: Any = None) -> Any:
     from ruma.client.cli.local_eval import LocalEvaluator, LocalLimits, store_memo
-    from ruma.engine.native import new_memo
+    from ruma.engine.memo import new_memo
     from ruma.engine.rulesets import get_ruleset
 
     rules = get_ruleset(args.ruleset)  # an unknown ruleset fails before any position is read

@@ -1,16 +1,14 @@
-"""Output of the ``ruma`` command line: records as a table, JSON Lines, CSV or text; progress.
+"""Output of the ``ruma`` command line: records as a table, JSON Lines, CSV or text.
 
     with Output(args.format, [Column("position"), Column("value")]) as out:
         for record in records:
             out.emit(record)                 # a dict: one JSON line, one CSV row or one table row
-    with progress("valuing", total=len(todo), enabled=args.progress) as bar:
-        bar.advance()
 
-Tables and progress bars are drawn by ``rich`` on a terminal (imported only when one is drawn, so
-``ruma --help`` stays fast); a table written to a pipe or a file is plain text, columns padded to
-at most ``PLAIN_WIDTH`` characters (one long canonical form does not widen every row: it is
-written whole, and the rest of its row goes on the next line, under its columns). Progress
-goes to stderr, and only when stderr is a terminal, so stdout stays clean for pipes.
+Tables are drawn by ``rich`` on a terminal (imported only when one is drawn, so ``ruma --help``
+stays fast); a table written to a pipe or a file is plain text, columns padded to at most
+``PLAIN_WIDTH`` characters (one long canonical form does not widen every row: it is written
+whole, and the rest of its row goes on the next line, under its columns). Progress displays are
+``ruma.client.progress`` (the bulk loader shows one too); ``throttled`` paces their callbacks.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ import csv
 import json
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence, TextIO
 
@@ -164,60 +161,6 @@ def print_table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, str
         console.print(table)
     text = captured.get()
     print("\n".join(line.rstrip() for line in text.splitlines()), file=out)
-
-
-class Progress:
-    """A progress display: ``advance(n)`` after each step, ``update(done, total)`` to set it."""
-
-    def __init__(self, bar: Any = None, task: Any = None) -> None:
-        self._bar = bar
-        self._task = task
-
-    @property
-    def active(self) -> bool:
-        """Whether a display is shown (work may then be cut into steps to report them)."""
-        return self._bar is not None
-
-    def advance(self, steps: int = 1) -> None:
-        """Count ``steps`` more done."""
-        if self._bar is not None:
-            self._bar.advance(self._task, steps)
-
-    def update(self, done: int, total: int | None = None) -> None:
-        """Set how much is done (and the total, if it changed)."""
-        if self._bar is not None:
-            self._bar.update(self._task, completed=done, total=total)
-
-    def __call__(self, done: int, total: int | None = None) -> None:
-        self.update(done, total)
-
-    def describe(self, text: str) -> None:
-        """Change the description shown."""
-        if self._bar is not None:
-            self._bar.update(self._task, description=text)
-
-
-@contextmanager
-def progress(description: str, total: int | None = None, *, enabled: bool | None = None,
-             unit: str = "") -> Iterator[Progress]:
-    """A progress display on stderr while the block runs. ``enabled``: ``None`` (or ``True``,
-    the default of ``--no-progress``) shows it when stderr is a terminal, ``False`` never does;
-    ``total=None`` counts without a bar."""
-    if enabled is False or not sys.stderr.isatty():
-        yield Progress()
-        return
-    from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, SpinnerColumn, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
-
-    columns: list[Any] = [SpinnerColumn(), TextColumn("{task.description}")]
-    if total is not None:
-        columns += [BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
-    else:
-        columns += [TextColumn("{task.completed:,} " + unit)]
-    columns.append(TimeElapsedColumn())
-    with Bar(*columns, console=Console(file=sys.stderr), transient=False) as bar:
-        yield Progress(bar, bar.add_task(description, total=total))
 
 
 def throttled(report: Callable[[int], None], interval: float = 0.1) -> Callable[[int], None]:

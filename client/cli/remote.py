@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from ruma.client.cli.errors import CliError, Exit, UsageError, WorkFailed, as_cli_error, report, rpc_error
+from ruma.client.cli.errors import CliError, Exit, UsageError, WorkFailedError, as_cli_error, report, rpc_error
 from ruma.client.cli.options import (add_format_option, add_notation_option, add_progress_option, add_server_options,
                                      connect, positive, read_positions, seconds)
 from ruma.client.cli.output import Output
@@ -82,7 +82,7 @@ def run_query(args: argparse.Namespace) -> int:
                     record = shown(found.evaluation.to_dict(args.notation), text, args.format)
                     out.emit(record, _text(record))
                 elif found.ok:
-                    status = max(status, report(args.command_prog, WorkFailed(
+                    status = max(status, report(args.command_prog, WorkFailedError(
                         f"{found.position!r} is not stored", "query without --lookup to compute it")))
                 else:
                     status = max(status, report(args.command_prog, CliError(found.message, status=Exit.USAGE)))

@@ -15,7 +15,7 @@ other workers sent back since its last shard, so work done anywhere is reused ev
 order and sized adaptively so that each takes about ``shard_seconds``.
 
 Sinks: ``StoreSink`` (a local store opened through the ``ruma.stores`` entry point) and
-``ruma.client.sweep.client.ServerSink`` (the ``Upload`` RPC of a server).
+``ruma.client.sweeps_client.ServerSink`` (the ``Upload`` RPC of a server).
 """
 
 from __future__ import annotations

@@ -18,10 +18,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from ruma.client.cli.errors import Unreachable, UsageError, WorkFailed
+from ruma.client.cli.errors import UnreachableError, UsageError, WorkFailedError
 from ruma.client.cli.options import (DEFAULT_DATA, add_format_option, add_notation_option, add_progress_option,
                                      add_server_options, connect, data_directory, positive)
-from ruma.client.cli.output import Column, Output, progress
+from ruma.client.cli.output import Column, Output
+from ruma.client.progress import progress
 
 if TYPE_CHECKING:  # lmdb is imported when a command opens a store, not for ruma --help
     from ruma.server.store.memo import LmdbStore
@@ -142,7 +143,7 @@ def _database(args: argparse.Namespace, where: str) -> Iterator[None]:
         raise UsageError(f"bad --catalog URL {args.catalog!r}: {error}") from None
     except SQLAlchemyError as error:
         reason = str(getattr(error, "orig", None) or error).splitlines()[0]
-        raise Unreachable(f"cannot use the catalog {where!r}: {reason}") from None
+        raise UnreachableError(f"cannot use the catalog {where!r}: {reason}") from None
 
 
 class _Local:
@@ -175,7 +176,7 @@ def _open_store(args: argparse.Namespace, directory: Path) -> "LmdbStore | None"
     try:
         return LmdbStore(directory)
     except StoreError as error:
-        raise Unreachable(f"cannot open the store in {str(directory)!r}: {error}") from None
+        raise UnreachableError(f"cannot open the store in {str(directory)!r}: {error}") from None
 
 
 def _user() -> str | None:
@@ -312,7 +313,7 @@ def _nothing_found(count: int, what: str, hint: str = "check the filters, or loa
     """Searches that find nothing say so (on stderr; stdout stays a valid empty list) and exit 1."""
     if count:
         return 0
-    raise WorkFailed(f"no {what} found", hint)
+    raise WorkFailedError(f"no {what} found", hint)
 
 
 # -- handlers ---------------------------------------------------------------------------------
@@ -331,7 +332,7 @@ def _catalog_remove(args: argparse.Namespace) -> int:
     _emit(args, [{"name": args.name, "removed": removed}],
           lambda d: f"{d['name']}: {'removed' if removed else 'not found'}")
     if not removed:
-        raise WorkFailed(f"no named position {args.name!r} to remove", "ruma catalog list shows the names")
+        raise WorkFailedError(f"no named position {args.name!r} to remove", "ruma catalog list shows the names")
     return 0
 
 
@@ -388,8 +389,9 @@ def _theorem_verify(args: argparse.Namespace) -> int:
         run = _run(ops.verify(args.name, args.up_to), args.notation)
     _emit(args, [run], _run_line)
     if not run["holds"]:
-        raise WorkFailed(f"{args.name!r} is refuted at {run['counterexample']}: {run['counterexample_position']} = "
-                         f"{run['counterexample_value']}, claimed {run['claimed_value']}")
+        raise WorkFailedError(f"{args.name!r} is refuted at {run['counterexample']}: "
+                              f"{run['counterexample_position']} = {run['counterexample_value']}, "
+                              f"claimed {run['claimed_value']}")
     return 0
 
 

@@ -6,5 +6,7 @@
   exceptions → status codes; ``inflight``: single-flight; ``request_log``: one line per call;
   ``commands``: ``ruma serve``.
 
-May import: everything of ``ruma.server``; nothing imports it but ``ruma serve``.
+May import: the standard library, grpc, ``ruma.engine``, ``ruma.v1`` and the rest of the server
+(``ruma.server.store``, ``ruma.server.catalog``, ``ruma.server.work``) — nothing imports it but
+``ruma serve``.
 """

@@ -42,7 +42,7 @@ from ruma.v1 import ruma_pb2, ruma_pb2_grpc
 if TYPE_CHECKING:
     from ruma.server.store.memo import LmdbStore
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RUMA_SERVICE = ruma_pb2.DESCRIPTOR.services_by_name["Ruma"].full_name

@@ -18,7 +18,7 @@ import sys
 import threading
 from types import FrameType
 
-from ruma.client.cli.errors import Unreachable, UsageError
+from ruma.client.cli.errors import UnreachableError, UsageError
 from ruma.client.cli.options import add_data_option, add_format_option, count, data_directory, port, positive, seconds
 from ruma.client.cli.output import Output
 from ruma.server.work.limits import Limits, default_eval_workers, default_memory
@@ -112,7 +112,7 @@ def _start(args: argparse.Namespace, limits: Limits) -> tuple[object, int]:
     except StoreError as error:  # a damaged store, a data directory that cannot be used
         hint = "check it with 'ruma store verify --full', mend it with 'ruma store repair'" if isinstance(
             error, StoreDamagedError) else None
-        raise Unreachable(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
+        raise UnreachableError(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
     except RumaInputError as error:
         if "cannot listen" in str(error):
             raise UsageError(str(error), "is another server on that port? choose another --port") from None

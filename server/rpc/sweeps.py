@@ -61,7 +61,7 @@ _BY = {pb.CENSUS_GROUPING_UNSPECIFIED: "value", pb.CENSUS_BY_VALUE: "value", pb.
        pb.CENSUS_BY_ATOMIC_WEIGHT: "atomic-weight", pb.CENSUS_BY_TEMPERATURE: "temperature"}
 
 
-class UploadRejected(RumaInputError):
+class UploadRejectedError(RumaInputError):
     """An upload with a malformed entry or a value the server computes differently."""
 
 
@@ -81,12 +81,13 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         try:
             owner, state = state_of_key(key)
         except CodecError as error:
-            raise UploadRejected(f"upload rejected: key {key.hex()} is not a stored-position key ({error})") from None
+            raise UploadRejectedError(
+                f"upload rejected: key {key.hex()} is not a stored-position key ({error})") from None
         if owner is not rules:
-            raise UploadRejected(f"upload rejected: key {key.hex()} belongs to {owner.name}, not {rules.name}")
+            raise UploadRejectedError(f"upload rejected: key {key.hex()} belongs to {owner.name}, not {rules.name}")
         canonical, _ = rules.normalise(state)
         if canonical != state:
-            raise UploadRejected(f"upload rejected: key {key.hex()} ({rules.format(state)!r}) is not normalised")
+            raise UploadRejectedError(f"upload rejected: key {key.hex()} ({rules.format(state)!r}) is not normalised")
         pots, seeds = rules.size(state)
         limits = self.ruma.limits
         if ((limits.max_pots is not None and pots > limits.max_pots)
@@ -109,20 +110,20 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         if n > self.ruma.limits.max_batch_size:
             raise LimitExceededError(f"upload of {n} entries; this server's limit is {self.ruma.limits.max_batch_size}")
         if len(request.values) != n:
-            raise UploadRejected(f"upload rejected: {n} keys but {len(request.values)} values")
+            raise UploadRejectedError(f"upload rejected: {n} keys but {len(request.values)} values")
         if rules.impartial and request.games:
-            raise UploadRejected("upload rejected: an impartial ruleset's values are nim values, not games")
+            raise UploadRejectedError("upload rejected: an impartial ruleset's values are nim values, not games")
         nodes = [(tuple(node.left), tuple(node.right)) for node in request.games]
         try:
             entries = unpack((list(request.keys), list(request.values), nodes), rules.impartial)
         except ValueError as error:
-            raise UploadRejected(f"upload rejected: {error}") from None
+            raise UploadRejectedError(f"upload rejected: {error}") from None
         reply = pb.UploadResponse()
         states: dict[int, Any] = {}
         for i, (key, _) in enumerate(entries):  # a bad key is rejected alone
             try:
                 states[i] = self._check_key(rules, key)
-            except (UploadRejected, LimitExceededError) as error:
+            except (UploadRejectedError, LimitExceededError) as error:
                 _reject(reply, i, error)
         good = sorted(states)
         if good and self.verify_fraction > 0:
@@ -137,7 +138,7 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             for i, (_, truth) in zip(checked, unpack(packet, rules.impartial)):
                 claimed = entries[i][1]
                 if truth != claimed:
-                    raise UploadRejected(
+                    raise UploadRejectedError(
                         f"upload rejected: {rules.name} position {rules.format(states[i])!r} was uploaded as "
                         f"{format_value(claimed)} but is {format_value(truth)}; nothing of the upload was stored")
                 reply.verified += 1

@@ -28,7 +28,7 @@ import lmdb
 
 from ruma.engine.cgt import Game, Value
 from ruma.engine.frame import frame_codes, frame_count, frame_lengths
-from ruma.engine.native import new_compact_memo
+from ruma.engine.memo import new_compact_memo
 from ruma.server.store import codec
 from ruma.server.store.writer import find_in, pack_shared, unpack_nim
 

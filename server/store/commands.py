@@ -26,9 +26,10 @@ import functools
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from ruma.client.cli.errors import Unreachable, UsageError, WorkFailed
+from ruma.client.cli.errors import UnreachableError, UsageError, WorkFailedError
 from ruma.client.cli.options import add_data_option, add_format_option, add_progress_option, count, data_directory
-from ruma.client.cli.output import Output, progress
+from ruma.client.cli.output import Output
+from ruma.client.progress import progress
 from ruma.engine.errors import RumaInputError
 
 if TYPE_CHECKING:  # lmdb is imported when a store command runs, not for ruma --help
@@ -39,7 +40,7 @@ MEND = "check it with 'ruma store verify --full', mend it with 'ruma store repai
 
 
 def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A store that cannot be read (a damaged record or page) is ``Unreachable`` (exit status 3)."""
+    """A store that cannot be read (a damaged record or page) is ``UnreachableError`` (exit status 3)."""
 
     @functools.wraps(run)
     def wrapper(args: argparse.Namespace) -> int:
@@ -50,7 +51,8 @@ def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argpars
         try:
             return run(args)
         except (CorruptRecordError, lmdb.Error) as error:
-            raise Unreachable(f"the store in {args.data!r} is damaged: {str(error).splitlines()[0]}", MEND) from None
+            raise UnreachableError(f"the store in {args.data!r} is damaged: {str(error).splitlines()[0]}",
+                                   MEND) from None
 
     return wrapper
 
@@ -66,7 +68,7 @@ def opened(args: argparse.Namespace) -> Iterator["LmdbStore"]:
         store = LmdbStore(directory, create=False)
     except StoreError as error:
         hint = MEND if isinstance(error, StoreDamagedError) else None
-        raise Unreachable(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
+        raise UnreachableError(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
     with store:
         yield store
 
@@ -138,14 +140,14 @@ def run_verify(args: argparse.Namespace) -> int:
                     checked, corrections = revalue_store(store)
                     revalued = {"checked": checked, "corrected": corrections}
                 report = store.admin.verify(args.sample, args.seed, full=args.full, progress=bar)
-        except Unreachable as refused:
+        except UnreachableError as refused:
             if not isinstance(refused.__context__, StoreDamagedError):
                 raise
             try:
                 report = verify_directory(data_directory(args, create=False), args.sample, args.seed,
                                           full=args.full, progress=bar)
             except StoreDamagedError as error:
-                raise Unreachable(str(error).splitlines()[0]) from None
+                raise UnreachableError(str(error).splitlines()[0]) from None
             report.problems.insert(0, {"table": "(file)", "key": "", "problem": str(refused).splitlines()[0]})
     records = ", ".join(f"{table} {n:,}" for table, n in report.records.items())
     lines = [f"records checked ({'every record of every table' if report.full else 'a sample'}): {records}; "
@@ -171,10 +173,11 @@ def run_verify(args: argparse.Namespace) -> int:
     with Output(args.format) as out:
         out.emit(record, "\n".join(lines))
     if not report.ok:
-        raise WorkFailed(f"{len(report.problems)} problems (damaged pages or records) and "
-                         f"{len(report.mismatches)} of {report.checked} stored values differ from a fresh evaluation",
-                         "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
-                         + " drops them so that they are recomputed (ruma store backup first)")
+        raise WorkFailedError(f"{len(report.problems)} problems (damaged pages or records) and "
+                              f"{len(report.mismatches)} of {report.checked} stored values differ from a fresh "
+                              f"evaluation",
+                              "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
+                              + " drops them so that they are recomputed (ruma store backup first)")
     return 0
 
 
@@ -189,10 +192,10 @@ def run_repair(args: argparse.Namespace) -> int:
     try:
         report = repair_store(directory, args.sample, args.seed)
     except StoreDamagedError as error:
-        raise Unreachable(str(error).splitlines()[0]) from None
+        raise UnreachableError(str(error).splitlines()[0]) from None
     except StoreError as error:
-        raise Unreachable(str(error).splitlines()[0], "stop every process using the store first"
-                          if "another process" in str(error) else None) from None
+        raise UnreachableError(str(error).splitlines()[0], "stop every process using the store first"
+                               if "another process" in str(error) else None) from None
     lines = [f"kept {report.kept.get('games', 0)} games and {report.kept.get('positions', 0)} positions; dropped "
              f"{len(report.problems)} damaged records and {len(report.mismatches)} wrong values (they are recomputed "
              f"when next asked for); the old file is {report.damaged_copy}"]
@@ -216,10 +219,10 @@ def run_compact(args: argparse.Namespace) -> int:
         with progress("compacting the store", unit="records", enabled=args.progress) as bar:
             report = compact_store(directory, bar)
     except StoreDamagedError as error:
-        raise Unreachable(str(error).splitlines()[0], MEND) from None
+        raise UnreachableError(str(error).splitlines()[0], MEND) from None
     except StoreError as error:
-        raise Unreachable(str(error).splitlines()[0], "stop every process using the store first"
-                          if "another process" in str(error) else None) from None
+        raise UnreachableError(str(error).splitlines()[0], "stop every process using the store first"
+                               if "another process" in str(error) else None) from None
     line = (f"compacted {sum(report.records.values())} records: {report.bytes_before} -> {report.bytes_after} bytes"
             + (" (a killed run finished)" if report.resumed else ""))
     with Output(args.format) as out:

@@ -27,7 +27,7 @@ from ruma.server.store.provenance import UploadMarks
 from ruma.server.store.writer import BulkWriter, find_in
 
 T = TypeVar("T")
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 3  # 3: one B-tree entry a position; 2 (by_value too) and 1 (no seals) are migrated on open
 DEFAULT_MAP_SIZE = 64 << 20

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ruma.engine.cgt import Game, Value
-from ruma.engine.native import new_compact_memo
+from ruma.engine.memo import new_compact_memo
 from ruma.server.store import codec
 from ruma.server.store.admin import StoreAdmin
 from ruma.server.store.core import (
@@ -60,7 +60,7 @@ from ruma.server.store.provenance import StoreProvenance
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 #: ``close_dense`` rewrites a store whose file is more than this many times its B-tree pages,
 DENSE_RATIO = 1.2
 #: or whose leaf pages are together less full than this

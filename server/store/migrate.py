@@ -29,7 +29,7 @@ import lmdb
 
 from ruma.server.store.codec import StoreDamagedError, StoreError
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 WORK = ".migrate-3"
 
 

@@ -32,7 +32,7 @@ from ruma.server.store.scan import UNVERIFIED_MARK
 if TYPE_CHECKING:
     from ruma.server.store.memo import LmdbStore
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 Revalue = Callable[[str, list[bytes]], list[Value]]
 """``revalue(ruleset name, keys)``: the server's own values of those positions."""

@@ -53,10 +53,10 @@ from typing import Any, Callable
 from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.server.work.budget import CANCELLED, MEMORY, SHUTDOWN, Budget
 from ruma.server.work.limits import Limits
+from ruma.server.work.worker_errors import WorkerLostError, from_wire
 from ruma.server.work.worker import Worker, rss
-from ruma.server.work.worker_errors import WorkerLost, from_wire
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 #: an evaluation worker whose resident memory grew this much past its baseline is replaced after its task
 RECYCLE_ABOVE = 96 << 20
@@ -258,8 +258,8 @@ class WorkerPool:
                 call.budget.stop(MEMORY)
                 call.settle(error=call.budget.error())
             else:
-                call.settle(error=WorkerLost(f"a {lane.kind} worker died (exit code {worker.process.exitcode}); "
-                                             f"try again"))
+                call.settle(error=WorkerLostError(f"a {lane.kind} worker died (exit code {worker.process.exitcode}); "
+                                                  f"try again"))
         if was == "starting":
             log.error("%s worker %s did not start (exit code %s; see the log above)", lane.kind, worker.process.name,
                       worker.process.exitcode)
@@ -282,7 +282,7 @@ class WorkerPool:
         while lane.waiters:
             waiter = lane.waiters.popleft()
             if not waiter.done():
-                waiter.set_exception(WorkerLost(f"no {lane.kind} worker could be started (see the server's log)"))
+                waiter.set_exception(WorkerLostError(f"no {lane.kind} worker could be started (see the server's log)"))
 
     # -- the monitor (a thread; decisions are taken on the loop) ------------------------------------
     def _watch(self) -> None:
@@ -357,7 +357,7 @@ class WorkerPool:
         except (OSError, ValueError) as error:
             worker.call = None
             self._gone(lane, worker, replace=True)
-            raise WorkerLost(f"{what} failed ({error}); try again") from None
+            raise WorkerLostError(f"{what} failed ({error}); try again") from None
         status, *payload = await self._answer(worker, call, name in PARTIAL_TASKS)
         if status == "ok":
             return payload[0]
@@ -377,7 +377,7 @@ class WorkerPool:
             raise LimitExceededError(f"{len(lane.waiters)} requests already wait for {what} (this server's limit, "
                                      f"--max-queue); try again later")
         if not lane.serving():
-            raise WorkerLost(f"no {lane.kind} worker could be started (see the server's log)")
+            raise WorkerLostError(f"no {lane.kind} worker could be started (see the server's log)")
         waiter: asyncio.Future[Worker] = self.loop.create_future()
         lane.waiters.append(waiter)
         try:

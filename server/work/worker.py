@@ -23,7 +23,7 @@ from ruma.server.work.budget import Budget
 from ruma.server.work.limits import Limits
 from ruma.server.work.worker_errors import to_wire
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 #: a worker ends its work this long before the server's time limit, to commit and answer in time
 FLUSH_MARGIN = 0.5

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep, sweep_store
-from ruma.client.sweep.client import ServerSink
+from ruma.client.sweeps_client import ServerSink
 from ruma.engine.stores import open_store
 from ruma.engine.families.census import census
 from ruma.engine.cgt import Game, nimber

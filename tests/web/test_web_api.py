@@ -134,7 +134,7 @@ def test_catalog_theorems_tags_stats_search(service: tuple[str, str]) -> None:
 
 def test_census_of_a_swept_family_equals_the_services_census(service: tuple[str, str]) -> None:
     from ruma.client.sweep.driver import run_sweep
-    from ruma.client.sweep.client import ServerSink
+    from ruma.client.sweeps_client import ServerSink
     from ruma.engine.families.classes import Family
 
     address, url = service
