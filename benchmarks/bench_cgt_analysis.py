@@ -15,8 +15,7 @@ import time
 from fractions import Fraction
 from typing import Any, Callable
 
-from ruma.engine.cgt import Game, integer, nimber, number, up_multiple
-from ruma.engine.cgt import analysis
+from ruma.engine.cgt import Game, analysis, integer, nimber, number, up_multiple
 from ruma.engine.cgt.notation import STYLES, format_game, parse_game
 
 

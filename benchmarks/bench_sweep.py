@@ -28,8 +28,8 @@ import time
 from typing import Any, Callable
 
 from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep
-from ruma.engine.stores import open_store
 from ruma.engine.families.classes import Family
+from ruma.engine.stores import open_store
 
 
 def _entries(path: str) -> dict[bytes, Any]:

@@ -2,7 +2,7 @@
 
 Results are dataclasses — ``NamedPosition``, ``StoredPosition``, ``Theorem``, ``VerificationRun``,
 ``SeedCounts`` — whose ``to_dict()`` is the record ``ruma catalog ... --json`` prints, for a local
-catalog and for a server alike (schemas in ``ruma/client/cli/schemas/``); ``from_dict`` builds them
+catalog and for a server alike (schemas in ``ruma/client/schemas/``); ``from_dict`` builds them
 from the local ``CatalogOps`` dicts. Values are in CGSuite plain text (``value``), as the catalog
 keeps them. Messages become dicts with ``google.protobuf.json_format`` and then dataclasses by
 their field types. Failed calls raise ``ruma.client.client.RumaRpcError``. This module never

@@ -57,8 +57,15 @@ def progress(description: str, total: int | None = None, *, enabled: bool | None
         yield Progress()
         return
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, SpinnerColumn, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as Bar
 
     columns: list[Any] = [SpinnerColumn(), TextColumn("{task.description}")]
     if total is not None:

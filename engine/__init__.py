@@ -18,8 +18,8 @@ from __future__ import annotations
 from ruma.engine.errors import (
     CancelledError,
     LimitExceededError,
-    NotAtomicError,
     NotationError,
+    NotAtomicError,
     PositionError,
     RumaError,
     RumaInputError,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ruma.engine.cgt import ZERO, Game, Value, as_game
-from ruma.engine.errors import NotAtomicError, RumaInputError
+from ruma.engine.errors import RumaInputError
 from ruma.engine.memo import Memo, new_memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Position, Ruleset, State

@@ -19,8 +19,18 @@ nothing else asks a memo what it has. ``new_memo()`` is a fresh in-memory memo o
 from __future__ import annotations
 
 import sys
-from typing import (TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union, cast,
-                    runtime_checkable)
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Iterable,
+    NamedTuple,
+    Protocol,
+    Sequence,
+    Union,
+    cast,
+    runtime_checkable,
+)
 
 from ruma.engine.cgt import Game, Value
 from ruma.engine.errors import RumaInputError

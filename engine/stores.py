@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence, Union, cast
+from typing import Any, Iterable, Protocol, Sequence, cast
 
 from ruma.engine.cgt import Game, Value
 

@@ -105,7 +105,7 @@ def row_record(rules: Any, by: str, row: Any, notation: str) -> dict[str, Any]:
 def ask_locally(args: argparse.Namespace, question: Question, by: str, simplest: int) -> None:
     """The census of ``question`` from the local store, sweeping the family first if any of its
     classes is not stored."""
-    from ruma.engine.families.census import values_among, tally, wanted_values
+    from ruma.engine.families.census import tally, values_among, wanted_values
     from ruma.engine.families.stream import stream_classes
 
     started = time.perf_counter()
@@ -190,7 +190,7 @@ def run_find(args: argparse.Namespace) -> int:
     status = Exit.OK
     with Output(args.format, CENSUS_COLUMNS) as out:
         for value, asked in zip(wanted, args.values):
-            from ruma.client.cli.records import formatted
+            from ruma.client.records import formatted
 
             label = formatted(value, args.notation) or asked
             record = found.get(label)

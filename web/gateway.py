@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from contextvars import ContextVar
 import time
 from collections import OrderedDict
+from contextvars import ContextVar
 from fractions import Fraction
 from typing import Any, Callable, Iterable, NoReturn, TypeVar
 from urllib.parse import quote

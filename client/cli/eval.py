@@ -18,8 +18,14 @@ from contextlib import ExitStack
 from typing import Any
 
 from ruma.client.cli.errors import Exit, report
-from ruma.client.cli.options import (add_data_option, add_format_option, add_limit_options, add_notation_option,
-                                     add_progress_option, read_positions)
+from ruma.client.cli.options import (
+    add_data_option,
+    add_format_option,
+    add_limit_options,
+    add_notation_option,
+    add_progress_option,
+    read_positions,
+)
 from ruma.client.cli.output import Column, Output, throttled
 from ruma.client.progress import progress
 
@@ -86,7 +92,7 @@ def _text(record: dict[str, Any]) -> str:
 def run_eval(args: argparse.Namespace) -> int:
     """Value each position and print one record per position; per-position errors are one line
     each on stderr (exit 2 for bad input or a limit, 1 when a position could not be valued)."""
-    from ruma.client.cli.records import evaluation_record
+    from ruma.client.records import evaluation_record
 
     status = Exit.OK
     with ExitStack() as stack:
@@ -106,7 +112,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def run_options(args: argparse.Namespace) -> int:
     """List each player's options of a position with their values."""
-    from ruma.client.cli.records import formatted
+    from ruma.client.records import formatted
 
     with ExitStack() as stack:
         evaluator = _evaluator(args, stack)

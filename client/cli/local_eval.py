@@ -21,9 +21,8 @@ from ruma.client.cli.options import LocalLimits
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError
 from ruma.engine.evaluator import Evaluation, evaluate
 from ruma.engine.memo import Memo
-from ruma.engine.stores import MissingStoreError, Store, open_store
 from ruma.engine.rulesets import Ruleset, State
-
+from ruma.engine.stores import MissingStoreError, Store, open_store
 
 
 def open_local_store(directory: Path) -> Store:

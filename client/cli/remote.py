@@ -20,9 +20,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+
 from ruma.client.cli.errors import CliError, Exit, UsageError, WorkFailedError, as_cli_error, report, rpc_error
-from ruma.client.cli.options import (add_format_option, add_notation_option, add_progress_option, add_server_options,
-                                     connect, positive, read_positions, seconds)
+from ruma.client.cli.options import (
+    add_format_option,
+    add_notation_option,
+    add_progress_option,
+    add_server_options,
+    connect,
+    positive,
+    read_positions,
+    seconds,
+)
 from ruma.client.cli.output import Output
 
 QUERY_FORMATS = ("table", "text", "json", "csv")

@@ -14,12 +14,6 @@ from typing import Any
 from ruma.client.cli.options import add_format_option, positive
 from ruma.client.cli.output import Output
 from ruma.engine.errors import LimitExceededError
-from ruma.engine.tchoukaillon.graphs import (
-    game_graph_finite,
-    parse_sowing_graph,
-    theorem_5_2_finite,
-    winning_boards,
-)
 from ruma.engine.tchoukaillon.board import (
     TchoukaillonInputError,
     board,
@@ -38,6 +32,12 @@ from ruma.engine.tchoukaillon.crt import (
     complete,
     paper_reconstruction,
     parse_constraints,
+)
+from ruma.engine.tchoukaillon.graphs import (
+    game_graph_finite,
+    parse_sowing_graph,
+    theorem_5_2_finite,
+    winning_boards,
 )
 
 

@@ -19,8 +19,15 @@ import time
 from typing import Any
 
 from ruma.client.cli.errors import UnreachableError, UsageError
-from ruma.client.cli.options import (add_data_option, add_format_option, add_progress_option, add_server_options,
-                                     connect, data_directory, positive)
+from ruma.client.cli.options import (
+    add_data_option,
+    add_format_option,
+    add_progress_option,
+    add_server_options,
+    connect,
+    data_directory,
+    positive,
+)
 from ruma.client.cli.output import Output
 from ruma.client.progress import progress
 from ruma.engine.errors import RumaError

@@ -35,18 +35,18 @@ from __future__ import annotations
 import secrets
 import time
 from concurrent import futures
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Callable, Iterator
 
-from ruma.client.sweep.summary import SweepSummary
 from ruma.client.sweep.shared_memory import attach_tables, family_layout, keys_layout, new_table
+from ruma.client.sweep.summary import SweepSummary
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.classes import ClassRows, Family, enumerate_rows, enumerate_states, raw_count
-from ruma.engine.rulesets import get_ruleset
-from ruma.engine.rulesets.base import State
 from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
 from ruma.engine.frame import frame_count
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets.base import State
 from ruma.engine.stores import open_store
 
 #: seconds between two drains of the table into the store

@@ -6,9 +6,8 @@ Create Date: 2026-11-22
 """
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0001'
 down_revision = None

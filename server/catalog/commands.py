@@ -19,8 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ruma.client.cli.errors import UnreachableError, UsageError, WorkFailedError
-from ruma.client.cli.options import (DEFAULT_DATA, add_format_option, add_notation_option, add_progress_option,
-                                     add_server_options, connect, data_directory, positive)
+from ruma.client.cli.options import (
+    DEFAULT_DATA,
+    add_format_option,
+    add_notation_option,
+    add_progress_option,
+    add_server_options,
+    connect,
+    data_directory,
+    positive,
+)
 from ruma.client.cli.output import Column, Output
 from ruma.client.progress import progress
 
@@ -220,7 +228,7 @@ def _plain(item: Any) -> dict[str, Any]:
 
 def _position(item: Any, notation: str) -> dict[str, Any]:
     from ruma.client.catalog_client import NamedPosition
-    from ruma.client.cli.records import renotate
+    from ruma.client.records import renotate
 
     record = NamedPosition.from_dict(_plain(item)).to_dict()
     record["value"] = renotate(record["value"], notation)
@@ -229,7 +237,7 @@ def _position(item: Any, notation: str) -> dict[str, Any]:
 
 def _stored(item: Any, notation: str) -> dict[str, Any]:
     from ruma.client.catalog_client import StoredPosition
-    from ruma.client.cli.records import renotate
+    from ruma.client.records import renotate
 
     record = StoredPosition.from_dict(_plain(item)).to_dict()
     record["value"] = renotate(record["value"], notation)
@@ -238,7 +246,7 @@ def _stored(item: Any, notation: str) -> dict[str, Any]:
 
 def _run(item: Any, notation: str) -> dict[str, Any]:
     from ruma.client.catalog_client import VerificationRun
-    from ruma.client.cli.records import renotate
+    from ruma.client.records import renotate
 
     record = VerificationRun.from_dict(_plain(item)).to_dict()
     for name in ("counterexample_value", "claimed_value"):

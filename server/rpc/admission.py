@@ -147,7 +147,7 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
         wait = self.first_message_seconds if remaining is None else min(remaining, self.first_message_seconds)
         try:
             raw = await asyncio.wait_for(context.read(), max(0.0, wait))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
                                 f"the request message did not arrive within {wait:.3g} s of the call's start")
         if raw is grpc.aio.EOF:

@@ -157,8 +157,8 @@ def _read(path: str | Path) -> bytes:
 
 def _open_store(data_dir: Path) -> "LmdbStore":
     """The LMDB store in ``data_dir``, checked: a damaged one raises ``StoreDamagedError``."""
-    from ruma.server.store.memo import LmdbStore
     from ruma.server.store.check import quick_check
+    from ruma.server.store.memo import LmdbStore
 
     store = LmdbStore(data_dir)
     try:

@@ -21,11 +21,11 @@ from typing import Any, Callable, TypeVar
 
 import grpc
 
-from ruma.server.rpc.auth import register_write_methods
-from ruma.server.work.budget import Budget
 from ruma.server.catalog.models import Catalog
 from ruma.server.catalog.ops import CatalogOps
+from ruma.server.rpc.auth import register_write_methods
 from ruma.server.rpc.errors import rpc_method
+from ruma.server.work.budget import Budget
 from ruma.v1 import catalog_pb2 as pb
 from ruma.v1 import catalog_pb2_grpc
 
@@ -139,7 +139,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             self._heavy = asyncio.Semaphore(HEAVY)
         try:
             await asyncio.wait_for(self._heavy.acquire(), budget.remaining())
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise budget.expired(f"{what or 'the request'} (waiting for the catalog)") from None
         try:
             return await loop.run_in_executor(self.threads, work)
@@ -223,7 +223,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             self._verify = asyncio.Lock()
         try:  # one verification at a time, waited for within the budget
             await asyncio.wait_for(self._verify.acquire(), budget.remaining())
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise budget.expired(f"verification of {request.name!r} (waiting for another one to finish)") from None
         try:
             return run_message(await self._sql(lambda: self.ops.verify(request.name, request.up_to,

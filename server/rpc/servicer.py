@@ -38,8 +38,8 @@ from ruma.server.work import convert
 from ruma.server.work.budget import Budget
 from ruma.server.work.cache import CachedMemo
 from ruma.server.work.disk import check_room
-from ruma.server.work.limits import Limits
 from ruma.server.work.inline import InlineRunner
+from ruma.server.work.limits import Limits
 from ruma.server.work.reads import Refusal
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc

@@ -28,24 +28,22 @@ from typing import Any, AsyncIterator
 
 import grpc
 
-from ruma.engine.families.census import BY, census
-from ruma.engine.cgt import Game, format_value
+from ruma.engine.cgt import format_value
 from ruma.engine.errors import LimitExceededError, RumaInputError
-from ruma.engine.evaluator import evaluate
-from ruma.engine.families.classes import Family, enumerate_family, walk_count
+from ruma.engine.families.census import BY
+from ruma.engine.families.classes import Family, walk_count
+from ruma.engine.families.packets import unpack
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.families.packets import RecordingMemo, unpack
-from ruma.server.work import convert
 from ruma.server.rpc.auth import register_write_methods
 from ruma.server.rpc.errors import from_wire, rpc_method, rpc_stream, status_of
-from ruma.server.work.budget import Budget
-from ruma.server.work.disk import check_room
 from ruma.server.rpc.servicer import RumaServicer
 from ruma.server.store.codec import CodecError
 from ruma.server.store.keys import state_of_key
-from ruma.v1 import ruma_pb2
+from ruma.server.work import convert
+from ruma.server.work.budget import Budget
+from ruma.server.work.disk import check_room
+from ruma.v1 import ruma_pb2, sweep_pb2_grpc
 from ruma.v1 import sweep_pb2 as pb
-from ruma.v1 import sweep_pb2_grpc
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Sweeps"].full_name
 WRITE_METHODS = (f"/{SERVICE}/Upload",)

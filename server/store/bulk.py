@@ -18,7 +18,6 @@ large batch is checked here (its new games interned) and written by the store's 
 from __future__ import annotations
 
 import bisect
-import secrets
 import sys
 import threading
 from operator import itemgetter

@@ -152,7 +152,7 @@ def run_verify(args: argparse.Namespace) -> int:
     records = ", ".join(f"{table} {n:,}" for table, n in report.records.items())
     lines = [f"records checked ({'every record of every table' if report.full else 'a sample'}): {records}; "
              f"damaged: {len(report.problems)}",
-             f"values re-evaluated and compared: "
+             "values re-evaluated and compared: "
              + (f"{report.checked:,} stored positions drawn at random (--sample {args.sample})"
                 if report.checked >= args.sample else f"all {report.checked:,} stored positions")
              + f", {len(report.mismatches)} differ, {len(report.skipped)} skipped"]

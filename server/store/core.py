@@ -20,8 +20,8 @@ import lmdb
 from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import Game, Value
 from ruma.server.store import codec
-from ruma.server.store.codec import StoreDamagedError, StoreError
 from ruma.server.store.bulk import BulkOps, add_counts
+from ruma.server.store.codec import StoreDamagedError, StoreError
 from ruma.server.store.games import GameTable
 from ruma.server.store.provenance import UploadMarks
 from ruma.server.store.writer import BulkWriter, find_in

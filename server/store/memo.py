@@ -45,6 +45,7 @@ from ruma.engine.cgt import Game, Value
 from ruma.engine.memo import new_compact_memo
 from ruma.server.store import codec
 from ruma.server.store.admin import StoreAdmin
+from ruma.server.store.codec import StoreError
 from ruma.server.store.core import (
     _COUNT,
     DEFAULT_BATCH_SECONDS,
@@ -53,7 +54,6 @@ from ruma.server.store.core import (
     SCHEMA_VERSION,
     _Core,
 )
-from ruma.server.store.codec import StoreError
 from ruma.server.store.documents import StoreDocuments
 from ruma.server.store.provenance import StoreProvenance
 

@@ -27,7 +27,7 @@ from typing import Callable
 
 import lmdb
 
-from ruma.server.store.codec import StoreDamagedError, StoreError
+from ruma.server.store.codec import StoreError
 
 log = logging.getLogger(__name__)
 WORK = ".migrate-3"

@@ -53,8 +53,8 @@ from typing import Any, Callable
 from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.server.work.budget import CANCELLED, MEMORY, SHUTDOWN, Budget
 from ruma.server.work.limits import Limits
-from ruma.server.work.worker_errors import WorkerLostError, from_wire
 from ruma.server.work.worker import Worker, rss
+from ruma.server.work.worker_errors import WorkerLostError, from_wire
 
 log = logging.getLogger(__name__)
 

@@ -15,10 +15,9 @@ from typing import Any, Sequence
 
 from ruma.engine.cgt import Game, Value
 from ruma.engine.rulesets.base import Ruleset
-from ruma.server.work import convert
-from ruma.server.work import tasks
-from ruma.server.work.limits import Limits
 from ruma.server.store.codec import CorruptRecordError
+from ruma.server.work import convert, tasks
+from ruma.server.work.limits import Limits
 from ruma.server.work.worker_errors import to_wire
 from ruma.v1 import ruma_pb2 as pb
 

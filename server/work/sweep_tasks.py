@@ -14,18 +14,18 @@ import time
 from itertools import chain
 from typing import Any, Sequence
 
-from ruma.engine.families.census import Tally, values_among, wanted_values
-from ruma.engine.families.stream import stream_classes
 from ruma.engine.cgt import Game
 from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.engine.evaluator import evaluate
+from ruma.engine.families.census import Tally, values_among, wanted_values
 from ruma.engine.families.classes import Family
-from ruma.engine.rulesets import get_ruleset
 from ruma.engine.families.packets import Packet, RecordingMemo, pack
+from ruma.engine.families.stream import stream_classes
 from ruma.engine.memo import capabilities
-from ruma.server.work import convert
+from ruma.engine.rulesets import get_ruleset
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.provenance import trusted_lookups
+from ruma.server.work import convert
 from ruma.server.work.tasks import Context, parse_value, position_limit, stopped, task
 from ruma.server.work.worker_errors import to_wire
 from ruma.v1 import ruma_pb2

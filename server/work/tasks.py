@@ -23,8 +23,8 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 from ruma.server.work import convert
 from ruma.server.work.budget import Budget
-from ruma.server.work.worker_errors import to_wire
 from ruma.server.work.limits import Limits
+from ruma.server.work.worker_errors import to_wire
 from ruma.v1 import ruma_pb2 as pb
 
 TASKS: dict[str, Callable[..., Any]] = {}

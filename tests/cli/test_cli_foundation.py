@@ -10,10 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from ruma.client.cli.main import RumaArgumentParser, main
 from ruma.client.cli.errors import Exit, UnreachableError, UsageError, WorkFailedError, as_cli_error, rpc_error
-from ruma.client.cli.options import (add_data_option, add_format_option, add_limit_options, add_server_options,
-                                     count, data_directory, parse_address, port, read_positions)
+from ruma.client.cli.main import RumaArgumentParser, main
+from ruma.client.cli.options import (
+    add_data_option,
+    add_format_option,
+    add_limit_options,
+    add_server_options,
+    count,
+    data_directory,
+    parse_address,
+    port,
+    read_positions,
+)
 from ruma.client.cli.output import Column, Output
 from ruma.client.progress import progress
 from ruma.engine.errors import LimitExceededError, NotationError, RumaError

@@ -1,7 +1,7 @@
 """Every subcommand of ``ruma --help``, with good input and with each kind of bad input (docs/cli.md).
 
 Good input: exit 0, and with ``--json`` every line validates against the record's JSON Schema
-(``ruma/client/cli/schemas/``). Bad input: the documented exit status, exactly one line on stderr
+(``ruma/client/schemas/``). Bad input: the documented exit status, exactly one line on stderr
 naming the command and quoting the input, never a traceback. Commands run in process through
 ``ruma.client.cli.main`` (fast); ``ruma serve`` runs as a real process on a loopback port, with
 its own data directory and a token file, and the remote commands talk to it.
@@ -22,9 +22,9 @@ from typing import Any, Iterator
 import jsonschema
 import pytest
 
-from ruma.client.cli.main import build_parser, main
 from ruma.client.cli import records
-from ruma.client.cli.records import KINDS, schema
+from ruma.client.cli.main import build_parser, main
+from ruma.client.records import KINDS, schema
 from tests.support.commands import free_port
 from tests.support.serve_harness import serve_log, serving
 

@@ -111,7 +111,7 @@ ENGINE_LAYERS: tuple[tuple[str, ...], ...] = (
 #: what a server package's subcommand module (``commands.py``) may import besides: the CLI's shared
 #: pieces (errors, options, output, progress) and the records its listings share with the client's
 COMMANDS_MAY_IMPORT = ("ruma.client.cli.errors", "ruma.client.cli.options", "ruma.client.cli.output",
-                       "ruma.client.cli.records", "ruma.client.progress", "ruma.client.catalog_client")
+                       "ruma.client.records", "ruma.client.progress", "ruma.client.catalog_client")
 
 
 #: loggers named for what they carry, not for a module: the request log (one line per call)

@@ -10,7 +10,7 @@ import pytest
 
 from ruma.client import RumaRpcError
 from ruma.engine.errors import RumaInputError
-from ruma.server.rpc.auth import TokenFileError, WRITE_METHODS, load_tokens, register_write_methods
+from ruma.server.rpc.auth import WRITE_METHODS, TokenFileError, load_tokens, register_write_methods
 from tests.support.grpc_harness import connect, running_server
 
 READ_TOKEN = "r3ad-0nly-t0ken"

@@ -26,11 +26,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ruma.v1 import catalog_pb2 as cpb
-from ruma.v1 import catalog_pb2_grpc
+from ruma.v1 import catalog_pb2_grpc, ruma_pb2_grpc, sweep_pb2_grpc
 from ruma.v1 import ruma_pb2 as pb
-from ruma.v1 import ruma_pb2_grpc
 from ruma.v1 import sweep_pb2 as spb
-from ruma.v1 import sweep_pb2_grpc
 from tests.support.serve_harness import Prober, latency_limit, p99, rss_by_process, serving, tree_rss
 
 pytestmark = pytest.mark.slow

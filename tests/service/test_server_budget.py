@@ -15,10 +15,10 @@ import pytest
 
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.memo import InMemoryMemo
-from ruma.server.work.budget import Budget
 from ruma.server.rpc.errors import status_of
-from ruma.server.work.limits import Limits
 from ruma.server.store.codec import CorruptRecordError
+from ruma.server.work.budget import Budget
+from ruma.server.work.limits import Limits
 from ruma.server.work.tasks import TASKS, Context
 from ruma.server.work.worker_errors import WorkerLostError, from_wire, to_wire
 from ruma.v1 import ruma_pb2 as pb

@@ -18,10 +18,10 @@ from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.server.work.cache import CachedMemo
-from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import BULK_DIRECT
 from ruma.server.store.codec import CorruptRecordError
+from ruma.server.store.memo import LmdbStore
+from ruma.server.work.cache import CachedMemo
 from tests.support.stores import dump
 
 

@@ -23,13 +23,13 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.support.lmdb_leaves import swept, tables
 from ruma.server.store import codec
 from ruma.server.store.codec import CorruptRecordError
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.page_file import PageFile
 from ruma.server.store.scan import payload, sound_keys
 from tests.support.commands import ruma
+from tests.support.lmdb_leaves import swept, tables
 
 PSIZE = 4096
 

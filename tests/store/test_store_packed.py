@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 
 from ruma.engine.evaluator import evaluate
+from ruma.engine.frame import pack_frame
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import BULK_DIRECT, WRITER_MIN
 from ruma.server.store.codec import StoreError
+from ruma.server.store.memo import LmdbStore
 from ruma.server.store.verify import verify_store
-from ruma.engine.frame import pack_frame
 from ruma.server.store.writer import unpack
 from tests.support.stores import dump, nim_items, up, writer_of
 

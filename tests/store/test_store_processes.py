@@ -17,8 +17,8 @@ from typing import Any
 from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
-from ruma.server.store.verify import verify_store
 from ruma.server.store.memo import LmdbStore
+from ruma.server.store.verify import verify_store
 
 # A bulk evaluation that keeps writing for several seconds (far longer than the tests wait).
 _WRITER = r"""

@@ -25,9 +25,9 @@ from ruma.engine.frame import pack_frame, unpack_frame
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.store import writer as store_writer
-from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import WRITER_MIN
 from ruma.server.store.codec import StoreError
+from ruma.server.store.memo import LmdbStore
 from ruma.server.store.verify import verify_store
 from tests.support.stores import dump, nim_items, up, writer_of
 

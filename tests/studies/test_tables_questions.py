@@ -21,7 +21,8 @@ import pytest
 from ruma.client.cli import main
 from ruma.client.sweep.driver import StoreSink
 from ruma.engine.rulesets import get_ruleset
-from ruma.studies import open_questions as questions, tally_parts
+from ruma.studies import open_questions as questions
+from ruma.studies import tally_parts
 from ruma.studies.commands import splice
 from ruma.studies.followers import count_followers
 

@@ -39,7 +39,7 @@ def serving(data: Path, *flags: str, env: dict[str, str] | None = None,
     ``RUMA_SERVER``, ``RUMA_TOKEN`` and ``RUMA_DATA``."""
     import jsonschema
 
-    from ruma.client.cli.records import schema
+    from ruma.client.records import schema
 
     data.parent.mkdir(parents=True, exist_ok=True)
     log = serve_log(data)

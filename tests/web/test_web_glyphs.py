@@ -8,7 +8,6 @@ import json
 import re
 import tomllib
 from fnmatch import fnmatch
-from pathlib import Path
 
 import pytest
 
