@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import jsonschema
 import pytest
 
-from ruma.client.cli import records
+from ruma.client import records
 from ruma.client.cli.main import build_parser, main
 from ruma.client.records import KINDS, schema
 from tests.support.commands import free_port
