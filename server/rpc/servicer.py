@@ -237,7 +237,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             reached = {index for index, _ in done}
             todo = [(index, text) for index, text in todo if index not in reached]
             budget, retry = budget.renewed(), True  # (a worker stopped for memory: the rest go to another)
-        _bound_reply(reply, context)
+        bound_reply(reply, context)
         return reply
 
     async def value_batch(self, todo: list[tuple[int, str]], args: tuple[Any, ...], budget: Budget,
@@ -277,7 +277,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         reply: pb.LookupResponse = pb.LookupResponse.FromString(data)
         await _refuse(reply.items, refused, context)
         self.mark_unverified(item.evaluation for item in reply.items if item.found)
-        _bound_reply(reply, context)
+        bound_reply(reply, context)
         return reply
 
     @rpc_method
@@ -373,6 +373,8 @@ REFUSED_AT_ONCE = 1000
 LARGE_BATCH = 1000
 #: the most bytes of one reply (gRPC's message limit, 64 MiB, less room for the message's framing)
 MAX_REPLY = (64 << 20) - (64 << 10)
+#: bytes a refused item of a reply takes beside its position (its status and message)
+REFUSED_ITEM = 200
 
 
 def _fits(message: pb.Evaluation, text: str, chosen: Sequence[str], brief: bool) -> bool:
@@ -390,21 +392,25 @@ def _status(error: BaseException, context: Any) -> tuple[int, str]:
     return code.value[0], message
 
 
-def _bound_reply(reply: Any, context: Any, limit: int = MAX_REPLY) -> None:
+def bound_reply(reply: Any, context: Any, limit: int = MAX_REPLY) -> None:
     """Keep a batch reply (``EvaluateBatch``'s, ``Lookup``'s) within ``limit`` bytes: past it, each
     item that carries an evaluation gets RESOURCE_EXHAUSTED instead (asked again in a smaller call,
     it is answered)."""
     if reply.ByteSize() <= limit:
         return
+    items = list(reply.items)
+    sizes = [item.ByteSize() + 6 for item in items]  # (with its tag and length)
+    refused = [len(item.position.encode()) + REFUSED_ITEM for item in items]  # what it takes refused
+    rest = sum(refused)
     total = 0
-    for item in reply.items:
-        size = item.ByteSize() + 6  # (with its tag and length)
-        if total + size > limit and item.HasField("evaluation"):
+    for item, size, small in zip(items, sizes, refused):
+        rest -= small
+        if total + size + rest > limit and item.HasField("evaluation"):
             item.ClearField("evaluation")
             if hasattr(item, "found"):
                 item.found = False
             item.status.code, item.status.message = _status(LimitExceededError(
-                f"the reply would pass {limit >> 20} MiB (the largest message this server sends); "
+                f"the reply would pass {limit:,} bytes (the largest message this server sends); "
                 f"ask for this position in a smaller batch"), context)
             size = item.ByteSize() + 6
         total += size
