@@ -17,6 +17,7 @@ from google.protobuf.message import DecodeError
 from ruma.engine.cgt import ZERO, Game
 from ruma.engine.errors import RumaInputError
 from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation
+from ruma.engine.memo import capabilities
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Position, Ruleset, State
 from ruma.server.work import convert
@@ -181,11 +182,16 @@ def check_position(ctx: Context, ruleset: str, text: str) -> None:
 
 @task
 def stored_value_fields(ctx: Context, ruleset: str, position: str, source_value: str | None) -> dict[str, Any] | None:
-    """A named position's value fields from the store (``catalog.valuing.value_fields``), or ``None``."""
+    """A named position's value fields from the store (``catalog.valuing.value_fields``, and
+    ``unverified``), or ``None``."""
     from ruma.server.catalog.valuing import value_fields
 
     rules, state = parse_position(ctx.limits, ruleset, position)
     found = stored(ctx.memo, rules, state)
     if found is None:
         return None
-    return value_fields(lambda r, p: found, ruleset, position, source_value, lambda text: parse_value(ctx.limits, text))
+    fields = value_fields(lambda r, p: found, ruleset, position, source_value, lambda text: parse_value(ctx.limits, text))
+    persistent = capabilities(ctx.store).store if ctx.store is not None else None
+    if persistent is not None:  # (an upload the server has not re-valued yet, for the position or a component)
+        fields["unverified"] = any(persistent.provenance.unverified_among([found.key, *(c.key for c in found.components)]))
+    return fields
