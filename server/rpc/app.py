@@ -350,6 +350,11 @@ async def _build(data: Path, host: str, port: int, the_store: Memo, own_store: b
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.so_reuseport", 0),  # a second server on a port in use fails instead of sharing it
+            # the backlog of calls gRPC holds before admission has picked them up, past which it refuses
+            # new ones itself (its defaults, 1,000 and 3,000, let one client's burst of new calls get
+            # other clients' calls cancelled, before admission could tell them apart)
+            ("grpc.server.max_pending_requests", 2 * max_calls),
+            ("grpc.server.max_pending_requests_hard_limit", 4 * max_calls),
         ],
     )
     wrapper_closers: list[Any] = []
