@@ -89,7 +89,8 @@ class TokenCheck:
         """Whether ``method`` needs a ``write`` token."""
         return method in WRITE_METHODS or method in self.extra_write_methods
 
-    def check(self, method: str, metadata: Iterable[tuple[str, Any]] | None) -> tuple[tuple[grpc.StatusCode, str] | None, str | None]:
+    def check(self, method: str, metadata: Iterable[tuple[str, Any]] | None
+              ) -> tuple[tuple[grpc.StatusCode, str] | None, str | None]:
         """``(refusal, client)``: ``(code, details)`` when the call may not go on (else ``None``), and
         the name of the known token it carries (``token_label``; ``None`` without one)."""
         header = ""
