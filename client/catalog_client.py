@@ -100,6 +100,7 @@ class NamedPosition(CatalogRecord):
     outcome: str | None = None
     source_agrees: bool | None = None
     error: str | None = None  # why the engine could not value it
+    unverified: bool = False  # the value (or a component's) is an upload the server has not re-valued yet
 
     @classmethod
     def from_message(cls, message: pb.NamedPosition) -> "NamedPosition":
@@ -112,7 +113,8 @@ class NamedPosition(CatalogRecord):
         return cls.from_dict(data)
 
     def __str__(self) -> str:
-        return f"{self.name}: {self.ruleset} {self.position}" + (f" = {self.value}" if self.value is not None else "")
+        value = f" = {self.value}" + (" (an unverified upload)" if self.unverified else "") if self.value is not None else ""
+        return f"{self.name}: {self.ruleset} {self.position}{value}"
 
 
 def _source(message: pb.CatalogSource, names: tuple[str, ...]) -> dict[str, Any]:
@@ -129,6 +131,7 @@ class StoredPosition(CatalogRecord):
     position: str | None  # None when the key cannot be decoded (another ruleset version)
     key: str
     value: str
+    unverified: bool = False  # an upload the server has not re-valued yet: the value may be wrong
 
     @classmethod
     def from_message(cls, message: pb.StoredPosition) -> "StoredPosition":

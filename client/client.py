@@ -193,15 +193,15 @@ class Client:
                        timeout: float | None = None) -> list[r.BatchItem]:
         """Many positions; each item has its own status (one bad or heavy position does not fail
         the others: ``max_seconds`` is the time each position may take, 0 the server's limit)."""
-        request = pb.EvaluateBatchRequest(ruleset=_ruleset("evaluate_batch", ruleset),
-                                          positions=_many_positions("evaluate_batch", positions),
+        texts = _many_positions("evaluate_batch", positions)
+        request = pb.EvaluateBatchRequest(ruleset=_ruleset("evaluate_batch", ruleset), positions=texts,
                                           notations=_notations(notations), brief=brief,  # type: ignore[arg-type]
                                           max_positions=max_positions, max_seconds=max_seconds)
         reply = self.call(self.stub.EvaluateBatch, request, timeout)
-        return [
-            r.BatchItem(item.position, status_code(item.status.code), item.status.message,
+        return [  # (the position as sent: the reply shortens a long one that failed)
+            r.BatchItem(text, status_code(item.status.code), item.status.message,
                         r.Evaluation.from_message(item.evaluation) if item.HasField("evaluation") else None)
-            for item in reply.items
+            for text, item in zip(texts, reply.items)
         ]
 
     def lookup(self, ruleset: str, positions: str | Sequence[str], *, notations: Iterable[str] | None = None,
@@ -212,9 +212,9 @@ class Client:
                                    notations=_notations(notations))  # type: ignore[arg-type]
         reply = self.call(self.stub.Lookup, request, timeout)
         return [
-            r.LookupItem(item.position, item.found, status_code(item.status.code), item.status.message,
+            r.LookupItem(text, item.found, status_code(item.status.code), item.status.message,
                          r.Evaluation.from_message(item.evaluation) if item.found else None)
-            for item in reply.items
+            for text, item in zip(texts, reply.items)
         ]
 
     def compare(self, a: Operand, b: Operand, *, timeout: float | None = None) -> r.Comparison:

@@ -117,6 +117,8 @@ class PositionOut(BaseModel):
     analyses: Analyses
     components: list[Component]
     from_store: bool
+    unverified: bool = Field(False, description="the value (or a component's) is an upload the service has not "
+                                                "re-valued yet: it may be wrong")
     thermograph: Optional[Thermograph] = None
     left: Optional[list[Option]] = None
     right: Optional[list[Option]] = None
@@ -192,6 +194,7 @@ class BatchItem(BaseModel):
     message: str = ""
     value: Optional[Value] = None
     from_store: Optional[bool] = None
+    unverified: Optional[bool] = None
     command: Optional[str] = None
 
 
@@ -225,6 +228,7 @@ class Stored(BaseModel):
     value: str
     position: Optional[str] = None
     url: Optional[str] = None
+    unverified: bool = Field(False, description="an upload the service has not re-valued yet: it may be wrong")
 
 
 class ErrorBody(BaseModel):

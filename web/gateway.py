@@ -230,6 +230,7 @@ class Gateway:
             "components": [{"position": c.position, "value": c.value.unicode, "from_store": c.from_store}
                            for c in evaluation.components],
             "from_store": evaluation.from_store,
+            "unverified": evaluation.unverified,
             "thermograph": thermograph_data(value.ascii),
         }
         if options:

@@ -37,7 +37,8 @@ if TYPE_CHECKING:  # lmdb is imported when a command opens a store, not for ruma
 
 POSITION_COLUMNS = [Column("name"), Column("ruleset"), Column("position"), Column("value"), Column("outcome"),
                     Column("tags")]
-STORED_COLUMNS = [Column("ruleset"), Column("position"), Column("value")]  # (the key is in --json only)
+STORED_COLUMNS = [Column("ruleset"), Column("position"), Column("value"),  # (the key is in --json only)
+                  Column("unverified")]
 #: stored positions a search counts before it says "more than"
 COUNT_UP_TO = 1000
 THEOREM_COLUMNS = [Column("name"), Column("ruleset"), Column("family"), Column("claim"), Column("domain"),
@@ -280,6 +281,8 @@ def _emit(args: argparse.Namespace, records: Iterable[dict[str, Any]], line: Cal
 # -- printing ---------------------------------------------------------------------------------
 def _position_line(d: dict[str, Any]) -> str:
     value = f" = {d['value']}" if d.get("value") is not None else ""
+    if value and d.get("unverified"):
+        value += " (an unverified upload)"
     if d.get("error"):
         value = f" (not evaluated: {d['error']})"
     src = d.get("source") or {}
@@ -359,7 +362,8 @@ def _catalog_search(args: argparse.Namespace) -> int:
             limit = args.limit or 20
             found = ops.search_stored(args.ruleset, args.value, max(limit, COUNT_UP_TO))
             count = _emit(args, (_stored(d, args.notation) for d in found[:limit]),
-                          lambda d: f"{d['ruleset']} {d['position'] or '(another version of the ruleset)'} = {d['value']}",
+                          lambda d: f"{d['ruleset']} {d['position'] or '(another version of the ruleset)'} = {d['value']}"
+                                    + (" (an unverified upload)" if d["unverified"] else ""),
                           STORED_COLUMNS)
             _say_more(args, limit, len(found), max(limit, COUNT_UP_TO))
             return _nothing_found(count, f"stored positions of {args.ruleset} with value {args.value}",

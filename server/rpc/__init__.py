@@ -2,7 +2,7 @@
 
 - ``app``: the assembled server (gRPC's asyncio server on its own event loop); ``servicer``,
   ``catalog``, ``sweeps``: the three servicers; ``admission``: every call admitted at its start
-  (tokens, per-peer limits, its request read and decoded); ``auth``: tokens; ``errors``:
+  (tokens, each client's share, room kept for cheap reads, its request read and decoded); ``auth``: tokens; ``errors``:
   exceptions → status codes; ``inflight``: single-flight; ``request_log``: one line per call;
   ``commands``: ``ruma serve``.
 

@@ -68,6 +68,7 @@ def position_message(d: dict[str, Any]) -> pb.NamedPosition:
         msg.notes = (msg.notes + "; " if msg.notes else "") + f"not evaluated: {d['error']}"
     if d.get("source_agrees") is not None:
         msg.source_agrees = d["source_agrees"]
+    msg.unverified = bool(d.get("unverified"))
     return msg
 
 
@@ -196,7 +197,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
                                                                min(request.limit or 20, 1000),
                                                                valuer=self._valuer(budget)), budget)
         return pb.StoredPositions(positions=[
-            pb.StoredPosition(ruleset=d["ruleset"], position=d["position"] or "", key=d["key"], value=d["value"])
+            pb.StoredPosition(ruleset=d["ruleset"], position=d["position"] or "", key=d["key"], value=d["value"],
+                              unverified=bool(d.get("unverified")))
             for d in found])
 
     @rpc_method

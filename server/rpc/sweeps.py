@@ -231,23 +231,20 @@ def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
     (``store.provenance.UploadVerifier``), on the evaluation workers as ``Upload``'s sample is;
     ``None`` for a store without provenance. A value found wrong is replaced, forgotten by the
     hot-value cache, logged and counted (``Stats.uploads_corrected``)."""
-    from ruma.server.store.provenance import UploadVerifier
+    from ruma.server.store.provenance import Correction, UploadVerifier
     from ruma.server.work.budget import Budget
 
     persistent = ruma.persistent
     if persistent is None:
         return None
 
-    def revalue(ruleset: str, keys: list[bytes]) -> list[Any]:
-        rules = get_ruleset(ruleset)
-        packet, failed = ruma.blocking(ruma.run("sweep_verify", (ruleset, keys),
-                                                Budget(max_seconds=ruma.limits.max_seconds)))
-        values = dict(unpack(packet, rules.impartial))
-        reached = min((index for index, _ in failed), default=len(keys))  # (the rest stay marked)
-        return [values[key] for key in keys[:reached]]
+    def revalue(keys: list[bytes]) -> tuple[int, list[Correction]]:
+        settled: tuple[int, list[Correction]] = ruma.blocking(ruma.run(
+            "revalue_uploads", (keys,), Budget(max_seconds=ruma.limits.max_seconds)))
+        return settled
 
-    def corrected(key: bytes, was: Any, now: Any) -> None:
-        ruma.memo.forget(key)
+    def corrected(correction: Correction) -> None:
+        ruma.memo.forget(correction.key)
         with ruma.counters.lock:
             ruma.counters.corrected += 1
 

@@ -133,8 +133,9 @@ def hostile_cases(server: Server) -> list[tuple[str, Callable[..., Any], Any, fl
          5, {EXHAUSTED}, "limit"),
         ("AddPosition 1^40 (too long to value)", c.AddPosition,
          cpb.AddPositionRequest(name="h3", ruleset="sowing", position="1^40"), 30, {EXHAUSTED}, "--max-"),
-        ("AddPosition with a 10 MB note", c.AddPosition,
-         cpb.AddPositionRequest(name="h4", ruleset="sowing", position="312", notes=big_note), 10, {INVALID}, "notes"),
+        ("AddPosition with a 10 MB note", c.AddPosition,  # (refused before it is decoded)
+         cpb.AddPositionRequest(name="h4", ruleset="sowing", position="312", notes=big_note), 10, {EXHAUSTED},
+         "takes at most"),
         ("Evaluate 1^17 with a 1 s deadline", r.Evaluate, pb.EvaluateRequest(ruleset="sowing", position="1^17"), 1,
          {DEADLINE}, ""),
         ("Evaluate 1^30, no deadline of its own", r.Evaluate, pb.EvaluateRequest(ruleset="sowing", position="1^30"), 60,
