@@ -311,8 +311,9 @@ def revalue_marked(store: Store, keys: Sequence[bytes], memo: Any = None, *, kee
     of valuing them again). A cancelled evaluation (``should_cancel``) ends the batch; what was
     valued before it is settled. Returns how many entries were settled and the corrections made
     (each logged)."""
+    from ruma.engine.cgt import format_value
     from ruma.engine.errors import CancelledError, LimitExceededError
-    from ruma.engine.evaluator import evaluate, format_value
+    from ruma.engine.evaluator import evaluate
     from ruma.engine.families.packets import RecordingMemo
     from ruma.server.store.keys import state_of_key
 
