@@ -16,8 +16,8 @@ kernel's accounting of the child, ``wait4``):
 
 The rows of 2 and 3 are checked to be the rows of 1 for those values (classes, raw positions,
 simplest positions), and 4's rows to be 1's. Figures: wall seconds and peak RSS of each, and
-the ratios of 1's peak to the others'. Run it under the shared lock
-(``flock /tmp/ruma-heavy.lock python benchmarks/bench_census.py ...``).
+the ratios of 1's peak to the others'. Run it alone on the machine (nothing else heavy at the
+same time: the figures are wall seconds and memory).
 """
 
 from __future__ import annotations

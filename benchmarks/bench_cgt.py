@@ -1,6 +1,6 @@
 """Measure ruma's CGT algebra (canonicalisation, sums, comparisons) against cgt-py and pycgt.
 
-    /work/venv/bin/python benchmarks/bench_cgt.py [GAMES] [SEED]
+    python benchmarks/bench_cgt.py [GAMES] [SEED]    (cgt-py and pycgt: ``pip install '.[bench]'``)
 
 A seeded recipe lists GAMES games, each a random option list (0-3 Left, 0-3 Right options) over
 earlier games of birthday <= MAX_OPTION_BIRTHDAY. Every library builds the same games from the
@@ -153,7 +153,8 @@ def run_pycgt(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _braces_pycgt(pycgt: Any, g: Any) -> str:
     c = pycgt.canonical(g)
-    return "{" + ",".join(_braces_pycgt(pycgt, x) for x in c.left) + "|" + ",".join(_braces_pycgt(pycgt, x) for x in c.right) + "}"
+    left, right = (",".join(_braces_pycgt(pycgt, x) for x in side) for side in (c.left, c.right))
+    return "{" + left + "|" + right + "}"
 
 
 RUNNERS = {"ruma": run_ruma, "cgt-py": run_cgt_py, "pycgt": run_pycgt}

@@ -1,6 +1,6 @@
 """Measure ruma's analyses and notation against cgt-py and pycgt on the same random games.
 
-    /work/venv/bin/python benchmarks/bench_cgt_analysis.py [COUNT] [SEED]
+    python benchmarks/bench_cgt_analysis.py [COUNT] [SEED]    (cgt-py and pycgt: ``pip install '.[bench]'``)
 
 Builds COUNT distinct random canonical games with ruma, writes them in cgt-py braces, then times
 (each on cold caches for its library): stops + temperature + thermograph, and text round trips.
@@ -15,8 +15,7 @@ import time
 from fractions import Fraction
 from typing import Any, Callable
 
-from ruma.engine.cgt import Game, integer, nimber, number, up_multiple
-from ruma.engine.cgt import analysis
+from ruma.engine.cgt import Game, analysis, integer, nimber, number, up_multiple
 from ruma.engine.cgt.notation import STYLES, format_game, parse_game
 
 
@@ -62,7 +61,7 @@ def main(count: int = 2000, seed: int = 1) -> None:
 
         def cgt_analyses() -> None:
             for c in forms:
-                c.left_stop, c.right_stop, c.temperature, c.thermograph
+                _ = c.left_stop, c.right_stop, c.temperature, c.thermograph
 
         rows.append(("cgt-py stops+temperature+thermograph", _timed(cgt_analyses)))
     except ImportError:

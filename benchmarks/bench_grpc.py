@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
                 started = time.perf_counter()  # first full pass computes every analysis (then cached by value)
                 client.evaluate_batch("sowing", texts)
                 results["full_first_pass_seconds"] = time.perf_counter() - started
-                results["batch_full_typed_per_s"] = throughput(client, texts, args.batch_size, args.seconds, brief=False, typed=True)
+                results["batch_full_typed_per_s"] = throughput(client, texts, args.batch_size, args.seconds, brief=False,
+                                                               typed=True)
                 again = texts * 10
                 reload = client.load("sowing", again, batch_size=args.batch_size, progress=False)
                 assert reload.already_stored == len(again)
@@ -175,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
               f" (after a first pass of {results['full_first_pass_seconds']:.1f} s computing the analyses)")
         print(f"ruma load of stored positions:          {results['load_stored_per_s']:>8,.0f} positions/s")
         print(f"in-process evaluate() over the store:   {results['in_process_per_s']:>8,.0f} positions/s (peer)")
-        print(f"Evaluate latency: p50 {ev['p50_ms']:.2f} ms, p99 {ev['p99_ms']:.2f} ms, mean {ev['mean_ms']:.2f} ms (target p50 <= 2 ms)")
+        print(f"Evaluate latency: p50 {ev['p50_ms']:.2f} ms, p99 {ev['p99_ms']:.2f} ms, mean {ev['mean_ms']:.2f} ms "
+              "(target p50 <= 2 ms)")
     return 0
 
 

@@ -25,12 +25,12 @@ from typing import Any
 
 
 def records(count: int) -> list[dict[str, Any]]:
-    from ruma.client.cli.records import evaluation_record
+    import random
+
+    from ruma.client.records import evaluation_record
     from ruma.engine.evaluator import evaluate
     from ruma.engine.families.classes import Family, raw_rows
-    from ruma.engine.native import new_memo
-
-    import random
+    from ruma.engine.memo import new_memo
 
     family = Family.of("sowing", (1, 10), (1, 10))
     memo = new_memo()

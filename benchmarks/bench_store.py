@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
-import os
 import subprocess
 import sys
 import tempfile
@@ -58,9 +58,8 @@ def child(mode: str, ruleset: str, positions: list[str], directory: str) -> dict
     from ruma.engine.cgt import format_value
     from ruma.engine.evaluator import evaluate
     from ruma.engine.memo import InMemoryMemo
-    from ruma.server.store.memo import LmdbStore
-
     from ruma.engine.rulesets import get_ruleset
+    from ruma.server.store.memo import LmdbStore
 
     rules = get_ruleset(ruleset)  # import the ruleset's module before timing
     opened = time.perf_counter()

@@ -28,8 +28,8 @@ import time
 from typing import Any, Callable
 
 from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep
-from ruma.engine.stores import open_store
 from ruma.engine.families.classes import Family
+from ruma.engine.stores import open_store
 
 
 def _entries(path: str) -> dict[bytes, Any]:
@@ -47,8 +47,8 @@ def _children_cpu() -> float:
 
 def _run(family: Family, make: Callable[[], dict[str, Any]]) -> tuple[float, dict[bytes, Any], int, float, float, float]:
     """Wall seconds, the store's entries, positions valued, CPU seconds (driver + workers), those
-    of the driver (this process) alone, and those of the store's writer process (a child that has ended once the sink is closed; the
-    pools' workers live on, so they are not in it)."""
+    of the driver (this process) alone, and those of the store's writer process (a child that has ended
+    once the sink is closed; the pools' workers live on, so they are not in it)."""
     directory = tempfile.mkdtemp(prefix="ruma-bench-sweep-")
     sink = StoreSink(directory)
     started, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()

@@ -23,8 +23,8 @@ from typing import Any
 def _value(ruleset: str, seeds: int, barrier: Any, out: Any) -> None:
     from ruma.engine.evaluator import value_many
     from ruma.engine.families.classes import Family, enumerate_states
-    from ruma.engine.rulesets import get_ruleset
     from ruma.engine.families.packets import RecordingMemo
+    from ruma.engine.rulesets import get_ruleset
 
     rules = get_ruleset(ruleset)
     states, _, _ = enumerate_states(Family.of(ruleset, (0, seeds)))

@@ -1,4 +1,13 @@
-"""ruma.client: the typed gRPC client, the bulk loader and the ruma command line."""
+"""ruma.client: the typed gRPC client, the bulk loader and the ruma command line.
+
+Here: the ``Client`` (``client``), its results, addresses, the ``Catalog`` and ``Sweeps`` services'
+client sides (``catalog_client``, ``sweeps_client``), the bulk loader and the progress display it
+shares with every subcommand (``progress``); the command line (``cli``) and sweeps (``sweep``)
+stand on them.
+
+May import: the standard library, grpc, rich, ``ruma.engine`` and ``ruma.v1`` — never
+``ruma.server``, nor the packages below this one (``ruma.client.cli``, ``ruma.client.sweep``).
+"""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Results are dataclasses — ``NamedPosition``, ``StoredPosition``, ``Theorem``, ``VerificationRun``,
 ``SeedCounts`` — whose ``to_dict()`` is the record ``ruma catalog ... --json`` prints, for a local
-catalog and for a server alike (schemas in ``ruma/client/cli/schemas/``); ``from_dict`` builds them
+catalog and for a server alike (schemas in ``ruma/client/schemas/``); ``from_dict`` builds them
 from the local ``CatalogOps`` dicts. Values are in CGSuite plain text (``value``), as the catalog
 keeps them. Messages become dicts with ``google.protobuf.json_format`` and then dataclasses by
 their field types. Failed calls raise ``ruma.client.client.RumaRpcError``. This module never
@@ -100,6 +100,7 @@ class NamedPosition(CatalogRecord):
     outcome: str | None = None
     source_agrees: bool | None = None
     error: str | None = None  # why the engine could not value it
+    unverified: bool = False  # the value (or a component's) is an upload the server has not re-valued yet
 
     @classmethod
     def from_message(cls, message: pb.NamedPosition) -> "NamedPosition":
@@ -112,7 +113,8 @@ class NamedPosition(CatalogRecord):
         return cls.from_dict(data)
 
     def __str__(self) -> str:
-        return f"{self.name}: {self.ruleset} {self.position}" + (f" = {self.value}" if self.value is not None else "")
+        value = f" = {self.value}" + (" (an unverified upload)" if self.unverified else "") if self.value is not None else ""
+        return f"{self.name}: {self.ruleset} {self.position}{value}"
 
 
 def _source(message: pb.CatalogSource, names: tuple[str, ...]) -> dict[str, Any]:
@@ -129,6 +131,7 @@ class StoredPosition(CatalogRecord):
     position: str | None  # None when the key cannot be decoded (another ruleset version)
     key: str
     value: str
+    unverified: bool = False  # an upload the server has not re-valued yet: the value may be wrong
 
     @classmethod
     def from_message(cls, message: pb.StoredPosition) -> "StoredPosition":

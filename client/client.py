@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
@@ -194,15 +193,15 @@ class Client:
                        timeout: float | None = None) -> list[r.BatchItem]:
         """Many positions; each item has its own status (one bad or heavy position does not fail
         the others: ``max_seconds`` is the time each position may take, 0 the server's limit)."""
-        request = pb.EvaluateBatchRequest(ruleset=_ruleset("evaluate_batch", ruleset),
-                                          positions=_many_positions("evaluate_batch", positions),
+        texts = _many_positions("evaluate_batch", positions)
+        request = pb.EvaluateBatchRequest(ruleset=_ruleset("evaluate_batch", ruleset), positions=texts,
                                           notations=_notations(notations), brief=brief,  # type: ignore[arg-type]
                                           max_positions=max_positions, max_seconds=max_seconds)
         reply = self.call(self.stub.EvaluateBatch, request, timeout)
-        return [
-            r.BatchItem(item.position, status_code(item.status.code), item.status.message,
+        return [  # (the position as sent: the reply shortens a long one that failed)
+            r.BatchItem(text, status_code(item.status.code), item.status.message,
                         r.Evaluation.from_message(item.evaluation) if item.HasField("evaluation") else None)
-            for item in reply.items
+            for text, item in zip(texts, reply.items)
         ]
 
     def lookup(self, ruleset: str, positions: str | Sequence[str], *, notations: Iterable[str] | None = None,
@@ -213,9 +212,9 @@ class Client:
                                    notations=_notations(notations))  # type: ignore[arg-type]
         reply = self.call(self.stub.Lookup, request, timeout)
         return [
-            r.LookupItem(item.position, item.found, status_code(item.status.code), item.status.message,
+            r.LookupItem(text, item.found, status_code(item.status.code), item.status.message,
                          r.Evaluation.from_message(item.evaluation) if item.found else None)
-            for item in reply.items
+            for text, item in zip(texts, reply.items)
         ]
 
     def compare(self, a: Operand, b: Operand, *, timeout: float | None = None) -> r.Comparison:
@@ -270,29 +269,23 @@ class Client:
 
     def load(self, ruleset: str, positions: Iterable[str], *, batch_size: int = 256,
              progress: bool | Callable[[int, int], None] | None = None, **kwargs: Any) -> r.LoadSummary:
-        """Bulk load: value every position on the server (see ``ruma.client.loader.load``).
-
-        The old order ``load(positions, ruleset)`` still works, with a ``DeprecationWarning``."""
+        """Bulk load: value every position on the server (see ``ruma.client.loader.load``)."""
         from ruma.client.loader import load
 
-        if not isinstance(ruleset, str) and isinstance(positions, str):
-            warnings.warn("Client.load(positions, ruleset) is deprecated: use load(ruleset, positions)",
-                          DeprecationWarning, stacklevel=2)
-            ruleset, positions = positions, ruleset
         return load(self, _ruleset("load", ruleset), _many_positions("load", positions), batch_size=batch_size,
                     progress=progress, **kwargs)
 
-    # -- sweeps and censuses (the ruma.v1.Sweeps service; see ruma.client.sweep.client) -----------
+    # -- sweeps and censuses (the ruma.v1.Sweeps service; see ruma.client.sweeps_client) -----------
     def upload(self, ruleset: str, entries: Sequence[tuple[bytes, Any]], *, timeout: float | None = None) -> Any:
         """Store precomputed ``(canonical key, value)`` entries; needs a write token. The server
         re-values a sample and rejects the whole upload on any mismatch. Returns an ``UploadResult``."""
-        from ruma.client.sweep import client as sweep_client
+        from ruma.client import sweeps_client as sweep_client
 
         return sweep_client.upload(self, ruleset, entries, timeout=timeout)
 
     def contains(self, ruleset: str, keys: Sequence[bytes], *, timeout: float | None = None) -> list[bool]:
         """For each canonical key, whether the server's store holds it."""
-        from ruma.client.sweep import client as sweep_client
+        from ruma.client import sweeps_client as sweep_client
 
         return sweep_client.contains(self, ruleset, keys, timeout=timeout)
 
@@ -301,7 +294,7 @@ class Client:
                       compute_missing: bool = False, values: Sequence[str] = (), timeout: float | None = None) -> Any:
         """The census of a family as the server streams it: ``CensusRow``s, then a ``CensusSummary``;
         ``values`` (value expressions such as ``"*3"``) keeps only the positions of those values."""
-        from ruma.client.sweep import client as sweep_client
+        from ruma.client import sweeps_client as sweep_client
 
         request = sweep_client.census_request(ruleset, seeds, pots, by, simplest, _notations(notations), compute_missing,
                                               [values] if isinstance(values, str) else list(values))
@@ -309,7 +302,7 @@ class Client:
 
     def census(self, ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] | None = None, **kwargs: Any) -> Any:
         """The census of a family (``CensusResult``: rows and summary); see ``stream_census``."""
-        from ruma.client.sweep import client as sweep_client
+        from ruma.client import sweeps_client as sweep_client
 
         result = sweep_client.CensusResult()
         for item in self.stream_census(ruleset, seeds, pots, **kwargs):

@@ -345,8 +345,8 @@ def load(
     ``batch_size``: the most positions a call; ``max_seconds``: the time each position may
     compute (0: the server's limit only); ``rounds``: how many times positions refused for want
     of capacity are sent again."""
-    from ruma.client.cli.output import progress as progress_display
     from ruma.client.client import RumaRpcError
+    from ruma.client.progress import progress as progress_display
 
     if batch_size < 1:
         raise RumaInputError(f"batch size must be at least 1, got {batch_size!r}")

@@ -3,7 +3,7 @@
 Values print in Unicode (``str(value)``), CGSuite plain text (``value.ascii``) and cgt-py's braces
 notation (``value.braces``), and render in notebooks (``_repr_html_``). ``to_dict()`` gives the
 JSON-able record the CLI prints: ``Evaluation.to_dict()`` is the same ``evaluation`` record as
-``ruma eval --json`` prints for a local evaluation (schema ``ruma/client/cli/schemas/evaluation.json``).
+``ruma eval --json`` prints for a local evaluation (schema ``ruma/client/schemas/evaluation.json``).
 """
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ class Evaluation:
 
     def to_dict(self, notation: str = "unicode") -> dict[str, Any]:
         """The ``evaluation`` record (values in ``notation``), as ``ruma eval``/``ruma query`` print it."""
-        from ruma.client.cli.records import analysis_record, build_evaluation_record
+        from ruma.client.records import analysis_record, build_evaluation_record
 
         def text(value: GameValue | None) -> str | None:
             return None if value is None else str(getattr(value, notation))

@@ -3,6 +3,14 @@
     >>> from ruma.engine import evaluate, parse_game
     >>> evaluate("sowing", "312").value == parse_game("{0|-2}")
     True
+
+The engine is in layers, each importing only those below it (docs/architecture.md), from the
+bottom: ``errors`` and ``frame``; ``native`` (the compiled core and the engine choice); ``cgt``,
+``octal``, ``tchoukaillon``; ``rulesets``, ``stores``; ``memo``; ``search``, ``verify``,
+``families``; ``native.search``; ``native.rulesets``; ``evaluator``; this module on top.
+
+May import: the standard library and ``ruma.engine.errors`` — the rest of the engine by name, on
+first use; nothing of ruma outside the engine, anywhere in it.
 """
 
 from __future__ import annotations
@@ -10,8 +18,8 @@ from __future__ import annotations
 from ruma.engine.errors import (
     CancelledError,
     LimitExceededError,
-    NotAtomicError,
     NotationError,
+    NotAtomicError,
     PositionError,
     RumaError,
     RumaInputError,

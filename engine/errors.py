@@ -1,18 +1,25 @@
-"""The engine's errors: every one is a ``ValueError`` subclass that quotes the input.
+"""The errors ruma raises on purpose: every one a ``RumaError``, its message quoting the input.
+
+Errors about the input are also ``ValueError``s: ``RumaInputError`` (malformed or meaningless
+input) and its subclasses, and ``LimitExceededError`` (input beyond the configured limits). The
+rest are not: ``CancelledError`` (a search stopped by its caller), ``NotAtomicError`` (a quantity
+a game does not have), and the errors of the other layers (the store's damaged records, a lost
+worker, a failed call of the client) derive from ``RumaError`` alone.
 
 The server maps these to gRPC status codes in one place (``ruma.server.rpc.errors``):
 ``RumaInputError`` and its subclasses → ``INVALID_ARGUMENT``, ``LimitExceededError`` →
-``RESOURCE_EXHAUSTED``, ``CancelledError`` → ``CANCELLED`` / ``DEADLINE_EXCEEDED``.
+``RESOURCE_EXHAUSTED``, ``CancelledError`` → ``CANCELLED`` / ``DEADLINE_EXCEEDED``; the command
+line maps them to exit statuses in ``ruma.client.cli.errors``.
 """
 
 from __future__ import annotations
 
 
-class RumaError(ValueError):
-    """Base class of every error the engine raises on purpose."""
+class RumaError(Exception):
+    """Base class of every error ruma raises on purpose."""
 
 
-class RumaInputError(RumaError):
+class RumaInputError(RumaError, ValueError):
     """Malformed or meaningless input (a bad position, expression or name)."""
 
 
@@ -48,8 +55,9 @@ class NotAtomicError(RumaError):
     """Atomic weight asked of a game that is not atomic (Conway's definition)."""
 
 
-class LimitExceededError(RumaError):
-    """A position larger than the configured limits (pots, seeds, positions to explore)."""
+class LimitExceededError(RumaError, ValueError):
+    """Input larger than the configured limits (pots, seeds, positions to explore): well formed, so
+    not a ``RumaInputError``, but about the input, so a ``ValueError``."""
 
 
 class CancelledError(RumaError):

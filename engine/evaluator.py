@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ruma.engine.cgt import ZERO, Game, Value, as_game
 from ruma.engine.errors import RumaInputError
-from ruma.engine.memo import Memo
-from ruma.engine.native import new_memo
+from ruma.engine.memo import Memo, new_memo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Position, Ruleset, State
 from ruma.engine.search import CANCEL_CHECK_INTERVAL as CANCEL_CHECK_INTERVAL

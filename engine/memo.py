@@ -13,16 +13,28 @@ here: ``BulkMemo`` (``lookup_many``/``insert_many``: the compiled search's batch
 search may read and write itself) and ``ruma.engine.stores.Store`` (a persistent store).
 ``capabilities(memo)`` decides once what a memo offers and returns it as a ``MemoCapabilities``
 record, which the compiled search takes (``native/search_type.c``) and every other caller reads;
-nothing else asks a memo what it has.
+nothing else asks a memo what it has. ``new_memo()`` is a fresh in-memory memo of the active engine.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import (TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union, cast,
-                    runtime_checkable)
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Iterable,
+    NamedTuple,
+    Protocol,
+    Sequence,
+    Union,
+    cast,
+    runtime_checkable,
+)
 
-from ruma.engine.cgt import Value
+from ruma.engine.cgt import Game, Value
+from ruma.engine.errors import RumaInputError
+from ruma.engine.native import active_engine, core
 
 if TYPE_CHECKING:
     from ruma.engine.stores import Store
@@ -195,3 +207,26 @@ class InMemoryMemo:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+
+def new_memo() -> Memo:
+    """A fresh in-memory memo: the compiled ``CompactMemo`` (about 30 bytes a position, read and
+    written by the compiled search without Python calls) when the compiled engine is active,
+    else an ``InMemoryMemo``. What ``evaluate`` uses without a memo, and ``ruma eval`` without
+    ``--store``."""
+    memo = new_compact_memo()
+    return InMemoryMemo() if memo is None else memo
+
+
+def new_compact_memo() -> Memo | None:
+    """A fresh ``CompactMemo`` when the compiled engine is active, else ``None`` (also the cache of
+    recently stored values that the LMDB store offers the compiled search: ``recent``)."""
+    try:
+        engine = active_engine()
+    except RumaInputError:
+        engine = "python"  # the misconfiguration is reported where the rulesets are looked up
+    native = core() if engine == "c" else None
+    if native is None:
+        return None
+    memo: Memo = native.CompactMemo(Game)
+    return memo

@@ -15,7 +15,7 @@ rejected. ``0.37`` (also written ``.37`` or ``·37``) is the game of Erickson's 
 
 Values: ``G(n) = mex`` of the options' values, the value of two heaps being the xor of theirs.
 ``quadratic_values`` is the plain definition (every split of every heap: Θ(n²) work for n
-values). ``HeapGame.values`` uses the *rare/common split* (cgt-notes.md, "Octal games"): for a
+values). ``HeapGame.values`` uses the *rare/common split* (docs/heaps.md): for a
 bit mask ``M`` call a value *common* when ``popcount(v & M)`` is odd and *rare* otherwise. The xor
 of two commons is rare, so a common value can only be reached through a pair that involves a rare
 heap; those heaps are few, and scanning them gives the smallest unreachable common value ``c``.
@@ -463,7 +463,7 @@ def quadratic_values(game: HeapGame, n: int) -> list[int]:
 
 
 def guy_smith_period(values: list[int], max_take: int) -> tuple[int, int] | None:
-    """The Guy–Smith periodicity test (Winning Ways ch. 4; cgt-notes.md).
+    """The Guy–Smith periodicity test (Winning Ways ch. 4).
 
     If ``G(i + p) = G(i)`` for all ``n0 <= i < 2*n0 + p + t`` (``t`` = most beans a move takes),
     an octal game's sequence is periodic from ``n0`` with period ``p``. Returns the smallest such

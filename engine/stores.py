@@ -26,7 +26,6 @@ __all__ = ["Documents", "MissingStoreError", "Provenance", "Store", "StoreAdmin"
 GROUP = "ruma.stores"
 BACKEND = "lmdb"
 
-
 class StoreAdmin(Protocol):
     """A store's administration (the LMDB store's has backup, verify, sampling and more)."""
 

@@ -3,6 +3,11 @@
 The scripts live next to this file (``env.py``, ``script.py.mako``, ``versions/``); ``config(url)``
 builds an Alembic ``Config`` pointing at them, so no ``alembic.ini`` is needed at run time (one
 is shipped for the ``alembic`` command: ``alembic -c migrations/alembic.ini -x url=... upgrade head``).
+The catalog's tables are its caller's: a new migration is generated from the models' metadata
+given to ``config(url, metadata=...)`` (docs/catalog.md).
+
+May import: the standard library, Alembic and SQLAlchemy — nothing of ruma (the catalog,
+``ruma.server.catalog``, imports this package to migrate on open).
 """
 
 from __future__ import annotations
@@ -12,13 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from sqlalchemy import MetaData
     from sqlalchemy.engine import Engine
 
 SCRIPT_LOCATION = Path(__file__).resolve().parent
 
 
-def config(url: str, engine: "Engine | None" = None) -> "Config":
-    """An Alembic configuration for the catalog at ``url`` (reusing ``engine`` if given)."""
+def config(url: str, engine: "Engine | None" = None, metadata: "MetaData | None" = None) -> "Config":
+    """An Alembic configuration for the catalog at ``url`` (reusing ``engine`` if given; ``metadata``:
+    the models' tables, which a migration is generated from — ``autogenerate``)."""
     from alembic.config import Config
 
     cfg = Config()
@@ -26,6 +33,8 @@ def config(url: str, engine: "Engine | None" = None) -> "Config":
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     if engine is not None:
         cfg.attributes["engine"] = engine
+    if metadata is not None:
+        cfg.attributes["target_metadata"] = metadata
     return cfg
 
 

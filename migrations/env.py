@@ -1,14 +1,13 @@
-"""Alembic environment of the ruma catalog (online and offline modes)."""
+"""Alembic environment of the ruma catalog (online and offline modes); the models' metadata, which
+``autogenerate`` compares with a database, is the caller's (``ruma.migrations.config``)."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import engine_from_config, pool
 
-from ruma.server.catalog.models import Base
-
 config = context.config
-target_metadata = Base.metadata
+target_metadata = config.attributes.get("target_metadata")
 
 
 def _url() -> str:

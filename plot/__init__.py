@@ -12,6 +12,9 @@
 Every function returns a ``matplotlib.figure.Figure`` (no pyplot state, so it is safe in servers
 and shows itself in Jupyter); ``save(fig, path)`` writes SVG or PNG by the file's suffix.
 matplotlib is imported when a picture is drawn, not when ``ruma.plot`` is imported.
+
+May import: the standard library, matplotlib, ``ruma.engine`` and ``ruma.client.cli`` (the CLI's
+shared pieces, for ``ruma plot``) — never ``ruma.server``.
 """
 
 from __future__ import annotations

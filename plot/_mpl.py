@@ -78,15 +78,3 @@ def save(fig: Figure, path: str | Path, *, dpi: int = 150) -> Path:
     except OSError as error:
         raise PlotError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
     return target
-
-
-def svg_text(fig: Figure) -> str:
-    """The figure as an SVG string (what ``save`` writes to a ``.svg`` file)."""
-    import io
-
-    import matplotlib
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ruma"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()

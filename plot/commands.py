@@ -88,8 +88,8 @@ def run_tree(args: argparse.Namespace) -> int:
 
 def run_sowing_graph(args: argparse.Namespace) -> int:
     """A sowing graph (Jones–Taalman–Tongen, Section 5), with a board's stones when given."""
+    from ruma.engine.tchoukaillon.graphs import parse_sowing_graph as parse_graph
     from ruma.plot import sowing_graph_figure
-    from ruma.plot.sowing import parse_graph
 
     def make() -> Any:
         graph = parse_graph(args.graph, args.rumas)

@@ -26,9 +26,9 @@ import json
 import os
 import resource
 import time
-from math import comb
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from fractions import Fraction
+from math import comb
 from typing import Any, Callable, Iterable
 
 from ruma.client.sweep.driver import StoreSink
@@ -85,7 +85,7 @@ def _generated(command: str, started: float, parts: dict[str, float]) -> dict[st
     """How a document was computed: ``seconds`` of this run; ``parts`` the costs of its pieces
     (a tally's, summed over the runs that did its parts); the peak memory of any of them."""
     peak = max(_peak_rss(), int(parts.pop("peak_rss_bytes", 0)))
-    return {"command": command, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    return {"command": command, "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "engine": active_engine(), "seconds": round(time.perf_counter() - started, 1),
             "parts": {name: round(seconds, 1) for name, seconds in parts.items()},
             "peak_rss_bytes": peak, "load_average": [round(x, 2) for x in os.getloadavg()]}

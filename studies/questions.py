@@ -44,6 +44,7 @@ class Question:
     raw_positions: int = 0
     computed: int = 0
     missing: int = 0
+    unverified: int = 0
     seconds: float = 0.0
 
     def bound(self) -> str:
@@ -52,7 +53,9 @@ class Question:
         return (f"searched {f.ruleset}: every row of {f.seeds_min}..{f.seeds_max} seeds in {f.pots_min}..{f.pots_max} "
                 f"pots ({self.classes:,} classes, {self.raw_positions:,} raw positions"
                 + (f"; {self.computed:,} classes valued first" if self.computed else "; all stored already")
-                + (f"; {self.missing:,} classes NOT STORED, left out" if self.missing else "") + ")")
+                + (f"; {self.missing:,} classes NOT STORED, left out" if self.missing else "")
+                + (f"; {self.unverified:,} classes counted by values uploaded to the server and not re-valued by it "
+                   f"yet (unverified: they may be wrong)" if self.unverified else "") + ")")
 
     def narrower(self) -> str | None:
         """The loud line when the pots searched fall short of what the seeds can fill, else ``None``."""
@@ -99,14 +102,15 @@ def row_record(rules: Any, by: str, row: Any, notation: str) -> dict[str, Any]:
     nim = group if isinstance(group, int) and not isinstance(group, bool) else getattr(group, "nim_value", None)
     return {"by": by, "group": row.label(notation), "nim_value": nim, "classes": row.classes,
             "raw_positions": row.raw_positions, "simplest": [rules.format(rep) for rep, _, _ in row.simplest],
-            "simplest_canonical": [rules.format(state) for _, state, _ in row.simplest]}
+            "simplest_canonical": [rules.format(state) for _, state, _ in row.simplest], "unverified": row.unverified}
 
 
 def ask_locally(args: argparse.Namespace, question: Question, by: str, simplest: int) -> None:
     """The census of ``question`` from the local store, sweeping the family first if any of its
     classes is not stored."""
-    from ruma.engine.families.census import values_among, tally, wanted_values
+    from ruma.engine.families.census import tally, values_among, wanted_values
     from ruma.engine.families.stream import stream_classes
+    from ruma.engine.memo import capabilities
 
     started = time.perf_counter()
     family = question.family
@@ -116,17 +120,21 @@ def ask_locally(args: argparse.Namespace, question: Question, by: str, simplest:
     try:
         store = sink.store
         values_of = values_among(store, rules, wanted) if wanted is not None else store.lookup_many
-        counted = tally(rules, stream_classes(family), values_of, by, simplest, wanted, stop_at_missing=True)
+        persistent = capabilities(store).store
+        marked = persistent.provenance.unverified_among if persistent is not None else None
+        counted = tally(rules, stream_classes(family), values_of, by, simplest, wanted, stop_at_missing=True,
+                        marked=marked)
         if counted.missing:  # the family is not swept yet: sweep it, then count again
             question.computed = run_family_sweep(args, family, sink).classes_valued
             sink.flush()
             if wanted is not None:
                 values_of = values_among(store, rules, wanted)  # (the sweep may have stored them first)
-            counted = tally(rules, stream_classes(family), values_of, by, simplest, wanted)
+            counted = tally(rules, stream_classes(family), values_of, by, simplest, wanted, marked=marked)
     finally:
         sink.close()
     question.records = [row_record(rules, by, row, args.notation) for row in counted.rows()]
     question.classes, question.raw_positions, question.missing = counted.classes, counted.raw_positions, counted.missing
+    question.unverified = counted.unverified
     question.seconds = time.perf_counter() - started
 
 
@@ -142,7 +150,7 @@ def ask_server(args: argparse.Namespace, question: Question, by: str, simplest: 
     s = result.summary
     if s is not None:
         question.classes, question.raw_positions, question.computed = s.classes, s.raw_positions, s.computed
-        question.missing, question.seconds = s.missing, s.seconds
+        question.missing, question.seconds, question.unverified = s.missing, s.seconds, s.unverified
 
 
 def ask(args: argparse.Namespace, values: Sequence[str], by: str, simplest: int) -> Question:
@@ -167,7 +175,8 @@ def run_census_command(args: argparse.Namespace) -> int:
     """``ruma census``: per group, how many classes and raw positions, and the simplest positions
     (``--value``: only those values); the bound searched goes to stderr."""
     question = ask(args, args.value or [], args.by, args.simplest)
-    with Output(args.format, CENSUS_COLUMNS) as out:
+    columns = CENSUS_COLUMNS + ("unverified",) if question.unverified else CENSUS_COLUMNS
+    with Output(args.format, columns) as out:
         for record in question.records:
             shown = dict(record)
             if args.format != "json":
@@ -190,14 +199,15 @@ def run_find(args: argparse.Namespace) -> int:
     status = Exit.OK
     with Output(args.format, CENSUS_COLUMNS) as out:
         for value, asked in zip(wanted, args.values):
-            from ruma.client.cli.records import formatted
+            from ruma.client.records import formatted
 
             label = formatted(value, args.notation) or asked
             record = found.get(label)
             if record is None:
                 print(f"{args.command_prog}: no {rules.name} position of value {label} in this bound", file=sys.stderr)
                 continue
-            lines = [f"{label}: {record['classes']:,} classes, {record['raw_positions']:,} raw positions; "
+            unverified = f" ({record['unverified']:,} of them by unverified uploads)" if record["unverified"] else ""
+            lines = [f"{label}: {record['classes']:,} classes{unverified}, {record['raw_positions']:,} raw positions; "
                      f"the simplest {len(record['simplest'])}:"]
             lines += [f"  {p}  ({_size(p, rules)})" for p in record["simplest"]]
             out.emit(record, "\n".join(lines))

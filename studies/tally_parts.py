@@ -23,12 +23,12 @@ from ruma.engine.errors import RumaError
 from ruma.engine.families.classes import Family
 from ruma.studies.tally import Tally, TallyRow, merge, tally
 
-__all__ = ["sweep_and_tally", "Unfinished", "FORMAT"]
+__all__ = ["sweep_and_tally", "UnfinishedError", "FORMAT"]
 
 FORMAT = 1
 
 
-class Unfinished(RumaError):
+class UnfinishedError(RumaError):
     """The time given ran out before every part of a tally was done (the done ones are stored)."""
 
 
@@ -68,7 +68,7 @@ def sweep_and_tally(sink: StoreSink, family: Family, wanted: Callable[[Value], b
     """Sweep ``family`` into the store (unless a part of its tally is stored: the sweep was done),
     then tally it in ``parts`` (see the module docstring). ``costs`` gets the seconds of the
     sweep and of the tally (the parts' own, whichever run did them), ``swept`` what the sweep
-    found; ``costs["peak_rss_bytes"]`` the largest peak memory of a part. Raises ``Unfinished``
+    found; ``costs["peak_rss_bytes"]`` the largest peak memory of a part. Raises ``UnfinishedError``
     when ``minutes`` run out with parts left to do (checked between parts, after the first this
     run does). ``fresh``: tally every part again, whatever the store holds."""
     started = time.perf_counter()
@@ -93,8 +93,8 @@ def sweep_and_tally(sink: StoreSink, family: Family, wanted: Callable[[Value], b
             continue
         if minutes is not None and done_here and time.perf_counter() - started > minutes * 60:
             done = sum(p is not None for p in pieces)
-            raise Unfinished(f"the tally of {family.describe()} is stored in {done} of {parts} parts; "
-                             f"run the same command again to go on")
+            raise UnfinishedError(f"the tally of {family.describe()} is stored in {done} of {parts} parts; "
+                                  f"run the same command again to go on")
         begun = time.perf_counter()
         piece = pieces[part] = tally(family, store.lookup_many, wanted, keep, part=part, parts=parts)
         seconds = time.perf_counter() - begun

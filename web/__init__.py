@@ -9,6 +9,9 @@ under ``/api/v1`` with OpenAPI docs at ``/docs``, and server-rendered pages with
     >>> app = create_app(Gateway("127.0.0.1:50051"))
 
 The names are imported on first use, so ``ruma --help`` works without the extra installed.
+
+May import: the standard library, FastAPI, Jinja2, ``ruma.engine``, ``ruma.client`` (the service
+through the typed client) and ``ruma.studies`` (the tables' sections) — never ``ruma.server``.
 """
 
 from __future__ import annotations

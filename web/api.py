@@ -48,7 +48,8 @@ def page_seconds(request: Request) -> float:
     return float(getattr(request.app.state, "page_seconds", None) or heavy.PAGE_SECONDS)
 
 
-def bearer(authorization: Optional[str] = Header(None, description="`Bearer TOKEN`: call the service with this token")) -> Optional[str]:
+def bearer(authorization: Optional[str] = Header(None, description="`Bearer TOKEN`: call the service with this token")
+           ) -> Optional[str]:
     """The visitor's token, when the request brings one."""
     if authorization and authorization.lower().startswith("bearer "):
         return authorization[7:].strip() or None
@@ -116,6 +117,8 @@ class PositionOut(BaseModel):
     analyses: Analyses
     components: list[Component]
     from_store: bool
+    unverified: bool = Field(False, description="the value (or a component's) is an upload the service has not "
+                                                "re-valued yet: it may be wrong")
     thermograph: Optional[Thermograph] = None
     left: Optional[list[Option]] = None
     right: Optional[list[Option]] = None
@@ -191,6 +194,7 @@ class BatchItem(BaseModel):
     message: str = ""
     value: Optional[Value] = None
     from_store: Optional[bool] = None
+    unverified: Optional[bool] = None
     command: Optional[str] = None
 
 
@@ -224,6 +228,7 @@ class Stored(BaseModel):
     value: str
     position: Optional[str] = None
     url: Optional[str] = None
+    unverified: bool = Field(False, description="an upload the service has not re-valued yet: it may be wrong")
 
 
 class ErrorBody(BaseModel):

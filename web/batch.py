@@ -24,7 +24,7 @@ from ruma.web.gateway import Gateway, GatewayError, http_status
 
 def _item(position: str, status: int, code: str, message: str = "", **fields: Any) -> dict[str, Any]:
     return {"position": position, "status": status, "code": code, "message": message, "value": None,
-            "from_store": None, "command": None, **fields}
+            "from_store": None, "unverified": None, "command": None, **fields}
 
 
 def _refused(gw: Gateway, ruleset: str, position: str, code: grpc.StatusCode, message: str,
@@ -66,7 +66,7 @@ def value_batch(gw: Gateway, ruleset: str, positions: Sequence[str], token: str 
             value = item.evaluation.value
             out[index] = _item(position, 200, "OK", value={"unicode": value.unicode, "ascii": value.ascii,
                                                            "braces": value.braces},
-                               from_store=item.evaluation.from_store)
+                               from_store=item.evaluation.from_store, unverified=item.evaluation.unverified)
         else:
             out[index] = _refused(gw, ruleset, position, item.code, item.message, token)
     for index in todo[len(items):]:

@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import Any
 
-from ruma.client.cli.errors import Unreachable, UsageError
+from ruma.client.cli.errors import UnreachableError, UsageError
 from ruma.client.cli.options import add_server_options, count, port, positive, seconds
 from ruma.web.shedding import MAX_REQUESTS, MAX_SLOW
 
@@ -38,7 +38,8 @@ def run_web(args: argparse.Namespace) -> int:
     except GatewayError as error:
         gateway.close()
         if error.status in (503, 504):
-            raise Unreachable(f"cannot reach the ruma service at {args.server}", "is ruma serve running?") from None
+            raise UnreachableError(f"cannot reach the ruma service at {args.server}",
+                                   "is ruma serve running?") from None
         raise UsageError(f"the ruma service at {args.server} refused: {error.message}") from None
     mode = "read-only" if gateway.read_only else "writes allowed"
     host = f"[{args.host}]" if ":" in args.host else args.host

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from contextvars import ContextVar
 import time
 from collections import OrderedDict
+from contextvars import ContextVar
 from fractions import Fraction
 from typing import Any, Callable, Iterable, NoReturn, TypeVar
 from urllib.parse import quote
@@ -48,8 +48,9 @@ HTTP_STATUS = {
 MAX_SKETCH_TEXT = DEFAULT_LIMITS.max_length
 #: distinct visitor tokens with an open channel
 MAX_TOKEN_CLIENTS = 16
-#: seconds the current HTTP request spent waiting for the service (read by the Server-Timing header)
-GRPC_SECONDS: ContextVar[list[float]] = ContextVar("GRPC_SECONDS", default=[0.0])
+#: seconds the current HTTP request spent waiting for the service (read by the Server-Timing header;
+#: unset outside a request)
+GRPC_SECONDS: ContextVar[list[float]] = ContextVar("GRPC_SECONDS")
 
 
 class GatewayError(Exception):
@@ -185,7 +186,9 @@ class Gateway:
         except RumaError as error:  # raised by the client before calling (bad notation, say)
             _raise(400, "INVALID_ARGUMENT", str(error))
         finally:
-            GRPC_SECONDS.get()[0] += time.perf_counter() - started
+            spent = GRPC_SECONDS.get(None)
+            if spent is not None:
+                spent[0] += time.perf_counter() - started
 
     # -- the service --------------------------------------------------------------------------------
     def rulesets(self, token: str | None = None) -> list[dict[str, Any]]:
@@ -227,6 +230,7 @@ class Gateway:
             "components": [{"position": c.position, "value": c.value.unicode, "from_store": c.from_store}
                            for c in evaluation.components],
             "from_store": evaluation.from_store,
+            "unverified": evaluation.unverified,
             "thermograph": thermograph_data(value.ascii),
         }
         if options:

@@ -89,7 +89,7 @@ class Job:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``/api/v1/jobs/ID``)."""
         now = time.monotonic()
-        out = {"id": self.id, "kind": self.kind, "ruleset": self.ruleset, "state": self.state,
+        out: dict[str, Any] = {"id": self.id, "kind": self.kind, "ruleset": self.ruleset, "state": self.state,
                "message": self.message or None, "url": f"/api/v1/jobs/{self.id}", "page": self.url,
                "seconds": round((self.finished or now) - (self.started or now), 1) if self.started else 0.0}
         if self.kind == "census":
@@ -219,7 +219,7 @@ class Jobs:
         assert job.query is not None
         query = job.query
         job.result = self.gateway.census(
-            job.ruleset, tuple(query["seeds"]), tuple(query["pots"]) if query.get("pots") else None,  # type: ignore[arg-type]
+            job.ruleset, tuple(query["seeds"]), tuple(query["pots"]) if query.get("pots") else None,
             by=query.get("by", "value"), simplest=query.get("simplest", 3), token=job.token,
             values=query.get("values", ()), timeout=JOB_SECONDS)
         job.state = "done"

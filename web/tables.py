@@ -17,7 +17,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse
 
-from ruma.client.sweep import client as sweeps
+from ruma.client import sweeps_client as sweeps
 from ruma.studies.markdown import KIND_TITLES, TITLES, memory
 from ruma.studies.open_questions import DOCUMENT_PREFIX, SECTIONS
 from ruma.web.api import bearer, gateway

@@ -6,8 +6,9 @@
 - the client's subcommands: ``value``, ``eval``, ``octal``, ``tchoukaillon``, ``impartial``,
   ``remote`` (``query``, ``load``), ``info``.
 
-May import: the standard library, rich, ``ruma.engine``, ``ruma.v1`` and the rest of
-``ruma.client`` — never ``ruma.server`` (server commands arrive through entry points).
+May import: the standard library, rich, ``ruma.engine``, ``ruma.v1`` and ``ruma.client`` (the typed
+client, the progress display) — never ``ruma.client.sweep`` or ``ruma.server`` (their commands
+arrive through entry points).
 """
 
 from ruma.client.cli.main import main

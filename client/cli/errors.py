@@ -1,6 +1,6 @@
 """Errors of the ``ruma`` command line: what went wrong, a hint, and the exit status.
 
-A subcommand raises ``UsageError`` (exit 2), ``WorkFailed`` (exit 1) or ``Unreachable`` (exit 3);
+A subcommand raises ``UsageError`` (exit 2), ``WorkFailedError`` (exit 1) or ``UnreachableError`` (exit 3);
 ``ruma.client.cli.main`` prints it as one line, ``ruma <command>: <what> (<hint>)``, with no
 traceback unless ``--debug`` is given. Errors of the engine and of the client library need no
 wrapping: ``as_cli_error`` maps them (``RumaInputError`` and ``LimitExceededError`` → 2, a call that
@@ -50,13 +50,13 @@ class UsageError(CliError):
     status = Exit.USAGE
 
 
-class WorkFailed(CliError):
+class WorkFailedError(CliError):
     """The work was done but failed: some positions not valued, a claim refuted (exit 1)."""
 
     status = Exit.FAILED
 
 
-class Unreachable(CliError):
+class UnreachableError(CliError):
     """The server or the store cannot be reached or opened (exit 3)."""
 
     status = Exit.UNREACHABLE
@@ -91,10 +91,10 @@ def _unavailable(details: str, address: str | None) -> CliError:
         what = f"cannot resolve the server's host{where}"
     elif "ssl" in lowered or "handshake" in lowered or "certificate" in lowered:
         what = f"TLS handshake with the server{where} failed"
-        return Unreachable(what, "check --tls-ca, and that the server was started with --tls-cert")
+        return UnreachableError(what, "check --tls-ca, and that the server was started with --tls-cert")
     else:
         what = f"cannot reach the server{where}"
-    return Unreachable(what, "is ruma serve running? check --server or RUMA_SERVER")
+    return UnreachableError(what, "is ruma serve running? check --server or RUMA_SERVER")
 
 
 def rpc_error(code_name: str, details: str, address: str | None = None) -> CliError:
@@ -118,12 +118,12 @@ def as_cli_error(error: BaseException) -> CliError | None:
     if isinstance(error, (RumaInputError, LimitExceededError)):
         return UsageError(str(error))
     if isinstance(error, CancelledError):
-        return WorkFailed(str(error))
+        return WorkFailedError(str(error))
     if isinstance(error, RumaError):
-        return WorkFailed(str(error))
+        return WorkFailedError(str(error))
     if isinstance(error, BrokenProcessPool):  # a worker killed from outside: by the OOM killer, as a rule
-        return WorkFailed("a worker process ended abruptly (killed by the system, most often for want of memory)",
-                          "try fewer seeds or --workers 1")
+        return WorkFailedError("a worker process ended abruptly (killed by the system, most often for want of memory)",
+                               "try fewer seeds or --workers 1")
     if isinstance(error, OSError) and error.filename is not None:
         reason = error.strerror or type(error).__name__
         return UsageError(f"cannot open {str(error.filename)!r}: {reason}")

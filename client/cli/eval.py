@@ -18,9 +18,17 @@ from contextlib import ExitStack
 from typing import Any
 
 from ruma.client.cli.errors import Exit, report
-from ruma.client.cli.options import (LocalLimits, add_data_option, add_format_option, add_limit_options,
-                                     add_notation_option, add_progress_option, read_positions)
-from ruma.client.cli.output import Column, Output, progress, throttled
+from ruma.client.cli.options import (
+    LocalLimits,
+    add_data_option,
+    add_format_option,
+    add_limit_options,
+    add_notation_option,
+    add_progress_option,
+    read_positions,
+)
+from ruma.client.cli.output import Column, Output, throttled
+from ruma.client.progress import progress
 
 EVAL_FORMATS = ("table", "text", "json", "csv")
 COLUMNS = [Column("position"), Column("value"), Column("outcome"), Column("left_stop", "left stop", "right"),
@@ -62,7 +70,7 @@ def shown(record: dict[str, Any], text: str, fmt: str) -> dict[str, Any]:
 
 def _evaluator(args: argparse.Namespace, stack: ExitStack, report_progress: Any = None) -> Any:
     from ruma.client.cli.local_eval import LocalEvaluator, LocalLimits, store_memo
-    from ruma.engine.native import new_memo
+    from ruma.engine.memo import new_memo
     from ruma.engine.rulesets import get_ruleset
 
     rules = get_ruleset(args.ruleset)  # an unknown ruleset fails before any position is read
@@ -85,7 +93,7 @@ def _text(record: dict[str, Any]) -> str:
 def run_eval(args: argparse.Namespace) -> int:
     """Value each position and print one record per position; per-position errors are one line
     each on stderr (exit 2 for bad input or a limit, 1 when a position could not be valued)."""
-    from ruma.client.cli.records import evaluation_record
+    from ruma.client.records import evaluation_record
 
     status = Exit.OK
     with ExitStack() as stack:
@@ -108,7 +116,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def run_options(args: argparse.Namespace) -> int:
     """List each player's options of a position with their values."""
-    from ruma.client.cli.records import formatted
+    from ruma.client.records import formatted
 
     with ExitStack() as stack:
         evaluator = _evaluator(args, stack)

@@ -16,25 +16,24 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ruma.client.cli.errors import Unreachable, UsageError
+from ruma.client.cli.errors import UnreachableError, UsageError
 from ruma.client.cli.options import LocalLimits
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError
 from ruma.engine.evaluator import Evaluation, evaluate
 from ruma.engine.memo import Memo, capabilities
-from ruma.engine.stores import MissingStoreError, Store, open_store
 from ruma.engine.rulesets import Ruleset, State
-
+from ruma.engine.stores import MissingStoreError, Store, open_store
 
 
 def open_local_store(directory: Path) -> Store:
     """The persistent store in ``directory`` (``ruma.engine.stores.open_store``, created if
-    missing); one that cannot be opened, or no store installed, is ``Unreachable``."""
+    missing); one that cannot be opened, or no store installed, is ``UnreachableError``."""
     try:
         return open_store(directory)
     except MissingStoreError as error:
-        raise Unreachable(str(error)) from None
+        raise UnreachableError(str(error)) from None
     except RumaError as error:
-        raise Unreachable(f"cannot open the store in {str(directory)!r}: {error}") from None
+        raise UnreachableError(f"cannot open the store in {str(directory)!r}: {error}") from None
 
 
 __all__ = ["LocalEvaluator", "LocalLimits", "open_local_store", "store_memo"]

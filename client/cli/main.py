@@ -64,7 +64,8 @@ class RumaArgumentParser(argparse.ArgumentParser):
 
 
 def build_parser() -> RumaArgumentParser:
-    """The full argument parser, with every registered subcommand."""
+    """The full argument parser, with every registered subcommand. A command module that cannot be
+    loaded (a broken installation) is a ``CliError`` naming the command and its module."""
     parser = RumaArgumentParser(
         prog="ruma",
         description="ruma: exact combinatorial-game values of sowing games, computed once and shared. "
@@ -73,13 +74,12 @@ def build_parser() -> RumaArgumentParser:
     parser.add_argument("--version", action="version", version=_version(), help="print the version and the active engine")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for entry in sorted(entry_points(group="ruma.commands"), key=lambda e: e.name):
-        module = entry.value.partition(":")[0]
         try:
             register = entry.load()
-        except ModuleNotFoundError as error:  # an area not built yet: its module is absent
-            if error.name != module:
-                raise
-            continue
+        except Exception as error:  # noqa: BLE001 - any failure to load is reported the same way
+            detail = f"{type(error).__name__}: {error}".splitlines()[0]
+            raise CliError(f"cannot load the command {entry.name!r} from {entry.value}: {detail}",
+                           "a broken installation: reinstall ruma; --debug shows the traceback") from error
         register(subparsers)
     return parser
 
@@ -102,7 +102,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = _debugging(arguments)
     if not debug:
         os.environ.setdefault("GRPC_VERBOSITY", "NONE")  # no C-core log lines in a user's terminal
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except CliError as broken:
+        if debug:
+            import traceback
+
+            traceback.print_exception(broken.__cause__ or broken)
+        print(broken.line("ruma"), file=sys.stderr)
+        return broken.status
     if "_ARGCOMPLETE" in os.environ:  # shell completion (ruma completion bash|zsh|fish)
         import argcomplete
 
@@ -145,9 +153,3 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-
-
-def add_json_flag(parser: argparse.ArgumentParser) -> None:
-    """Add ``--json`` alone (kept for subcommands not yet on ``cli.options.add_format_option``)."""
-    parser.add_argument("--json", action="store_true", help="one JSON object per result, one per line")
-

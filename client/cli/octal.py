@@ -15,7 +15,8 @@ from typing import Any
 
 from ruma.client.cli.errors import UsageError
 from ruma.client.cli.options import add_format_option, add_progress_option, count
-from ruma.client.cli.output import Output, progress
+from ruma.client.cli.output import Output
+from ruma.client.progress import progress
 from ruma.engine.octal import GrundyGame, HeapGame, OctalGame
 
 MAX_COUNT = 20_000_000

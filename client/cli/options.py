@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, TypeVar
 
 from ruma.client import address
-from ruma.client.cli.errors import Unreachable, UsageError
+from ruma.client.cli.errors import UnreachableError, UsageError
 from ruma.engine.errors import RumaInputError
 from ruma.engine.limits import MAX_POSITIONS, MAX_POTS, MAX_SEEDS
 
@@ -93,24 +93,25 @@ def add_data_option(parser: argparse.ArgumentParser, *, optional: bool = False, 
 def data_directory(args: argparse.Namespace, *, create: bool) -> Path:
     """The ``--data`` directory, checked: with ``create`` a missing one is created (said once on
     stderr); without, it must hold a ruma store or catalog. A file, or a directory that cannot be
-    created, is ``Unreachable`` (exit 3)."""
+    created, is ``UnreachableError`` (exit 3)."""
     text = str(args.data)
     path = Path(text).expanduser()
     if path.exists() and not path.is_dir():
-        raise Unreachable(f"--data {text!r} is a file, not a data directory", "give the directory that holds data.mdb")
+        raise UnreachableError(f"--data {text!r} is a file, not a data directory",
+                               "give the directory that holds data.mdb")
     if path.is_dir() and any((path / name).exists() for name in DATA_FILES):
         return path
     if not create:
         if not path.exists():
-            raise Unreachable(f"no data directory {text!r}", "check --data or RUMA_DATA")
-        raise Unreachable(f"no ruma store in {text!r}", "check --data or RUMA_DATA")
+            raise UnreachableError(f"no data directory {text!r}", "check --data or RUMA_DATA")
+        raise UnreachableError(f"no ruma store in {text!r}", "check --data or RUMA_DATA")
     existed = path.is_dir()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise Unreachable(f"cannot create data directory {text!r}: {error.strerror or error}") from None
+        raise UnreachableError(f"cannot create data directory {text!r}: {error.strerror or error}") from None
     if not os.access(path, os.W_OK):
-        raise Unreachable(f"data directory {text!r} is not writable")
+        raise UnreachableError(f"data directory {text!r} is not writable")
     prog = getattr(args, "command_prog", "ruma")
     print(f"{prog}: created a new store in {text}" + (" (the directory existed)" if existed else ""), file=sys.stderr)
     return path

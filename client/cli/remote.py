@@ -22,34 +22,29 @@ from __future__ import annotations
 
 import argparse
 import sys
-from ruma.client.cli.errors import CliError, Exit, UsageError, WorkFailed, as_cli_error, report, rpc_error
-from ruma.client.cli.options import (add_format_option, add_notation_option, add_progress_option, add_server_options,
-                                     connect, positive, read_positions, seconds)
+
+from ruma.client.cli.errors import CliError, Exit, UsageError, WorkFailedError, as_cli_error, report, rpc_error
+from ruma.client.cli.options import (
+    add_format_option,
+    add_notation_option,
+    add_progress_option,
+    add_server_options,
+    connect,
+    positive,
+    read_positions,
+    seconds,
+)
 from ruma.client.cli.output import Output
 
 QUERY_FORMATS = ("table", "text", "json", "csv")
 MAX_FAILURES_SHOWN = 20
 
 
-def _check_ruleset(args: argparse.Namespace, following: str | None) -> None:
-    """Fail on an unknown ruleset before any position is read, recognising the old form with
-    the server address as the first argument."""
-    from ruma.client.address import parse_address
-    from ruma.engine.errors import RumaInputError
+def _check_ruleset(args: argparse.Namespace) -> None:
+    """Fail on an unknown ruleset before any position is read."""
     from ruma.engine.rulesets import get_ruleset
 
-    try:
-        get_ruleset(args.ruleset)
-    except RumaInputError as unknown:
-        if following is None:
-            raise
-        try:
-            get_ruleset(following)
-            address = parse_address(args.ruleset)
-        except RumaInputError:
-            raise unknown from None
-        raise UsageError(f"the server address {args.ruleset!r} now goes in --server",
-                         f"{args.command_prog} --server {address} {following} ...") from None
+    get_ruleset(args.ruleset)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -68,7 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     load.add_argument("ruleset", metavar="RULESET")
     load.add_argument("files", nargs="+", metavar="FILE",
-                      help="positions, one a line (or .csv with a 'position' column, .jsonl with a 'position' field); - reads stdin")
+                      help="positions, one a line (or .csv with a 'position' column, .jsonl with a 'position' field); "
+                           "- reads stdin")
     load.add_argument("--batch-size", type=positive, default=256, metavar="N",
                       help="the most positions a call (default 256; calls are sized to take about 2 s)")
     load.add_argument("--max-seconds", type=seconds, default=0.0, metavar="S",
@@ -86,7 +82,7 @@ def run_query(args: argparse.Namespace) -> int:
     line each on stderr (2 for a bad position or a limit, 1 for a position not stored)."""
     from ruma.client.cli.eval import _text, columns, shown
 
-    _check_ruleset(args, args.positions[0] if args.positions else None)
+    _check_ruleset(args)
     positions = list(read_positions(args.positions))
     if not positions:
         raise UsageError("no positions given", "pass POSITION arguments, or - and positions on stdin")
@@ -98,7 +94,7 @@ def run_query(args: argparse.Namespace) -> int:
                     record = shown(found.evaluation.to_dict(args.notation), text, args.format)
                     out.emit(record, _text(record))
                 elif found.ok:
-                    status = max(status, report(args.command_prog, WorkFailed(
+                    status = max(status, report(args.command_prog, WorkFailedError(
                         f"{found.position!r} is not stored", "query without --lookup to compute it")))
                 else:
                     status = max(status, report(args.command_prog, CliError(found.message, status=Exit.USAGE)))
@@ -119,7 +115,7 @@ def run_load(args: argparse.Namespace) -> int:
     from ruma.client.loader import read_positions as read_file
     from ruma.client.loader import write_failures
 
-    _check_ruleset(args, args.files[0] if len(args.files) > 1 else None)
+    _check_ruleset(args)
     positions = [position for name in args.files for position in read_file(name)]
     with connect(args) as client:
         try:

@@ -1,8 +1,9 @@
 """``ruma tchoukaillon``: the solitaire sowing game of Jones, Taalman and Tongen.
 
 Sub-subcommands: ``board N``, ``min-stones L``, ``boards-of-length L``, ``complete "3=1,7=2"``,
-``check BOARD`` and ``graph EDGES`` (sowing graphs, Section 5). Boards are printed bin 1 (next to the Ruma) first; ``complete`` takes the
-paper's Section 4 beta-indexing (``beta_i = b_{i-1}``, so ``beta_2`` is the bin next to the Ruma).
+``check BOARD`` and ``graph EDGES`` (sowing graphs, Section 5). Boards are printed bin 1 (next to the
+Ruma) first; ``complete`` takes the paper's Section 4 beta-indexing (``beta_i = b_{i-1}``, so
+``beta_2`` is the bin next to the Ruma).
 """
 
 from __future__ import annotations
@@ -13,12 +14,6 @@ from typing import Any
 from ruma.client.cli.options import add_format_option, positive
 from ruma.client.cli.output import Output
 from ruma.engine.errors import LimitExceededError
-from ruma.engine.tchoukaillon.graphs import (
-    game_graph_finite,
-    parse_sowing_graph,
-    theorem_5_2_finite,
-    winning_boards,
-)
 from ruma.engine.tchoukaillon.board import (
     TchoukaillonInputError,
     board,
@@ -37,6 +32,12 @@ from ruma.engine.tchoukaillon.crt import (
     complete,
     paper_reconstruction,
     parse_constraints,
+)
+from ruma.engine.tchoukaillon.graphs import (
+    game_graph_finite,
+    parse_sowing_graph,
+    theorem_5_2_finite,
+    winning_boards,
 )
 
 

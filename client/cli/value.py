@@ -49,7 +49,7 @@ def analysis_lines(record: Mapping[str, Any], *, indent: str = "  ", impartial: 
 
 def run_value(args: argparse.Namespace) -> int:
     """Print each expression's value and analyses; 2 when one is malformed (the others are shown)."""
-    from ruma.client.cli.records import value_record
+    from ruma.client.records import value_record
 
     status = Exit.OK
     with Output(args.format, COLUMNS) as out:

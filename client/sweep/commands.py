@@ -18,10 +18,18 @@ import sys
 import time
 from typing import Any
 
-from ruma.client.cli.errors import Unreachable, UsageError
-from ruma.client.cli.options import (add_data_option, add_format_option, add_progress_option, add_server_options,
-                                     connect, data_directory, positive)
-from ruma.client.cli.output import Output, progress
+from ruma.client.cli.errors import UnreachableError, UsageError
+from ruma.client.cli.options import (
+    add_data_option,
+    add_format_option,
+    add_progress_option,
+    add_server_options,
+    connect,
+    data_directory,
+    positive,
+)
+from ruma.client.cli.output import Output
+from ruma.client.progress import progress
 from ruma.engine.errors import RumaError
 
 STYLES = ("unicode", "ascii", "braces")
@@ -62,7 +70,7 @@ def store_sink(args: argparse.Namespace, create: bool = True) -> Any:
     try:
         return StoreSink(str(path))
     except RumaError as error:
-        raise Unreachable(f"cannot open the store in {str(args.data)!r}: {error}") from None
+        raise UnreachableError(f"cannot open the store in {str(args.data)!r}: {error}") from None
 
 
 def run_family_sweep(args: argparse.Namespace, family: Any, sink: Any, **kwargs: Any) -> Any:
@@ -90,7 +98,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     family = _family(args)
     rejected: list[tuple[bytes, str]] = []
     if args.server:
-        from ruma.client.sweep.client import ServerSink
+        from ruma.client.sweeps_client import ServerSink
 
         with connect(args) as client:
             remote = ServerSink(client, family.ruleset)

@@ -15,7 +15,7 @@ other workers sent back since its last shard, so work done anywhere is reused ev
 order and sized adaptively so that each takes about ``shard_seconds``.
 
 Sinks: ``StoreSink`` (a local store opened through the ``ruma.stores`` entry point) and
-``ruma.client.sweep_remote.ServerSink`` (the ``Upload`` RPC of a server).
+``ruma.client.sweeps_client.ServerSink`` (the ``Upload`` RPC of a server).
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from dataclasses import replace
 from typing import Any, Callable, Protocol, Sequence
 
 from ruma.client.sweep.shared import run_family, run_family_inline, run_inline, run_shared
-from ruma.client.sweep.summary import SweepSummary
 from ruma.client.sweep.shared_memory import can_share
+from ruma.client.sweep.summary import SweepSummary
 from ruma.client.sweep.worker import Result, Task, work
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.classes import Family, FamilyClass, enumerate_states
-from ruma.engine.rulesets.base import State
 from ruma.engine.families.order import Cell, CellScheduler, group
 from ruma.engine.families.packets import Entry, RecordingMemo, WirePacket, unpack_wire
+from ruma.engine.rulesets.base import State
 from ruma.engine.stores import Store, open_store
 
 #: tasks queued on each worker slot, so that a worker never waits for the driver between two

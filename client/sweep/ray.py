@@ -22,7 +22,7 @@ from ruma.client.sweep.worker import Result, Task, forget, work
 from ruma.engine.errors import RumaError
 
 
-class RayUnavailable(RumaError):
+class RayUnavailableError(RumaError):
     """``--ray`` without Ray installed, or a cluster that cannot be reached."""
 
 
@@ -48,7 +48,7 @@ class RayActors:
         try:
             import ray as ray_module
         except ImportError as error:
-            raise RayUnavailable("--ray needs Ray: pip install 'ruma[ray]'") from error
+            raise RayUnavailableError("--ray needs Ray: pip install 'ruma[ray]'") from error
         ray: Any = ray_module  # Ray's own annotations are partial: use it untyped
         self.ray = ray
         self.started = False
@@ -83,7 +83,7 @@ class RayActors:
                 self.ray.shutdown()
                 if attempt + 1 == tries:
                     where = f" at {address!r}" if address else ""
-                    raise RayUnavailable(f"cannot start or join a Ray cluster{where}: {error}") from error
+                    raise RayUnavailableError(f"cannot start or join a Ray cluster{where}: {error}") from error
 
     def submit(self, slot: int, task: Task) -> "futures.Future[Result]":
         """Run ``task`` on the slot's actor."""

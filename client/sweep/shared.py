@@ -35,18 +35,18 @@ from __future__ import annotations
 import secrets
 import time
 from concurrent import futures
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Callable, Iterator
 
-from ruma.client.sweep.summary import SweepSummary
 from ruma.client.sweep.shared_memory import attach_tables, family_layout, keys_layout, new_table
+from ruma.client.sweep.summary import SweepSummary
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.classes import ClassRows, Family, enumerate_rows, enumerate_states, raw_count
-from ruma.engine.rulesets import get_ruleset
-from ruma.engine.rulesets.base import State
 from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
 from ruma.engine.frame import frame_count
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets.base import State
 from ruma.engine.stores import open_store
 
 #: seconds between two drains of the table into the store
@@ -165,7 +165,7 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
         if task.family is None:
             states, keys, raw = task.states or [], task.keys or [], 0
         else:
-            cancelled = lambda: bool(table.stats()["cancelled"])  # noqa: E731
+            cancelled = lambda: bool(table.stats()["cancelled"])  # noqa: E731, F821 (deleted only after the last call)
             # A class reached by rows of two parts (Sowing's full pots) is the part's that adds its
             # key first: the other drops it, so each class is counted, skipped or valued by one part.
             rows = enumerate_rows(task.family, cancelled, task.part, task.parts)  # (packed: ~20 bytes a class)
@@ -342,7 +342,7 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
 
     def drain() -> None:
         nonlocal drained, committed, last
-        count, drained = drain_into(sink, table, drained, games, session)
+        count, drained = drain_into(sink, table, drained, games, session)  # noqa: F821 (deleted after the last call)
         committed += count
         last = time.monotonic()
 
@@ -350,7 +350,7 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
         if time.monotonic() - last >= INLINE_DRAIN_EVERY:
             drain()
             if progress is not None:
-                stats = table.stats()
+                stats = table.stats()  # noqa: F821 (deleted after the last call)
                 progress(stats["claimed"], stats["total"], stats["entries"])
 
     try:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ruma.engine.rulesets import get_ruleset
-from ruma.engine.rulesets.base import State
 from ruma.engine.evaluator import value_many
 from ruma.engine.families.packets import RecordingMemo, WirePacket, pack_wire, unpack_wire
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets.base import State
 from ruma.engine.stores import Store, open_store
 
 

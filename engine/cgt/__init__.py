@@ -3,6 +3,9 @@
 ``Game`` is an interned canonical form (one object per canonical game, equality is identity);
 see ``ruma.engine.cgt.game``. Impartial values are plain ints (``ruma.engine.cgt.nim``); a
 position's ``Value`` is either (``ruma.engine.cgt.values``: ``as_game``, ``format_value``).
+
+May import: the standard library, ``ruma.engine.errors`` and ``ruma.engine.native`` (the compiled
+game kernel, when that engine is active).
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ option ids), the integer ``n`` every integer below it, ``n·↑`` a chain of ``n
 ``parse_game`` works in three steps, and nothing is built before the whole text passed the
 first two:
 
-1. **parse** (``ExpressionParser``) the text — at most ``max_length`` characters — into a tree of ``Nus`` literals (``x + n·↑ + ∗k`` as exact
-   numbers), ``Neg``, ``Sum``, ``Opts`` (``{L | R}``), ``Pm`` (``±G``) and ``Tiny`` nodes, refusing
-   nesting deeper than ``max_depth`` and numerals longer than ``max_digits`` (``NotationError``:
-   the text is malformed for any server);
+1. **parse** (``ExpressionParser``) the text — at most ``max_length`` characters — into a tree of
+   ``Nus`` literals (``x + n·↑ + ∗k`` as exact numbers), ``Neg``, ``Sum``, ``Opts`` (``{L | R}``),
+   ``Pm`` (``±G``) and ``Tiny`` nodes, refusing nesting deeper than ``max_depth`` and numerals
+   longer than ``max_digits`` (``NotationError``: the text is malformed for any server);
 2. **bound** (``_bound``) every node: sums of literals are folded exactly (``*1000 + *1000`` is
    ``0``); every value that would be built must keep within ``max_nimber`` (nimber index),
    ``max_exponent`` (denominator ``2^j``) and ``max_birthday`` (an upper bound on the birthday:

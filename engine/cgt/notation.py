@@ -18,8 +18,9 @@ number, then ups, then nim value), then other games compared option list by opti
 from __future__ import annotations
 
 from fractions import Fraction
-from ruma.engine.cgt.game import Game
+
 from ruma.engine.cgt.expression import DEFAULT_LIMITS, ExpressionLimits, parse_expression
+from ruma.engine.cgt.game import Game
 from ruma.engine.errors import RumaInputError
 
 __all__ = ["STYLES", "format_game", "parse_game", "sort_key"]

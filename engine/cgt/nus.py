@@ -23,11 +23,6 @@ NUS = tuple[Num, int, int]
 _ZERO = Fraction(0)
 
 
-def nus_add(a: NUS, b: NUS) -> NUS:
-    """The NUS triple of the sum of two NUS values."""
-    return (a[0] + b[0], a[1] + b[1], a[2] ^ b[2])
-
-
 def nus_neg(a: NUS) -> NUS:
     """The NUS triple of ``-a``."""
     return (-a[0], -a[1], a[2])

@@ -7,5 +7,6 @@ a row-of-pots ruleset up to a number of seeds, walked once per normalisation cla
   and order of a parallel sweep; ``packets``: what a sweep worker values and sends back;
   ``census``: per value, how many positions have it and the simplest ones.
 
-May import: the standard library and the rest of ``ruma.engine``.
+May import: the standard library, ``ruma.engine.errors``, ``ruma.engine.cgt``,
+``ruma.engine.rulesets`` and ``ruma.engine.memo``.
 """

@@ -59,6 +59,8 @@ class CensusRow:
     raw_positions: int = 0
     simplest: list[tuple[State, State, bool]] = field(default_factory=list)
     """``(simplest raw position, canonical state, mirrored)`` of the K simplest oriented classes."""
+    unverified: int = 0
+    """of ``classes``, those counted by a value the store marks unverified (an upload not re-valued yet)"""
 
     def label(self, style: str = "unicode") -> str:
         """The group in a notation (``ascii``, ``unicode``, ``braces``)."""
@@ -116,9 +118,11 @@ class Tally:
     """Census rows built one class at a time (what ``census`` does, in memory that grows with the
     rows kept, not with the family).
 
-    ``add(entry, value)`` counts one class: ``value`` is its stored value in the canonical
-    orientation, ``None`` when it is not stored (counted in ``missing``), or ``OTHER`` when it is
-    stored but none of ``wanted``. ``wanted`` (values: ``Game``s, or nim values for an impartial
+    ``add(entry, value, unverified)`` counts one class: ``value`` is its stored value in the
+    canonical orientation, ``None`` when it is not stored (counted in ``missing``), or ``OTHER``
+    when it is stored but none of ``wanted``; ``unverified``: the store marks the value as an
+    upload not re-valued yet (counted in its rows' ``unverified`` and in ``unverified``, the class
+    kept in ``unverified_states``). ``wanted`` (values: ``Game``s, or nim values for an impartial
     ruleset) keeps only the oriented classes of those values; ``rows()`` gives the rows, in group
     order. ``classes`` and ``raw_positions`` count the whole family."""
 
@@ -129,13 +133,14 @@ class Tally:
         self.rules, self.by, self.simplest = rules, by, simplest
         self.grouper = _grouper(by) if by != "value" else None
         self.wanted = None if wanted is None else set(wanted)
-        self.classes = self.raw_positions = self.missing = 0
+        self.classes = self.raw_positions = self.missing = self.unverified = 0
+        self.unverified_states: set[State] = set()
         self._rows: dict[object, CensusRow] = {}
         self._heaps: dict[object, list[tuple[tuple[int, int, State], int, State, State, bool]]] = {}
         self._groups: dict[object, Group] = {}
         self._serial = 0
 
-    def add(self, entry: FamilyClass, value: "Value | None | object") -> None:
+    def add(self, entry: FamilyClass, value: "Value | None | object", unverified: bool = False) -> None:
         """Count one class (see the class docstring)."""
         self.classes += 1
         self.raw_positions += entry.raw_total
@@ -144,6 +149,9 @@ class Tally:
             return
         if value is OTHER:
             return
+        if unverified:
+            self.unverified += 1
+            self.unverified_states.add(entry.state)
         for raw, representative, mirrored in ((entry.raw, entry.representative, False),
                                               (entry.raw_mirrored, entry.representative_mirrored, True)):
             if not raw or representative is None:
@@ -166,6 +174,7 @@ class Tally:
                 self._heaps[ident] = []
             row.classes += 1
             row.raw_positions += raw
+            row.unverified += unverified
             if self.simplest:
                 heap = self._heaps[ident]
                 self._serial += 1
@@ -194,27 +203,35 @@ class _Other:
 OTHER = _Other()
 
 ValuesOf = Callable[[Sequence[bytes]], Sequence["Value | None | object"]]
+#: which of some keys a store marks unverified (``Store.provenance.unverified_among``)
+Marked = Callable[[Sequence[bytes]], Sequence[bool]]
 
 
 def tally(rules: Ruleset, classes: Iterable[FamilyClass], values_of: ValuesOf, by: str = "value",
           simplest: int = 3, wanted: Iterable[Value] | None = None, *, chunk: int = 4096,
-          stop_at_missing: bool = False) -> Tally:
+          stop_at_missing: bool = False, marked: Marked | None = None) -> Tally:
     """A ``Tally`` of ``classes``, asking ``values_of`` for ``chunk`` keys at a time (a store's
-    ``lookup_many``, or ``values_among``); ``stop_at_missing``: stop at the first chunk with a
+    ``lookup_many``, or ``values_among``), and ``marked`` (a store's ``provenance.unverified_among``)
+    which of them the store marks unverified; ``stop_at_missing``: stop at the first chunk with a
     class not stored (``missing`` is then at least 1, and the other counts are partial)."""
     counted = Tally(rules, by, simplest, wanted)
     batch: list[FamilyClass] = []
+
+    def count() -> None:
+        keys = [c.key for c in batch]
+        marks = marked(keys) if marked is not None else [False] * len(keys)
+        for item, value, mark in zip(batch, values_of(keys), marks):
+            counted.add(item, value, mark)
+
     for entry in classes:
         batch.append(entry)
         if len(batch) >= chunk:
-            for item, value in zip(batch, values_of([c.key for c in batch])):
-                counted.add(item, value)
+            count()
             batch = []
             if stop_at_missing and counted.missing:
                 return counted
     if batch:
-        for item, value in zip(batch, values_of([c.key for c in batch])):
-            counted.add(item, value)
+        count()
     return counted
 
 

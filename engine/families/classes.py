@@ -10,8 +10,9 @@ unbounded), full pots marked and full end runs shortened (Sowing), unreachable m
 (Atomic Wari on a fixed board), and the mirror image. Every raw position of a class has the
 class's value, negated for the partizan rulesets when ``normalise`` reports it mirrored; so a
 partizan class counts its raw positions in two orientations, ``raw`` (the canonical orientation)
-and ``raw_mirrored`` (an impartial class counts them all in ``raw``). The classes of a family partition its raw positions (``tests/engine/test_family_classes.py``
-checks class counts against brute force for every row ruleset).
+and ``raw_mirrored`` (an impartial class counts them all in ``raw``). The classes of a family
+partition its raw positions (``tests/engine/test_family_classes.py`` checks class counts against brute
+force for every row ruleset).
 
 Each class also names its **representative**: the simplest raw position of the class — fewest
 seeds, then fewest pots, then the lexicographically smallest row of counts (for counts below 10,

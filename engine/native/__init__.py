@@ -15,28 +15,30 @@ Which engine runs is decided once per process, at first use:
   differential tests);
 * ``RUMA_ENGINE=c`` — the compiled core, and an error if it is not built;
 * unset (or empty) — the compiled core when it is built; otherwise the pure-Python engine, with a
-  one-line warning on stderr.
+  one-line warning, logged (``logging``: with no handler configured, Python writes it to stderr).
 
 With the compiled engine, ``get_ruleset`` returns compiled subclasses of the five row-of-pots
-rulesets (``ruma.engine.native.rulesets``) and ``evaluate`` runs their searches in C
-(``ruma.engine.native.search``), and ``Game`` runs on the compiled game kernel. Everything else —
-the other rulesets, the memo — is the same Python in both engines.
+rulesets (``ruma.engine.native.rulesets``), ``evaluate`` runs their searches in C
+(``ruma.engine.native.search``), ``Game`` runs on the compiled game kernel and ``new_memo``
+(``ruma.engine.memo``) is the compiled ``CompactMemo``. Everything else — the other rulesets, the
+memo interface — is the same Python in both engines.
+
+May import: the standard library and ``ruma.engine.errors`` — this package is the engine choice,
+below the game kernel that asks it; ``rulesets`` and ``search`` here are layers of their own, above
+the Python rulesets and search they compile (docs/architecture.md).
 """
 
 from __future__ import annotations
 
+import logging
 import os
-import sys
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from ruma.engine.errors import RumaInputError
 
-if TYPE_CHECKING:
-    from ruma.engine.memo import Memo
-    from ruma.engine.rulesets.base import Ruleset
+__all__ = ["ENGINE_VARIABLE", "active_engine", "core", "describe"]
 
-__all__ = ["ENGINE_VARIABLE", "active_engine", "compiled", "core", "describe", "new_memo"]
+log = logging.getLogger(__name__)
 
 ENGINE_VARIABLE = "RUMA_ENGINE"
 _CHOICES = ("c", "python")
@@ -70,22 +72,12 @@ def active_engine() -> str:
         if wanted == "c":
             raise RumaInputError(f"{ENGINE_VARIABLE}=c but the compiled engine is not built ({_why[0]}); "
                                  "reinstall ruma with a C compiler present")
-        print("ruma: the compiled engine is not built (no C compiler at install?); "
-              "running the slower pure-Python engine", file=sys.stderr)
+        log.warning("ruma: the compiled engine is not built (no C compiler at install?); "
+                    "running the slower pure-Python engine")
         _chosen.append("python")
         return "python"
     _chosen.append("c")
     return "c"
-
-
-def compiled(ruleset: "Ruleset") -> "Ruleset":
-    """The compiled version of a registered ruleset when the compiled engine is active, else itself."""
-    if active_engine() != "c":
-        return ruleset
-    from ruma.engine.native.rulesets import COMPILED
-
-    replacement = COMPILED.get(ruleset.name)
-    return replacement if replacement is not None and replacement.reference is ruleset else ruleset
 
 
 def describe() -> str:
@@ -97,30 +89,3 @@ def describe() -> str:
     if engine == "c":
         return "engine: c (compiled core)"
     return f"engine: python ({_why[0] if _why else 'pure Python'})"
-
-
-def new_memo() -> "Memo":
-    """A fresh in-memory memo: the compiled ``CompactMemo`` (about 30 bytes a position, read and
-    written by the compiled search without Python calls) when the compiled engine is active,
-    else an ``InMemoryMemo``. What ``evaluate`` uses without a memo, and ``ruma eval`` without
-    ``--store``."""
-    from ruma.engine.memo import InMemoryMemo
-
-    memo: Memo | None = new_compact_memo()
-    return InMemoryMemo() if memo is None else memo
-
-
-def new_compact_memo() -> "Memo | None":
-    """A fresh ``CompactMemo`` when the compiled engine is active, else ``None`` (also the cache of
-    recently stored values that the LMDB store offers the compiled search: ``recent``)."""
-    try:
-        engine = active_engine()
-    except RumaInputError:
-        engine = "python"  # the misconfiguration is reported where the rulesets are looked up
-    native = core() if engine == "c" else None
-    if native is None:
-        return None
-    from ruma.engine.cgt import Game
-
-    memo: Memo = native.CompactMemo(Game)
-    return memo

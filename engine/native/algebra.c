@@ -160,7 +160,8 @@ int g_intern(const int32_t *l, size_t nl, const int32_t *r, size_t nr, const Tag
 static int nus_range(int64_t n, int64_t k) {
     if (n < -INT32_MAX || n > INT32_MAX || k < 0 || k > INT32_MAX) {
         PyErr_Format(PyExc_ValueError, "x + n.up + *k with n = %lld, k = %lld is beyond the game kernel's range "
-                     "(|n|, k < 2^31)", (long long)n, (long long)k);
+                                       "(|n|, k < 2^31)",
+                     (long long)n, (long long)k);
         return -1;
     }
     return 0;

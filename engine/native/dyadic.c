@@ -228,7 +228,7 @@ static int next_multiple(Num x, int64_t j, Num *out) {
     int64_t e;
     if (parts(x, &n, &e) < 0) return -1;
     PyObject *scaled, *s = PyLong_FromLongLong(j >= e ? j - e : e - j);
-    scaled = !s ? NULL : j >= e ? PyNumber_Lshift(n, s) : PyNumber_Rshift(n, s);
+    scaled = !s ? NULL : (j >= e ? PyNumber_Lshift(n, s) : PyNumber_Rshift(n, s));
     Py_XDECREF(s);
     Py_DECREF(n);
     if (!scaled) return -1;

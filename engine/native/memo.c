@@ -10,7 +10,7 @@
  * directly, with no Python call (search.c); a search that meets a ruleset this memo holds nothing
  * of yet uses that ruleset's table as its own (compact_adopt), so a position is held once, not in
  * the search's table and again in the memo. `ruma eval` and `evaluate()` without a memo use a
- * CompactMemo when the compiled engine is active (ruma.engine.native.new_memo).
+ * CompactMemo when the compiled engine is active (ruma.engine.memo.new_memo).
  */
 #include "core.h"
 #include "memo.h"

@@ -8,7 +8,11 @@
 /* The keys of one ruleset (prefix code, version): body -> nim value (kind MEMO_NIM: packed keys
  * with value bytes) or Game id (MEMO_GAME: packed keys in wide blocks, table.h). Negative values in `table` are markers a
  * search left (see search.h): such a key is absent. */
-enum { MEMO_NONE = 0, MEMO_NIM = 1, MEMO_GAME = 2 };
+enum {
+    MEMO_NONE = 0,
+    MEMO_NIM = 1,
+    MEMO_GAME = 2
+};
 typedef struct {
     uint8_t code, version;
     int kind;

@@ -92,16 +92,16 @@ static PyObject *fallback(RulesObject *self, const char *method, PyObject *arg) 
 /* Read the state argument into a fresh buffer (the compiled functions get their own scratch, so
  * threads calling the same Rules never share memory); when the compiled code does not take the
  * state, return what the reference's method returns. */
-#define READ_STATE(method)                                         \
-    Buf in_ = {NULL, 0};                                           \
-    size_t n;                                                      \
-    int rc_ = state_to_pots(state, &in_, &n);                      \
-    if (rc_ != 0) {                                                \
-        free(in_.v);                                               \
-        return rc_ < 0 ? NULL : fallback(self, method, state);     \
-    }                                                              \
-    const pot_t *s = in_.v;                                        \
-    Scratch sc;                                                    \
+#define READ_STATE(method)                                     \
+    Buf in_ = {NULL, 0};                                       \
+    size_t n;                                                  \
+    int rc_ = state_to_pots(state, &in_, &n);                  \
+    if (rc_ != 0) {                                            \
+        free(in_.v);                                           \
+        return rc_ < 0 ? NULL : fallback(self, method, state); \
+    }                                                          \
+    const pot_t *s = in_.v;                                    \
+    Scratch sc;                                                \
     scratch_init(&sc);
 
 #define DONE_STATE() \

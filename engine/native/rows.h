@@ -23,7 +23,11 @@ typedef int64_t pot_t;
  * not an int) is handed to the pure-Python reference, so odd inputs behave exactly as there. */
 #define RUMA_MAX_COUNT (RUMA_FULL * 1000LL)
 
-enum family { FAM_SOWING = 0, FAM_WARI = 1, FAM_BOARD = 2 };
+enum family {
+    FAM_SOWING = 0,
+    FAM_WARI = 1,
+    FAM_BOARD = 2
+};
 
 /* A list of rows stored back to back: row k is data[start[k] .. start[k+1]), flag[k] its
  * mirrored flag (components) — one allocation per buffer however many rows, reused across calls. */

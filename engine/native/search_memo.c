@@ -400,4 +400,3 @@ int lookup_batch(SearchObject *s) {
     if (settled) unwind_settled(s);
     return settled;
 }
-

@@ -83,10 +83,19 @@ static int search_setup(SearchObject *s, RulesObject *rules, PyObject **got, PyO
     }
     Py_INCREF(rules);
     s->rules = rules;
-#define KEEP(field)          \
-    Py_INCREF(field);        \
+#define KEEP(field)   \
+    Py_INCREF(field); \
     s->field = field;
-    KEEP(lookup) KEEP(lookup_many) KEEP(insert_many) KEEP(entries) KEEP(record) KEEP(progress) KEEP(should_cancel) KEEP(octal) KEEP(cache) KEEP(insert_packed)
+    KEEP(lookup)
+    KEEP(lookup_many)
+    KEEP(insert_many)
+    KEEP(entries)
+    KEEP(record)
+    KEEP(progress)
+    KEEP(should_cancel)
+    KEEP(octal)
+    KEEP(cache)
+    KEEP(insert_packed)
 #undef KEEP
     s->shared = shared ? (SharedValuesObject *)cache : NULL; /* (held through cache) */
     if (with_games) s->shared_games = (SharedGamesObject *)Py_NewRef(games);
@@ -101,7 +110,7 @@ static int search_setup(SearchObject *s, RulesObject *rules, PyObject **got, PyO
     }
     s->t = &s->own;
     Table *adopted = s->compact && !s->shared ? compact_adopt(s->compact, rules->code, rules->version,
-                                                               rules->impartial ? MEMO_NIM : MEMO_GAME)
+                                                              rules->impartial ? MEMO_NIM : MEMO_GAME)
                                               : NULL;
     if (adopted) { /* the memo's table is the search's: each position is held once */
         s->t = adopted;

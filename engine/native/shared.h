@@ -41,7 +41,11 @@ int shared_find(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t
  * table is full; nothing is set in Python: the caller keeps the value some other way). */
 int shared_add(SharedValuesObject *t, const uint8_t *body, size_t len, uint32_t hash, int32_t value);
 /* What shared_claim found. */
-enum { SV_KNOWN = 0, SV_MINE = 1, SV_THEIRS = 2 };
+enum {
+    SV_KNOWN = 0,
+    SV_MINE = 1,
+    SV_THEIRS = 2
+};
 /* Claim a key this process is about to search: SV_MINE and *at (its record: settle or abandon it)
  * when no other process has it; SV_KNOWN and *value when its value is published; SV_THEIRS when
  * another process is searching it (or publishing it); -1 when the table has no room. */

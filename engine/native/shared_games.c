@@ -325,7 +325,7 @@ static int SharedGames_init(SharedGamesObject *self, PyObject *args, PyObject *k
             h->nslots = slots;
             h->arena_words = (size - sizeof *h - slots * 8) / 4;
             uint64_t c = h->arena_words / 64;
-            h->chunk_words = (c < 256 ? 256 : c > 8192 ? 8192 : c) / 16 * 16;
+            h->chunk_words = (c < 256 ? 256 : (c > 8192 ? 8192 : c)) / 16 * 16;
             __atomic_store_n(&h->magic, SG_MAGIC, __ATOMIC_RELEASE);
         }
     } else if (size < sizeof *h || load(&h->magic) != SG_MAGIC) {

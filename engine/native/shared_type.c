@@ -68,7 +68,7 @@ static int SharedValues_init(SharedValuesObject *self, PyObject *args, PyObject 
             /* chunks: small enough that the processes' last, partly used ones waste little of
              * the arena (1/64 each), large enough to be reserved rarely; whole cache lines */
             uint64_t c = h->arena_words / SV_CHUNKS;
-            h->chunk_words = (c < 128 ? 128 : c > 4096 ? 4096 : c) / 16 * 16;
+            h->chunk_words = (c < 128 ? 128 : (c > 4096 ? 4096 : c)) / 16 * 16;
             __atomic_store_n(&h->magic, SV_MAGIC, __ATOMIC_RELEASE);
         }
     } else if (size < sizeof *h || load(&h->magic) != SV_MAGIC) {
@@ -422,8 +422,8 @@ PyTypeObject SharedValues_Type = {
     .tp_dealloc = (destructor)SharedValues_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "SharedValues(buffer, code, version, slots=0, packed=0): nim values shared by processes (shared.c), "
-               "with `packed` slots for the keys table_pack packs (0: every key in the general part); one "
-               "object a process. len(): the keys published (other processes' counted every 64 adds and at their seal).",
+              "with `packed` slots for the keys table_pack packs (0: every key in the general part); one "
+              "object a process. len(): the keys published (other processes' counted every 64 adds and at their seal).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)SharedValues_init,
     .tp_methods = SharedValues_methods,

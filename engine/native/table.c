@@ -82,37 +82,37 @@ size_t table_unpack(uint64_t key, uint8_t *out) {
  *          a random access with: in 4 KiB pages nearly every probe also missed the TLB) holding
  *          the keys and values of `from` (nfrom blocks) in their new places; NULL without memory.
  * The block size is a constant of each function, so its divisions are multiplications. */
-#define BLOCK_FUNCTIONS(probe, rehash, Block, PER)                                                   \
+#define BLOCK_FUNCTIONS(probe, rehash, Block, PER)                                                          \
     static uint32_t probe(const Block *blocks, uint32_t nblocks, uint64_t key, uint64_t hash, int *found) { \
-        uint32_t slot = (uint32_t)(((uint64_t)(uint32_t)hash * (nblocks * (uint64_t)(PER))) >> 32);    \
-        uint32_t b = slot / (PER);                                                                    \
-        unsigned i = slot % (PER);                                                                    \
-        for (;;) {                                                                                    \
-            const Block *B = &blocks[b];                                                              \
-            for (; i < (PER); i++) {                                                                  \
-                uint64_t k = B->key[i];                                                               \
-                if (k == key || !k) {                                                                 \
-                    *found = k != 0;                                                                  \
-                    return b * (PER) + i;                                                             \
-                }                                                                                     \
-            }                                                                                         \
-            i = 0;                                                                                    \
-            if (++b == nblocks) b = 0;                                                                \
-        }                                                                                             \
-    }                                                                                                 \
-    static Block *rehash(const Block *from, uint32_t nfrom, uint32_t n) {                             \
-        Block *blocks = huge_zalloc((size_t)n * sizeof(Block));                                       \
-        if (!blocks) return NULL;                                                                     \
-        for (uint32_t b = 0; b < nfrom; b++) /* in slot order: the new places are in order too */     \
-            for (unsigned i = 0; i < (PER); i++) {                                                    \
-                uint64_t k = from[b].key[i];                                                          \
-                if (!k) continue;                                                                     \
-                int found;                                                                            \
-                uint32_t slot = probe(blocks, n, k, table_mix(k), &found);                            \
-                blocks[slot / (PER)].key[slot % (PER)] = k;                                           \
-                blocks[slot / (PER)].val[slot % (PER)] = from[b].val[i];                              \
-            }                                                                                         \
-        return blocks;                                                                                \
+        uint32_t slot = (uint32_t)(((uint64_t)(uint32_t)hash * (nblocks * (uint64_t)(PER))) >> 32);         \
+        uint32_t b = slot / (PER);                                                                          \
+        unsigned i = slot % (PER);                                                                          \
+        for (;;) {                                                                                          \
+            const Block *B = &blocks[b];                                                                    \
+            for (; i < (PER); i++) {                                                                        \
+                uint64_t k = B->key[i];                                                                     \
+                if (k == key || !k) {                                                                       \
+                    *found = k != 0;                                                                        \
+                    return b * (PER) + i;                                                                   \
+                }                                                                                           \
+            }                                                                                               \
+            i = 0;                                                                                          \
+            if (++b == nblocks) b = 0;                                                                      \
+        }                                                                                                   \
+    }                                                                                                       \
+    static Block *rehash(const Block *from, uint32_t nfrom, uint32_t n) {                                   \
+        Block *blocks = huge_zalloc((size_t)n * sizeof(Block));                                             \
+        if (!blocks) return NULL;                                                                           \
+        for (uint32_t b = 0; b < nfrom; b++) /* in slot order: the new places are in order too */           \
+            for (unsigned i = 0; i < (PER); i++) {                                                          \
+                uint64_t k = from[b].key[i];                                                                \
+                if (!k) continue;                                                                           \
+                int found;                                                                                  \
+                uint32_t slot = probe(blocks, n, k, table_mix(k), &found);                                  \
+                blocks[slot / (PER)].key[slot % (PER)] = k;                                                 \
+                blocks[slot / (PER)].val[slot % (PER)] = from[b].val[i];                                    \
+            }                                                                                               \
+        return blocks;                                                                                      \
     }
 
 BLOCK_FUNCTIONS(probe, rehash, TableBlock, 7)

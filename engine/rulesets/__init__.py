@@ -1,13 +1,18 @@
 """The registry of rulesets: ``get_ruleset(name)``, ``ruleset_names()`` and ``row_rulesets()``.
 
-Modules are imported lazily so that importing the engine stays cheap. A name may carry a
-parameter after a colon (``octal:0.37``); such entries name a factory taking the parameter text.
-With the compiled engine active (``ruma.engine.native``), the row-of-pots rulesets are returned as
-their compiled subclasses; the module-level instances (``sowing.SOWING``, ...) stay pure Python.
+Modules are imported lazily so that importing the engine stays cheap: an entry names its ruleset
+as ``"module:attribute"`` text. A name may carry a parameter after a colon (``octal:0.37``); such
+entries name a factory taking the parameter text. With the compiled engine active
+(``ruma.engine.native``), the row-of-pots rulesets are returned as their compiled subclasses
+(``ruma.engine.native.rulesets``, named here the same way: they subclass the rulesets, a layer
+above this one); the module-level instances (``sowing.SOWING``, ...) stay pure Python.
 
 A ruleset says everything the rest of ruma asks about it (``base.Ruleset``'s class attributes
 and hooks), so a new one is one module and one entry here — or, for a ruleset defined outside
 ruma (a toy in a test), one ``register_ruleset`` call.
+
+May import: the standard library, ``ruma.engine.errors``, ``ruma.engine.native`` (which engine is
+active), ``ruma.engine.cgt`` and ``ruma.engine.octal`` — the compiled twins only by name.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import importlib
 from typing import Callable, cast
 
 from ruma.engine.errors import UnknownRulesetError
-from ruma.engine.native import compiled
+from ruma.engine.native import active_engine
 from ruma.engine.rulesets.base import Position, Ruleset, State
 
 __all__ = ["Position", "Ruleset", "State", "family_by_code", "get_ruleset", "ruleset_by_code", "ruleset_names",
@@ -49,6 +54,8 @@ _FAMILY_DESCRIPTIONS: dict[str, str] = {
 _FAMILY_EXAMPLES: dict[str, str] = {
     "octal": "0.07",
 }
+#: the compiled twins of registered rulesets, by name (used when the compiled engine is active)
+_COMPILED = "ruma.engine.native.rulesets:COMPILED"
 _cache: dict[str, Ruleset] = {}
 
 
@@ -62,6 +69,16 @@ def _entry(target: str | Ruleset) -> Ruleset:
     return target if isinstance(target, Ruleset) else cast(Ruleset, _load(target))
 
 
+def _compiled(ruleset: Ruleset) -> Ruleset:
+    """The compiled twin of a registered ruleset when the compiled engine is active, else itself."""
+    if active_engine() != "c":
+        return ruleset
+    replacement = cast(dict[str, Ruleset], _load(_COMPILED)).get(ruleset.name)
+    if replacement is None or getattr(replacement, "reference", None) is not ruleset:
+        return ruleset
+    return replacement
+
+
 def get_ruleset(name: str) -> Ruleset:
     """The ruleset called ``name`` (e.g. ``sowing``, ``octal:0.37``); raises ``UnknownRulesetError``."""
     if not isinstance(name, str) or not name.strip():
@@ -71,7 +88,7 @@ def get_ruleset(name: str) -> Ruleset:
     if cached is not None:
         return cached
     if key in _RULESETS:
-        ruleset = compiled(_entry(_RULESETS[key]))  # the compiled core when active
+        ruleset = _compiled(_entry(_RULESETS[key]))  # the compiled core when active
     else:
         family, sep, parameter = key.partition(":")
         if not sep or family not in _FACTORIES:

@@ -20,7 +20,8 @@ series ``←•1^n•→``, docs/tables.md): they parse as as many full pots as 
 ``#^3 1^3 #^3``. (The compiled parser leaves these arrows to this one.)
 
 ``format_pots`` prints digits when every pot holds at most 9 seeds and comma-separated counts
-otherwise (a single pot of 10+ as ``10,``), with ``•`` for a full pot; it never compresses, so ``parse_pots(format_pots(s)) == s``.
+otherwise (a single pot of 10+ as ``10,``), with ``•`` for a full pot; it never compresses, so
+``parse_pots(format_pots(s)) == s``.
 The empty row prints as ``()`` (an empty group), which parses back to ``()``.
 
 Sizes are bounded (``MAX_POTS`` pots, ``MAX_SEEDS`` seeds in all, groups nested ``MAX_DEPTH``

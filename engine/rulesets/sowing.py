@@ -68,7 +68,7 @@ from __future__ import annotations
 from typing import Callable, ClassVar, Sequence
 
 from ruma.engine.rulesets.base import Cell, Pair, State, strip_ends
-from ruma.engine.rulesets.notation import BothDirections, FULL, PotRowRuleset, parse_pots
+from ruma.engine.rulesets.notation import FULL, BothDirections, PotRowRuleset, parse_pots
 
 __all__ = ["SOWING", "IMPARTIAL_SOWING", "SowingRuleset", "ImpartialSowingRuleset", "simplify"]
 

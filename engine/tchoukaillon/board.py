@@ -1,5 +1,5 @@
-"""Tchoukaillon, the solitaire sowing game of Jones, Taalman and Tongen (seed paper in
-``/work/shared/seeds/jones-taalman-tongen-tchoukaillon-crt.md``).
+"""Tchoukaillon, the solitaire sowing game of Jones, Taalman and Tongen (*Solitaire Mancala Games
+and the Chinese Remainder Theorem*, The American Mathematical Monthly 120, 2013; docs/tchoukaillon.md).
 
 A board is a tuple ``(b_1, b_2, ..., b_L)``: ``b_i`` stones in bin ``i``, bin 1 next to the Ruma,
 no trailing zeros (``L`` is the paper's length ``L(n)``). A move sows a bin holding exactly ``i``

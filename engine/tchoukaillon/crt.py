@@ -1,5 +1,5 @@
 """Partial Tchoukaillon boards and the Chinese Remainder Theorem (Section 4 of Jones, Taalman and
-Tongen; seed ``jones-taalman-tongen-tchoukaillon-crt.md``).
+Tongen; docs/tchoukaillon.md).
 
 Indexing: Section 4's ``beta``-indexing, ``beta_i = b_{i-1}`` for ``i >= 2`` (``beta_2`` is the bin
 next to the Ruma and ``beta_i`` holds at most ``i - 1`` stones). A board tuple

@@ -1,14 +1,13 @@
 """initial catalog: named positions, tags, theorems, verification runs
 
 Revision ID: 0001
-Revises: 
+Revises:
 Create Date: 2026-11-22
 """
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0001'
 down_revision = None
@@ -62,7 +61,8 @@ def upgrade() -> None:
     op.create_table('position_tags',
     sa.Column('position_id', sa.Integer(), nullable=False),
     sa.Column('tag', sa.String(length=64), nullable=False),
-    sa.ForeignKeyConstraint(['position_id'], ['named_positions.id'], name=op.f('fk_position_tags_position_id_named_positions'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['position_id'], ['named_positions.id'],
+                            name=op.f('fk_position_tags_position_id_named_positions'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('position_id', 'tag', name=op.f('pk_position_tags'))
     )
     with op.batch_alter_table('position_tags', schema=None) as batch_op:
@@ -84,7 +84,8 @@ def upgrade() -> None:
     sa.Column('ruleset_version', sa.Integer(), nullable=False),
     sa.Column('milliseconds', sa.Integer(), nullable=False),
     sa.Column('started_at', sa.DateTime(timezone=True), nullable=False),
-    sa.ForeignKeyConstraint(['theorem_id'], ['theorems.id'], name=op.f('fk_verification_runs_theorem_id_theorems'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['theorem_id'], ['theorems.id'],
+                            name=op.f('fk_verification_runs_theorem_id_theorems'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_verification_runs'))
     )
     with op.batch_alter_table('verification_runs', schema=None) as batch_op:

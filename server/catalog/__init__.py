@@ -5,6 +5,7 @@
   computes (values, theorem checks, searches of the store by value); ``commands``: ``ruma
   catalog``, ``ruma theorem``, ``ruma db``.
 
-May import: the standard library, SQLAlchemy, Alembic (``ruma.migrations``), ``ruma.engine``,
-``ruma.server.store`` and ``ruma.server.work``.
+May import: the standard library, SQLAlchemy, Alembic (``ruma.migrations``), ``ruma.engine`` and
+``ruma.server.store`` — the workers that run its computations for the service
+(``ruma.server.work``) stand on it.
 """

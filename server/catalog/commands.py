@@ -18,17 +18,27 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from ruma.client.cli.errors import Unreachable, UsageError, WorkFailed
-from ruma.client.cli.options import (DEFAULT_DATA, add_format_option, add_notation_option, add_progress_option,
-                                     add_server_options, connect, data_directory, positive)
-from ruma.client.cli.output import Column, Output, progress
+from ruma.client.cli.errors import UnreachableError, UsageError, WorkFailedError
+from ruma.client.cli.options import (
+    DEFAULT_DATA,
+    add_format_option,
+    add_notation_option,
+    add_progress_option,
+    add_server_options,
+    connect,
+    data_directory,
+    positive,
+)
+from ruma.client.cli.output import Column, Output
+from ruma.client.progress import progress
 
 if TYPE_CHECKING:  # lmdb is imported when a command opens a store, not for ruma --help
     from ruma.server.store.memo import LmdbStore
 
 POSITION_COLUMNS = [Column("name"), Column("ruleset"), Column("position"), Column("value"), Column("outcome"),
                     Column("tags")]
-STORED_COLUMNS = [Column("ruleset"), Column("position"), Column("value")]  # (the key is in --json only)
+STORED_COLUMNS = [Column("ruleset"), Column("position"), Column("value"),  # (the key is in --json only)
+                  Column("unverified")]
 #: stored positions a search counts before it says "more than"
 COUNT_UP_TO = 1000
 THEOREM_COLUMNS = [Column("name"), Column("ruleset"), Column("family"), Column("claim"), Column("domain"),
@@ -142,7 +152,7 @@ def _database(args: argparse.Namespace, where: str) -> Iterator[None]:
         raise UsageError(f"bad --catalog URL {args.catalog!r}: {error}") from None
     except SQLAlchemyError as error:
         reason = str(getattr(error, "orig", None) or error).splitlines()[0]
-        raise Unreachable(f"cannot use the catalog {where!r}: {reason}") from None
+        raise UnreachableError(f"cannot use the catalog {where!r}: {reason}") from None
 
 
 class _Local:
@@ -175,7 +185,7 @@ def _open_store(args: argparse.Namespace, directory: Path) -> "LmdbStore | None"
     try:
         return LmdbStore(directory)
     except StoreError as error:
-        raise Unreachable(f"cannot open the store in {str(directory)!r}: {error}") from None
+        raise UnreachableError(f"cannot open the store in {str(directory)!r}: {error}") from None
 
 
 def _user() -> str | None:
@@ -219,7 +229,7 @@ def _plain(item: Any) -> dict[str, Any]:
 
 def _position(item: Any, notation: str) -> dict[str, Any]:
     from ruma.client.catalog_client import NamedPosition
-    from ruma.client.cli.records import renotate
+    from ruma.client.records import renotate
 
     record = NamedPosition.from_dict(_plain(item)).to_dict()
     record["value"] = renotate(record["value"], notation)
@@ -228,7 +238,7 @@ def _position(item: Any, notation: str) -> dict[str, Any]:
 
 def _stored(item: Any, notation: str) -> dict[str, Any]:
     from ruma.client.catalog_client import StoredPosition
-    from ruma.client.cli.records import renotate
+    from ruma.client.records import renotate
 
     record = StoredPosition.from_dict(_plain(item)).to_dict()
     record["value"] = renotate(record["value"], notation)
@@ -237,7 +247,7 @@ def _stored(item: Any, notation: str) -> dict[str, Any]:
 
 def _run(item: Any, notation: str) -> dict[str, Any]:
     from ruma.client.catalog_client import VerificationRun
-    from ruma.client.cli.records import renotate
+    from ruma.client.records import renotate
 
     record = VerificationRun.from_dict(_plain(item)).to_dict()
     for name in ("counterexample_value", "claimed_value"):
@@ -271,6 +281,8 @@ def _emit(args: argparse.Namespace, records: Iterable[dict[str, Any]], line: Cal
 # -- printing ---------------------------------------------------------------------------------
 def _position_line(d: dict[str, Any]) -> str:
     value = f" = {d['value']}" if d.get("value") is not None else ""
+    if value and d.get("unverified"):
+        value += " (an unverified upload)"
     if d.get("error"):
         value = f" (not evaluated: {d['error']})"
     src = d.get("source") or {}
@@ -312,7 +324,7 @@ def _nothing_found(count: int, what: str, hint: str = "check the filters, or loa
     """Searches that find nothing say so (on stderr; stdout stays a valid empty list) and exit 1."""
     if count:
         return 0
-    raise WorkFailed(f"no {what} found", hint)
+    raise WorkFailedError(f"no {what} found", hint)
 
 
 # -- handlers ---------------------------------------------------------------------------------
@@ -331,7 +343,7 @@ def _catalog_remove(args: argparse.Namespace) -> int:
     _emit(args, [{"name": args.name, "removed": removed}],
           lambda d: f"{d['name']}: {'removed' if removed else 'not found'}")
     if not removed:
-        raise WorkFailed(f"no named position {args.name!r} to remove", "ruma catalog list shows the names")
+        raise WorkFailedError(f"no named position {args.name!r} to remove", "ruma catalog list shows the names")
     return 0
 
 
@@ -350,7 +362,8 @@ def _catalog_search(args: argparse.Namespace) -> int:
             limit = args.limit or 20
             found = ops.search_stored(args.ruleset, args.value, max(limit, COUNT_UP_TO))
             count = _emit(args, (_stored(d, args.notation) for d in found[:limit]),
-                          lambda d: f"{d['ruleset']} {d['position'] or '(another version of the ruleset)'} = {d['value']}",
+                          lambda d: f"{d['ruleset']} {d['position'] or '(another version of the ruleset)'} = {d['value']}"
+                                    + (" (an unverified upload)" if d["unverified"] else ""),
                           STORED_COLUMNS)
             _say_more(args, limit, len(found), max(limit, COUNT_UP_TO))
             return _nothing_found(count, f"stored positions of {args.ruleset} with value {args.value}",
@@ -388,8 +401,9 @@ def _theorem_verify(args: argparse.Namespace) -> int:
         run = _run(ops.verify(args.name, args.up_to), args.notation)
     _emit(args, [run], _run_line)
     if not run["holds"]:
-        raise WorkFailed(f"{args.name!r} is refuted at {run['counterexample']}: {run['counterexample_position']} = "
-                         f"{run['counterexample_value']}, claimed {run['claimed_value']}")
+        raise WorkFailedError(f"{args.name!r} is refuted at {run['counterexample']}: "
+                              f"{run['counterexample_position']} = {run['counterexample_value']}, "
+                              f"claimed {run['claimed_value']}")
     return 0
 
 

@@ -21,10 +21,21 @@ import datetime as dt
 from pathlib import Path
 from typing import Any, Optional
 
-from sqlalchemy import (Boolean, DateTime, ForeignKey, Index, Integer, LargeBinary, MetaData,
-                        String, Text, create_engine, event)
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    create_engine,
+    event,
+)
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, sessionmaker, Session
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, sessionmaker
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_name)s",
@@ -37,7 +48,7 @@ NAMING = {
 
 def utcnow() -> dt.datetime:
     """The current time, timezone-aware UTC."""
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 class Base(DeclarativeBase):

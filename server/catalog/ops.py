@@ -393,8 +393,8 @@ def _iso(moment: Any) -> str | None:
     if moment is None:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
-    return str(moment.astimezone(dt.timezone.utc).isoformat())
+        moment = moment.replace(tzinfo=dt.UTC)
+    return str(moment.astimezone(dt.UTC).isoformat())
 
 
 def _run_dict(run: VerificationRun, theorem: str) -> dict[str, Any]:

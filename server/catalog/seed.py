@@ -1,7 +1,7 @@
 """The seed catalog: the legible entries of Erickson's Tables 1–5 and his theorems.
 
 Source: Jeff Erickson, *Sowing Games*, Games of No Chance (MSRI Publications 29, 1996),
-pp. 287–297 (``/work/shared/seeds/erickson-1996-sowing-games.md``, an OCR). Only entries whose
+pp. 287–297, read from an OCR of the paper. Only entries whose
 position *and* printed value are legible in the OCR are seeded; the printed value is kept as
 ``source_value`` (provenance only — the catalog always evaluates). Page numbers 288 and 290 are
 printed in the OCR; the others are inferred from the running heads and marked ``page≈`` in notes.

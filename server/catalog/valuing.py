@@ -157,7 +157,8 @@ def _check(memo: Memo, rules: Ruleset, state: State, kind: str, claim: str, valu
 
 
 def search_stored(store: Memo | None, ruleset: str, game: Game, limit: int = 20) -> list[dict[str, Any]]:
-    """Every position of ``ruleset`` in the store with value ``game``, simplest first.
+    """Every position of ``ruleset`` in the store with value ``game``, simplest first, each with
+    ``unverified``: its value is an upload the server has not re-valued yet (it may be wrong).
 
     The store keeps positions in their canonical orientation, so for a partizan ruleset the
     mirror images of the positions stored with value ``-game`` are answers too (reversing a
@@ -179,9 +180,12 @@ def search_stored(store: Memo | None, ruleset: str, game: Game, limit: int = 20)
             found += [(key, mirrored) for key in persistent.positions_with_value(rules.code, target, limit)]
     # both lists come simplest first; merge them by the store's own measure of simplicity
     found.sort(key=lambda item: complexity(item[0]))
+    found = found[:limit]
+    marked = persistent.provenance.unverified_among([key for key, _ in found])  # (uploads not re-valued yet)
     out = []
-    for key, mirrored in found[:limit]:
-        entry: dict[str, Any] = {"ruleset": rules.name, "key": key.hex(), "value": format_value(game)}
+    for (key, mirrored), unverified in zip(found, marked):
+        entry: dict[str, Any] = {"ruleset": rules.name, "key": key.hex(), "value": format_value(game),
+                                 "unverified": unverified}
         try:
             _, state = state_of_key(key)
             entry["position"] = rules.format(tuple(reversed(state)) if mirrored else state)

@@ -6,7 +6,8 @@ files that do not load, and a data directory it cannot use, each with a message 
 The server is gRPC's asyncio server on an event loop of its own thread (``ServerLoop``): a call
 waiting — for its request message, a worker, an answer — is a suspended coroutine, never a
 thread, so no number of slow or silent clients can use up what other calls need. Every call is
-admitted first (``ruma.server.rpc.admission``: tokens, per-peer limits, the request's arrival);
+admitted first (``ruma.server.rpc.admission``: tokens, each client's share, room kept for stored
+lookups, the request's arrival);
 stored lookups and heavy work run in worker processes (``ruma.server.work.pool``: reader and
 evaluation workers) when the store is an ``LmdbStore`` and ``limits.workers`` is not 0, else on
 threads of this process. ``RumaServer.stop(grace)`` shuts down gracefully: health reports
@@ -33,7 +34,7 @@ from grpc_reflection.v1alpha import reflection
 
 from ruma.engine.errors import RumaInputError
 from ruma.engine.memo import Memo, capabilities
-from ruma.server.rpc.admission import MAX_PER_PEER, Admission
+from ruma.server.rpc.admission import MAX_CALLS, MAX_PER_CLIENT, REQUEST_SECONDS, SHARE_WAIT, Admission
 from ruma.server.rpc.auth import TokenCheck, load_tokens
 from ruma.server.rpc.servicer import RumaServicer
 from ruma.server.work.limits import Limits
@@ -42,7 +43,7 @@ from ruma.v1 import ruma_pb2, ruma_pb2_grpc
 if TYPE_CHECKING:
     from ruma.server.store.memo import LmdbStore
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RUMA_SERVICE = ruma_pb2.DESCRIPTOR.services_by_name["Ruma"].full_name
@@ -108,10 +109,6 @@ class RumaServer:
         """Start serving."""
         self.loop.call(self.server.start())
 
-    def health_status(self, service: str = "") -> int:
-        """The health status the server reports for ``service`` (``HealthCheckResponse.ServingStatus``)."""
-        return int(self.loop.call(self.health.Check(health_pb2.HealthCheckRequest(service=service), None)).status)
-
     async def _shutdown(self, grace: float | None) -> None:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
@@ -161,8 +158,8 @@ def _read(path: str | Path) -> bytes:
 
 def _open_store(data_dir: Path) -> "LmdbStore":
     """The LMDB store in ``data_dir``, checked: a damaged one raises ``StoreDamagedError``."""
-    from ruma.server.store.memo import LmdbStore
     from ruma.server.store.check import quick_check
+    from ruma.server.store.memo import LmdbStore
 
     store = LmdbStore(data_dir)
     try:
@@ -282,7 +279,10 @@ def create_server(
     start: bool = True,
     verify_fraction: float | None = None,
     log_requests: bool = True,
-    max_per_peer: int = MAX_PER_PEER,
+    max_per_client: int = MAX_PER_CLIENT,
+    max_calls: int = MAX_CALLS,
+    request_seconds: float = REQUEST_SECONDS,
+    share_wait: float = SHARE_WAIT,
     readers: int | None = None,
 ) -> tuple[RumaServer, int]:
     """Build (and by default start) the server on ``host:port`` (0: any free port); returns it and the port.
@@ -290,8 +290,11 @@ def create_server(
     Without tokens (``tokens`` or ``token_file``) only a loopback ``host`` is accepted. ``store``
     defaults to the LMDB store in ``data_dir`` (flushed and closed by ``stop``). ``verify_fraction``
     is the share of every ``Sweeps.Upload`` the server re-values (default 1%). ``log_requests``
-    logs one line per call (``ruma.server.rpc.request_log``). ``max_per_peer``: calls one client
-    connection may have open; ``readers``: reader worker processes (default ``pool.READERS``).
+    logs one line per call (``ruma.server.rpc.request_log``). ``max_per_client``: calls one client
+    (a token, else an address) may have open; ``max_calls``: calls the server takes (a quarter kept
+    for stored lookups); ``request_seconds``: how long a call's request message may take to arrive;
+    ``share_wait``: how long a call of a client over its share waits for one of the client's calls to
+    end before it is refused; ``readers``: reader worker processes (default ``pool.READERS``).
     """
     data = _data_directory(data_dir)
     if token_file is not None:
@@ -312,7 +315,8 @@ def create_server(
         wrapper, bound = loop.call(_build(
             data, host, port, the_store, own_store, loop, tokens=tokens, pem=pem, limits=limits,
             write_methods=write_methods, catalog=catalog, verify_fraction=verify_fraction,
-            log_requests=log_requests, max_per_peer=max_per_peer, readers=readers))
+            log_requests=log_requests, max_per_client=max_per_client, max_calls=max_calls,
+            request_seconds=request_seconds, share_wait=share_wait, readers=readers))
         wrapper.warnings = warnings
         if start:
             wrapper.start()
@@ -328,18 +332,25 @@ def create_server(
 async def _build(data: Path, host: str, port: int, the_store: Memo, own_store: bool, loop: ServerLoop, *,
                  tokens: Mapping[str, str] | None, pem: tuple[bytes, bytes] | None, limits: Limits | None,
                  write_methods: Iterable[str], catalog: bool, verify_fraction: float | None, log_requests: bool,
-                 max_per_peer: int, readers: int | None) -> tuple[RumaServer, int]:
+                 max_per_client: int, max_calls: int, request_seconds: float, share_wait: float,
+                 readers: int | None) -> tuple[RumaServer, int]:
     """The server, on its loop (see ``create_server``)."""
     servicer = RumaServicer(the_store, limits, auth_required=bool(tokens), data_dir=data)
     servicer.loop = asyncio.get_running_loop()
-    admission = Admission(TokenCheck(tokens, write_methods) if tokens else None, max_per_peer=max_per_peer,
-                          first_message_seconds=servicer.limits.max_seconds or 60.0, log_requests=log_requests)
+    admission = Admission(TokenCheck(tokens, write_methods) if tokens else None, max_per_client=max_per_client,
+                          max_calls=max_calls, request_seconds=request_seconds, share_wait=share_wait,
+                          log_requests=log_requests)
     server = grpc.aio.server(
         interceptors=[admission],
         options=[
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.so_reuseport", 0),  # a second server on a port in use fails instead of sharing it
+            # the backlog of calls gRPC holds before admission has picked them up, past which it refuses
+            # new ones itself (its defaults, 1,000 and 3,000, let one client's burst of new calls get
+            # other clients' calls cancelled, before admission could tell them apart)
+            ("grpc.server.max_pending_requests", 2 * max_calls),
+            ("grpc.server.max_pending_requests_hard_limit", 4 * max_calls),
         ],
     )
     wrapper_closers: list[Any] = []

@@ -14,6 +14,7 @@ every method except those in ``WRITE_METHODS`` (full gRPC method names such as
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -88,23 +89,32 @@ class TokenCheck:
         """Whether ``method`` needs a ``write`` token."""
         return method in WRITE_METHODS or method in self.extra_write_methods
 
-    def refusal(self, method: str, metadata: Iterable[tuple[str, Any]] | None) -> tuple[grpc.StatusCode, str] | None:
-        """``(code, details)`` when the call may not go on, else ``None``."""
-        if method.startswith(PUBLIC_PREFIXES):
-            return None
+    def check(self, method: str, metadata: Iterable[tuple[str, Any]] | None
+              ) -> tuple[tuple[grpc.StatusCode, str] | None, str | None]:
+        """``(refusal, client)``: ``(code, details)`` when the call may not go on (else ``None``), and
+        the name of the known token it carries (``token_label``; ``None`` without one)."""
         header = ""
         for key, value in metadata or ():
             if key == "authorization":
                 header = value if isinstance(value, str) else value.decode("utf-8", "replace")
                 break
         scheme, _, presented = header.partition(" ")
+        role = _find_role(self.tokens, presented.strip()) if header and scheme.lower() == "bearer" else None
+        client = token_label(presented.strip()) if role is not None else None
+        if method.startswith(PUBLIC_PREFIXES):
+            return None, client
         if not header:
-            return grpc.StatusCode.UNAUTHENTICATED, "missing 'authorization: Bearer TOKEN' metadata"
+            return (grpc.StatusCode.UNAUTHENTICATED, "missing 'authorization: Bearer TOKEN' metadata"), None
         if scheme.lower() != "bearer" or not presented.strip():
-            return grpc.StatusCode.UNAUTHENTICATED, "authorization metadata must be 'Bearer TOKEN'"
-        role = _find_role(self.tokens, presented.strip())
+            return (grpc.StatusCode.UNAUTHENTICATED, "authorization metadata must be 'Bearer TOKEN'"), None
         if role is None:
-            return grpc.StatusCode.UNAUTHENTICATED, "unknown token"
+            return (grpc.StatusCode.UNAUTHENTICATED, "unknown token"), None
         if role != WRITE and self.is_write(method):
-            return grpc.StatusCode.PERMISSION_DENIED, f"{method} needs a write token; this token is read-only"
-        return None
+            return (grpc.StatusCode.PERMISSION_DENIED, f"{method} needs a write token; this token is read-only"), client
+        return None, client
+
+
+def token_label(token: str) -> str:
+    """How logs and messages name a token without showing it: ``token`` and the first 8 hex digits
+    of its SHA-256 (``printf %s TOKEN | sha256sum`` finds it)."""
+    return f"token {hashlib.sha256(token.encode()).hexdigest()[:8]}"

@@ -21,11 +21,11 @@ from typing import Any, Callable, TypeVar
 
 import grpc
 
-from ruma.server.rpc.auth import register_write_methods
-from ruma.server.work.budget import Budget
 from ruma.server.catalog.models import Catalog
 from ruma.server.catalog.ops import CatalogOps
+from ruma.server.rpc.auth import register_write_methods
 from ruma.server.rpc.errors import rpc_method
+from ruma.server.work.budget import Budget
 from ruma.v1 import catalog_pb2 as pb
 from ruma.v1 import catalog_pb2_grpc
 
@@ -68,6 +68,7 @@ def position_message(d: dict[str, Any]) -> pb.NamedPosition:
         msg.notes = (msg.notes + "; " if msg.notes else "") + f"not evaluated: {d['error']}"
     if d.get("source_agrees") is not None:
         msg.source_agrees = d["source_agrees"]
+    msg.unverified = bool(d.get("unverified"))
     return msg
 
 
@@ -139,7 +140,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             self._heavy = asyncio.Semaphore(HEAVY)
         try:
             await asyncio.wait_for(self._heavy.acquire(), budget.remaining())
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise budget.expired(f"{what or 'the request'} (waiting for the catalog)") from None
         try:
             return await loop.run_in_executor(self.threads, work)
@@ -196,7 +197,8 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
                                                                min(request.limit or 20, 1000),
                                                                valuer=self._valuer(budget)), budget)
         return pb.StoredPositions(positions=[
-            pb.StoredPosition(ruleset=d["ruleset"], position=d["position"] or "", key=d["key"], value=d["value"])
+            pb.StoredPosition(ruleset=d["ruleset"], position=d["position"] or "", key=d["key"], value=d["value"],
+                              unverified=bool(d.get("unverified")))
             for d in found])
 
     @rpc_method
@@ -223,7 +225,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
             self._verify = asyncio.Lock()
         try:  # one verification at a time, waited for within the budget
             await asyncio.wait_for(self._verify.acquire(), budget.remaining())
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise budget.expired(f"verification of {request.name!r} (waiting for another one to finish)") from None
         try:
             return run_message(await self._sql(lambda: self.ops.verify(request.name, request.up_to,

@@ -18,7 +18,7 @@ import sys
 import threading
 from types import FrameType
 
-from ruma.client.cli.errors import Unreachable, UsageError
+from ruma.client.cli.errors import UnreachableError, UsageError
 from ruma.client.cli.options import add_data_option, add_format_option, count, data_directory, port, positive, seconds
 from ruma.client.cli.output import Output
 from ruma.server.work.limits import Limits, default_eval_workers, default_memory
@@ -81,9 +81,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                              f"0: evaluate in the server process)")
     parser.add_argument("--read-workers", type=positive, default=None, metavar="N",
                         help="worker processes answering stored lookups (default 2)")
-    parser.add_argument("--max-streams-per-peer", type=positive, default=None, metavar="N",
-                        help="calls one client connection may have open at once; more are refused with "
-                             "RESOURCE_EXHAUSTED (default 100)")
+    parser.add_argument("--max-calls-per-client", type=positive, default=None, metavar="N",
+                        help="calls one client (the token it gives, else its address) may have open at once; "
+                             "more are refused with RESOURCE_EXHAUSTED (default 256)")
+    parser.add_argument("--request-seconds", type=seconds, default=None, metavar="S",
+                        help="seconds a call's request message may take to arrive after its headers; "
+                             "then DEADLINE_EXCEEDED (default 5)")
     parser.add_argument("--verify-fraction", type=float, default=0.01, metavar="F",
                         help="share of every uploaded batch of precomputed values (ruma sweep --server) the server "
                         "re-values before storing it (default 0.01; at least one entry; a mismatch rejects the batch)")
@@ -103,16 +106,17 @@ def _start(args: argparse.Namespace, limits: Limits) -> tuple[object, int]:
                          "open to every caller", "give --token-file, or --host 127.0.0.1")
     data = data_directory(args, create=True)
     try:
-        from ruma.server.rpc.admission import MAX_PER_PEER
+        from ruma.server.rpc.admission import MAX_PER_CLIENT, REQUEST_SECONDS
 
         return create_server(data, args.host, args.port, token_file=args.token_file, tls_cert=args.tls_cert,
                              tls_key=args.tls_key, limits=limits, readers=args.read_workers,
-                             max_per_peer=args.max_streams_per_peer or MAX_PER_PEER,
+                             max_per_client=args.max_calls_per_client or MAX_PER_CLIENT,
+                             request_seconds=args.request_seconds or REQUEST_SECONDS,
                              verify_fraction=args.verify_fraction)
     except StoreError as error:  # a damaged store, a data directory that cannot be used
         hint = "check it with 'ruma store verify --full', mend it with 'ruma store repair'" if isinstance(
             error, StoreDamagedError) else None
-        raise Unreachable(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
+        raise UnreachableError(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
     except RumaInputError as error:
         if "cannot listen" in str(error):
             raise UsageError(str(error), "is another server on that port? choose another --port") from None
@@ -128,6 +132,9 @@ def serve(args: argparse.Namespace) -> int:
                     max_positions=args.max_positions or None, max_batch_size=args.max_batch_size,
                     max_seconds=args.max_seconds or None, max_memory=args.max_memory, eval_workers=args.eval_workers,
                     max_queue=args.max_queue)
+    from ruma.server.work.heap import keep_freed_memory
+
+    keep_freed_memory()  # (large requests reuse freed memory rather than fault in fresh pages: ruma.server.work.heap)
     server, bound = _start(args, limits)
     for warning in getattr(server, "warnings", ()):
         print(f"{args.command_prog}: warning: {warning}", file=sys.stderr, flush=True)

@@ -10,12 +10,14 @@ ruleset name, loopy game)
 to explore, batch size)
 ``CancelledError`` (the evaluation stopped)     ``DEADLINE_EXCEEDED`` when the client's deadline
                                                 passed, otherwise ``CANCELLED``
-``Unauthenticated`` / ``PermissionDenied``      ``UNAUTHENTICATED`` / ``PERMISSION_DENIED``
+``UnauthenticatedError`` /                      ``UNAUTHENTICATED`` / ``PERMISSION_DENIED``
+``PermissionDeniedError``
 an error with a ``status_name`` (the catalog's  that status: ``ALREADY_EXISTS`` (a name taken,
 ``NameTakenError``, ``UnknownNameError``)       also by a concurrent call), ``NOT_FOUND``
 ``CorruptRecordError``, LMDB's corruption        ``DATA_LOSS``, logged; the damaged value is never
 errors (a damaged store)                        served
-``WorkerLost`` (an evaluation worker died)      ``UNAVAILABLE`` (retry)
+``WorkerLostError`` (an evaluation worker       ``UNAVAILABLE`` (retry)
+died)
 a write on a full disk (``work.disk``: ENOSPC,   ``RESOURCE_EXHAUSTED`` "the store's disk is full"
 LMDB's EIO, SQLite's "disk is full")            (the catalog's: never its SQL statement)
 any other ``RumaError``                         ``FAILED_PRECONDITION``
@@ -39,12 +41,19 @@ import grpc
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.server.store.codec import CorruptRecordError
 from ruma.server.work.disk import disk_full, is_disk_full
-from ruma.server.work.worker_errors import DataLossError, WorkerLost, _InternalFromWorker, from_wire, lmdb_corruption, to_wire
+from ruma.server.work.worker_errors import (
+    DataLossError,
+    WorkerLostError,
+    _WorkerInternalError,
+    from_wire,
+    lmdb_corruption,
+    to_wire,
+)
 
-__all__ = ["DataLossError", "PermissionDenied", "Unauthenticated", "WorkerLost", "from_wire", "rpc_method",
-           "rpc_stream", "status_of", "to_wire"]
+__all__ = ["DataLossError", "PermissionDeniedError", "UnauthenticatedError", "WorkerLostError", "from_wire",
+           "rpc_method", "rpc_stream", "status_of", "to_wire"]
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,11 +61,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 MAX_MESSAGE = 2000
 
 
-class Unauthenticated(Exception):
+class UnauthenticatedError(Exception):
     """No token, or a token the server does not know."""
 
 
-class PermissionDenied(Exception):
+class PermissionDeniedError(Exception):
     """A known token without the right to call the method."""
 
 
@@ -79,7 +88,7 @@ def status_of(error: BaseException, context: grpc.ServicerContext | None = None)
     if isinstance(error, (CorruptRecordError, DataLossError)) or lmdb_corruption(error):
         log.error("damaged store: %s", error)
         return grpc.StatusCode.DATA_LOSS, _clip(f"damaged store: {error}" if not isinstance(error, RumaError) else str(error))
-    if isinstance(error, WorkerLost):
+    if isinstance(error, WorkerLostError):
         return grpc.StatusCode.UNAVAILABLE, _clip(str(error))
     if not isinstance(error, LimitExceededError) and is_disk_full(error):
         full = disk_full(error, "the catalog" if _sql_error(error) else "the store")
@@ -93,13 +102,13 @@ def status_of(error: BaseException, context: grpc.ServicerContext | None = None)
         if _deadline_passed(context):
             return grpc.StatusCode.DEADLINE_EXCEEDED, _clip(f"deadline exceeded: {error}")
         return grpc.StatusCode.CANCELLED, _clip(str(error))
-    if isinstance(error, Unauthenticated):
+    if isinstance(error, UnauthenticatedError):
         return grpc.StatusCode.UNAUTHENTICATED, _clip(str(error))
-    if isinstance(error, PermissionDenied):
+    if isinstance(error, PermissionDeniedError):
         return grpc.StatusCode.PERMISSION_DENIED, _clip(str(error))
     if isinstance(error, RumaError):
         return grpc.StatusCode.FAILED_PRECONDITION, _clip(str(error))
-    if isinstance(error, _InternalFromWorker):
+    if isinstance(error, _WorkerInternalError):
         return grpc.StatusCode.INTERNAL, _clip(str(error))
     log.error("internal error: %r", error, exc_info=error)
     if _sql_error(error):  # the message would quote the SQL statement and its parameters

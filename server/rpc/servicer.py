@@ -31,17 +31,17 @@ from ruma.engine.errors import LimitExceededError
 from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets import ruleset_description, ruleset_names, sample_ruleset
 from ruma.engine.stores import Store
-from ruma.server.rpc.admission import ARRIVED
+from ruma.server.rpc.admission import ARRIVED, RESERVED, Undecoded
 from ruma.server.rpc.errors import from_wire, rpc_method, status_of
 from ruma.server.rpc.inflight import SingleFlight
 from ruma.server.work import convert
 from ruma.server.work.budget import Budget
 from ruma.server.work.cache import CachedMemo
 from ruma.server.work.disk import check_room
-from ruma.server.work.limits import Limits
 from ruma.server.work.inline import InlineRunner
+from ruma.server.work.limits import Limits
 from ruma.server.work.reads import Refusal
-from ruma.server.work.tasks import not_valued
+from ruma.server.work.tasks import check_batch, not_valued
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
 
@@ -147,7 +147,11 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         return Budget.for_call(context, self.limits.max_seconds, self.limits.memory_budget, ARRIVED.get())
 
     async def run(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
-        """Run a heavy task (``ruma.server.work.tasks``) on an evaluation worker."""
+        """Run a heavy task (``ruma.server.work.tasks``) on an evaluation worker (refused for a call
+        admitted to the capacity kept for stored lookups: ``admission.RESERVED``)."""
+        if RESERVED.get():
+            raise LimitExceededError("this server is full (it has as many calls open as it takes but for those kept for "
+                                     "stored lookups): only stored values are served now; try again later")
         if self.data_dir is not None and name not in READ_ONLY_TASKS:
             check_room(self.data_dir)  # a full disk is refused before anything is computed
         self._enter()
@@ -158,11 +162,12 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             if self.persistent is not None:
                 self.persistent.refresh()
 
-    async def read(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
-        """Run a stored lookup (``ruma.server.work.reads``) on a reader worker."""
+    async def read(self, name: str, args: tuple[Any, ...], budget: Budget, large: bool = False) -> Any:
+        """Run a stored lookup (``ruma.server.work.reads``) on a reader worker (``large``: a big one,
+        which leaves a reader free for the others)."""
         self._enter()
         try:
-            return await self.runner.read(name, args, budget)
+            return await self.runner.read(name, args, budget, large=large)
         finally:
             self._leave()
 
@@ -199,18 +204,24 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         return message
 
     @rpc_method
-    async def EvaluateBatch(self, request: pb.EvaluateBatchRequest,
+    async def EvaluateBatch(self, request: pb.EvaluateBatchRequest | Undecoded,
                             context: grpc.aio.ServicerContext) -> pb.EvaluateBatchResponse:
-        self.check_batch(request.positions)
-        chosen = convert.styles(request.notations)
         budget = self.budget(context)
-        data, refused, todo, hits = await self.read(
-            "stored_batch", (request.ruleset, list(request.positions), chosen, request.brief), budget)
+        if isinstance(request, Undecoded):  # decoded, checked and looked up by a reader
+            head, (data, refused, todo, hits) = await self.read("stored_batch_message", (request.raw,), budget, large=True)
+            asked = pb.EvaluateBatchRequest.FromString(head)
+        else:
+            asked = request
+            self.check_batch(asked.positions)
+            data, refused, todo, hits = await self.read(
+                "stored_batch", (asked.ruleset, list(asked.positions), convert.styles(asked.notations), asked.brief),
+                budget, large=len(asked.positions) > LARGE_BATCH)
+        chosen = convert.styles(asked.notations)
         reply: pb.EvaluateBatchResponse = pb.EvaluateBatchResponse.FromString(data)
-        _refuse(reply.items, refused, context)
+        await _refuse(reply.items, refused, context)
         self.counters.record_hits(hits)
         self.mark_unverified(item.evaluation for item in reply.items if item.evaluation.from_store)
-        args = (request.ruleset, tuple(chosen), request.brief, request.max_positions, request.max_seconds)
+        args = (asked.ruleset, tuple(chosen), asked.brief, asked.max_positions, asked.max_seconds)
         retry = False
         while todo:
             done = await self.value_batch(todo, args, budget, retry)
@@ -226,6 +237,7 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             reached = {index for index, _ in done}
             todo = [(index, text) for index, text in todo if index not in reached]
             budget, retry = budget.renewed(), True  # (a worker stopped for memory: the rest go to another)
+        bound_reply(reply, context)
         return reply
 
     async def value_batch(self, todo: list[tuple[int, str]], args: tuple[Any, ...], budget: Budget,
@@ -256,13 +268,19 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
             return done
 
     @rpc_method
-    async def Lookup(self, request: pb.LookupRequest, context: grpc.aio.ServicerContext) -> pb.LookupResponse:
-        self.check_batch(request.positions)
-        data, refused = await self.read("lookup_items", (request.ruleset, list(request.positions),
-                                                         convert.styles(request.notations)), self.budget(context))
+    async def Lookup(self, request: pb.LookupRequest | Undecoded, context: grpc.aio.ServicerContext) -> pb.LookupResponse:
+        budget = self.budget(context)
+        if isinstance(request, Undecoded):  # decoded and checked by a reader
+            data, refused = await self.read("lookup_message", (request.raw,), budget, large=True)
+        else:
+            self.check_batch(request.positions)
+            data, refused = await self.read("lookup_items", (request.ruleset, list(request.positions),
+                                                             convert.styles(request.notations)), budget,
+                                            large=len(request.positions) > LARGE_BATCH)
         reply: pb.LookupResponse = pb.LookupResponse.FromString(data)
-        _refuse(reply.items, refused, context)
+        await _refuse(reply.items, refused, context)
         self.mark_unverified(item.evaluation for item in reply.items if item.found)
+        bound_reply(reply, context)
         return reply
 
     @rpc_method
@@ -347,12 +365,19 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
 
     def check_batch(self, positions: Sequence[str]) -> None:
         """Refuse batches larger than the server accepts."""
-        if len(positions) > self.limits.max_batch_size:
-            raise LimitExceededError(f"batch of {len(positions)} positions; this server's limit is {self.limits.max_batch_size}")
+        check_batch(self.limits, len(positions))
 
 
 #: seconds ``EvaluateBatch`` asks admission again for the items a worker stopped for memory did not reach
 ADMISSION_RETRY = 5.0
+#: refused items whose status is set before other calls get the event loop
+REFUSED_AT_ONCE = 1000
+#: a batch of more positions than this is a large read (``read(large=True)``: it leaves a reader free)
+LARGE_BATCH = 1000
+#: the most bytes of one reply (gRPC's message limit, 64 MiB, less room for the message's framing)
+MAX_REPLY = (64 << 20) - (64 << 10)
+#: bytes a refused item of a reply takes beside its position (its status and message)
+REFUSED_ITEM = 200
 
 
 def _fits(message: pb.Evaluation, text: str, chosen: Sequence[str], brief: bool) -> bool:
@@ -370,10 +395,41 @@ def _status(error: BaseException, context: Any) -> tuple[int, str]:
     return code.value[0], message
 
 
-def _refuse(items: Any, refused: list[Refusal], context: Any) -> None:
-    """Set the status of the items a read task refused."""
-    for index, (kind, message) in refused:
-        items[index].status.code, items[index].status.message = _status(from_wire(kind, message), context)
+def bound_reply(reply: Any, context: Any, limit: int = MAX_REPLY) -> None:
+    """Keep a batch reply (``EvaluateBatch``'s, ``Lookup``'s) within ``limit`` bytes: past it, each
+    item that carries an evaluation gets RESOURCE_EXHAUSTED instead (asked again in a smaller call,
+    it is answered)."""
+    if reply.ByteSize() <= limit:
+        return
+    items = list(reply.items)
+    sizes = [item.ByteSize() + 6 for item in items]  # (with its tag and length)
+    refused = [len(item.position.encode()) + REFUSED_ITEM for item in items]  # what it takes refused
+    rest = sum(refused)
+    total = 0
+    for item, size, small in zip(items, sizes, refused):
+        rest -= small
+        if total + size + rest > limit and item.HasField("evaluation"):
+            item.ClearField("evaluation")
+            if hasattr(item, "found"):
+                item.found = False
+            item.status.code, item.status.message = _status(LimitExceededError(
+                f"the reply would pass {limit:,} bytes (the largest message this server sends); "
+                f"ask for this position in a smaller batch"), context)
+            size = item.ByteSize() + 6
+        total += size
+
+
+async def _refuse(items: Any, refused: list[Refusal], context: Any) -> None:
+    """Set the status of the items a read task refused (a few hundred at a time: other calls are
+    answered in between)."""
+    statuses: dict[tuple[str, str], tuple[int, str]] = {}  # (many items fail alike)
+    for number, (index, wire) in enumerate(refused, start=1):
+        status = statuses.get(wire)
+        if status is None:
+            status = statuses[wire] = _status(from_wire(*wire), context)
+        items[index].status.code, items[index].status.message = status
+        if not number % REFUSED_AT_ONCE:
+            await asyncio.sleep(0)
 
 
 class ServiceValuer:

@@ -28,24 +28,22 @@ from typing import Any, AsyncIterator
 
 import grpc
 
-from ruma.engine.families.census import BY, census
-from ruma.engine.cgt import Game, format_value
+from ruma.engine.cgt import format_value
 from ruma.engine.errors import LimitExceededError, RumaInputError
-from ruma.engine.evaluator import evaluate
-from ruma.engine.families.classes import Family, enumerate_family, walk_count
+from ruma.engine.families.census import BY
+from ruma.engine.families.classes import Family, walk_count
+from ruma.engine.families.packets import unpack
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.families.packets import RecordingMemo, unpack
-from ruma.server.work import convert
 from ruma.server.rpc.auth import register_write_methods
 from ruma.server.rpc.errors import from_wire, rpc_method, rpc_stream, status_of
-from ruma.server.work.budget import Budget
-from ruma.server.work.disk import check_room
 from ruma.server.rpc.servicer import RumaServicer
 from ruma.server.store.codec import CodecError
 from ruma.server.store.keys import state_of_key
-from ruma.v1 import ruma_pb2
+from ruma.server.work import convert
+from ruma.server.work.budget import Budget
+from ruma.server.work.disk import check_room
+from ruma.v1 import ruma_pb2, sweep_pb2_grpc
 from ruma.v1 import sweep_pb2 as pb
-from ruma.v1 import sweep_pb2_grpc
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Sweeps"].full_name
 WRITE_METHODS = (f"/{SERVICE}/Upload",)
@@ -61,7 +59,7 @@ _BY = {pb.CENSUS_GROUPING_UNSPECIFIED: "value", pb.CENSUS_BY_VALUE: "value", pb.
        pb.CENSUS_BY_ATOMIC_WEIGHT: "atomic-weight", pb.CENSUS_BY_TEMPERATURE: "temperature"}
 
 
-class UploadRejected(RumaInputError):
+class UploadRejectedError(RumaInputError):
     """An upload with a malformed entry or a value the server computes differently."""
 
 
@@ -81,15 +79,17 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         try:
             owner, state = state_of_key(key)
         except CodecError as error:
-            raise UploadRejected(f"upload rejected: key {key.hex()} is not a stored-position key ({error})") from None
+            raise UploadRejectedError(
+                f"upload rejected: key {key.hex()} is not a stored-position key ({error})") from None
         if owner is not rules:
-            raise UploadRejected(f"upload rejected: key {key.hex()} belongs to {owner.name}, not {rules.name}")
+            raise UploadRejectedError(f"upload rejected: key {key.hex()} belongs to {owner.name}, not {rules.name}")
         canonical, _ = rules.normalise(state)
         if canonical != state:
-            raise UploadRejected(f"upload rejected: key {key.hex()} ({rules.format(state)!r}) is not normalised")
+            raise UploadRejectedError(f"upload rejected: key {key.hex()} ({rules.format(state)!r}) is not normalised")
         pots, seeds = rules.size(state)
         limits = self.ruma.limits
-        if (limits.max_pots is not None and pots > limits.max_pots) or (limits.max_seeds is not None and seeds > limits.max_seeds):
+        if ((limits.max_pots is not None and pots > limits.max_pots)
+                or (limits.max_seeds is not None and seeds > limits.max_seeds)):
             raise LimitExceededError(f"upload rejected: position {rules.format(state)!r} exceeds this server's limits "
                                      f"({limits.max_pots} pots, {limits.max_seeds} seeds)")
         return state
@@ -108,20 +108,20 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
         if n > self.ruma.limits.max_batch_size:
             raise LimitExceededError(f"upload of {n} entries; this server's limit is {self.ruma.limits.max_batch_size}")
         if len(request.values) != n:
-            raise UploadRejected(f"upload rejected: {n} keys but {len(request.values)} values")
+            raise UploadRejectedError(f"upload rejected: {n} keys but {len(request.values)} values")
         if rules.impartial and request.games:
-            raise UploadRejected("upload rejected: an impartial ruleset's values are nim values, not games")
+            raise UploadRejectedError("upload rejected: an impartial ruleset's values are nim values, not games")
         nodes = [(tuple(node.left), tuple(node.right)) for node in request.games]
         try:
             entries = unpack((list(request.keys), list(request.values), nodes), rules.impartial)
         except ValueError as error:
-            raise UploadRejected(f"upload rejected: {error}") from None
+            raise UploadRejectedError(f"upload rejected: {error}") from None
         reply = pb.UploadResponse()
         states: dict[int, Any] = {}
         for i, (key, _) in enumerate(entries):  # a bad key is rejected alone
             try:
                 states[i] = self._check_key(rules, key)
-            except (UploadRejected, LimitExceededError) as error:
+            except (UploadRejectedError, LimitExceededError) as error:
                 _reject(reply, i, error)
         good = sorted(states)
         if good and self.verify_fraction > 0:
@@ -136,7 +136,7 @@ class SweepsServicer(sweep_pb2_grpc.SweepsServicer):
             for i, (_, truth) in zip(checked, unpack(packet, rules.impartial)):
                 claimed = entries[i][1]
                 if truth != claimed:
-                    raise UploadRejected(
+                    raise UploadRejectedError(
                         f"upload rejected: {rules.name} position {rules.format(states[i])!r} was uploaded as "
                         f"{format_value(claimed)} but is {format_value(truth)}; nothing of the upload was stored")
                 reply.verified += 1
@@ -231,23 +231,20 @@ def start_upload_verifier(ruma: RumaServicer, pause: float = 0.5) -> Any:
     (``store.provenance.UploadVerifier``), on the evaluation workers as ``Upload``'s sample is;
     ``None`` for a store without provenance. A value found wrong is replaced, forgotten by the
     hot-value cache, logged and counted (``Stats.uploads_corrected``)."""
-    from ruma.server.store.provenance import UploadVerifier
+    from ruma.server.store.provenance import Correction, UploadVerifier
     from ruma.server.work.budget import Budget
 
     persistent = ruma.persistent
     if persistent is None:
         return None
 
-    def revalue(ruleset: str, keys: list[bytes]) -> list[Any]:
-        rules = get_ruleset(ruleset)
-        packet, failed = ruma.blocking(ruma.run("sweep_verify", (ruleset, keys),
-                                                Budget(max_seconds=ruma.limits.max_seconds)))
-        values = dict(unpack(packet, rules.impartial))
-        reached = min((index for index, _ in failed), default=len(keys))  # (the rest stay marked)
-        return [values[key] for key in keys[:reached]]
+    def revalue(keys: list[bytes]) -> tuple[int, list[Correction]]:
+        settled: tuple[int, list[Correction]] = ruma.blocking(ruma.run(
+            "revalue_uploads", (keys,), Budget(max_seconds=ruma.limits.max_seconds)))
+        return settled
 
-    def corrected(key: bytes, was: Any, now: Any) -> None:
-        ruma.memo.forget(key)
+    def corrected(correction: Correction) -> None:
+        ruma.memo.forget(correction.key)
         with ruma.counters.lock:
             ruma.counters.corrected += 1
 

@@ -18,7 +18,6 @@ large batch is checked here (its new games interned) and written by the store's 
 from __future__ import annotations
 
 import bisect
-import secrets
 import sys
 import threading
 from operator import itemgetter
@@ -28,7 +27,7 @@ import lmdb
 
 from ruma.engine.cgt import Game, Value
 from ruma.engine.frame import frame_codes, frame_count, frame_lengths
-from ruma.engine.native import new_compact_memo
+from ruma.engine.memo import new_compact_memo
 from ruma.server.store import codec
 from ruma.server.store.writer import find_in, pack_shared, unpack_nim
 
@@ -182,7 +181,8 @@ class BulkOps:
         of this process reads them back)."""
         if self._packed_count(frame) >= BULK_DIRECT:
             writer = self._bulk_writer()
-            if writer is not None and writer.accepts(len(frame)) and writer.submit_packed(frame, None if cache is None else cache.lookup):
+            lookup = None if cache is None else cache.lookup
+            if writer is not None and writer.accepts(len(frame)) and writer.submit_packed(frame, lookup):
                 if cache is None and remember:
                     self._remember(*unpack_nim(frame))
                 elif self.recent is not None and len(self.recent) > RECENT_LIMIT:

@@ -26,9 +26,10 @@ import functools
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from ruma.client.cli.errors import Unreachable, UsageError, WorkFailed
+from ruma.client.cli.errors import UnreachableError, UsageError, WorkFailedError
 from ruma.client.cli.options import add_data_option, add_format_option, add_progress_option, count, data_directory
-from ruma.client.cli.output import Output, progress
+from ruma.client.cli.output import Output
+from ruma.client.progress import progress
 from ruma.engine.errors import RumaInputError
 
 if TYPE_CHECKING:  # lmdb is imported when a store command runs, not for ruma --help
@@ -39,7 +40,7 @@ MEND = "check it with 'ruma store verify --full', mend it with 'ruma store repai
 
 
 def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A store that cannot be read (a damaged record or page) is ``Unreachable`` (exit status 3)."""
+    """A store that cannot be read (a damaged record or page) is ``UnreachableError`` (exit status 3)."""
 
     @functools.wraps(run)
     def wrapper(args: argparse.Namespace) -> int:
@@ -50,7 +51,8 @@ def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argpars
         try:
             return run(args)
         except (CorruptRecordError, lmdb.Error) as error:
-            raise Unreachable(f"the store in {args.data!r} is damaged: {str(error).splitlines()[0]}", MEND) from None
+            raise UnreachableError(f"the store in {args.data!r} is damaged: {str(error).splitlines()[0]}",
+                                   MEND) from None
 
     return wrapper
 
@@ -58,19 +60,15 @@ def _store_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argpars
 @contextmanager
 def opened(args: argparse.Namespace) -> Iterator["LmdbStore"]:
     """The store in ``--data`` (which must hold one); a store that cannot be opened is exit 3."""
-    from ruma.server.store.memo import LmdbStore, StoreError
-
-    if getattr(args, "legacy_dir", None):
-        raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
-                         f"{args.command_prog} --data {args.legacy_dir}")
     from ruma.server.store.codec import StoreDamagedError
+    from ruma.server.store.memo import LmdbStore, StoreError
 
     directory = data_directory(args, create=False)
     try:
         store = LmdbStore(directory, create=False)
     except StoreError as error:
         hint = MEND if isinstance(error, StoreDamagedError) else None
-        raise Unreachable(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
+        raise UnreachableError(f"cannot open the store in {args.data!r}: {str(error).splitlines()[0]}", hint) from None
     with store:
         yield store
 
@@ -108,14 +106,11 @@ def _ruleset_label(row: dict[str, Any]) -> str:
 @_store_errors
 def run_backup(args: argparse.Namespace) -> int:
     """Write a consistent, compacted copy of the store."""
-    if len(args.paths) > 1:
-        args.legacy_dir = args.paths[0]
-    dest = args.paths[-1]
     from ruma.server.store.memo import LmdbStore
 
     with opened(args) as store:
         try:
-            target = store.admin.backup(dest)
+            target = store.admin.backup(args.dest)
         except RumaInputError as error:
             raise UsageError(str(error), "give a new or empty directory") from None
     with LmdbStore(target, create=False) as copy:
@@ -145,19 +140,19 @@ def run_verify(args: argparse.Namespace) -> int:
                     checked, corrections = revalue_store(store)
                     revalued = {"checked": checked, "corrected": corrections}
                 report = store.admin.verify(args.sample, args.seed, full=args.full, progress=bar)
-        except Unreachable as refused:
+        except UnreachableError as refused:
             if not isinstance(refused.__context__, StoreDamagedError):
                 raise
             try:
                 report = verify_directory(data_directory(args, create=False), args.sample, args.seed,
                                           full=args.full, progress=bar)
             except StoreDamagedError as error:
-                raise Unreachable(str(error).splitlines()[0]) from None
+                raise UnreachableError(str(error).splitlines()[0]) from None
             report.problems.insert(0, {"table": "(file)", "key": "", "problem": str(refused).splitlines()[0]})
     records = ", ".join(f"{table} {n:,}" for table, n in report.records.items())
     lines = [f"records checked ({'every record of every table' if report.full else 'a sample'}): {records}; "
              f"damaged: {len(report.problems)}",
-             f"values re-evaluated and compared: "
+             "values re-evaluated and compared: "
              + (f"{report.checked:,} stored positions drawn at random (--sample {args.sample})"
                 if report.checked >= args.sample else f"all {report.checked:,} stored positions")
              + f", {len(report.mismatches)} differ, {len(report.skipped)} skipped"]
@@ -178,10 +173,11 @@ def run_verify(args: argparse.Namespace) -> int:
     with Output(args.format) as out:
         out.emit(record, "\n".join(lines))
     if not report.ok:
-        raise WorkFailed(f"{len(report.problems)} problems (damaged pages or records) and {len(report.mismatches)} of {report.checked} "
-                         f"stored values differ from a fresh evaluation",
-                         "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
-                         + " drops them so that they are recomputed (ruma store backup first)")
+        raise WorkFailedError(f"{len(report.problems)} problems (damaged pages or records) and "
+                              f"{len(report.mismatches)} of {report.checked} stored values differ from a fresh "
+                              f"evaluation",
+                              "ruma store repair" + (f" --sample {args.sample}" if report.mismatches else "")
+                              + " drops them so that they are recomputed (ruma store backup first)")
     return 0
 
 
@@ -192,17 +188,14 @@ def run_repair(args: argparse.Namespace) -> int:
     from ruma.server.store.repair import repair_store
     from ruma.server.store.verify import LISTED
 
-    if getattr(args, "legacy_dir", None):
-        raise UsageError(f"the data directory {args.legacy_dir!r} now goes in --data",
-                         f"{args.command_prog} --data {args.legacy_dir}")
     directory = data_directory(args, create=False)
     try:
         report = repair_store(directory, args.sample, args.seed)
     except StoreDamagedError as error:
-        raise Unreachable(str(error).splitlines()[0]) from None
+        raise UnreachableError(str(error).splitlines()[0]) from None
     except StoreError as error:
-        raise Unreachable(str(error).splitlines()[0], "stop every process using the store first"
-                          if "another process" in str(error) else None) from None
+        raise UnreachableError(str(error).splitlines()[0], "stop every process using the store first"
+                               if "another process" in str(error) else None) from None
     lines = [f"kept {report.kept.get('games', 0)} games and {report.kept.get('positions', 0)} positions; dropped "
              f"{len(report.problems)} damaged records and {len(report.mismatches)} wrong values (they are recomputed "
              f"when next asked for); the old file is {report.damaged_copy}"]
@@ -226,19 +219,15 @@ def run_compact(args: argparse.Namespace) -> int:
         with progress("compacting the store", unit="records", enabled=args.progress) as bar:
             report = compact_store(directory, bar)
     except StoreDamagedError as error:
-        raise Unreachable(str(error).splitlines()[0], MEND) from None
+        raise UnreachableError(str(error).splitlines()[0], MEND) from None
     except StoreError as error:
-        raise Unreachable(str(error).splitlines()[0], "stop every process using the store first"
-                          if "another process" in str(error) else None) from None
+        raise UnreachableError(str(error).splitlines()[0], "stop every process using the store first"
+                               if "another process" in str(error) else None) from None
     line = (f"compacted {sum(report.records.values())} records: {report.bytes_before} -> {report.bytes_after} bytes"
             + (" (a killed run finished)" if report.resumed else ""))
     with Output(args.format) as out:
         out.emit(report.to_dict(), line)
     return 0
-
-
-def _legacy_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("legacy_dir", nargs="?", help=argparse.SUPPRESS)  # the old positional DIR
 
 
 def register(subparsers: Any) -> None:
@@ -248,19 +237,17 @@ def register(subparsers: Any) -> None:
     commands = store.add_subparsers(dest="store_command", metavar="SUBCOMMAND", required=True)
 
     stats = commands.add_parser("stats", help="entries per ruleset, games, bytes")
-    _legacy_dir(stats)
     add_data_option(stats)
     add_format_option(stats, lists=False)
     stats.set_defaults(handler=run_stats)
 
     backup = commands.add_parser("backup", help="consistent compacted copy (safe while in use)")
-    backup.add_argument("paths", nargs="+", metavar="DEST", help="a new or empty directory")
+    backup.add_argument("dest", metavar="DEST", help="a new or empty directory")
     add_data_option(backup)
     add_format_option(backup, lists=False)
     backup.set_defaults(handler=run_backup)
 
     verify = commands.add_parser("verify", help="check every table's records and re-evaluate a sample")
-    _legacy_dir(verify)
     add_data_option(verify)
     verify.add_argument("--full", action="store_true", help="check every record of every table (else N per table)")
     verify.add_argument("--sample", type=count, default=100, metavar="N",
@@ -280,7 +267,6 @@ def register(subparsers: Any) -> None:
     compact.set_defaults(handler=run_compact)
 
     repair = commands.add_parser("repair", help="rebuild the store from its sound records (stop the server first)")
-    _legacy_dir(repair)
     add_data_option(repair)
     repair.add_argument("--sample", type=count, default=0, metavar="N",
                         help="also re-evaluate N positions and drop those with a wrong value (0)")

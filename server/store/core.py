@@ -20,14 +20,14 @@ import lmdb
 from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import Game, Value
 from ruma.server.store import codec
-from ruma.server.store.codec import StoreDamagedError, StoreError
 from ruma.server.store.bulk import BulkOps, add_counts
+from ruma.server.store.codec import StoreDamagedError, StoreError
 from ruma.server.store.games import GameTable
 from ruma.server.store.provenance import UploadMarks
 from ruma.server.store.writer import BulkWriter, find_in
 
 T = TypeVar("T")
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 3  # 3: one B-tree entry a position; 2 (by_value too) and 1 (no seals) are migrated on open
 DEFAULT_MAP_SIZE = 64 << 20

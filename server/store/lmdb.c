@@ -242,7 +242,7 @@ static int put_frame(Group *g, Prepared *p, MDB_cursor *positions, Last *last) {
 static int join(Writer *w, Group *g, PyObject *more, PyObject *held) {
     PyObject *frame = PyObject_CallNoArgs(more);
     if (!frame) return -1;
-    int rc = frame == Py_None ? 0 : PyList_Append(held, frame) < 0 ? -1 : 1;
+    int rc = frame == Py_None ? 0 : (PyList_Append(held, frame) < 0 ? -1 : 1);
     Py_DECREF(frame);
     if (rc <= 0) return rc;
     if (!PyBytes_Check(frame)) {
@@ -485,8 +485,7 @@ static PyMethodDef Writer_methods[] = {
 };
 
 static PyTypeObject WriterType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ruma.server.store._native.Writer",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ruma.server.store._native.Writer",
     .tp_basicsize = sizeof(Writer),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Writer(path, map_size, engine_version, name_of): the writer process's transactions (store/lmdb.c).",

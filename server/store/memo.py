@@ -5,7 +5,8 @@ the bulk ``lookup_many``/``insert_many``/``insert_packed`` of ``store.bulk``, ``
 reads (``positions_with_value``, ``value_ids_many``, ``entry``, store game ids), ``flush``,
 ``refresh`` and ``close``; and three objects reached from it: ``admin`` (``store.admin``:
 statistics, backup, verify, samples), ``documents`` (``store.documents``) and ``provenance``
-(``store.provenance``: uploads not re-valued yet). Use it as a context manager. Design (byte formats in ``ruma.server.store.codec``; narrative in ``docs/store.md``):
+(``store.provenance``: uploads not re-valued yet). Use it as a context manager. Design (byte formats
+in ``ruma.server.store.codec``; narrative in ``docs/store.md``):
 
 * Sub-databases ``games`` (store game id → options as store ids), ``game_index`` (options → store
   game id), ``positions`` (canonical key → value and explored count), ``meta`` (schema, engine
@@ -41,9 +42,10 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ruma.engine.cgt import Game, Value
-from ruma.engine.native import new_compact_memo
+from ruma.engine.memo import new_compact_memo
 from ruma.server.store import codec
 from ruma.server.store.admin import StoreAdmin
+from ruma.server.store.codec import StoreError
 from ruma.server.store.core import (
     _COUNT,
     DEFAULT_BATCH_SECONDS,
@@ -52,14 +54,13 @@ from ruma.server.store.core import (
     SCHEMA_VERSION,
     _Core,
 )
-from ruma.server.store.codec import StoreError
 from ruma.server.store.documents import StoreDocuments
 from ruma.server.store.provenance import StoreProvenance
 
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 #: ``close_dense`` rewrites a store whose file is more than this many times its B-tree pages,
 DENSE_RATIO = 1.2
 #: or whose leaf pages are together less full than this

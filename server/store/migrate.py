@@ -27,9 +27,9 @@ from typing import Callable
 
 import lmdb
 
-from ruma.server.store.codec import StoreDamagedError, StoreError
+from ruma.server.store.codec import StoreError
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 WORK = ".migrate-3"
 
 

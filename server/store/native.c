@@ -426,8 +426,11 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_native", "Per-entry byte work of the LMDB store's bulk writes (see store/native.c).",
-    -1, methods,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_native",
+    .m_doc = "Per-entry byte work of the LMDB store's bulk writes (see store/native.c).",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 PyMODINIT_FUNC PyInit__native(void) {

@@ -90,7 +90,7 @@ class PageError(Exception):
     """A page that is not what its place in the tree says it is."""
 
 
-class OutOfRange(PageError):
+class OutOfRangeError(PageError):
     """A page whose keys (``low`` .. ``high``, the least and greatest) lie outside the range its
     branch page gives it."""
 
@@ -384,7 +384,7 @@ class PageFile:
                 self.ranges[pgno] = (name, low, high)
             except PageError as error:
                 reached.discard(pgno)  # (a page the pointer should not have named: another tree may own it)
-                if isinstance(error, OutOfRange):
+                if isinstance(error, OutOfRangeError):
                     # either the pointer is wrong (the page is another range's, and reached there) or
                     # the branch's keys are (a flipped separator: the page is this range's, and only
                     # an orphan now, its true range within its neighbours'): the page's own keys and
@@ -413,9 +413,9 @@ class PageFile:
                 start, ksize, _, _, _ = self._node(page, i)
                 keys.append(page[start:start + ksize])
         if keys and (min(keys) < low or (high is not None and max(keys) >= high)):
-            raise OutOfRange(f"its keys lie outside the range {low.hex() or 'the first'}.."
-                             f"{high.hex() if high is not None else 'the last'} its branch page gives it",
-                             min(keys), max(keys))
+            raise OutOfRangeError(f"its keys lie outside the range {low.hex() or 'the first'}.."
+                                  f"{high.hex() if high is not None else 'the last'} its branch page gives it",
+                                  min(keys), max(keys))
 
     def _disown_freed(self, free: set[int]) -> None:
         """Tree pages the free list names were reached through a damaged pointer (LMDB never frees a

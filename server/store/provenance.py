@@ -9,9 +9,10 @@ time, sealed like every record). Until the mark goes:
 * a store opened with ``hide_unverified`` (the evaluation workers') reads it as a miss, so no
   value the server computes is built on it;
 * the ``UploadVerifier`` thread of a server re-values marked entries while the server is idle
-  (``revalue``: the server's own evaluation, which reads no marked entry), and ``ruma store
-  verify --revalue`` does so for all of them at once. A value found right loses its mark; one
-  found wrong is replaced by the server's own (``settle``), logged and counted.
+  (``revalue_marked`` on an evaluation worker: the server's own evaluation, which reads no marked
+  entry, settling every marked entry it values on the way and storing the values it computed),
+  and ``ruma store verify --revalue`` does so for all of them at once. A value found right loses
+  its mark; one found wrong is replaced by the server's own (``settle``), logged and counted.
 
 ``UploadMarks`` is a mixin of the store's ``_Core``; ``StoreProvenance`` is a store's
 ``provenance``, what its callers use.
@@ -22,9 +23,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence
 
 from ruma.engine.cgt import Game, Value
+from ruma.engine.memo import capabilities
 from ruma.engine.stores import Store
 from ruma.server.store import codec
 from ruma.server.store.scan import UNVERIFIED_MARK
@@ -32,11 +34,7 @@ from ruma.server.store.scan import UNVERIFIED_MARK
 if TYPE_CHECKING:
     from ruma.server.store.memo import LmdbStore
 
-log = logging.getLogger("ruma.server")
-
-Revalue = Callable[[str, list[bytes]], list[Value]]
-"""``revalue(ruleset name, keys)``: the server's own values of those positions."""
-
+log = logging.getLogger(__name__)
 
 def same_value(a: Value | None, b: Value | None) -> bool:
     """Whether two store values are the same (a Game is interned; a nim value is an int)."""
@@ -195,20 +193,38 @@ class StoreProvenance:
         return self._store.core.settle(truths)
 
 
+class Correction(NamedTuple):
+    """An uploaded value found wrong and replaced: its key, ruleset, position, the value stored and
+    the true one (as text)."""
+
+    key: bytes
+    ruleset: str
+    position: str
+    stored: str
+    value: str
+
+
+Revalue = Callable[[list[bytes]], tuple[int, list[Correction]]]
+"""``revalue(keys)``: ``revalue_marked`` of those keys (where the server's evaluations run)."""
+
+
 class UploadVerifier:
     """A thread that re-values a store's unverified entries while the server is idle.
 
-    ``idle()``: whether the server has nothing else to do; ``revalue``: the server's own values
-    (``Revalue``); ``corrected(key, was, now)``: called for each value found wrong and replaced
-    (the service forgets its cached copy and counts it). A batch of ``batch`` keys is re-valued
-    at a time (one task on one evaluation worker), the next at once while the server stays idle,
-    else after ``pause`` seconds: a call that arrives meanwhile waits for one batch at most."""
+    ``idle()``: whether the server has nothing else to do; ``revalue``: ``revalue_marked`` run
+    where the server evaluates (``Revalue``); ``corrected(correction)``: called for each value
+    found wrong and replaced (the service forgets its cached copy and counts it). A batch of
+    ``batch`` marked keys is re-valued at a time (one task on one evaluation worker, which settles
+    every marked entry it meets on the way too), the next at once while the server stays idle,
+    else after ``pause`` seconds: a call that arrives meanwhile waits for one batch at most. A
+    pass over every mark that settles none (entries beyond the server's limits) waits ``retry``
+    seconds before the next."""
 
     def __init__(self, store: Store, revalue: Revalue, idle: Callable[[], bool],
-                 corrected: Callable[[bytes, Value | None, Value], None] | None = None,
-                 batch: int = 64, pause: float = 0.5) -> None:
+                 corrected: Callable[[Correction], None] | None = None,
+                 batch: int = 64, pause: float = 0.5, retry: float = 60.0) -> None:
         self.store, self.revalue, self.idle, self.corrected = store, revalue, idle, corrected
-        self.batch, self.pause = batch, pause
+        self.batch, self.pause, self.retry = batch, pause, retry
         self.stop_event = threading.Event()
         self.checked = self.replaced = 0
         self.thread = threading.Thread(target=self._run, name="ruma-upload-verifier", daemon=True)
@@ -229,6 +245,7 @@ class UploadVerifier:
     def _run(self) -> None:
         after = b""
         wait = self.pause
+        settled_in_pass = False  # (a pass over the marks that settles none waits ``retry`` before the next)
         while not self.stop_event.wait(wait):
             wait = self.pause
             try:
@@ -238,10 +255,13 @@ class UploadVerifier:
                 entries = marks.unverified_entries(self.batch, after)
                 if not entries:
                     after = b""  # from the start again (marks added behind the cursor)
+                    wait = self.pause if settled_in_pass else self.retry
+                    settled_in_pass = False
                     continue
                 after = entries[-1][0]
-                self.run_batch(entries)
-                wait = 0.0  # the next batch at once while the server stays idle
+                if self.run_batch([key for key, _ in entries]):
+                    settled_in_pass = True
+                    wait = 0.0  # the next batch at once while the server stays idle
             except codec.StoreError as error:
                 if "closed" in str(error):
                     return  # the store closed under it (a server that failed to start, or stopping)
@@ -249,46 +269,16 @@ class UploadVerifier:
             except Exception as error:  # noqa: BLE001 - the next round tries again; never the server's end
                 log.warning("the upload verifier could not re-value a batch: %s", error)
 
-    def run_batch(self, entries: list[tuple[bytes, Value | None]]) -> None:
-        """Re-value one batch of marked entries (grouped by ruleset) and settle them."""
-        revalue_all(self.store, entries, self.revalue, self._corrected)
-
-    def _corrected(self, key: bytes, was: Value | None, now: Value) -> None:
-        self.replaced += 1
-        if self.corrected is not None:
-            self.corrected(key, was, now)
-
-
-def revalue_all(store: Store, entries: list[tuple[bytes, Value | None]], revalue: Revalue,
-                corrected: Callable[[bytes, Value | None, Value], None] | None = None) -> tuple[int, int]:
-    """Re-value ``entries`` (marked keys with their stored values) and settle each; returns
-    ``(checked, replaced)``. A replacement is logged."""
-    from ruma.engine.cgt import format_value
-    from ruma.server.store.keys import state_of_key
-
-    groups: dict[str, list[tuple[bytes, Value | None]]] = {}
-    rules_of: dict[str, Any] = {}
-    for key, value in entries:
-        try:
-            rules, _ = state_of_key(key)
-        except codec.CodecError:
-            continue
-        groups.setdefault(rules.name, []).append((key, value))
-        rules_of[rules.name] = rules
-    checked = replaced = 0
-    for name, group in groups.items():
-        truths = revalue(name, [key for key, _ in group])
-        settled = store.provenance.settle([(key, truth) for (key, _), truth in zip(group, truths)])
-        for (key, was), truth, wrong in zip(group, truths, settled):
-            checked += 1
-            if wrong:
-                replaced += 1
-                rules, state = state_of_key(key)
-                log.warning("an uploaded value was wrong: %s %s was stored as %s, is %s (replaced)", name,
-                            rules.format(state), "?" if was is None else format_value(was), format_value(truth))
-                if corrected is not None:
-                    corrected(key, was, truth)
-    return checked, replaced
+    def run_batch(self, keys: list[bytes]) -> int:
+        """Re-value one batch of marked keys (and the marked entries met on the way) and settle
+        them; how many were settled."""
+        checked, corrections = self.revalue(keys)
+        self.checked += checked
+        for correction in corrections:
+            self.replaced += 1
+            if self.corrected is not None:
+                self.corrected(correction)
+        return checked
 
 
 def trusted_lookups(store: Store) -> tuple[Callable[[bytes], Value | None],
@@ -309,37 +299,78 @@ def trusted_lookups(store: Store) -> tuple[Callable[[bytes], Value | None],
     return (lambda key: many([key])[0]), many
 
 
+def revalue_marked(store: Store, keys: Sequence[bytes], memo: Any = None, *, keep: bool = False,
+                   should_cancel: Callable[[], bool] | None = None,
+                   max_positions: int | None = None) -> tuple[int, list[Correction]]:
+    """Re-value the marked entries ``keys`` with the server's own evaluator — through ``memo``, a
+    ``RecordingMemo`` over ``trusted_lookups(store)`` (a new one by default), which reads no marked
+    entry — and settle, in one transaction, every marked entry valued on the way: the asked ones
+    and the uploaded followers the evaluations met (an upload of a family is mostly such
+    followers, so a batch settles far more than it asks). ``keep``: also store the values
+    computed on the way that the store lacked (the server's own: later batches read them instead
+    of valuing them again). A cancelled evaluation (``should_cancel``) ends the batch; what was
+    valued before it is settled. Returns how many entries were settled and the corrections made
+    (each logged)."""
+    from ruma.engine.cgt import format_value
+    from ruma.engine.errors import CancelledError, LimitExceededError
+    from ruma.engine.evaluator import evaluate
+    from ruma.engine.families.packets import RecordingMemo
+    from ruma.server.store.keys import state_of_key
+
+    memo = RecordingMemo(*trusted_lookups(store)) if memo is None else memo
+    asked: list[tuple[bytes, Value]] = []
+    for key in keys:
+        try:
+            rules, state = state_of_key(key)
+        except codec.CodecError:
+            continue
+        try:
+            asked.append((key, evaluate(rules, state, memo, should_cancel=should_cancel,
+                                        max_positions=max_positions).value))
+        except LimitExceededError as error:  # (it stays marked: served as unverified)
+            log.warning("an uploaded value could not be re-valued within this server's limits: %s", error)
+        except CancelledError:
+            break
+    computed = dict(memo.take())
+    computed.update(asked)
+    items = list(computed.items())
+    marked = store.provenance.unverified_among([key for key, _ in items])
+    truths = [item for item, mark in zip(items, marked) if mark]
+    if keep:
+        capabilities(store).insert_many([item for item, mark in zip(items, marked) if not mark])
+    stored = {key: store.lookup_served(key) for key, _ in truths}
+    corrections = []
+    for (key, truth), replaced in zip(truths, store.provenance.settle(truths)):
+        if replaced:
+            rules, state = state_of_key(key)
+            was = stored.get(key)
+            corrections.append(Correction(key, rules.name, rules.format(state), "?" if was is None else format_value(was),
+                                          format_value(truth)))
+            log.warning("an uploaded value was wrong: %s %s was stored as %s, is %s (replaced)", rules.name,
+                        corrections[-1].position, corrections[-1].stored, corrections[-1].value)
+    store.flush()
+    return len(truths), corrections
+
+
 def revalue_store(store: Store, progress: Callable[[int], None] | None = None,
                   batch: int = 256) -> tuple[int, list[dict[str, str]]]:
     """``ruma store verify --revalue``: re-value every unverified upload of an open store in this
-    process (``evaluate`` over a scratch memo that reads no marked entry) and settle each; returns
-    how many were checked and the corrections made (position, stored, true value)."""
-    from ruma.engine.cgt import format_value
-    from ruma.engine.evaluator import evaluate
+    process (``revalue_marked`` over one scratch memo for them all) and settle each; returns how
+    many were checked and the corrections made (position, stored, true value)."""
     from ruma.engine.families.packets import RecordingMemo
-    from ruma.engine.rulesets import get_ruleset
-    from ruma.server.store.keys import state_of_key
 
     memo = RecordingMemo(*trusted_lookups(store))
-
-    def revalue(name: str, keys: list[bytes]) -> list[Value]:
-        rules = get_ruleset(name)
-        return [evaluate(rules, state_of_key(key)[1], memo).value for key in keys]
-
-    corrections: list[dict[str, str]] = []
-
-    def corrected(key: bytes, was: Value | None, now: Value) -> None:
-        rules, state = state_of_key(key)
-        corrections.append({"ruleset": rules.name, "position": rules.format(state), "key": key.hex(),
-                            "stored": "?" if was is None else format_value(was), "value": format_value(now)})
-
     checked = 0
+    corrections: list[dict[str, str]] = []
     after = b""
     while True:
         entries = store.provenance.unverified_entries(batch, after)
         if not entries:
             return checked, corrections
         after = entries[-1][0]
-        checked += revalue_all(store, entries, revalue, corrected)[0]
+        settled, corrected = revalue_marked(store, [key for key, _ in entries], memo)
+        checked += settled
+        corrections += [{"ruleset": c.ruleset, "position": c.position, "key": c.key.hex(), "stored": c.stored,
+                         "value": c.value} for c in corrected]
         if progress is not None:
             progress(checked)

@@ -93,7 +93,8 @@ def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], Non
                   check: Callable[[Path], int], drop: tuple[bytes, ...] = (), schema: bytes | None = None,
                   pages: bool = True) -> CompactReport:
     """Rewrite the store in ``directory`` through ``DIR/work_name`` (steps 2-4 of the module
-    docstring; the caller has made sure no process has it open): ``check(directory)`` refuses a damaged store and returns its last transaction id;
+    docstring; the caller has made sure no process has it open): ``check(directory)`` refuses a
+    damaged store and returns its last transaction id;
     the tables named in ``drop`` are left out and ``schema``, if given, becomes the new file's
     ``schema_version`` (a migration, ``store.migrate``)."""
     work = directory / work_name

@@ -25,9 +25,9 @@ from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.server.store import codec
 from ruma.server.store.codec import StoreDamagedError
+from ruma.server.store.games import rebuild_game
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.page_file import PageError, PageFile
-from ruma.server.store.games import rebuild_game
 from ruma.server.store.scan import TABLES, Scan, payload, reservoir, sound_keys
 
 __all__ = ["TABLES", "VerifyReport", "verify_directory", "verify_store"]

@@ -68,7 +68,7 @@ _HEADER = struct.Struct("<I")
 _IN_FILE = 0xFFFFFFFF  # a header meaning "the frame is in the frames file": (offset, size) follow
 _SPAN = struct.Struct("<QI")
 _FILE_ROOM = 64 << 20  # the frames file's size: a ring the frames in flight go round
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 Lookup = Callable[[bytes], Any]  # key -> value, or None
 
 

@@ -109,7 +109,6 @@ def _open(path: Path, map_size: int) -> tuple[Write, Callable[[], Any]]:
         writer = native.Writer(str(path), map_size, ENGINE_VERSION.encode(), _ruleset_name)
         return (lambda batches, more: writer.write(batches, more, GROUP)), writer.close
     from ruma.server.store.core import DEFAULT_BATCH_SIZE, DEFAULT_MAP_SIZE, _Core
-
     from ruma.server.store.games import put_exported
 
     core = _Core(path, False, max(map_size, DEFAULT_MAP_SIZE), DEFAULT_BATCH_SIZE, 0)

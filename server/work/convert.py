@@ -17,7 +17,7 @@ from ruma.engine.cgt import ZERO, Game, Value, as_game, format_value
 from ruma.engine.errors import NotAtomicError
 from ruma.v1 import ruma_pb2 as pb
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 ALL_STYLES = ("ascii", "unicode", "braces")
 _STYLE_OF: dict[int, str] = {pb.NOTATION_ASCII: "ascii", pb.NOTATION_UNICODE: "unicode", pb.NOTATION_BRACES: "braces"}

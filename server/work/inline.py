@@ -48,7 +48,9 @@ class InlineRunner:
             budget.stop(CANCELLED)
             raise
 
-    read = run
+    async def read(self, name: str, args: tuple[Any, ...], budget: Budget, large: bool = False) -> Any:
+        """Run a task that only reads the store on a thread (as ``run``)."""
+        return await self.run(name, args, budget)
 
     def stats(self) -> dict[str, int]:
         """Busy, queued, memory, refused, recycled."""

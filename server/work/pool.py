@@ -45,6 +45,7 @@ import asyncio
 import collections
 import logging
 import multiprocessing
+import pickle
 import threading
 import time
 from pathlib import Path
@@ -53,10 +54,10 @@ from typing import Any, Callable
 from ruma.engine.errors import CancelledError, LimitExceededError
 from ruma.server.work.budget import CANCELLED, MEMORY, SHUTDOWN, Budget
 from ruma.server.work.limits import Limits
-from ruma.server.work.worker import Worker, rss
-from ruma.server.work.worker_errors import WorkerLost, from_wire
+from ruma.server.work.worker import BLOB_BYTES, Blob, Worker, rss
+from ruma.server.work.worker_errors import WorkerLostError, from_wire
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 #: an evaluation worker whose resident memory grew this much past its baseline is replaced after its task
 RECYCLE_ABOVE = 96 << 20
@@ -139,6 +140,8 @@ class WorkerPool:
         self.context = multiprocessing.get_context("spawn")  # never fork a process running gRPC threads
         self.eval = _Lane("eval", size, limits.max_queue, RECYCLE_ABOVE)
         self.reads = _Lane("read", readers, MAX_READS_WAITING, READER_RECYCLE_ABOVE)
+        self.large_reads = 0  # large reads running (``read``)
+        self.large_waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self.refused = 0
         self.recycled = 0
         self.closed = False
@@ -176,6 +179,29 @@ class WorkerPool:
         except (EOFError, OSError):
             self._gone(lane, worker, replace=worker.state != "retiring")
             return
+        if isinstance(message, Blob):  # a large answer follows: read by a thread, the loop goes on
+            self.loop.remove_reader(worker.conn.fileno())
+            self.loop.create_task(self._read_large(lane, worker))
+            return
+        self._message(lane, worker, message)
+
+    async def _read_large(self, lane: _Lane, worker: Worker) -> None:
+        """Read a large answer of ``worker`` on a thread, then take it as ``_readable`` does."""
+        def read() -> Any:
+            return pickle.loads(worker.conn.recv_bytes())
+
+        try:
+            message = await self.loop.run_in_executor(None, read)
+        except (EOFError, OSError):
+            self._gone(lane, worker, replace=worker.state != "retiring")
+            return
+        if worker.state == "gone":
+            return
+        self.loop.add_reader(worker.conn.fileno(), self._readable, lane, worker)
+        self._message(lane, worker, message)
+
+    def _message(self, lane: _Lane, worker: Worker, message: Any) -> None:
+        """A message from ``worker``: it is ready, or it answers its call."""
         if len(message) == 2:  # ("ready", rss): it has opened the store
             if worker.state != "starting":  # retired before it was ready (the pool is closing)
                 return
@@ -184,6 +210,8 @@ class WorkerPool:
             worker.state = "idle"
             worker.since = time.monotonic()
             self._hand(lane, worker)
+            if lane is self.reads:
+                self._wake_large()
             return
         call, worker.call = worker.call, None
         result, size, retire = message
@@ -258,8 +286,8 @@ class WorkerPool:
                 call.budget.stop(MEMORY)
                 call.settle(error=call.budget.error())
             else:
-                call.settle(error=WorkerLost(f"a {lane.kind} worker died (exit code {worker.process.exitcode}); "
-                                             f"try again"))
+                call.settle(error=WorkerLostError(f"a {lane.kind} worker died (exit code {worker.process.exitcode}); "
+                                                  f"try again"))
         if was == "starting":
             log.error("%s worker %s did not start (exit code %s; see the log above)", lane.kind, worker.process.name,
                       worker.process.exitcode)
@@ -282,7 +310,7 @@ class WorkerPool:
         while lane.waiters:
             waiter = lane.waiters.popleft()
             if not waiter.done():
-                waiter.set_exception(WorkerLost(f"no {lane.kind} worker could be started (see the server's log)"))
+                waiter.set_exception(WorkerLostError(f"no {lane.kind} worker could be started (see the server's log)"))
 
     # -- the monitor (a thread; decisions are taken on the loop) ------------------------------------
     def _watch(self) -> None:
@@ -341,23 +369,65 @@ class WorkerPool:
                 f"stored values are still served; try again later")
         return await self._call(self.eval, name, args, budget, "an evaluation worker")
 
-    async def read(self, name: str, args: tuple[Any, ...], budget: Budget) -> Any:
-        """Run a task that only reads the store (``ruma.server.work.reads``) on a reader worker."""
-        return await self._call(self.reads, name, args, budget, "a reader")
+    async def read(self, name: str, args: tuple[Any, ...], budget: Budget, large: bool = False) -> Any:
+        """Run a task that only reads the store (``ruma.server.work.reads``) on a reader worker.
+        ``large`` reads (a request of megabytes, a batch of thousands) run only while another
+        reader is ready, so that stored lookups never wait behind them."""
+        if not large:
+            return await self._call(self.reads, name, args, budget, "a reader")
+        while not self._large_read_may_start():
+            waiter: asyncio.Future[None] = self.loop.create_future()
+            self.large_waiters.append(waiter)
+            try:
+                await asyncio.wait((waiter,), timeout=budget.remaining())
+            finally:
+                if waiter in self.large_waiters:
+                    self.large_waiters.remove(waiter)
+            if not waiter.done():
+                raise budget.expired("the request (waiting for a reader for large requests)")
+        self.large_reads += 1
+        try:
+            return await self._call(self.reads, name, args, budget, "a reader", low_priority=True)
+        finally:
+            self.large_reads -= 1
+            self._wake_large()
 
-    async def _call(self, lane: _Lane, name: str, args: tuple[Any, ...], budget: Budget, what: str) -> Any:
+    def _large_read_may_start(self) -> bool:
+        """Whether a large read may take a reader: one stays ready for the others (unless the pool
+        has one reader only)."""
+        ready = sum(1 for w in self.reads.workers if w.state in ("idle", "busy"))
+        return self.large_reads < (ready - 1 if self.reads.size > 1 else 1)
+
+    def _wake_large(self) -> None:
+        """Let the large reads waiting look again (a large read ended, or a reader became ready)."""
+        while self.large_waiters:
+            waiter = self.large_waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def _call(self, lane: _Lane, name: str, args: tuple[Any, ...], budget: Budget, what: str,
+                    low_priority: bool = False) -> Any:
         if self.closed:
             raise CancelledError("the server is shutting down")
         worker = await self._acquire(lane, budget, what)
         call = _Call(budget, self.loop)
         worker.call, worker.over_budget, worker.told = call, False, None
         worker.flag.value = 0
+        blobs = [arg for arg in args if isinstance(arg, bytes) and len(arg) > BLOB_BYTES]
+        sent = tuple(Blob(len(arg)) if isinstance(arg, bytes) and len(arg) > BLOB_BYTES else arg for arg in args)
         try:
-            worker.conn.send((name, args, budget.wire()))
+            worker.conn.send((name, sent, budget.wire(), low_priority))
+            for blob in blobs:  # (written by a thread: the loop goes on while the worker reads it)
+                await asyncio.shield(self.loop.run_in_executor(None, worker.conn.send_bytes, blob))
         except (OSError, ValueError) as error:
             worker.call = None
             self._gone(lane, worker, replace=True)
-            raise WorkerLost(f"{what} failed ({error}); try again") from None
+            raise WorkerLostError(f"{what} failed ({error}); try again") from None
+        except asyncio.CancelledError:
+            budget.stop(CANCELLED)
+            self._tell(worker, budget)
+            self._abandon(worker, call)
+            raise
         status, *payload = await self._answer(worker, call, name in PARTIAL_TASKS)
         if status == "ok":
             return payload[0]
@@ -377,7 +447,7 @@ class WorkerPool:
             raise LimitExceededError(f"{len(lane.waiters)} requests already wait for {what} (this server's limit, "
                                      f"--max-queue); try again later")
         if not lane.serving():
-            raise WorkerLost(f"no {lane.kind} worker could be started (see the server's log)")
+            raise WorkerLostError(f"no {lane.kind} worker could be started (see the server's log)")
         waiter: asyncio.Future[Worker] = self.loop.create_future()
         lane.waiters.append(waiter)
         try:

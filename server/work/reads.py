@@ -12,15 +12,19 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
+from google.protobuf.message import DecodeError
+
 from ruma.engine.cgt import ZERO, Game, Value
+from ruma.engine.errors import RumaInputError
 from ruma.engine.evaluator import ComponentValue, EvalStats, Evaluation
+from ruma.engine.memo import capabilities
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Position, Ruleset, State
 from ruma.server.work import convert
+from ruma.server.work.limits import Limits
 from ruma.server.work.stored_batch import Refusal as Refusal  # (re-exported for the servicer)
-from ruma.server.work.stored_batch import Templates, answer_stored_briefs
-from ruma.server.work.tasks import Context, parse_position, parse_value, position_limit, task
-from ruma.server.work.worker_errors import to_wire
+from ruma.server.work.stored_batch import Templates, answer_stored_briefs, refusal, shorten_refused
+from ruma.server.work.tasks import Context, check_batch, parse_position, parse_value, position_limit, task
 from ruma.v1 import ruma_pb2 as pb
 
 #: brief replies' templates by value (``stored_batch``), kept for the life of the reader
@@ -91,21 +95,32 @@ def stored_batch(ctx: Context, ruleset: str, positions: Sequence[str], chosen: S
     refused: list[Refusal] = []
     if brief and tuple(chosen) == ("ascii",):  # stored items answered in bulk (ruma load)
         todo, hits = answer_stored_briefs(ctx.memo, ctx.limits, rules, positions, reply, refused, TEMPLATES)
-        return reply.SerializeToString(), refused, todo, hits
-    todo, hits = [], 0
-    for index, text in enumerate(positions):
-        item = reply.items.add(position=text)
-        try:
-            message = stored_message(ctx, ruleset, text, chosen, brief)
-        except Exception as error:  # noqa: BLE001 - one bad item must not fail the others
-            refused.append((index, to_wire(error)))
-            continue
-        if message is None:
-            todo.append((index, text))
-        else:
-            hits += 1
-            item.evaluation.CopyFrom(message)
+    else:
+        todo, hits = [], 0
+        for index, text in enumerate(positions):
+            item = reply.items.add(position=text)
+            try:
+                message = stored_message(ctx, ruleset, text, chosen, brief)
+            except Exception as error:  # noqa: BLE001 - one bad item must not fail the others
+                refused.append(refusal(index, error))
+                continue
+            if message is None:
+                todo.append((index, text))
+            else:
+                hits += 1
+                item.evaluation.CopyFrom(message)
+    shorten_refused(reply.items, refused)
     return reply.SerializeToString(), refused, todo, hits
+
+
+@task
+def stored_batch_message(ctx: Context, raw: bytes) -> tuple[bytes, tuple[bytes, list[Refusal], list[tuple[int, str]], int]]:
+    """``stored_batch`` of a serialised ``EvaluateBatchRequest`` too large to decode on the server's
+    event loop: the request without its positions, and what ``stored_batch`` answers."""
+    request = pb.EvaluateBatchRequest()
+    positions = _decoded(request, raw, ctx.limits)
+    chosen = convert.styles(request.notations)
+    return request.SerializeToString(), stored_batch(ctx, request.ruleset, positions, chosen, request.brief)
 
 
 @task
@@ -125,8 +140,31 @@ def lookup_items(ctx: Context, ruleset: str, positions: Sequence[str], chosen: S
         except Exception as error:  # noqa: BLE001
             item.ClearField("evaluation")
             item.found = False
-            refused.append((index, to_wire(error)))
+            refused.append(refusal(index, error))
+    shorten_refused(reply.items, refused)
     return reply.SerializeToString(), refused
+
+
+@task
+def lookup_message(ctx: Context, raw: bytes) -> tuple[bytes, list[Refusal]]:
+    """``lookup_items`` of a serialised ``LookupRequest`` too large to decode on the server's event loop."""
+    request = pb.LookupRequest()
+    positions = _decoded(request, raw, ctx.limits)
+    answer: tuple[bytes, list[Refusal]] = lookup_items(ctx, request.ruleset, positions, convert.styles(request.notations))
+    return answer
+
+
+def _decoded(request: Any, raw: bytes, limits: Limits) -> list[str]:
+    """Decode ``raw`` into ``request`` and take its positions out of it (a batch larger than the
+    server takes is refused whole)."""
+    try:
+        request.ParseFromString(raw)
+    except DecodeError as error:
+        raise RumaInputError(f"malformed request message ({len(raw):,} bytes): {error}") from None
+    positions = list(request.positions)
+    check_batch(limits, len(positions))
+    del request.positions[:]
+    return positions
 
 
 @task
@@ -144,11 +182,16 @@ def check_position(ctx: Context, ruleset: str, text: str) -> None:
 
 @task
 def stored_value_fields(ctx: Context, ruleset: str, position: str, source_value: str | None) -> dict[str, Any] | None:
-    """A named position's value fields from the store (``catalog.valuing.value_fields``), or ``None``."""
+    """A named position's value fields from the store (``catalog.valuing.value_fields``, and
+    ``unverified``), or ``None``."""
     from ruma.server.catalog.valuing import value_fields
 
     rules, state = parse_position(ctx.limits, ruleset, position)
     found = stored(ctx.memo, rules, state)
     if found is None:
         return None
-    return value_fields(lambda r, p: found, ruleset, position, source_value, lambda text: parse_value(ctx.limits, text))
+    fields = value_fields(lambda r, p: found, ruleset, position, source_value, lambda text: parse_value(ctx.limits, text))
+    persistent = capabilities(ctx.store).store if ctx.store is not None else None
+    if persistent is not None:  # (an upload the server has not re-valued yet, for the position or a component)
+        fields["unverified"] = any(persistent.provenance.unverified_among([found.key, *(c.key for c in found.components)]))
+    return fields

@@ -15,15 +15,30 @@ from typing import Any, Sequence
 
 from ruma.engine.cgt import Game, Value
 from ruma.engine.rulesets.base import Ruleset
-from ruma.server.work import convert
-from ruma.server.work import tasks
-from ruma.server.work.limits import Limits
 from ruma.server.store.codec import CorruptRecordError
+from ruma.server.work import convert, tasks
+from ruma.server.work.limits import Limits
 from ruma.server.work.worker_errors import to_wire
 from ruma.v1 import ruma_pb2 as pb
 
 #: an item refused, with its error as ``wire.to_wire`` carries it: ``(index, (kind, message))``
 Refusal = tuple[int, tuple[str, str]]
+#: a refused item's position longer than this is sent back shortened (its first characters and its length)
+ECHO = 100
+
+
+def refusal(index: int, error: BaseException) -> Refusal:
+    """Item ``index`` refused with ``error`` (its message clipped: a batch's reply stays small)."""
+    kind, message = to_wire(error)
+    return index, (kind, tasks.clipped(message))
+
+
+def shorten_refused(items: Any, refused: list[Refusal]) -> None:
+    """Send back the long positions of refused items shortened (the client knows what it sent)."""
+    for index, _ in refused:
+        item = items[index]
+        if len(item.position) > ECHO:
+            item.position = f"{item.position[:tasks.QUOTED]}... ({len(item.position):,} characters)"
 
 
 TEMPLATES = 65536
@@ -48,7 +63,7 @@ def answer_stored_briefs(memo: Any, limits: Limits, rules: Ruleset, texts: Seque
         try:
             key, mirrored = canonical_key(check(limits, rules, text)[1])
         except Exception as error:  # noqa: BLE001 - one bad item must not fail the others
-            refused.append((index, to_wire(error)))
+            refused.append(refusal(index, error))
             continue
         parsed.append((index, key, mirrored))
     stored = _lookup_all(memo, [key for _, key, _ in parsed])
@@ -60,7 +75,7 @@ def answer_stored_briefs(memo: Any, limits: Limits, rules: Ruleset, texts: Seque
             todo.append((index, texts[index]))
             continue
         if isinstance(value, BaseException):
-            refused.append((index, to_wire(value)))
+            refused.append(refusal(index, value))
             continue
         tag = (name, version, type(value), value, mirrored)  # (the type: a number Game equals its int, 0 == ZERO)
         template = templates.get(tag)

@@ -23,8 +23,8 @@ from ruma.engine.rulesets import get_ruleset
 from ruma.engine.rulesets.base import Ruleset, State
 from ruma.server.work import convert
 from ruma.server.work.budget import Budget
-from ruma.server.work.worker_errors import to_wire
 from ruma.server.work.limits import Limits
+from ruma.server.work.worker_errors import to_wire
 from ruma.v1 import ruma_pb2 as pb
 
 TASKS: dict[str, Callable[..., Any]] = {}
@@ -47,6 +47,27 @@ def task(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # -- shared with the servicer's cheap paths ---------------------------------------------------
+#: characters of an input a message quotes (then its length)
+QUOTED = 40
+
+
+def quoted(text: str, limit: int = QUOTED) -> str:
+    """``text`` as a message quotes it: whole when short, else its first ``limit`` characters and
+    its length (a message never carries a long input whole)."""
+    if len(text) <= limit + 20:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+#: the most characters of one batch item's message
+ITEM_MESSAGE = 300
+
+
+def clipped(message: str, limit: int = ITEM_MESSAGE) -> str:
+    """A message of one item of a batch, at most ``limit`` characters."""
+    return message if len(message) <= limit else f"{message[:limit - 30]}... ({len(message):,} characters)"
+
+
 def parse_position(limits: Limits, ruleset: str, text: str) -> tuple[Ruleset, State]:
     """Parse ``text`` as a position of ``ruleset`` and check it against the limits."""
     return rules_position(limits, get_ruleset(ruleset), text)
@@ -57,21 +78,22 @@ def rules_position(limits: Limits, rules: Ruleset, text: str) -> tuple[Ruleset, 
     if not isinstance(text, str) or not text.strip():
         raise RumaInputError(f"empty position {text!r} for {rules.name}")
     if len(text) > limits.max_text:
-        raise RumaInputError(f"position {text[:40]!r}... has {len(text)} characters: too long for a position "
-                             f"(at most {limits.max_text})")
+        raise RumaInputError(f"position {quoted(text)} is too long for a position (at most {limits.max_text:,} "
+                             f"characters)")
     try:
         state = rules.parse(text)
     except RecursionError:
-        raise RumaInputError(f"position {text[:80]!r} is nested too deeply") from None
+        raise RumaInputError(f"position {quoted(text)} is nested too deeply") from None
     except ValueError as error:  # a parser's own ValueError that is not a RumaInputError
         if isinstance(error, RumaInputError):
             raise
-        raise RumaInputError(f"cannot parse position {text[:80]!r} of {rules.name}: {error}") from None
+        raise RumaInputError(f"cannot parse position {quoted(text)} of {rules.name}: {error}") from None
     pots, seeds = rules.size(state)
     if limits.max_pots is not None and pots > limits.max_pots:
-        raise LimitExceededError(f"position {text!r} has {pots} pots/heaps; this server's limit is {limits.max_pots}")
+        raise LimitExceededError(f"position {quoted(text)} has {pots} pots/heaps; this server's limit is {limits.max_pots}")
     if limits.max_seeds is not None and seeds > limits.max_seeds:
-        raise LimitExceededError(f"position {text!r} has {seeds} seeds/tokens; this server's limit is {limits.max_seeds}")
+        raise LimitExceededError(f"position {quoted(text)} has {seeds} seeds/tokens; this server's limit is "
+                                 f"{limits.max_seeds}")
     return rules, state
 
 
@@ -80,9 +102,14 @@ def parse_value(limits: Limits, text: str) -> Game:
     if not isinstance(text, str):
         raise RumaInputError(f"a value expression must be text, not {text!r}")
     if len(text) > limits.max_text:
-        raise RumaInputError(f"value expression {text[:40]!r}... has {len(text)} characters: too long "
-                             f"(at most {limits.max_text})")
+        raise RumaInputError(f"value expression {quoted(text)} is too long (at most {limits.max_text:,} characters)")
     return parse_game(text)
+
+
+def check_batch(limits: Limits, count: int) -> None:
+    """Refuse a batch of more positions than the server takes (the whole call: RESOURCE_EXHAUSTED)."""
+    if count > limits.max_batch_size:
+        raise LimitExceededError(f"batch of {count} positions; this server's limit is {limits.max_batch_size}")
 
 
 def position_limit(limits: Limits, requested: int) -> int | None:
@@ -334,5 +361,4 @@ def catalog_search_stored(ctx: Context, ruleset: str, value_text: str, limit: in
 
 
 # The Sweeps service's tasks and the stored lookups register themselves here, so every worker knows them.
-from ruma.server.work import sweep_tasks  # noqa: E402,F401  (import for its registrations)
-from ruma.server.work import reads  # noqa: E402,F401  (import for its registrations)
+from ruma.server.work import reads, sweep_tasks  # noqa: E402,F401  (imported for their registrations)

@@ -1,7 +1,8 @@
 """One worker process: the server's handle on it (``Worker``) and its life (``worker_main``).
 
 A worker opens the LMDB store, says ``("ready", rss)``, then runs tasks (``ruma.server.work.tasks``)
-one at a time: it receives ``(name, args, budget wire)``, answers ``(("ok", result) or ("error",
+one at a time: it receives ``(name, args, budget wire)`` (each ``Blob`` among the arguments is
+followed by its bytes), answers ``(("ok", result) or ("error",
 kind, message), rss, retire)`` after committing what it computed (an OK answer is durable), and
 stops at ``None``, at the end of its pipe, or when the server that started it is gone. A *reader*
 worker runs the same loop over a bounded hot-value cache and only ever gets tasks that read.
@@ -16,19 +17,36 @@ import signal
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ruma.server.work.budget import Budget
+from ruma.server.work.heap import malloc_trim
 from ruma.server.work.limits import Limits
 from ruma.server.work.worker_errors import to_wire
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
+
+
+#: a task's argument, or an answer, of more bytes than this travels as a ``Blob``
+BLOB_BYTES = 1 << 20
+
+
+class Blob(NamedTuple):
+    """Many bytes announced on the pipe: in the place of a task's argument, whose bytes follow the
+    task as a message of their own (``WorkerPool`` writes them from a thread); or before an
+    answer that large (the pool reads it from a thread)."""
+
+    size: int
 
 #: a worker ends its work this long before the server's time limit, to commit and answer in time
 FLUSH_MARGIN = 0.5
 #: hot values a reader keeps in memory (it is replaced when it has grown, which empties them)
 READER_CACHE = 50_000
+#: a task after which a worker's memory grew more than this gives the C heap's free memory back first
+TRIM_ABOVE = 16 << 20
 #: the workers' scheduling priority relative to the server (``os.nice``): evaluation, reading
 NICE = {"eval": 10, "read": 0}
 
@@ -94,12 +112,13 @@ def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, kind: str
     threading.Thread(target=_orphan_watch, args=(parent,), name="ruma-worker-orphan", daemon=True).start()
     from ruma.server.store.memo import LmdbStore
     from ruma.server.work.cache import CachedMemo
-    from ruma.server.work.tasks import TASKS, Context
+    from ruma.server.work.tasks import Context
 
     # an evaluation worker computes on no unverified upload; a reader serves them, marked by the servicer
     store = LmdbStore(store_path, create=False, batch_seconds=0, hide_unverified=kind != "read")
     memo: Any = CachedMemo(store, READER_CACHE) if kind == "read" else store
-    conn.send(("ready", rss()))
+    size = rss()
+    conn.send(("ready", size))
     try:
         while True:
             try:
@@ -108,26 +127,61 @@ def worker_main(conn: Any, flag: Any, store_path: str, limits: Limits, kind: str
                 break
             if message is None:
                 break
-            name, args, wire = message
+            name, args, wire, low_priority = message
+            args = tuple(conn.recv_bytes() if isinstance(arg, Blob) else arg for arg in args)
             budget = Budget.from_wire(wire, flag, margin=FLUSH_MARGIN)
-            retire = False
             store.refresh()  # see what the server and the other workers committed since the last task
-            try:
-                result: tuple[Any, ...] = ("ok", TASKS[name](Context(memo, store, limits, budget), *args))
-            except BaseException as error:  # noqa: BLE001 - every error goes back to the server
-                result = ("error", *to_wire(error))
-                # a RecursionError or MemoryError may have interrupted the interning of a game
-                retire = isinstance(error, (RecursionError, MemoryError))
+            context = Context(memo, store, limits, budget)
+            result, retire = _run_lower(name, args, context) if low_priority else _run(name, args, context)
             try:
                 store.flush()  # an OK answer means committed
             except BaseException as error:  # noqa: BLE001
                 result = ("error", *to_wire(error))
-            conn.send((result, rss(), retire))
+            before, size = size, rss()
+            if size > before + TRIM_ABOVE:  # (large requests and answers leave freed memory that malloc keeps)
+                malloc_trim()
+                size = rss()
+            answer = ForkingPickler.dumps((result, size, retire))
+            if len(answer) > BLOB_BYTES:  # announced, so that the server reads it off its event loop
+                conn.send(Blob(len(answer)))
+            conn.send_bytes(answer)
     finally:
         try:
             store.close()
         except Exception as error:  # noqa: BLE001 - what could not be committed was reported to its call
             log.error("closing the store: %s", error)
+
+
+def _run(name: str, args: tuple[Any, ...], context: Any) -> tuple[tuple[Any, ...], bool]:
+    """Task ``name``'s answer (``("ok", result)`` or ``("error", kind, message)``) and whether
+    this worker must retire after it."""
+    from ruma.server.work.tasks import TASKS
+
+    try:
+        return ("ok", TASKS[name](context, *args)), False
+    except BaseException as error:  # noqa: BLE001 - every error goes back to the server
+        # a RecursionError or MemoryError may have interrupted the interning of a game
+        return ("error", *to_wire(error)), isinstance(error, (RecursionError, MemoryError))
+
+
+def _run_lower(name: str, args: tuple[Any, ...], context: Any) -> tuple[tuple[Any, ...], bool]:
+    """``_run`` on a thread of lower priority (``NICE["eval"]``; one for the worker's life): a
+    reader's large read leaves the machine's cores to the server's event loop and the stored
+    lookups first."""
+    global _LOWER
+    if _LOWER is None:
+        _LOWER = ThreadPoolExecutor(1, thread_name_prefix="ruma-lower", initializer=_lower_this_thread)
+    return _LOWER.submit(_run, name, args, context).result()
+
+
+_LOWER: ThreadPoolExecutor | None = None
+
+
+def _lower_this_thread() -> None:
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE["eval"])  # (this thread only)
+    except OSError:
+        pass
 
 
 def _die_with(parent: int) -> None:

@@ -13,10 +13,10 @@ import sys
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError, RumaInputError
 from ruma.server.store.codec import CorruptRecordError
 
-log = logging.getLogger("ruma.server")
+log = logging.getLogger(__name__)
 
 
-class _WithStatus(RumaInputError):
+class _StatusNamedError(RumaInputError):
     """An error from a worker that names its own status (``status_name``)."""
 
     status_name = "INVALID_ARGUMENT"
@@ -26,7 +26,7 @@ class DataLossError(RumaError):
     """A damaged store record met in another process (``DATA_LOSS``)."""
 
 
-class WorkerLost(RumaError):
+class WorkerLostError(RumaError):
     """An evaluation worker process died while working on the call (``UNAVAILABLE``: retry)."""
 
 
@@ -39,11 +39,11 @@ def lmdb_corruption(error: BaseException) -> bool:
 
 _KINDS: tuple[tuple[str, type[BaseException]], ...] = (
     ("input", RumaInputError), ("limit", LimitExceededError),
-    ("cancelled", CancelledError), ("data_loss", CorruptRecordError), ("lost", WorkerLost), ("failed", RumaError),
+    ("cancelled", CancelledError), ("data_loss", CorruptRecordError), ("lost", WorkerLostError), ("failed", RumaError),
 )
 _REBUILD: dict[str, type[Exception]] = {
     "input": RumaInputError, "limit": LimitExceededError, "cancelled": CancelledError,
-    "data_loss": DataLossError, "lost": WorkerLost, "failed": RumaError,
+    "data_loss": DataLossError, "lost": WorkerLostError, "failed": RumaError,
 }
 
 
@@ -72,14 +72,14 @@ def to_wire(error: BaseException) -> tuple[str, str]:
 def from_wire(kind: str, message: str) -> Exception:
     """The exception to raise in the server for a worker's ``(kind, message)``."""
     if kind.startswith("status:"):
-        error = _WithStatus(message)
+        error = _StatusNamedError(message)
         error.status_name = kind[len("status:"):]
         return error
     cls = _REBUILD.get(kind)
-    return cls(message) if cls is not None else _InternalFromWorker(message)
+    return cls(message) if cls is not None else _WorkerInternalError(message)
 
 
-class _InternalFromWorker(Exception):
+class _WorkerInternalError(Exception):
     """A bug in a worker (already logged there with its traceback)."""
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Iterator
 
@@ -12,10 +12,10 @@ import pytest
 from ruma.client.cli import main
 from ruma.engine.cgt import Game
 from ruma.engine.cgt.notation import parse_game
-from ruma.engine.rulesets import get_ruleset
-from ruma.engine.rulesets.notation import format_pots
 from ruma.engine.errors import NotationError, RumaInputError
 from ruma.engine.memo import InMemoryMemo
+from ruma.engine.rulesets import get_ruleset
+from ruma.engine.rulesets.notation import format_pots
 from ruma.server.catalog.models import Catalog
 from ruma.server.catalog.ops import CatalogError, CatalogOps, octal_037
 from ruma.server.catalog.seed import TABLE3_FEWEST_POTS, TABLE3_FEWEST_SEEDS, seed_theorems
@@ -93,7 +93,7 @@ def test_octal_037_p_positions_match_erickson() -> None:
     assert [n for n in range(420) if octal_037(n) == 0] == [0, 3, 11, 19, 29, 45, 71, 97, 123, 149, 175, 313, 407]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _impartial_nim(state: tuple[int, ...]) -> int:
     seen = set()
     for i, count in enumerate(state):
@@ -142,7 +142,7 @@ def _sowing_value(position: str) -> Game:
                 out.append(tuple(after))
         return out
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(state: tuple[int, ...]) -> Game:
         return Game.from_options([value(o) for o in options(state, 1)], [value(o) for o in options(state, -1)])
 

@@ -10,11 +10,21 @@ from pathlib import Path
 
 import pytest
 
+from ruma.client.cli.errors import Exit, UnreachableError, UsageError, WorkFailedError, as_cli_error, rpc_error
 from ruma.client.cli.main import RumaArgumentParser, main
-from ruma.client.cli.errors import Exit, Unreachable, UsageError, WorkFailed, as_cli_error, rpc_error
-from ruma.client.cli.options import (add_data_option, add_format_option, add_limit_options, add_server_options,
-                                     count, data_directory, parse_address, port, read_positions)
-from ruma.client.cli.output import Column, Output, pace_text, progress
+from ruma.client.cli.options import (
+    add_data_option,
+    add_format_option,
+    add_limit_options,
+    add_server_options,
+    count,
+    data_directory,
+    parse_address,
+    port,
+    read_positions,
+)
+from ruma.client.cli.output import Column, Output
+from ruma.client.progress import pace_text, progress
 from ruma.engine.errors import LimitExceededError, NotationError, RumaError
 
 
@@ -92,16 +102,16 @@ def test_data_directory_create_or_must_exist(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("RUMA_DATA", str(tmp_path / "from-env"))
     assert _parser(add_data_option).parse_args([]).data == str(tmp_path / "from-env")
     missing = argparse.Namespace(data=str(tmp_path / "typo"), command_prog="ruma x")
-    with pytest.raises(Unreachable, match="no data directory"):
+    with pytest.raises(UnreachableError, match="no data directory"):
         data_directory(missing, create=False)
     assert not (tmp_path / "typo").exists()
     (tmp_path / "empty").mkdir()
-    with pytest.raises(Unreachable, match="no ruma store"):
+    with pytest.raises(UnreachableError, match="no ruma store"):
         data_directory(argparse.Namespace(data=str(tmp_path / "empty")), create=False)
     a_file = tmp_path / "file"
     a_file.write_text("x")
     for create in (True, False):
-        with pytest.raises(Unreachable, match="is a file"):
+        with pytest.raises(UnreachableError, match="is a file"):
             data_directory(argparse.Namespace(data=str(a_file)), create=create)
     assert data_directory(missing, create=True) == tmp_path / "typo"
     assert capsys.readouterr().err == f"ruma x: created a new store in {missing.data}\n"
@@ -146,7 +156,7 @@ def test_errors_map_to_exit_statuses() -> None:
     bad = rpc_error("INVALID_ARGUMENT", "negative seed count in '-'\n '-'\n  ^")
     assert bad.status == Exit.USAGE and bad.line("ruma query") == "ruma query: negative seed count in '-'"
     assert "INVALID_ARGUMENT" not in bad.line("x") and rpc_error("UNAUTHENTICATED", "no token").status == Exit.USAGE
-    assert (UsageError("a").status, WorkFailed("b").status, Unreachable("c").status) == (2, 1, 3)
+    assert (UsageError("a").status, WorkFailedError("b").status, UnreachableError("c").status) == (2, 1, 3)
 
 
 def test_output_formats() -> None:
@@ -194,6 +204,29 @@ def test_main_one_line_errors_and_debug(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["--debug", "value", "{"]) == Exit.USAGE
     assert main([]) == Exit.USAGE
     assert main(["--help"]) == 0
+
+
+@pytest.mark.parametrize("value, error", [
+    ("ruma.client.cli.no_such_module:register", "ModuleNotFoundError: No module named 'ruma.client.cli.no_such_module'"),
+    ("ruma.client.cli.main:no_such_register", "AttributeError"),
+])
+def test_a_command_module_that_cannot_be_loaded_is_an_error_naming_it(
+        value: str, error: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import import_module
+    from importlib.metadata import EntryPoint
+
+    dispatcher = import_module("ruma.client.cli.main")  # (the package's ``main`` is the function)
+    installed = dispatcher.entry_points(group="ruma.commands")
+    broken = EntryPoint(name="broken", value=value, group="ruma.commands")
+    monkeypatch.setattr(dispatcher, "entry_points", lambda group: [*installed, broken])
+    for argv in (["value", "312"], ["--help"], ["broken"]):  # whatever command was asked for
+        assert main(argv) == Exit.FAILED
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+        assert captured.err.startswith(f"ruma: cannot load the command 'broken' from {value}: {error}")
+        assert "reinstall ruma" in captured.err
+    assert main(["--debug", "value", "312"]) == Exit.FAILED
+    assert "Traceback" in capsys.readouterr().err
 
 
 def test_a_long_cell_neither_widens_every_row_nor_shifts_its_own() -> None:

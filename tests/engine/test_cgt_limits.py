@@ -92,8 +92,8 @@ def test_limits_are_parameters() -> None:
 
 
 def test_birthday_bound_of_literals_is_exact_on_each_part() -> None:
-    from ruma.engine.cgt.analysis import birthday
     from ruma.engine.cgt import nus_game
+    from ruma.engine.cgt.analysis import birthday
 
     for x in (Fraction(0), Fraction(3), Fraction(-5, 4), Fraction(7, 8), Fraction(1, 2)):
         assert nus_birthday((x, 0, 0)) == birthday(nus_game(x, 0, 0))

@@ -51,7 +51,7 @@ def outcome_by_options(g: Game) -> Outcome:
 @SETTINGS
 @given(games)
 def test_inverse_and_double_negation(g: Game) -> None:
-    assert g + (-g) is ZERO and g - g is ZERO and -(-g) is g
+    assert g + (-g) is ZERO and g - g is ZERO and -(-g) is g  # noqa: B002 (negation twice, not a decrement)
 
 
 @SETTINGS

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -99,7 +99,7 @@ def _program_move(z: tuple[int, ...]) -> set[tuple[int, ...]]:
     return result
 
 
-@lru_cache(maxsize=None)
+@cache
 def _program_gr(z: tuple[int, ...]) -> int:
     seen = {_program_gr(o) for o in _program_move(z)}
     return min(set(range(len(seen) + 1)) - seen)  # Mex as the program defines it

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -43,7 +43,7 @@ def _program_po(pos: tuple[int, ...]) -> set[tuple[int, ...]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _program_gr(pos: tuple[int, ...]) -> int:
     seen = {_program_gr(o) for o in _program_po(pos)}
     return min(set(range(len(seen) + 1)) - seen)

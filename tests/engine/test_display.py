@@ -55,7 +55,8 @@ def test_sketch_marks_the_exact_breakpoints_of_2_1_0() -> None:
     points = {(c.get("data-wall"), F(c.get("data-x", "")), F(c.get("data-t", ""))) for c in _circles(svg)}
     assert points == {("left", F(3), F(-1)), ("left", F(5, 4), F(3, 4)), ("right", F(1), F(-1)), ("right", F(1), F(1, 2))}
     # pixels are an affine image of the data, values growing to the left
-    px = {(F(c.get("data-x", "")), F(c.get("data-t", ""))): (float(c.get("cx", "")), float(c.get("cy", ""))) for c in _circles(svg)}
+    px = {(F(c.get("data-x", "")), F(c.get("data-t", ""))): (float(c.get("cx", "")), float(c.get("cy", "")))
+          for c in _circles(svg)}
     (x3, y_base), (x1, _) = px[(F(3), F(-1))], px[(F(1), F(-1))]
     x54, y34 = px[(F(5, 4), F(3, 4))]
     _, y12 = px[(F(1), F(1, 2))]

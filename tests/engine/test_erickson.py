@@ -14,10 +14,10 @@ from fractions import Fraction
 import pytest
 
 from ruma.engine.cgt import STAR, UP, ZERO, Game, integer, nimber, number, up_multiple
-from ruma.engine.verify import claim_holds
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
+from ruma.engine.verify import claim_holds
 from tests.support.bruteforce import raw_value
 
 pytestmark = pytest.mark.both_engines

@@ -113,7 +113,8 @@ def test_claims_substitute_to_the_values_of_the_theorems() -> None:
     assert parse_game(substitute_claim("2^-(n-m-1)", values)) is integer(1)
     assert parse_game(substitute_claim("2^-(m-n)", values)) is integer(2)
     assert parse_game(substitute_claim("{0|2^-m}", values)) is number(half ** 3)  # {0 | 1/4} = 1/8
-    assert parse_game(substitute_claim("{0||0|-n}", values)) is Game.from_options([ZERO], [Game.from_options([ZERO], [integer(-3)])])
+    assert (parse_game(substitute_claim("{0||0|-n}", values))
+            is Game.from_options([ZERO], [Game.from_options([ZERO], [integer(-3)])]))
     assert substitute_claim("2^-k", values) == "2^-k"  # not a parameter: left to the parser (which refuses it)
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ruma.engine.families import classes as family_classes
 from ruma.engine.errors import CancelledError
+from ruma.engine.families import classes as family_classes
 from ruma.engine.families.classes import Family, enumerate_family
 from ruma.engine.rulesets import get_ruleset, row_rulesets
 

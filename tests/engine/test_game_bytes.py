@@ -16,8 +16,8 @@ import pytest
 
 from ruma.engine.cgt import Game
 from ruma.engine.cgt import kernel as reference
-from ruma.engine.cgt.notation import format_game
 from ruma.engine.cgt.game_bytes import pack_games, pack_reference, unpack_games, unpack_reference
+from ruma.engine.cgt.notation import format_game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.families.packets import pack_wire, unpack_wire
 from ruma.engine.native import core

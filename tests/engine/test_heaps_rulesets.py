@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +18,7 @@ from ruma.engine.rulesets.heaps import GRUNDY, NIM, octal_ruleset
 def brute_force(rules: Ruleset, state: State) -> int:
     """Nim value by the definition (mex over ``rules.options``), with no sum rule."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(s: State) -> int:
         seen = {value(o) for o in rules.options(s)}
         v = 0

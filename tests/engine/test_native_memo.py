@@ -10,8 +10,7 @@ import pytest
 
 from ruma.engine.cgt import Game, nimber, parse_game
 from ruma.engine.evaluator import evaluate
-from ruma.engine.memo import InMemoryMemo
-from ruma.engine.native import new_memo
+from ruma.engine.memo import InMemoryMemo, new_memo
 from ruma.engine.native.rulesets import COMPILED
 
 

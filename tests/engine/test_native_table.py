@@ -15,8 +15,7 @@ import pytest
 from ruma.engine.cgt import Game, integer, nimber, parse_game
 from ruma.engine.errors import LimitExceededError
 from ruma.engine.evaluator import evaluate
-from ruma.engine.memo import InMemoryMemo
-from ruma.engine.native import new_memo
+from ruma.engine.memo import InMemoryMemo, new_memo
 from ruma.engine.native.rulesets import COMPILED
 from ruma.engine.rulesets.atomic_wari import ATOMIC_WARI, IMPARTIAL_ATOMIC_WARI
 from ruma.engine.rulesets.notation import FULL

@@ -14,8 +14,7 @@ import pytest
 
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.evaluator import evaluate
-from ruma.engine.memo import InMemoryMemo
-from ruma.engine.native import new_compact_memo
+from ruma.engine.memo import InMemoryMemo, new_compact_memo
 from ruma.engine.rulesets import get_ruleset
 
 pytest.importorskip("ruma.engine.native._core")

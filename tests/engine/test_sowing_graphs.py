@@ -9,6 +9,7 @@ import random
 import pytest
 
 from ruma.engine.errors import LimitExceededError, RumaInputError
+from ruma.engine.tchoukaillon.board import board, min_stones
 from ruma.engine.tchoukaillon.graphs import (
     SowingGraph,
     cycle_graph,
@@ -24,7 +25,6 @@ from ruma.engine.tchoukaillon.graphs import (
     unplay_path,
     winning_boards,
 )
-from ruma.engine.tchoukaillon.board import board, min_stones
 
 pytestmark = pytest.mark.both_engines
 

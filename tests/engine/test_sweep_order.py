@@ -9,8 +9,8 @@ import random
 import pytest
 
 from ruma.engine.families.classes import Family, enumerate_family
-from ruma.engine.rulesets import get_ruleset, row_rulesets
 from ruma.engine.families.order import CellScheduler, cell, group, precedes
+from ruma.engine.rulesets import get_ruleset, row_rulesets
 
 
 @pytest.mark.parametrize("ruleset", row_rulesets())

@@ -8,9 +8,9 @@ import random
 import pytest
 
 from ruma.engine.evaluator import evaluate, value_many
+from ruma.engine.families.packets import RecordingMemo
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset, row_rulesets
-from ruma.engine.families.packets import RecordingMemo
 
 RULESETS = row_rulesets()
 

@@ -16,8 +16,8 @@ pytest.importorskip("matplotlib")
 
 
 from ruma.engine.octal import OctalGame, quadratic_values
+from ruma.engine.tchoukaillon.graphs import parse_sowing_graph as parse_graph
 from ruma.plot import octal_figure, save, sowing_graph_figure, tchoukaillon_figure, thermograph_figure, tree_figure
-from ruma.plot.sowing import parse_graph
 from tests.support.svg_reading import Axes, by_id, ids, parse, texts, uses
 
 cgt_py = pytest.importorskip("cgt_py")

@@ -10,7 +10,7 @@ import pytest
 
 from ruma.client import RumaRpcError
 from ruma.engine.errors import RumaInputError
-from ruma.server.rpc.auth import TokenFileError, WRITE_METHODS, load_tokens, register_write_methods
+from ruma.server.rpc.auth import WRITE_METHODS, TokenFileError, load_tokens, register_write_methods
 from tests.support.grpc_harness import connect, running_server
 
 READ_TOKEN = "r3ad-0nly-t0ken"
@@ -71,7 +71,8 @@ def test_write_token_may_call_everything(address: str) -> None:
         assert client.evaluate("sowing", "312").from_store  # valued by the read test
         assert client.stats().evaluations_total >= 1
         catalog, pb = _catalog(client)
-        added = client.call(catalog.AddPosition, pb.AddPositionRequest(name="worked-example-312", ruleset="sowing", position="312"))
+        added = client.call(catalog.AddPosition,
+                            pb.AddPositionRequest(name="worked-example-312", ruleset="sowing", position="312"))
         assert added.name == "worked-example-312"
         assert client.catalog is client.catalog  # the typed catalog client, created once
 

@@ -18,9 +18,8 @@ import pytest
 
 from ruma.server.work.disk import DISK_RESERVE, free_bytes
 from ruma.v1 import catalog_pb2 as cpb
-from ruma.v1 import catalog_pb2_grpc
+from ruma.v1 import catalog_pb2_grpc, ruma_pb2_grpc
 from ruma.v1 import ruma_pb2 as pb
-from ruma.v1 import ruma_pb2_grpc
 from tests.support.serve_harness import serving
 
 pytestmark = pytest.mark.slow

@@ -25,8 +25,8 @@ from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.store import codec
-from ruma.server.store.memo import LmdbStore
 from ruma.server.store.keys import state_of_key
+from ruma.server.store.memo import LmdbStore
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
 from tests.support.commands import ruma

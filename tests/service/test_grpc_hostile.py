@@ -26,18 +26,16 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ruma.v1 import catalog_pb2 as cpb
-from ruma.v1 import catalog_pb2_grpc
+from ruma.v1 import catalog_pb2_grpc, ruma_pb2_grpc, sweep_pb2_grpc
 from ruma.v1 import ruma_pb2 as pb
-from ruma.v1 import ruma_pb2_grpc
 from ruma.v1 import sweep_pb2 as spb
-from ruma.v1 import sweep_pb2_grpc
 from tests.support.serve_harness import Prober, latency_limit, p99, rss_by_process, serving, tree_rss
 
 pytestmark = pytest.mark.slow
 
 MAX_SECONDS = 4.0
 STORED = [("sowing", "1^7"), ("sowing", "1^8"), ("sowing", "312"), ("impartial-sowing", "2^4"), ("sowing", "2202")]
-#: twelve random games of birthday 3 and 4: their sum's canonical form takes minutes (tests/test_cgt_analysis.random_games)
+#: twelve random games of birthday 3 and 4: their sum's canonical form takes minutes (tests/support/positions.random_games)
 HEAVY_SUM = ("{2||1/2|-1^^*} + {17/2|-1/2,{5/2|-7/2}} + Miny(1) + {2||2|1|||*,{2|-2,{*2,*3|-2}}} + {3||0|-2*} + "
              "{-1v*3|-2} + {1^*2|0,{1/4|-1/2^^*}||0} + {5/4|0} + {1/2|0} + {{^*|-1^^},{^*||*2|-1*}|{-1^^|-1,"
              "{-1^*3|-2^}},{*2|-1^*3||-1*|-2^}} + {1|||1||*3|-3/2} + {2|-1}")
@@ -135,8 +133,9 @@ def hostile_cases(server: Server) -> list[tuple[str, Callable[..., Any], Any, fl
          5, {EXHAUSTED}, "limit"),
         ("AddPosition 1^40 (too long to value)", c.AddPosition,
          cpb.AddPositionRequest(name="h3", ruleset="sowing", position="1^40"), 30, {EXHAUSTED}, "--max-"),
-        ("AddPosition with a 10 MB note", c.AddPosition,
-         cpb.AddPositionRequest(name="h4", ruleset="sowing", position="312", notes=big_note), 10, {INVALID}, "notes"),
+        ("AddPosition with a 10 MB note", c.AddPosition,  # (refused before it is decoded)
+         cpb.AddPositionRequest(name="h4", ruleset="sowing", position="312", notes=big_note), 10, {EXHAUSTED},
+         "takes at most"),
         ("Evaluate 1^17 with a 1 s deadline", r.Evaluate, pb.EvaluateRequest(ruleset="sowing", position="1^17"), 1,
          {DEADLINE}, ""),
         ("Evaluate 1^30, no deadline of its own", r.Evaluate, pb.EvaluateRequest(ruleset="sowing", position="1^30"), 60,

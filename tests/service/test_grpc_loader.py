@@ -36,11 +36,8 @@ def test_load_summary_valued_stored_failed(tmp_path: Path) -> None:
             assert item.found
 
 
-def test_old_argument_order_still_works_with_a_warning(tmp_path: Path) -> None:
+def test_a_string_is_not_a_list_of_positions(tmp_path: Path) -> None:
     with running_server(tmp_path) as (_, address), connect(address) as client:
-        with pytest.warns(DeprecationWarning, match=r"load\(ruleset, positions\)"):
-            summary = client.load(["312"], "sowing", progress=False)  # type: ignore[arg-type]
-        assert summary.valued == 1
         with pytest.raises(TypeError, match="list of positions"):
             client.load("sowing", "312", progress=False)
 

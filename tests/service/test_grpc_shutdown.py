@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import grpc
+
 from ruma.client import RumaRpcError
 from ruma.server.rpc.app import create_server
 from tests.support.grpc_harness import connect

@@ -15,12 +15,12 @@ import pytest
 
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaInputError
 from ruma.engine.memo import InMemoryMemo
-from ruma.server.work.budget import Budget
 from ruma.server.rpc.errors import status_of
-from ruma.server.work.limits import Limits
 from ruma.server.store.codec import CorruptRecordError
+from ruma.server.work.budget import Budget
+from ruma.server.work.limits import Limits
 from ruma.server.work.tasks import TASKS, Context
-from ruma.server.work.worker_errors import WorkerLost, from_wire, to_wire
+from ruma.server.work.worker_errors import WorkerLostError, from_wire, to_wire
 from ruma.v1 import ruma_pb2 as pb
 
 
@@ -73,7 +73,7 @@ def test_a_cancelled_call_fails_as_a_whole() -> None:
     (RumaInputError("bad"), grpc.StatusCode.INVALID_ARGUMENT),
     (LimitExceededError("too big"), grpc.StatusCode.RESOURCE_EXHAUSTED),
     (CorruptRecordError("positions", b"\x01\x01\x00\x01"), grpc.StatusCode.DATA_LOSS),
-    (WorkerLost("gone"), grpc.StatusCode.UNAVAILABLE),
+    (WorkerLostError("gone"), grpc.StatusCode.UNAVAILABLE),
     (RecursionError("deep"), grpc.StatusCode.RESOURCE_EXHAUSTED),
     (ZeroDivisionError("a bug"), grpc.StatusCode.INTERNAL),
 ])

@@ -1,7 +1,8 @@
 """The store's bulk path (``lookup_many``/``insert_many``) against its one-at-a-time path.
 
 The expected store contents are those that ``insert`` + ``flush`` write: a bulk write must leave
-every sub-database byte for byte the same (positions, per-ruleset counts, games), keep the first value stored under a key, and answer lookups like ``lookup``.
+every sub-database byte for byte the same (positions, per-ruleset counts, games), keep the first
+value stored under a key, and answer lookups like ``lookup``.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.server.work.cache import CachedMemo
-from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import BULK_DIRECT
 from ruma.server.store.codec import CorruptRecordError
+from ruma.server.store.memo import LmdbStore
+from ruma.server.work.cache import CachedMemo
 from tests.support.stores import dump
 
 
@@ -177,7 +178,7 @@ def store_env(path: Path) -> Any:
 
 
 def test_the_compiled_record_builder_matches_store_codec() -> None:
-    """``store._native`` (store_native.c) against ``store.codec``: CRC32C as google_crc32c, sealed
+    """``store._native`` (server/store/native.c) against ``store.codec``: CRC32C as google_crc32c, sealed
     positions records as ``seal``, on random keys of every shape (tag 0 and text bodies, long
     keys beyond LMDB's limit)."""
     import google_crc32c

@@ -16,9 +16,9 @@ from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.store import codec
-from ruma.server.store.verify import verify_store
 from ruma.server.store.keys import state_of_key
 from ruma.server.store.memo import LmdbStore
+from ruma.server.store.verify import verify_store
 
 pytestmark = pytest.mark.both_engines
 

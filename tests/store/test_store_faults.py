@@ -23,13 +23,13 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.support.lmdb_leaves import swept, tables
 from ruma.server.store import codec
 from ruma.server.store.codec import CorruptRecordError
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.page_file import PageFile
 from ruma.server.store.scan import payload, sound_keys
 from tests.support.commands import ruma
+from tests.support.lmdb_leaves import swept, tables
 
 PSIZE = 4096
 
@@ -44,7 +44,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with PageFile(path / "data.mdb") as pages:
         for table in page_of:
             for pgno in pages.leaves[table]:
-                for key, value in pages.page_records(table, pgno):
+                for key, _ in pages.page_records(table, pgno):
                     page_of[table][key] = pgno
             assert list(pages.records(table)) == list(records[table].items())  # the page reader agrees with LMDB
         branches = [p for p in pages.branches["positions"] if p != pages.tables["positions"].root]

@@ -21,9 +21,9 @@ from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
 from ruma.server.store import codec
-from ruma.server.store.memo import LmdbStore
 from ruma.server.store.check import check_files, quick_check
 from ruma.server.store.codec import CorruptRecordError, StoreDamagedError
+from ruma.server.store.memo import LmdbStore
 from ruma.server.store.repair import repair_store
 from ruma.server.store.verify import verify_store
 from tests.support import DATA

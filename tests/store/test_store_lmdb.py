@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from ruma.server.store.memo import LmdbStore
 from ruma.engine.frame import pack_frame
+from ruma.server.store.memo import LmdbStore
 from ruma.server.store.writer import unpack
 from tests.support.stores import c_writer, dump, fresh
 

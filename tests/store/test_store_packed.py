@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 
 from ruma.engine.evaluator import evaluate
+from ruma.engine.frame import pack_frame
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import BULK_DIRECT, WRITER_MIN
 from ruma.server.store.codec import StoreError
+from ruma.server.store.memo import LmdbStore
 from ruma.server.store.verify import verify_store
-from ruma.engine.frame import pack_frame
 from ruma.server.store.writer import unpack
 from tests.support.stores import dump, nim_items, up, writer_of
 
@@ -70,7 +70,7 @@ def test_a_packed_batch_is_stored_as_insert_many_stores_its_pairs(tmp_path: Path
 
 
 def test_lookups_of_a_batch_in_flight_read_the_search_cache_given(tmp_path: Path) -> None:
-    from ruma.engine.native import new_compact_memo
+    from ruma.engine.memo import new_compact_memo
 
     items = nim_items(2 * WRITER_MIN)
     cache = new_compact_memo()
@@ -127,7 +127,7 @@ class _Pairs(InMemoryMemo):
 
 @pytest.mark.parametrize("ruleset, text", [("impartial-sowing", "1^10"), ("impartial-atomic-wari", "333333")])
 def test_the_search_packs_what_it_would_hand_over_as_pairs(ruleset: str, text: str) -> None:
-    from ruma.engine.native import new_compact_memo
+    from ruma.engine.memo import new_compact_memo
 
     rules = get_ruleset(ruleset)
     cache = new_compact_memo()
@@ -147,7 +147,7 @@ def test_a_full_cache_takes_no_more_from_the_search() -> None:
     """The search puts its values in the cache only up to the store's ``RECENT_LIMIT`` (else the
     cache would grow with the search's own table): past it, batches come with no cache, and the
     store keeps them in a fresh ``recent`` of its own."""
-    from ruma.engine.native import new_compact_memo
+    from ruma.engine.memo import new_compact_memo
     from ruma.server.store.bulk import RECENT_LIMIT
 
     cache = new_compact_memo()

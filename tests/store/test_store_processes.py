@@ -17,8 +17,8 @@ from typing import Any
 from ruma.engine.cgt import Game
 from ruma.engine.evaluator import evaluate
 from ruma.engine.memo import InMemoryMemo
-from ruma.server.store.verify import verify_store
 from ruma.server.store.memo import LmdbStore
+from ruma.server.store.verify import verify_store
 
 # A bulk evaluation that keeps writing for several seconds (far longer than the tests wait).
 _WRITER = r"""
@@ -137,7 +137,7 @@ def test_four_processes_value_overlapping_positions_into_one_store(tmp_path: Pat
     with LmdbStore(path, create=False) as store:
         for answer in answers:
             assert len(answer) == len(JOBS)
-            for ruleset, position, key, number, is_game in answer:
+            for ruleset, _, key, number, is_game in answer:
                 expected = memo[ruleset].entries[key]
                 if is_game:
                     assert isinstance(expected, Game) and store.store_game_id(expected) == number

@@ -20,10 +20,10 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.support.commands import ruma
-from tests.support.lmdb_leaves import PSIZE, free_list, leaves, nodes, sound_records, swept, tables, tree_pages
 from ruma.server.store import codec
 from ruma.server.store.verify import verify_directory
+from tests.support.commands import ruma
+from tests.support.lmdb_leaves import PSIZE, free_list, leaves, nodes, sound_records, swept, tables, tree_pages
 
 FLIPS, SEED = 1000, 3
 

@@ -25,11 +25,11 @@ from typing import Any
 import pytest
 
 from ruma.engine.evaluator import evaluate
+from ruma.engine.frame import frame_codes, pack_frame
 from ruma.engine.memo import InMemoryMemo
 from ruma.server.store import writer_child
 from ruma.server.store.codec import StoreError
 from ruma.server.store.memo import LmdbStore
-from ruma.engine.frame import frame_codes, pack_frame
 from ruma.server.store.writer import is_shared, pack_shared, unpack_shared
 from tests.support.stores import c_writer, dump, fresh
 

@@ -25,9 +25,9 @@ from ruma.engine.frame import pack_frame, unpack_frame
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.store import writer as store_writer
-from ruma.server.store.memo import LmdbStore
 from ruma.server.store.bulk import WRITER_MIN
 from ruma.server.store.codec import StoreError
+from ruma.server.store.memo import LmdbStore
 from ruma.server.store.verify import verify_store
 from tests.support.stores import dump, nim_items, up, writer_of
 
@@ -74,7 +74,7 @@ def test_split_batch(tmp_path: Path) -> None:
 @pytest.mark.parametrize("ruleset, text", [("impartial-sowing", "1^10"), ("sowing", "1^10")])
 def test_the_writer_writes_what_an_inline_write_writes(tmp_path: Path, ruleset: str, text: str, child: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both ways the writer process writes: its C transactions (store_lmdb.c) and, without them
+    """Both ways the writer process writes: its C transactions (server/store/lmdb.c) and, without them
     (``RUMA_STORE_WRITER=python``), the store's own bulk write through py-lmdb."""
     if child == "py-lmdb":
         monkeypatch.setenv("RUMA_STORE_WRITER", "python")

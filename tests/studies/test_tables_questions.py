@@ -21,7 +21,8 @@ import pytest
 from ruma.client.cli import main
 from ruma.client.sweep.driver import StoreSink
 from ruma.engine.rulesets import get_ruleset
-from ruma.studies import open_questions as questions, tally_parts
+from ruma.studies import open_questions as questions
+from ruma.studies import tally_parts
 from ruma.studies.commands import splice
 from ruma.studies.followers import count_followers
 
@@ -187,7 +188,8 @@ def test_ruma_tables_writes_its_sections_into_the_file_reads_them_back_and_recou
             "--write", str(target)]
     assert main(args) == 0
     first = target.read_text()
-    assert first.startswith("# Tables\n\nkept as it is\n\n## Table 3 — simplest impartial Sowing positions with value ∗n\n\nold\n")
+    assert first.startswith("# Tables\n\nkept as it is\n\n"
+                            "## Table 3 — simplest impartial Sowing positions with value ∗n\n\nold\n")
     assert first.count("## Sowing values of Erickson") == 1 and first.count("## Table 3 for Impartial Atomic Wari") == 1
     assert "every Sowing row of at most **6 seeds** and at most **6 pots**" in first
     assert "| 2^-1 | `2111` | 5/4 |" in first  # Erickson's erratum to Table 1: 2111 = 1/2

@@ -101,7 +101,7 @@ def free_list(data: Path) -> list[tuple[int, int]]:
     raw = data.read_bytes()
     root = _roots(raw)[0]
     out = []
-    for _, size, flags, at in nodes(_page(raw, root)):
+    for _, _, flags, at in nodes(_page(raw, root)):
         start = (struct.unpack_from("<Q", _page(raw, root), at)[0] * PSIZE + 16 if flags & _F_BIGDATA
                  else root * PSIZE + at)
         (count,) = struct.unpack_from("<Q", raw, start)

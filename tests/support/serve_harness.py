@@ -6,7 +6,9 @@
   worker process outlives it; its standard error is the file ``serve_log(data)``;
 * ``tree_rss(pid)`` is the resident memory of the server and its worker processes together;
 * ``Prober`` is a separate process asking the server for stored values in a loop and recording
-  every call's latency, so that a test can read the p99 of any window of time.
+  every call's latency, so that a test can read the p99 of any window of time; ``baseline_prober``
+  starts one after storing its positions and lets it measure the idle server first, and
+  ``check_p99`` compares a window with that baseline.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def serving(data: Path, *flags: str, env: dict[str, str] | None = None,
     ``RUMA_SERVER``, ``RUMA_TOKEN`` and ``RUMA_DATA``."""
     import jsonschema
 
-    from ruma.client.cli.records import schema
+    from ruma.client.records import schema
 
     data.parent.mkdir(parents=True, exist_ok=True)
     log = serve_log(data)
@@ -180,3 +182,34 @@ def latency_limit(baseline_p99: float) -> float:
     slow (the baseline p99 of the same calls on an idle server, measured in the same test, above
     the 5 ms such a call takes on an unloaded machine)."""
     return 0.050 * max(1.0, baseline_p99 / 0.005)
+
+
+def baseline_prober(address: str, positions: Sequence[tuple[str, str]], via: str | None = None,
+                    settle: float = 3.0, baseline: float = 3.0) -> tuple[Prober, float]:
+    """Store ``positions`` (an ``Evaluate`` each), start a ``Prober`` of them on ``via`` (default
+    ``address``) and let it run ``settle`` seconds, then ``baseline`` seconds more; returns the
+    prober and when the baseline began (it ends at the return)."""
+    import grpc
+
+    from ruma.v1 import ruma_pb2 as pb
+    from ruma.v1 import ruma_pb2_grpc
+
+    stub = ruma_pb2_grpc.RumaStub(grpc.insecure_channel(via or address))
+    for ruleset, position in positions:
+        stub.Evaluate(pb.EvaluateRequest(ruleset=ruleset, position=position), timeout=60)
+    prober = Prober(via or address, positions)
+    time.sleep(settle)
+    started = time.monotonic()
+    time.sleep(baseline)
+    return prober, started
+
+
+def check_p99(base: Sequence[tuple[float, float, str]], during: Sequence[tuple[float, float, str]],
+              what: str) -> None:
+    """Every call of ``base`` and ``during`` answered from the store, and ``during``'s p99 under
+    ``latency_limit`` of ``base``'s; both printed after ``what``."""
+    assert all(r[2] == "OK" for r in [*base, *during]), {r[2] for r in [*base, *during]}
+    limit = latency_limit(p99(base))
+    print(f"{what}: stored Evaluate p99 {p99(base) * 1e3:.1f} ms idle, {p99(during) * 1e3:.1f} ms during "
+          f"({len(during)} calls, at most {max(r[1] for r in during) * 1e3:.0f} ms; limit {limit * 1e3:.0f} ms)")
+    assert p99(during) < limit, (p99(base), p99(during), limit, len(during))

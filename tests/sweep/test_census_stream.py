@@ -20,12 +20,13 @@ import pytest
 from ruma.client.sweep.driver import StoreSink, sweep_store
 from ruma.engine.cgt import nimber, parse_game
 from ruma.engine.families.bounds import fill_pots, question_pots
-from ruma.engine.families.census import census, values_among, tally, wanted_values
+from ruma.engine.families.census import census, tally, values_among, wanted_values
 from ruma.engine.families.classes import Family, enumerate_family
 from ruma.engine.families.stream import stream_classes
 from ruma.engine.rulesets import get_ruleset, row_rulesets
 from tests.support.commands import ruma
 from tests.support.grpc_harness import connect, running_server
+
 
 @pytest.mark.both_engines  # (the reference normalisation, against the reference enumeration)
 @pytest.mark.parametrize("ruleset", row_rulesets())
@@ -143,4 +144,4 @@ def test_a_census_by_value_over_grpc_is_the_local_one(tmp_path: Path) -> None:
             (format(r.group, "ascii"), r.classes, r.raw_positions) for r in full if r.group in (parse_game("*"), parse_game("^"))]
         with pytest.raises(Exception) as bad:
             client.census("sowing", (0, 3), values=["{1|"])
-        assert getattr(bad.value, "code").name == "INVALID_ARGUMENT" and "'{1|'" in str(bad.value)
+        assert bad.value.code.name == "INVALID_ARGUMENT" and "'{1|'" in str(bad.value)

@@ -18,9 +18,9 @@ import pytest
 from ruma.engine.errors import CancelledError
 from ruma.engine.evaluator import evaluate, value_many
 from ruma.engine.families.classes import Family, enumerate_family
+from ruma.engine.families.packets import RecordingMemo
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.families.packets import RecordingMemo
 
 pytest.importorskip("ruma.engine.native._core")
 if os.environ.get("RUMA_ENGINE") == "python":

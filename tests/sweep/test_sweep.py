@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep, sweep_store
-from ruma.client.sweep.client import ServerSink
-from ruma.engine.stores import open_store
-from ruma.engine.families.census import census
+from ruma.client.sweep.driver import StoreSink, run_sweep, sweep_store
+from ruma.client.sweeps_client import ServerSink
 from ruma.engine.cgt import Game, nimber
 from ruma.engine.evaluator import evaluate
+from ruma.engine.families.census import census
 from ruma.engine.families.classes import Family, enumerate_family, enumerate_states
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
+from ruma.engine.stores import open_store
 from ruma.server.work.limits import Limits
 from tests.support.commands import ruma
 from tests.support.grpc_harness import connect, running_server
@@ -251,7 +251,7 @@ def test_an_upload_with_one_wrong_value_is_rejected_whole(tmp_path: Path) -> Non
     with running_server(tmp_path / "data", verify_fraction=1.0) as (_, address), connect(address) as client:
         with pytest.raises(Exception) as caught:
             client.upload("sowing", entries)
-        assert getattr(caught.value, "code").name == "INVALID_ARGUMENT"
+        assert caught.value.code.name == "INVALID_ARGUMENT"
         assert "nothing of the upload was stored" in str(caught.value)
         assert not any(client.contains("sowing", [k for k, _ in entries]))
         entries[wrong_at] = (key, value)
@@ -266,7 +266,7 @@ def test_a_single_wrong_value_is_caught_at_the_default_fraction(tmp_path: Path) 
     with running_server(tmp_path / "data") as (_, address), connect(address) as client:
         with pytest.raises(Exception) as caught:  # one entry: the sample of at least one is all of it
             client.upload("impartial-sowing", [(key, 1)])
-        assert getattr(caught.value, "code").name == "INVALID_ARGUMENT"
+        assert caught.value.code.name == "INVALID_ARGUMENT"
         assert client.upload("impartial-sowing", [(key, 2)]).stored == 1
 
 
@@ -303,7 +303,7 @@ def test_a_read_only_token_cannot_upload(tmp_path: Path) -> None:
         with connect(address, token="reader-token") as reader:
             with pytest.raises(Exception) as caught:
                 reader.upload("impartial-sowing", entries)
-            assert getattr(caught.value, "code").name == "PERMISSION_DENIED"
+            assert caught.value.code.name == "PERMISSION_DENIED"
             assert not any(reader.contains("impartial-sowing", [k for k, _ in entries]))
         with connect(address, token="writer-token") as writer:
             assert writer.upload("impartial-sowing", entries).stored == len(entries)
@@ -329,7 +329,8 @@ def test_sweep_to_a_server_then_census_over_grpc_matches_the_local_census(tmp_pa
         sink.close()
     assert [(r.label("ascii"), r.classes, r.raw_positions) for r in rows] == \
         [(r.label("ascii"), r.classes, r.raw_positions) for r in remote.rows]
-    assert [[family.rules.format(p) for p, _, _ in r.simplest] for r in rows] == [[p.position for p in r.simplest] for r in remote.rows]
+    assert ([[family.rules.format(p) for p, _, _ in r.simplest] for r in rows]
+            == [[p.position for p in r.simplest] for r in remote.rows])
     assert remote.summary is not None and remote.summary.raw_positions == sum(r.raw_positions for r in rows)
     assert remote.summary.missing == 0
 

@@ -13,7 +13,7 @@ the key and its decoding — is ``Ruleset``'s default.
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import ClassVar, Iterator, Sequence
 
@@ -104,14 +104,14 @@ def raw_moves(row: State, side: int) -> list[State]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def partizan_value(row: State) -> Game:
     """``{values of Left's options | values of Right's options}``, canonicalised."""
     return Game.from_options([partizan_value(o) for o in raw_moves(row, +1)],
                              [partizan_value(o) for o in raw_moves(row, -1)])
 
 
-@lru_cache(maxsize=None)
+@cache
 def nim_value(row: State) -> int:
     """The mex of the options' nim values, the options being both sides' moves."""
     seen = {nim_value(o) for o in raw_moves(row, +1) + raw_moves(row, -1)}

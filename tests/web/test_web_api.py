@@ -16,6 +16,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("fastapi")
 
 from ruma.engine.cgt import parse_game
+from ruma.engine.rulesets import get_ruleset
 from ruma.server.work.limits import Limits
 from tests.support.grpc_harness import connect
 from tests.support.web_harness import explorer
@@ -134,7 +135,7 @@ def test_catalog_theorems_tags_stats_search(service: tuple[str, str]) -> None:
 
 def test_census_of_a_swept_family_equals_the_services_census(service: tuple[str, str]) -> None:
     from ruma.client.sweep.driver import run_sweep
-    from ruma.client.sweep.client import ServerSink
+    from ruma.client.sweeps_client import ServerSink
     from ruma.engine.families.classes import Family
 
     address, url = service
@@ -296,7 +297,7 @@ def test_odd_inputs_are_never_500(service: tuple[str, str]) -> None:
     deep = get(url, "/api/v1/value?expression=" + quote("^400")).json()
     assert deep["analyses"]["birthday"] == 401 and deep["analyses"]["atomic_weight"] == "400"
     # a short expression whose canonical form is longer than any expression may be
-    expression = " + ".join("{%d|-%d}" % (2 * i, 2 * i) for i in range(1, 12)) + " + ^"
+    expression = " + ".join(f"{{{2 * i}|-{2 * i}}}" for i in range(1, 12)) + " + ^"
     reply = get(url, "/api/v1/value?expression=" + quote(expression))
     assert reply.status_code == 200, reply.text[:300]
     with connect(address) as client:
@@ -305,3 +306,32 @@ def test_odd_inputs_are_never_500(service: tuple[str, str]) -> None:
     assert reply.json()["thermograph"] is None and reply.json()["analyses"]["temperature"] == str(served.temperature)
     page = get(url, "/value?expression=" + quote(expression))
     assert page.status_code == 200
+
+
+def test_an_unverified_upload_is_marked_on_the_pages_and_in_the_api(tmp_path: Path) -> None:
+    from ruma.server.store.provenance import UploadVerifier
+
+    def hold_the_verifier(server: Any) -> None:  # (the upload stays unverified while it is looked at)
+        for closer in server.closers:
+            if isinstance(closer, UploadVerifier):
+                closer.stop()
+
+    with explorer(tmp_path / "data", server_hook=hold_the_verifier, verify_fraction=0.0) as (address, url):
+        rules = get_ruleset("impartial-sowing")
+        poisoned = rules.normalise(rules.parse("2321"))[0]
+        with connect(address) as client:
+            assert client.upload("impartial-sowing", [(rules.key(poisoned), 10)]).stored == 1
+            client.evaluate("impartial-sowing", "1111")  # (the server's own value)
+        shown = rules.format(poisoned)
+        found = get(url, "/api/v1/search/stored", params={"ruleset": "impartial-sowing", "value": "*10"}).json()
+        assert [(s["position"], s["unverified"]) for s in found] == [(shown, True)]
+        search = get(url, "/search", params={"ruleset": "impartial-sowing", "value": "*10"}).text
+        assert "unverified upload" in search
+        census = get(url, "/census", params={"ruleset": "impartial-sowing", "seeds": "8", "pots": "4",
+                                             "value": "*10"}).text
+        assert 'id="census-unverified"' in census and "(1 unverified)" in census
+        api = get(url, f"/api/v1/positions/impartial-sowing/{shown}", params={"options": "false"}).json()
+        assert (api["value"]["ascii"], api["unverified"]) == ("*10", True)  # as stored, marked
+        assert get(url, "/api/v1/positions/impartial-sowing/1111").json()["unverified"] is False
+        page = get(url, api["url"]).text  # (with its options, valued by the service itself: not the upload)
+        assert 'id="value"' in page and "∗10" not in page

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-
 from tests.support import ROOT
 from tests.support.browser import check_widths, element_text, screenshot
 from tests.support.grpc_harness import connect

@@ -1,6 +1,6 @@
 """The explorer's own font (``ruma.web.glyphs``): it draws every character beyond ASCII the explorer
 prints, the stylesheet declares it for exactly those characters, and the wheel ships it with its
-licence. (That Chromium draws tiny and miny with it is checked in tests/test_web_browser.py.)"""
+licence. (That Chromium draws tiny and miny with it is checked in tests/web/test_web_browser.py.)"""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import json
 import re
 import tomllib
 from fnmatch import fnmatch
-from pathlib import Path
 
 import pytest
 

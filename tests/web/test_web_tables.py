@@ -109,7 +109,7 @@ def test_the_documents_call_serves_what_the_store_keeps_within_its_limit(tmp_pat
     import grpc
 
     from ruma.client.client import RumaRpcError
-    from ruma.client.sweep.client import documents
+    from ruma.client.sweeps_client import documents
     from ruma.server.rpc import sweeps
     from ruma.server.store.memo import LmdbStore
     from tests.support.grpc_harness import connect, running_server

@@ -21,7 +21,7 @@ class CatalogSource(_message.Message):
     def __init__(self, paper: _Optional[str] = ..., table: _Optional[str] = ..., ref: _Optional[str] = ..., page: _Optional[int] = ..., value: _Optional[str] = ...) -> None: ...
 
 class NamedPosition(_message.Message):
-    __slots__ = ("name", "ruleset", "position", "canonical_key", "tags", "source", "notes", "added_by", "added_at", "has_value", "value", "nim_value", "outcome", "source_agrees")
+    __slots__ = ("name", "ruleset", "position", "canonical_key", "tags", "source", "notes", "added_by", "added_at", "has_value", "value", "nim_value", "outcome", "source_agrees", "unverified")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +36,7 @@ class NamedPosition(_message.Message):
     NIM_VALUE_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     SOURCE_AGREES_FIELD_NUMBER: _ClassVar[int]
+    UNVERIFIED_FIELD_NUMBER: _ClassVar[int]
     name: str
     ruleset: str
     position: str
@@ -50,7 +51,8 @@ class NamedPosition(_message.Message):
     nim_value: int
     outcome: str
     source_agrees: bool
-    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[str] = ..., position: _Optional[str] = ..., canonical_key: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[_Union[CatalogSource, _Mapping]] = ..., notes: _Optional[str] = ..., added_by: _Optional[str] = ..., added_at: _Optional[str] = ..., has_value: _Optional[bool] = ..., value: _Optional[str] = ..., nim_value: _Optional[int] = ..., outcome: _Optional[str] = ..., source_agrees: _Optional[bool] = ...) -> None: ...
+    unverified: bool
+    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[str] = ..., position: _Optional[str] = ..., canonical_key: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[_Union[CatalogSource, _Mapping]] = ..., notes: _Optional[str] = ..., added_by: _Optional[str] = ..., added_at: _Optional[str] = ..., has_value: _Optional[bool] = ..., value: _Optional[str] = ..., nim_value: _Optional[int] = ..., outcome: _Optional[str] = ..., source_agrees: _Optional[bool] = ..., unverified: _Optional[bool] = ...) -> None: ...
 
 class NamedPositions(_message.Message):
     __slots__ = ("positions",)
@@ -131,16 +133,18 @@ class SearchStoredRequest(_message.Message):
     def __init__(self, ruleset: _Optional[str] = ..., value: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class StoredPosition(_message.Message):
-    __slots__ = ("ruleset", "position", "key", "value")
+    __slots__ = ("ruleset", "position", "key", "value", "unverified")
     RULESET_FIELD_NUMBER: _ClassVar[int]
     POSITION_FIELD_NUMBER: _ClassVar[int]
     KEY_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
+    UNVERIFIED_FIELD_NUMBER: _ClassVar[int]
     ruleset: str
     position: str
     key: str
     value: str
-    def __init__(self, ruleset: _Optional[str] = ..., position: _Optional[str] = ..., key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    unverified: bool
+    def __init__(self, ruleset: _Optional[str] = ..., position: _Optional[str] = ..., key: _Optional[str] = ..., value: _Optional[str] = ..., unverified: _Optional[bool] = ...) -> None: ...
 
 class StoredPositions(_message.Message):
     __slots__ = ("positions",)

@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from ruma.v1 import ruma_pb2 as ruma_dot_v1_dot_ruma__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13ruma/v1/sweep.proto\x12\x07ruma.v1\x1a\x12ruma/v1/ruma.proto\"\'\n\x08GameNode\x12\x0c\n\x04left\x18\x01 \x03(\r\x12\r\n\x05right\x18\x02 \x03(\r\"`\n\rUploadRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x0c\n\x04keys\x18\x02 \x03(\x0c\x12\x0e\n\x06values\x18\x03 \x03(\x04\x12 \n\x05games\x18\x04 \x03(\x0b\x32\x11.ruma.v1.GameNode\"t\n\x0eUploadResponse\x12\x0e\n\x06stored\x18\x01 \x01(\x04\x12\x16\n\x0e\x61lready_stored\x18\x02 \x01(\x04\x12\x10\n\x08verified\x18\x03 \x01(\x04\x12(\n\x08rejected\x18\x04 \x03(\x0b\x32\x16.ruma.v1.RejectedEntry\"?\n\rRejectedEntry\x12\r\n\x05index\x18\x01 \x01(\r\x12\x1f\n\x06status\x18\x02 \x01(\x0b\x32\x0f.ruma.v1.Status\"0\n\x0f\x43ontainsRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x0c\n\x04keys\x18\x02 \x03(\x0c\"!\n\x10\x43ontainsResponse\x12\r\n\x05\x66ound\x18\x01 \x03(\x08\"\xf0\x01\n\rCensusRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x11\n\tseeds_min\x18\x02 \x01(\r\x12\x11\n\tseeds_max\x18\x03 \x01(\r\x12\x10\n\x08pots_min\x18\x04 \x01(\r\x12\x10\n\x08pots_max\x18\x05 \x01(\r\x12#\n\x02\x62y\x18\x06 \x01(\x0e\x32\x17.ruma.v1.CensusGrouping\x12\x10\n\x08simplest\x18\x07 \x01(\r\x12$\n\tnotations\x18\x08 \x03(\x0e\x32\x11.ruma.v1.Notation\x12\x17\n\x0f\x63ompute_missing\x18\t \x01(\x08\x12\x0e\n\x06values\x18\n \x03(\t\"d\n\x0e\x43\x65nsusPosition\x12\x10\n\x08position\x18\x01 \x01(\t\x12\x11\n\tcanonical\x18\x02 \x01(\t\x12\r\n\x05seeds\x18\x03 \x01(\r\x12\x0c\n\x04pots\x18\x04 \x01(\r\x12\x10\n\x08mirrored\x18\x05 \x01(\x08\"\xaf\x01\n\tCensusRow\x12\n\n\x02\x62y\x18\x01 \x01(\t\x12\x1d\n\x05group\x18\x02 \x01(\x0b\x32\x0e.ruma.v1.Value\x12\x0f\n\x07\x63lasses\x18\x03 \x01(\x04\x12\x15\n\rraw_positions\x18\x04 \x01(\x04\x12)\n\x08simplest\x18\x05 \x03(\x0b\x32\x17.ruma.v1.CensusPosition\x12\x16\n\tnim_value\x18\x06 \x01(\x03H\x00\x88\x01\x01\x42\x0c\n\n_nim_value\"\xd4\x01\n\rCensusSummary\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x11\n\tseeds_min\x18\x02 \x01(\r\x12\x11\n\tseeds_max\x18\x03 \x01(\r\x12\x10\n\x08pots_min\x18\x04 \x01(\r\x12\x10\n\x08pots_max\x18\x05 \x01(\r\x12\x0f\n\x07\x63lasses\x18\x06 \x01(\x04\x12\x15\n\rraw_positions\x18\x07 \x01(\x04\x12\x0c\n\x04rows\x18\x08 \x01(\x04\x12\x10\n\x08\x63omputed\x18\t \x01(\x04\x12\x0f\n\x07seconds\x18\n \x01(\x01\x12\x0f\n\x07missing\x18\x0b \x01(\x04\"c\n\x0b\x43\x65nsusReply\x12!\n\x03row\x18\x01 \x01(\x0b\x32\x12.ruma.v1.CensusRowH\x00\x12)\n\x07summary\x18\x02 \x01(\x0b\x32\x16.ruma.v1.CensusSummaryH\x00\x42\x06\n\x04kind\"\"\n\x10\x44ocumentsRequest\x12\x0e\n\x06prefix\x18\x01 \x01(\t\")\n\x08\x44ocument\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"6\n\x0e\x44ocumentsReply\x12$\n\tdocuments\x18\x01 \x03(\x0b\x32\x11.ruma.v1.Document*\x95\x01\n\x0e\x43\x65nsusGrouping\x12\x1f\n\x1b\x43\x45NSUS_GROUPING_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x43\x45NSUS_BY_VALUE\x10\x01\x12\x15\n\x11\x43\x45NSUS_BY_OUTCOME\x10\x02\x12\x1b\n\x17\x43\x45NSUS_BY_ATOMIC_WEIGHT\x10\x03\x12\x19\n\x15\x43\x45NSUS_BY_TEMPERATURE\x10\x04\x32\xff\x01\n\x06Sweeps\x12\x39\n\x06Upload\x12\x16.ruma.v1.UploadRequest\x1a\x17.ruma.v1.UploadResponse\x12?\n\x08\x43ontains\x12\x18.ruma.v1.ContainsRequest\x1a\x19.ruma.v1.ContainsResponse\x12\x38\n\x06\x43\x65nsus\x12\x16.ruma.v1.CensusRequest\x1a\x14.ruma.v1.CensusReply0\x01\x12?\n\tDocuments\x12\x19.ruma.v1.DocumentsRequest\x1a\x17.ruma.v1.DocumentsReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13ruma/v1/sweep.proto\x12\x07ruma.v1\x1a\x12ruma/v1/ruma.proto\"\'\n\x08GameNode\x12\x0c\n\x04left\x18\x01 \x03(\r\x12\r\n\x05right\x18\x02 \x03(\r\"`\n\rUploadRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x0c\n\x04keys\x18\x02 \x03(\x0c\x12\x0e\n\x06values\x18\x03 \x03(\x04\x12 \n\x05games\x18\x04 \x03(\x0b\x32\x11.ruma.v1.GameNode\"t\n\x0eUploadResponse\x12\x0e\n\x06stored\x18\x01 \x01(\x04\x12\x16\n\x0e\x61lready_stored\x18\x02 \x01(\x04\x12\x10\n\x08verified\x18\x03 \x01(\x04\x12(\n\x08rejected\x18\x04 \x03(\x0b\x32\x16.ruma.v1.RejectedEntry\"?\n\rRejectedEntry\x12\r\n\x05index\x18\x01 \x01(\r\x12\x1f\n\x06status\x18\x02 \x01(\x0b\x32\x0f.ruma.v1.Status\"0\n\x0f\x43ontainsRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x0c\n\x04keys\x18\x02 \x03(\x0c\"!\n\x10\x43ontainsResponse\x12\r\n\x05\x66ound\x18\x01 \x03(\x08\"\xf0\x01\n\rCensusRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x11\n\tseeds_min\x18\x02 \x01(\r\x12\x11\n\tseeds_max\x18\x03 \x01(\r\x12\x10\n\x08pots_min\x18\x04 \x01(\r\x12\x10\n\x08pots_max\x18\x05 \x01(\r\x12#\n\x02\x62y\x18\x06 \x01(\x0e\x32\x17.ruma.v1.CensusGrouping\x12\x10\n\x08simplest\x18\x07 \x01(\r\x12$\n\tnotations\x18\x08 \x03(\x0e\x32\x11.ruma.v1.Notation\x12\x17\n\x0f\x63ompute_missing\x18\t \x01(\x08\x12\x0e\n\x06values\x18\n \x03(\t\"x\n\x0e\x43\x65nsusPosition\x12\x10\n\x08position\x18\x01 \x01(\t\x12\x11\n\tcanonical\x18\x02 \x01(\t\x12\r\n\x05seeds\x18\x03 \x01(\r\x12\x0c\n\x04pots\x18\x04 \x01(\r\x12\x10\n\x08mirrored\x18\x05 \x01(\x08\x12\x12\n\nunverified\x18\x06 \x01(\x08\"\xc3\x01\n\tCensusRow\x12\n\n\x02\x62y\x18\x01 \x01(\t\x12\x1d\n\x05group\x18\x02 \x01(\x0b\x32\x0e.ruma.v1.Value\x12\x0f\n\x07\x63lasses\x18\x03 \x01(\x04\x12\x15\n\rraw_positions\x18\x04 \x01(\x04\x12)\n\x08simplest\x18\x05 \x03(\x0b\x32\x17.ruma.v1.CensusPosition\x12\x16\n\tnim_value\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nunverified\x18\x07 \x01(\x04\x42\x0c\n\n_nim_value\"\xe8\x01\n\rCensusSummary\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x11\n\tseeds_min\x18\x02 \x01(\r\x12\x11\n\tseeds_max\x18\x03 \x01(\r\x12\x10\n\x08pots_min\x18\x04 \x01(\r\x12\x10\n\x08pots_max\x18\x05 \x01(\r\x12\x0f\n\x07\x63lasses\x18\x06 \x01(\x04\x12\x15\n\rraw_positions\x18\x07 \x01(\x04\x12\x0c\n\x04rows\x18\x08 \x01(\x04\x12\x10\n\x08\x63omputed\x18\t \x01(\x04\x12\x0f\n\x07seconds\x18\n \x01(\x01\x12\x0f\n\x07missing\x18\x0b \x01(\x04\x12\x12\n\nunverified\x18\x0c \x01(\x04\"c\n\x0b\x43\x65nsusReply\x12!\n\x03row\x18\x01 \x01(\x0b\x32\x12.ruma.v1.CensusRowH\x00\x12)\n\x07summary\x18\x02 \x01(\x0b\x32\x16.ruma.v1.CensusSummaryH\x00\x42\x06\n\x04kind\"\"\n\x10\x44ocumentsRequest\x12\x0e\n\x06prefix\x18\x01 \x01(\t\")\n\x08\x44ocument\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"6\n\x0e\x44ocumentsReply\x12$\n\tdocuments\x18\x01 \x03(\x0b\x32\x11.ruma.v1.Document*\x95\x01\n\x0e\x43\x65nsusGrouping\x12\x1f\n\x1b\x43\x45NSUS_GROUPING_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x43\x45NSUS_BY_VALUE\x10\x01\x12\x15\n\x11\x43\x45NSUS_BY_OUTCOME\x10\x02\x12\x1b\n\x17\x43\x45NSUS_BY_ATOMIC_WEIGHT\x10\x03\x12\x19\n\x15\x43\x45NSUS_BY_TEMPERATURE\x10\x04\x32\xff\x01\n\x06Sweeps\x12\x39\n\x06Upload\x12\x16.ruma.v1.UploadRequest\x1a\x17.ruma.v1.UploadResponse\x12?\n\x08\x43ontains\x12\x18.ruma.v1.ContainsRequest\x1a\x19.ruma.v1.ContainsResponse\x12\x38\n\x06\x43\x65nsus\x12\x16.ruma.v1.CensusRequest\x1a\x14.ruma.v1.CensusReply0\x01\x12?\n\tDocuments\x12\x19.ruma.v1.DocumentsRequest\x1a\x17.ruma.v1.DocumentsReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ruma.v1.sweep_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CENSUSGROUPING']._serialized_start=1434
-  _globals['_CENSUSGROUPING']._serialized_end=1583
+  _globals['_CENSUSGROUPING']._serialized_start=1494
+  _globals['_CENSUSGROUPING']._serialized_end=1643
   _globals['_GAMENODE']._serialized_start=52
   _globals['_GAMENODE']._serialized_end=91
   _globals['_UPLOADREQUEST']._serialized_start=93
@@ -49,19 +49,19 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CENSUSREQUEST']._serialized_start=460
   _globals['_CENSUSREQUEST']._serialized_end=700
   _globals['_CENSUSPOSITION']._serialized_start=702
-  _globals['_CENSUSPOSITION']._serialized_end=802
-  _globals['_CENSUSROW']._serialized_start=805
-  _globals['_CENSUSROW']._serialized_end=980
-  _globals['_CENSUSSUMMARY']._serialized_start=983
-  _globals['_CENSUSSUMMARY']._serialized_end=1195
-  _globals['_CENSUSREPLY']._serialized_start=1197
-  _globals['_CENSUSREPLY']._serialized_end=1296
-  _globals['_DOCUMENTSREQUEST']._serialized_start=1298
-  _globals['_DOCUMENTSREQUEST']._serialized_end=1332
-  _globals['_DOCUMENT']._serialized_start=1334
-  _globals['_DOCUMENT']._serialized_end=1375
-  _globals['_DOCUMENTSREPLY']._serialized_start=1377
-  _globals['_DOCUMENTSREPLY']._serialized_end=1431
-  _globals['_SWEEPS']._serialized_start=1586
-  _globals['_SWEEPS']._serialized_end=1841
+  _globals['_CENSUSPOSITION']._serialized_end=822
+  _globals['_CENSUSROW']._serialized_start=825
+  _globals['_CENSUSROW']._serialized_end=1020
+  _globals['_CENSUSSUMMARY']._serialized_start=1023
+  _globals['_CENSUSSUMMARY']._serialized_end=1255
+  _globals['_CENSUSREPLY']._serialized_start=1257
+  _globals['_CENSUSREPLY']._serialized_end=1356
+  _globals['_DOCUMENTSREQUEST']._serialized_start=1358
+  _globals['_DOCUMENTSREQUEST']._serialized_end=1392
+  _globals['_DOCUMENT']._serialized_start=1394
+  _globals['_DOCUMENT']._serialized_end=1435
+  _globals['_DOCUMENTSREPLY']._serialized_start=1437
+  _globals['_DOCUMENTSREPLY']._serialized_end=1491
+  _globals['_SWEEPS']._serialized_start=1646
+  _globals['_SWEEPS']._serialized_end=1901
 # @@protoc_insertion_point(module_scope)

@@ -100,37 +100,41 @@ class CensusRequest(_message.Message):
     def __init__(self, ruleset: _Optional[str] = ..., seeds_min: _Optional[int] = ..., seeds_max: _Optional[int] = ..., pots_min: _Optional[int] = ..., pots_max: _Optional[int] = ..., by: _Optional[_Union[CensusGrouping, str]] = ..., simplest: _Optional[int] = ..., notations: _Optional[_Iterable[_Union[_ruma_pb2.Notation, str]]] = ..., compute_missing: _Optional[bool] = ..., values: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CensusPosition(_message.Message):
-    __slots__ = ("position", "canonical", "seeds", "pots", "mirrored")
+    __slots__ = ("position", "canonical", "seeds", "pots", "mirrored", "unverified")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     CANONICAL_FIELD_NUMBER: _ClassVar[int]
     SEEDS_FIELD_NUMBER: _ClassVar[int]
     POTS_FIELD_NUMBER: _ClassVar[int]
     MIRRORED_FIELD_NUMBER: _ClassVar[int]
+    UNVERIFIED_FIELD_NUMBER: _ClassVar[int]
     position: str
     canonical: str
     seeds: int
     pots: int
     mirrored: bool
-    def __init__(self, position: _Optional[str] = ..., canonical: _Optional[str] = ..., seeds: _Optional[int] = ..., pots: _Optional[int] = ..., mirrored: _Optional[bool] = ...) -> None: ...
+    unverified: bool
+    def __init__(self, position: _Optional[str] = ..., canonical: _Optional[str] = ..., seeds: _Optional[int] = ..., pots: _Optional[int] = ..., mirrored: _Optional[bool] = ..., unverified: _Optional[bool] = ...) -> None: ...
 
 class CensusRow(_message.Message):
-    __slots__ = ("by", "group", "classes", "raw_positions", "simplest", "nim_value")
+    __slots__ = ("by", "group", "classes", "raw_positions", "simplest", "nim_value", "unverified")
     BY_FIELD_NUMBER: _ClassVar[int]
     GROUP_FIELD_NUMBER: _ClassVar[int]
     CLASSES_FIELD_NUMBER: _ClassVar[int]
     RAW_POSITIONS_FIELD_NUMBER: _ClassVar[int]
     SIMPLEST_FIELD_NUMBER: _ClassVar[int]
     NIM_VALUE_FIELD_NUMBER: _ClassVar[int]
+    UNVERIFIED_FIELD_NUMBER: _ClassVar[int]
     by: str
     group: _ruma_pb2.Value
     classes: int
     raw_positions: int
     simplest: _containers.RepeatedCompositeFieldContainer[CensusPosition]
     nim_value: int
-    def __init__(self, by: _Optional[str] = ..., group: _Optional[_Union[_ruma_pb2.Value, _Mapping]] = ..., classes: _Optional[int] = ..., raw_positions: _Optional[int] = ..., simplest: _Optional[_Iterable[_Union[CensusPosition, _Mapping]]] = ..., nim_value: _Optional[int] = ...) -> None: ...
+    unverified: int
+    def __init__(self, by: _Optional[str] = ..., group: _Optional[_Union[_ruma_pb2.Value, _Mapping]] = ..., classes: _Optional[int] = ..., raw_positions: _Optional[int] = ..., simplest: _Optional[_Iterable[_Union[CensusPosition, _Mapping]]] = ..., nim_value: _Optional[int] = ..., unverified: _Optional[int] = ...) -> None: ...
 
 class CensusSummary(_message.Message):
-    __slots__ = ("ruleset", "seeds_min", "seeds_max", "pots_min", "pots_max", "classes", "raw_positions", "rows", "computed", "seconds", "missing")
+    __slots__ = ("ruleset", "seeds_min", "seeds_max", "pots_min", "pots_max", "classes", "raw_positions", "rows", "computed", "seconds", "missing", "unverified")
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEEDS_MIN_FIELD_NUMBER: _ClassVar[int]
     SEEDS_MAX_FIELD_NUMBER: _ClassVar[int]
@@ -142,6 +146,7 @@ class CensusSummary(_message.Message):
     COMPUTED_FIELD_NUMBER: _ClassVar[int]
     SECONDS_FIELD_NUMBER: _ClassVar[int]
     MISSING_FIELD_NUMBER: _ClassVar[int]
+    UNVERIFIED_FIELD_NUMBER: _ClassVar[int]
     ruleset: str
     seeds_min: int
     seeds_max: int
@@ -153,7 +158,8 @@ class CensusSummary(_message.Message):
     computed: int
     seconds: float
     missing: int
-    def __init__(self, ruleset: _Optional[str] = ..., seeds_min: _Optional[int] = ..., seeds_max: _Optional[int] = ..., pots_min: _Optional[int] = ..., pots_max: _Optional[int] = ..., classes: _Optional[int] = ..., raw_positions: _Optional[int] = ..., rows: _Optional[int] = ..., computed: _Optional[int] = ..., seconds: _Optional[float] = ..., missing: _Optional[int] = ...) -> None: ...
+    unverified: int
+    def __init__(self, ruleset: _Optional[str] = ..., seeds_min: _Optional[int] = ..., seeds_max: _Optional[int] = ..., pots_min: _Optional[int] = ..., pots_max: _Optional[int] = ..., classes: _Optional[int] = ..., raw_positions: _Optional[int] = ..., rows: _Optional[int] = ..., computed: _Optional[int] = ..., seconds: _Optional[float] = ..., missing: _Optional[int] = ..., unverified: _Optional[int] = ...) -> None: ...
 
 class CensusReply(_message.Message):
     __slots__ = ("row", "summary")

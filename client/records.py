@@ -1,6 +1,6 @@
 """The records the command line prints with ``--json``: one shape per kind, for local and remote.
 
-Each kind has a JSON Schema in ``ruma/client/cli/schemas/<kind>.json`` (``schema(kind)``; the tests
+Each kind has a JSON Schema in ``ruma/client/schemas/<kind>.json`` (``schema(kind)``; the tests
 validate every command's output against it). A local evaluation and one from a server give the
 same ``evaluation`` record, both built by ``build_evaluation_record``: ``evaluation_record`` here
 from the engine's ``Evaluation``, ``ruma.client.results.Evaluation.to_dict`` from a server's.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
@@ -31,12 +31,12 @@ KINDS = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of a kind of record."""
     if kind not in KINDS:
         raise KeyError(f"no record kind {kind!r}")
-    text = resources.files("ruma.client.cli").joinpath("schemas", f"{kind}.json").read_text(encoding="utf-8")
+    text = resources.files("ruma.client").joinpath("schemas", f"{kind}.json").read_text(encoding="utf-8")
     return json.loads(text)  # type: ignore[no-any-return]
 
 

@@ -41,6 +41,8 @@ class CensusPosition:
     seeds: int
     pots: int
     mirrored: bool
+    unverified: bool = False
+    """its value is an upload the server has not re-valued yet (it may be wrong)"""
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class CensusRow:
     raw_positions: int
     simplest: list[CensusPosition]
     nim_value: int | None = None
+    unverified: int = 0
+    """of ``classes``, those counted by an upload the server has not re-valued yet"""
 
     def label(self, style: str = "unicode") -> str:
         """The group in ``style`` (or whichever notation the server sent)."""
@@ -63,7 +67,7 @@ class CensusRow:
         return {"by": self.by, "group": self.label(style), "nim_value": self.nim_value, "classes": self.classes,
                 "raw_positions": self.raw_positions,
                 "simplest": [p.position for p in self.simplest],
-                "simplest_canonical": [p.canonical for p in self.simplest]}
+                "simplest_canonical": [p.canonical for p in self.simplest], "unverified": self.unverified}
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,8 @@ class CensusSummary:
     seconds: float
     missing: int = 0
     """Classes left out of the rows because the store lacks their values (0: complete)."""
+    unverified: int = 0
+    """Classes counted by an uploaded value the server has not re-valued yet."""
 
 
 @dataclass
@@ -127,7 +133,8 @@ def census_request(ruleset: str, seeds: tuple[int, int], pots: tuple[int, int] |
                             values=list(values))
 
 
-def stream_census(client: "Client", request: pb.CensusRequest, timeout: float | None = None) -> Iterator[CensusRow | CensusSummary]:
+def stream_census(client: "Client", request: pb.CensusRequest,
+                  timeout: float | None = None) -> Iterator[CensusRow | CensusSummary]:
     """The census rows as the server streams them, then the summary."""
     import grpc
 
@@ -140,12 +147,13 @@ def stream_census(client: "Client", request: pb.CensusRequest, timeout: float | 
                 row = reply.row
                 group = {name: getattr(row.group, name) for name in ("ascii", "unicode", "braces") if getattr(row.group, name)}
                 yield CensusRow(row.by, group, row.classes, row.raw_positions,
-                                [CensusPosition(p.position, p.canonical, p.seeds, p.pots, p.mirrored) for p in row.simplest],
-                                row.nim_value if row.HasField("nim_value") else None)
+                                [CensusPosition(p.position, p.canonical, p.seeds, p.pots, p.mirrored, p.unverified)
+                                 for p in row.simplest],
+                                row.nim_value if row.HasField("nim_value") else None, row.unverified)
             else:
                 s = reply.summary
                 yield CensusSummary(s.ruleset, (s.seeds_min, s.seeds_max), (s.pots_min, s.pots_max), s.classes,
-                                    s.raw_positions, s.rows, s.computed, s.seconds, s.missing)
+                                    s.raw_positions, s.rows, s.computed, s.seconds, s.missing, s.unverified)
     except grpc.RpcError as error:
         raise RumaRpcError.from_grpc(error) from None
 
