@@ -123,14 +123,17 @@ def build_evaluation_record(*, ruleset: str, position: str, canonical: str, mirr
     }
 
 
-def evaluation_record(evaluation: "Evaluation", notation: str = "unicode") -> dict[str, Any]:
-    """The ``evaluation`` record of a local evaluation (``ruma.engine.evaluator.Evaluation``)."""
+def evaluation_record(evaluation: "Evaluation", notation: str = "unicode", stored: bool = True) -> dict[str, Any]:
+    """The ``evaluation`` record of a local evaluation (``ruma.engine.evaluator.Evaluation``);
+    ``stored``: whether its memo is a store (else ``from_store`` is false: a value found in this
+    process's own memo, valued earlier in the same run, came from no store)."""
     return build_evaluation_record(
         ruleset=evaluation.ruleset.name, position=str(evaluation.position), canonical=str(evaluation.canonical),
         mirrored=evaluation.mirrored, notation=notation, value=formatted(evaluation.value, notation),
         analysis=analysis_fields(evaluation.game, notation),
-        components=[(str(c.position), formatted(c.value, notation), c.from_memo) for c in evaluation.components],
-        from_store=evaluation.from_memo, shared=False,
+        components=[(str(c.position), formatted(c.value, notation), stored and c.from_memo)
+                    for c in evaluation.components],
+        from_store=stored and evaluation.from_memo, shared=False,
         unverified=False,  # (a local store's values are its own computations or verified uploads' alike)
         stats=evaluation.stats)
 

@@ -381,7 +381,8 @@ class Stats:
 
 @dataclass
 class LoadSummary:
-    """What a bulk load did: positions valued now, already stored, failed (with reasons)."""
+    """What a bulk load did: positions valued now, stored already (before the load sent them),
+    failed (with reasons; none of them stored when the load ended)."""
 
     valued: int = 0
     already_stored: int = 0

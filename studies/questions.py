@@ -116,7 +116,7 @@ def ask_locally(args: argparse.Namespace, question: Question, by: str, simplest:
     family = question.family
     rules = family.rules
     wanted = wanted_values(rules, parse_values(rules, question.values)) if question.values else None
-    sink = store_sink(args, create=False)  # a question adds to a store, it never starts one
+    sink = store_sink(args)  # (a missing store is created, as a sweep does: what it lacks is valued first)
     try:
         store = sink.store
         values_of = values_among(store, rules, wanted) if wanted is not None else store.lookup_many
@@ -187,8 +187,8 @@ def run_census_command(args: argparse.Namespace) -> int:
 
 
 def run_find(args: argparse.Namespace) -> int:
-    """``ruma find``: the simplest positions of each value, within the bound it states; exit 1
-    when a value has no position there."""
+    """``ruma find``: the simplest positions of each value, within the bound it states. A value
+    with no position there is a correct answer, said as one line on stderr (exit 0)."""
     question = ask(args, args.values, "value", args.simplest)
     rules = question.family.rules
     wanted = parse_values(rules, args.values)
@@ -205,7 +205,6 @@ def run_find(args: argparse.Namespace) -> int:
             record = found.get(label)
             if record is None:
                 print(f"{args.command_prog}: no {rules.name} position of value {label} in this bound", file=sys.stderr)
-                status = Exit.FAILED
                 continue
             unverified = f" ({record['unverified']:,} of them by unverified uploads)" if record["unverified"] else ""
             lines = [f"{label}: {record['classes']:,} classes{unverified}, {record['raw_positions']:,} raw positions; "

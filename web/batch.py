@@ -5,8 +5,9 @@ Positions beyond the service's size limits are refused one by one (``413``/``422
 named); the others go to the service in one ``EvaluateBatch`` whose positions each have the
 request's time (``max_seconds``: the service stops a heavy one alone and values the next), and
 whose deadline is twice that. A position valued gets ``200`` with its value; one that took longer
-``202`` with the command that values it (a background job can too: ``POST /api/v1/jobs``); one
-the service refuses the status of its gRPC code (``400`` malformed, ``422`` beyond the service's
+``202`` with the command that values it (a background job can too: ``POST /api/v1/jobs``), as
+does one the service's limit a request kept from its time (not started, or cut short: "send it
+again"/"send it alone"); one the service refuses the status of its gRPC code (``400`` malformed, ``422`` beyond the service's
 limits, ``429`` the service busy). If the whole call runs out of its deadline, the positions
 without an answer get ``202`` (what was valued meanwhile is stored).
 """
@@ -30,7 +31,8 @@ def _refused(gw: Gateway, ruleset: str, position: str, code: grpc.StatusCode, me
              token: str | None) -> dict[str, Any]:
     """The item of a position the service did not value."""
     error = GatewayError(http_status(code, message), code.name, message)
-    reason = "time" if "each position may take" in message else heavy.stopped_by(error)
+    kept = ("each position may take", "send it again", "send it alone")  # (its time, or its call's, ran out)
+    reason = "time" if any(words in message for words in kept) else heavy.stopped_by(error)
     if reason == "time":
         return _item(position, 202, "NOT_STORED", message, command=heavy.query_command(gw, ruleset, position, token))
     if reason is not None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ruma.client.cli.errors import Exit, report
 from ruma.client.cli.options import (
+    LocalLimits,
     add_data_option,
     add_format_option,
     add_limit_options,
@@ -96,13 +97,16 @@ def run_eval(args: argparse.Namespace) -> int:
 
     status = Exit.OK
     with ExitStack() as stack:
-        bar = stack.enter_context(progress("valuing", total=None, enabled=args.progress, unit="positions"))
+        most = LocalLimits.from_args(args).max_positions  # (the bar of a position runs to the limit)
+        bar = stack.enter_context(progress("valuing", total=most, enabled=args.progress, unit="positions"))
         evaluator = _evaluator(args, stack, throttled(bar.update))
         out = stack.enter_context(Output(args.format, columns(args.ruleset)))
         for text in read_positions(args.positions):
-            bar.describe(f"valuing {text}")
+            bar.describe(f"valuing {text}" if most is None else f"valuing {text}: positions of the limit")
+            bar.update(0)
             try:
-                record = shown(evaluation_record(evaluator.evaluate(text), args.notation), text, args.format)
+                record = shown(evaluation_record(evaluator.evaluate(text), args.notation, evaluator.stored), text,
+                               args.format)
             except Exception as error:  # noqa: BLE001 - one line per failed position; bugs propagate
                 status = max(status, report(args.command_prog, error))
                 continue

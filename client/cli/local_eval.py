@@ -20,7 +20,7 @@ from ruma.client.cli.errors import UnreachableError, UsageError
 from ruma.client.cli.options import LocalLimits
 from ruma.engine.errors import CancelledError, LimitExceededError, RumaError
 from ruma.engine.evaluator import Evaluation, evaluate
-from ruma.engine.memo import Memo
+from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets import Ruleset, State
 from ruma.engine.stores import MissingStoreError, Store, open_store
 
@@ -48,6 +48,8 @@ class LocalEvaluator:
         self.memo = memo
         self.limits = limits
         self.progress = progress
+        #: whether values come from (and go to) a persistent store, not only this process's memo
+        self.stored = capabilities(memo).store is not None
 
     def check_size(self, text: str, state: State) -> None:
         """Refuse a position larger than the pot/seed limits, as the server does."""
@@ -66,14 +68,16 @@ class LocalEvaluator:
         self.check_size(text, state)
         limits = self.limits
         should_cancel = None
+        started = time.monotonic()
         if limits.max_seconds is not None:
-            deadline = time.monotonic() + limits.max_seconds
+            deadline = started + limits.max_seconds
             should_cancel = lambda: time.monotonic() > deadline  # noqa: E731
         try:
             return evaluate(self.rules, state, self.memo, progress=self.progress, should_cancel=should_cancel,
                             max_positions=limits.max_positions)
-        except LimitExceededError as error:
-            raise UsageError(f"{text!r}: {error}", "raise it with --max-positions, or --no-limit") from None
+        except LimitExceededError as error:  # (the search stops as it reaches the limit)
+            raise UsageError(f"{text!r}: {error}, reached after {time.monotonic() - started:.1f} s",
+                             "raise it with --max-positions, or --no-limit") from None
         except CancelledError:
             raise UsageError(f"{text!r}: not valued within {limits.max_seconds:g} s (limit)",
                              "raise it with --max-seconds, or --no-limit") from None

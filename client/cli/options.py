@@ -233,10 +233,13 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 # -- input --------------------------------------------------------------------------------------
 def read_lines(stream: TextIO) -> Iterator[str]:
-    """Stripped lines of ``stream``, skipping blank lines and ``#`` comments."""
+    """Stripped lines of ``stream``, skipping blank lines and ``%`` comments (``COMMENT``; a line
+    starting with ``#`` is a position: a full pot)."""
+    from ruma.engine.rulesets.base import COMMENT
+
     for line in stream:
         text = line.strip()
-        if text and not text.startswith("#"):
+        if text and not text.startswith(COMMENT):
             yield text
 
 

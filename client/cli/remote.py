@@ -2,18 +2,20 @@
 
     ruma query sowing 312 1^8                       # the server in $RUMA_SERVER, else 127.0.0.1:50051
     ruma query --server lab.example.org sowing 312  # port 50051 unless given
-    ruma load impartial-sowing positions.txt        # one position a line, or .csv / .jsonl; - reads stdin
+    ruma load impartial-sowing positions.txt        # one position a line (% starts a comment), or .csv / .jsonl; - reads stdin
 
     ruma load impartial-sowing big.txt --max-seconds 30 --failed failed.txt   # then: ruma load impartial-sowing failed.txt
 
 ``query`` prints the same ``evaluation`` records as ``ruma eval`` (``--lookup``: only what the
 store already has, never computing). ``load`` values every position on the server and prints a
-``load-summary``. Every position has its own outcome: one that runs out of its time
-(``--max-seconds``) or of the server's memory budget fails alone, with its reason, and the others
-are valued. Positions the server stores already are counted as done before anything is sent, so
-a load that stopped is simply run again and its progress is cumulative. ``--failed FILE`` lists
-the positions that could not be valued, each with its reason (a file ``ruma load`` reads back);
-the exit status is then 1, with a one-line summary on stderr.
+``load-summary``. Every position has its own outcome and its own time: one that runs out of it
+(``--max-seconds``, else the server's limit) or of the server's memory budget fails alone, with
+its reason, and the others are valued (a heavy position never costs its neighbours their time).
+Positions the server stores already are counted as done before anything is sent, so a load that
+stopped is simply run again and its progress is cumulative; a position stored by the end is never
+reported failed. ``--failed FILE`` lists the positions that could not be valued, each with its
+reason (``%`` comment lines in text: a file ``ruma load`` reads back; a line starting with ``#`` is
+a position, a full pot); the exit status is then 1, with a one-line summary on stderr.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     load.add_argument("files", nargs="+", metavar="FILE",
                       help="positions, one a line (or .csv with a 'position' column, .jsonl with a 'position' field); "
                            "- reads stdin")
-    load.add_argument("--batch-size", type=positive, default=256, metavar="N", help="positions per call (default 256)")
+    load.add_argument("--batch-size", type=positive, default=256, metavar="N",
+                      help="the most positions a call (default 256; calls are sized to take about 2 s)")
     load.add_argument("--max-seconds", type=seconds, default=0.0, metavar="S",
                       help="seconds each position may compute (default: the server's limit)")
     load.add_argument("--failed", metavar="FILE",

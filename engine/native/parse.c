@@ -1,9 +1,10 @@
 /* parse.c — the paper's position notation (reference: ruma/engine/rulesets/notation.py).
  *
  * Only the happy path is compiled: on any error (and on input the reference would treat in a way
- * not worth copying, such as groups nested deeper than MAX_DEPTH) parse_pots returns 1 and the
- * caller runs the pure-Python parser, which raises the exact NotationError/PositionError the user
- * would get from the reference (errors are rare; their messages stay in one place).
+ * not worth copying, such as groups nested deeper than MAX_DEPTH, or the paper's full pots forever
+ * '←•' and '•→') parse_pots returns 1 and the caller runs the pure-Python parser, which returns
+ * the position or raises the exact NotationError/PositionError the user would get from the
+ * reference (errors are rare; their messages stay in one place).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

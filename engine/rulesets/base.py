@@ -42,6 +42,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 State = tuple[int, ...]
+COMMENT = "%"
+"""The first character of a comment line in a list of positions (a file for ``ruma load``,
+positions on standard input): no ruleset's notation starts a position with it (every ruleset's
+``parse`` refuses it), while ``#`` is a full pot in Sowing's (``#1^11#``)."""
 Pair = tuple[int, int]
 Cell = tuple[Pair, ...]
 """A sweep's potential: a tuple of levels, each a pair of ints (``ruma.engine.families.order``)."""

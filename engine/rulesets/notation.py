@@ -2,7 +2,7 @@
 
 Grammar (whitespace separates tokens and is otherwise ignored)::
 
-    position := item*
+    position := ( '←' FULL )? item* ( FULL '→' )?
     item     := atom ( '^' exponent )?
     atom     := DIGIT            (digit mode: one pot per digit, ``312``)
               | NUMBER           (comma mode: a pot per comma-separated number, ``12,0,3``)
@@ -13,6 +13,11 @@ Grammar (whitespace separates tokens and is otherwise ignored)::
 The text is in *comma mode* when it contains a comma anywhere; then a maximal run of digits is one
 pot and commas (or whitespace) separate items. Otherwise every digit is one pot. Examples:
 ``312``, ``1^8``, ``(10)^3 03 (01)^2``, ``12,0,3``, ``(12,0)^2,5``, ``110••1``, ``#1^8#``.
+
+``←•`` at the start and ``•→`` at the end are the paper's full pots forever on that side (its
+series ``←•1^n•→``, docs/tables.md): they parse as as many full pots as the position has seeds
+(at least one), which no sowing gets past (Erickson 1996, rule N3) — ``←•1^3•→`` is
+``#^3 1^3 #^3``. (The compiled parser leaves these arrows to this one.)
 
 ``format_pots`` prints digits when every pot holds at most 9 seeds and comma-separated counts
 otherwise (a single pot of 10+ as ``10,``), with ``•`` for a full pot; it never compresses, so
@@ -57,6 +62,11 @@ def parse_pots(text: str, *, allow_full: bool = False) -> tuple[int, ...]:
     pots = parser.sequence(top=True)
     if parser.i != len(text):
         raise NotationError(text, parser.i, "unexpected character")
+    if parser.forever:
+        run = [FULL] * max(1, sum(v for v in pots if v < FULL))
+        pots = (run if "←" in parser.forever else []) + pots + (run if "→" in parser.forever else [])
+        if len(pots) > MAX_POTS:
+            raise PositionError(f"position {text!r} has more than {MAX_POTS} pots")
     if not pots and not parser.saw_group:
         raise PositionError(f"empty position {text!r}")
     return tuple(pots)
@@ -120,7 +130,7 @@ class BothDirections(PotRowRuleset):
 
 
 class _Parser:
-    __slots__ = ("text", "i", "comma_mode", "allow_full", "saw_group", "depth")
+    __slots__ = ("text", "i", "comma_mode", "allow_full", "saw_group", "depth", "forever", "full_at")
 
     def __init__(self, text: str, allow_full: bool) -> None:
         self.text = text
@@ -129,6 +139,26 @@ class _Parser:
         self.allow_full = allow_full
         self.saw_group = False
         self.depth = 0
+        self.forever = ""  # the arrows read: full pots forever on that side ('←', '→')
+        self.full_at = -1  # len(out) after a lone full pot (no exponent) at the top level
+
+    def _arrow(self, c: str, out: list[int], top: bool) -> None:
+        """``←•`` (first in the position) or ``•→`` (last): full pots forever on that side."""
+        text, where = self.text, self.i
+        if not self.allow_full:
+            raise NotationError(text, where, "full pots ('•', '#', '←•', '•→') are not part of this game")
+        self.i += 1
+        if c == "←":
+            self._skip()
+            if not top or out or self.forever or self.i >= len(text) or text[self.i] not in _FULL_CHARS:
+                raise NotationError(text, where, "'←' begins a position, before a full pot: '←•'")
+            self.i += 1
+        else:
+            self._skip()
+            if not top or self.full_at != len(out) or self.i != len(text):
+                raise NotationError(text, where, "'→' ends a position, after a full pot: '•→'")
+            out.pop()
+        self.forever += c
 
     def _skip(self) -> None:
         text = self.text
@@ -180,17 +210,24 @@ class _Parser:
                     raise NotationError(text, self.i, "full pots ('•', '#') are not part of this game")
                 self.i += 1
                 atom = [FULL]
+            elif c in "←→":
+                self._arrow(c, out, top)
+                continue
             elif c == "-":
                 raise PositionError(f"negative seed count in {text!r}")
             else:
                 raise NotationError(text, self.i, f"unexpected character {c!r}")
+            lone = c in _FULL_CHARS
             if self.i < len(text) and text[self.i] == "^":
                 self.i += 1
                 times = self._exponent()
                 if len(out) + len(atom) * times > MAX_POTS:
                     raise PositionError(f"position {text!r} has more than {MAX_POTS} pots")
                 atom = atom * times
+                lone = False
             out.extend(atom)
+            if lone and top:
+                self.full_at = len(out)
             if len(out) > MAX_POTS:
                 raise PositionError(f"position {text!r} has more than {MAX_POTS} pots")
             total += sum(v for v in atom if v < FULL) if len(atom) != 1 else (atom[0] if atom[0] < FULL else 0)

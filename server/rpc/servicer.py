@@ -41,7 +41,7 @@ from ruma.server.work.disk import check_room
 from ruma.server.work.inline import InlineRunner
 from ruma.server.work.limits import Limits
 from ruma.server.work.reads import Refusal
-from ruma.server.work.tasks import check_batch
+from ruma.server.work.tasks import check_batch, not_valued
 from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
 
@@ -245,7 +245,8 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
         """The ``evaluate_batch`` task on ``todo``: ``(index, message bytes, wire error or error)``
         for the items it reached. A refusal by admission fails every item of ``todo`` with it,
         unless ``retry``: then admission is asked again for up to ``ADMISSION_RETRY`` seconds
-        (after a worker stopped for memory, the pool needs a moment to replace it)."""
+        (after a worker stopped for memory, the pool needs a moment to replace it). When the
+        call's time runs out before the task answers, every item gets ``not_valued``."""
         name, chosen, brief, max_positions, seconds = args
         waited = 0.0
         while True:
@@ -257,6 +258,8 @@ class RumaServicer(ruma_pb2_grpc.RumaServicer):
                     await asyncio.sleep(0.25)
                     waited += 0.25
                     continue
+                if budget.reason == "time":  # (waiting for a worker: no item was reached)
+                    return [(index, not_valued(f"evaluation of {text[:60]!r}", refused)) for index, text in todo]
                 if budget.reason is not None and budget.reason != "memory":
                     raise
                 return [(index, refused) for index, _ in todo]

@@ -153,19 +153,23 @@ def evaluate_batch(ctx: Context, ruleset: str, items: Sequence[tuple[int, str]],
     RESOURCE_EXHAUSTED alone and the next one is valued. After a memory stop the task returns at
     once (this worker is over the budget and is replaced): the items it did not reach are missing
     from the answer, and the servicer gives them to another worker. When the server's time limit
-    runs out, the items not valued yet get RESOURCE_EXHAUSTED; the client's deadline or
-    cancellation fails the whole call."""
+    for the call runs out, the position being valued gets RESOURCE_EXHAUSTED with its true
+    reason — the server's limit when it had (nearly) the whole call's time, else ``cut_short``
+    (the positions before it took the time: ``SEND_ALONE``) — and the positions not started get
+    ``not_started`` (``SEND_AGAIN``); the client's deadline or cancellation fails the whole call."""
     out: list[tuple[int, bytes | tuple[str, str]]] = []
     budget = ctx.budget
+    began = time.monotonic()
     for index, text in items:
         what = f"evaluation of {text[:60]!r}"
         if budget.reason is not None or budget.should_cancel():
             if budget.reason == "memory":
                 return out
             if budget.reason == "time":
-                out.append((index, to_wire(budget.error(what))))
+                out.append((index, to_wire(not_started(budget, what))))
                 continue
             raise budget.error()
+        started = time.monotonic()
         own = item_budget(budget, item_seconds)
         try:
             rules, state = parse_position(ctx.limits, ruleset, text)
@@ -178,7 +182,8 @@ def evaluate_batch(ctx: Context, ruleset: str, items: Sequence[tuple[int, str]],
                     f"{what} ran longer than the {item_seconds:g} s each position may take (max_seconds)"))))
             elif own.reason in ("time", "memory"):
                 budget.stop(own.reason)
-                out.append((index, to_wire(own.error(what))))
+                late = own.reason == "time" and began_late(budget, began, started)
+                out.append((index, to_wire(cut_short(budget, what, started) if late else own.error(what))))
                 if own.reason == "memory":
                     return out
             else:
@@ -186,6 +191,41 @@ def evaluate_batch(ctx: Context, ruleset: str, items: Sequence[tuple[int, str]],
         except Exception as error:  # noqa: BLE001 - one bad item must not fail the others
             out.append((index, to_wire(error)))
     return out
+
+
+#: the words that end the reason of a batch item the call's time limit kept from its own time:
+#: a client sends a position ``not_started`` again, and one ``cut_short`` again alone
+SEND_AGAIN, SEND_ALONE = "send it again", "send it alone"
+#: a position began late when the positions before it in its task had taken more than this share
+#: of the time the call had left when the task began
+LATE_SHARE = 0.05
+
+
+def began_late(budget: Budget, began: float, started: float) -> bool:
+    """Whether a position that ``started`` in a task that ``began`` had much less than the whole
+    call's time (see ``LATE_SHARE``)."""
+    deadline = budget.server_deadline
+    return deadline is not None and started - began > LATE_SHARE * max(deadline - began, 0.0)
+
+
+def not_started(budget: Budget, what: str) -> LimitExceededError:
+    """The reason of a batch position the call's time limit ran out before."""
+    return LimitExceededError(f"{what} was not started: its call ran out of this server's limit of "
+                              f"{budget.max_seconds:g} s a request (--max-seconds) before its turn; {SEND_AGAIN}")
+
+
+def not_valued(what: str, reason: BaseException) -> LimitExceededError:
+    """The reason of a batch position whose call ran out of its time before a worker answered for it
+    (``reason``: the call's error, such as its wait for a worker)."""
+    return LimitExceededError(f"{what} was not valued: {reason}; {SEND_AGAIN}")
+
+
+def cut_short(budget: Budget, what: str, started: float) -> LimitExceededError:
+    """The reason of a batch position stopped by the call's time limit after the positions before it
+    had taken most of that time."""
+    return LimitExceededError(f"{what} was stopped after {time.monotonic() - started:.1f} s: its call ran out of "
+                              f"this server's limit of {budget.max_seconds:g} s a request (--max-seconds), most of "
+                              f"it taken by the positions before it; {SEND_ALONE} for its whole time")
 
 
 def item_budget(budget: Budget, seconds: float) -> Budget:

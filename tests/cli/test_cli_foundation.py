@@ -24,7 +24,7 @@ from ruma.client.cli.options import (
     read_positions,
 )
 from ruma.client.cli.output import Column, Output
-from ruma.client.progress import progress
+from ruma.client.progress import pace_text, progress
 from ruma.engine.errors import LimitExceededError, NotationError, RumaError
 
 
@@ -134,8 +134,8 @@ def test_limits_and_no_limit() -> None:
 
 
 def test_read_positions_from_stdin() -> None:
-    stdin = io.StringIO("312\n\n# a comment\n  1^8  \n")
-    assert list(read_positions(["2", "-", "3"], stdin)) == ["2", "312", "1^8", "3"]
+    stdin = io.StringIO("312\n\n% a comment\n  1^8  \n#1^3#\n")  # ('#': a full pot, a position)
+    assert list(read_positions(["2", "-", "3"], stdin)) == ["2", "312", "1^8", "#1^3#", "3"]
 
 
 def test_errors_map_to_exit_statuses() -> None:
@@ -185,6 +185,16 @@ def test_progress_is_silent_off_a_terminal(capsys: pytest.CaptureFixture[str]) -
         bar.advance()
         bar.update(3)
     assert capsys.readouterr() == ("", "")
+
+
+def test_the_pace_is_the_average_since_it_was_started() -> None:
+    assert pace_text(50, 100, None, 10.0) == ""  # (no pace started)
+    assert pace_text(50, 100, (9.5, 40), 10.0) == ""  # (under a second: too little known)
+    assert pace_text(40, 100, (0.0, 40), 10.0) == ""  # (nothing done since: no estimate)
+    assert pace_text(60, 100, (0.0, 40), 10.0) == "2.0/s, ~20 s left"
+    assert pace_text(60, 100, (0.0, 40), 20.0) == "1.0/s, ~40 s left"  # a stall is a slower pace
+    assert pace_text(100, 100, (0.0, 40), 20.0) == "3.0/s"
+    assert pace_text(41, 1000, (0.0, 40), 10.0) == "0.1/s, ~2.7 h left"
 
 
 def test_main_one_line_errors_and_debug(capsys: pytest.CaptureFixture[str]) -> None:

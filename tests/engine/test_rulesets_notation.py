@@ -48,6 +48,53 @@ def test_full_pots() -> None:
 
 
 @pytest.mark.parametrize(
+    "series,plain",
+    [
+        # docs/tables.md's series (Erickson 1996, Tables 2 and 4): full pots forever on both sides,
+        # as many as the seeds (rule N3)
+        ("←•1^3•→", "#^3 1^3 #^3"),
+        ("← • 1^{3} • →", "#^3 1^3 #^3"),
+        ("←#2^4#→", "#^8 2^4 #^8"),
+        ("←●3^2●→", "#^6 3^2 #^6"),
+        ("←•1•2•→", "#^3 1•2 #^3"),
+        ("←•12,3•→", "#^15,12,3,#^15"),
+        ("←•1^3", "#^3 1^3"),
+        ("1^3•→", "1^3 #^3"),
+        ("←••→", "##"),
+    ],
+)
+def test_full_pots_forever(series: str, plain: str) -> None:
+    expected = parse_pots(plain, allow_full=True)
+    assert parse_pots(series, allow_full=True) == expected
+    for name in ("sowing", "impartial-sowing"):  # (the compiled parser hands the arrows to this one)
+        assert get_ruleset(name).parse(series) == expected
+
+
+@pytest.mark.parametrize("text", ["1←•2", "←1", "1•→2", "•^2→", "1→", "←•1•→→", "(←•1)", "→", "←"])
+def test_full_pots_forever_only_at_the_ends(text: str) -> None:
+    with pytest.raises(NotationError, match="'←' begins a position|'→' ends a position"):
+        get_ruleset("sowing").parse(text)
+
+
+def test_full_pots_forever_are_sowing_only() -> None:
+    with pytest.raises(NotationError, match="full pots"):
+        get_ruleset("atomic-wari").parse("←•1•→")
+
+
+def test_no_position_starts_with_a_comment() -> None:
+    from ruma.engine.rulesets import ruleset_names, sample_ruleset
+    from ruma.engine.rulesets.base import COMMENT
+
+    for name in ruleset_names():
+        rules = sample_ruleset(name)
+        for example in rules.examples:
+            with pytest.raises(RumaInputError):
+                rules.parse(COMMENT + example)
+            with pytest.raises(RumaInputError):
+                rules.parse(f"{COMMENT} {example}")
+
+
+@pytest.mark.parametrize(
     "text,error",
     [
         ("", PositionError),

@@ -57,7 +57,7 @@ def test_query_reports_bad_positions_and_missing_token(served: tuple[str, Path, 
 @pytest.mark.parametrize(
     "name,text",
     [
-        ("positions.txt", "# Table 2\n1^5\n1^6\n\n312\n"),
+        ("positions.txt", "% Table 2\n1^5\n1^6\n\n312\n"),
         ("positions.csv", "position,note\n1^5,a\n1^6,b\n312,c\n"),
         ("positions.jsonl", '{"position": "1^5"}\n{"position": "1^6"}\n{"position": "312"}\n'),
     ],

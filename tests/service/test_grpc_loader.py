@@ -101,13 +101,15 @@ def test_unreachable_server_fails_once_and_quickly() -> None:
 
 
 def test_read_positions_formats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "a.txt").write_text("# comment\n312\n\n 1^4 \n")
+    (tmp_path / "a.txt").write_text("% comment\n312\n\n 1^4 \n")
     (tmp_path / "b.csv").write_text("id,position\n1,312\n2,1^4\n")
     (tmp_path / "c.jsonl").write_text('{"position": "312"}\n\n{"position": "1^4", "x": 1}\n')
     for name in ("a.txt", "b.csv", "c.jsonl"):
         assert read_positions(tmp_path / name) == ["312", "1^4"]
-    monkeypatch.setattr("sys.stdin", io.StringIO("312\n# x\n1^4\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("312\n  % x\n1^4\n"))
     assert read_positions("-") == ["312", "1^4"]
+    (tmp_path / "full.txt").write_text("#1^11#\n# 1^3 #\n")  # a full pot, not a comment
+    assert read_positions(tmp_path / "full.txt") == ["#1^11#", "# 1^3 #"]
     (tmp_path / "bad.csv").write_text("pos\n312\n")
     with pytest.raises(RumaInputError, match="'position' column"):
         read_positions(tmp_path / "bad.csv")

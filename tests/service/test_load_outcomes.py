@@ -26,11 +26,11 @@ BUDGET = 192 << 20
 
 
 def _reasons(text: str) -> dict[str, str]:
-    """A text failure file read back: each position with the ``#`` lines above it."""
+    """A text failure file read back: each position with the ``%`` comment lines above it."""
     out: dict[str, str] = {}
     comment: list[str] = []
     for line in text.splitlines():
-        if line.startswith("# "):
+        if line.startswith("% "):
             comment.append(line[2:])
         else:
             out[line] = "\n".join(comment)
@@ -116,3 +116,70 @@ def test_each_position_of_a_batch_has_its_own_time(tmp_path: Path) -> None:
             assert item.status.code == 0, item.status.message
             expected = evaluate(IMPARTIAL_SOWING, IMPARTIAL_SOWING.parse(item.position), memo).value
             assert item.evaluation.value.ascii == ("0" if expected == 0 else f"*{expected}" if expected > 1 else "*")
+
+
+def test_a_heavy_neighbour_never_costs_a_cheap_position_its_time(tmp_path: Path) -> None:
+    """A file of cheap positions, heavy ones and malformed lines, under a server limit of 2 s a
+    request: every cheap position is valued (a heavy one in the same call does not use up its
+    time), every heavy one fails with the time limit as its reason, every malformed one with its
+    parse error, nothing stored is reported failed, and a line starting with ``#`` (a full pot) is
+    a position while ``%`` starts a comment."""
+    cheap = _cheap(150)
+    heavy = ["1^16", "9^40", "2^14"]
+    bad = {"3x2": "'3x2'", "(10)^3 03 (01": "missing ')'", "1^70": "64"}
+    full = "#1^3#"  # Erickson 1996 Table 2: •1^3• = 0
+    rows = [f"% {len(cheap)} cheap positions, heavy ones and malformed lines", *cheap[:40], heavy[0],
+            *cheap[40:90], heavy[1], *bad, full, *cheap[90:], heavy[2]]
+    positions = tmp_path / "positions.txt"
+    positions.write_text("\n".join(rows) + "\n")
+    failed = tmp_path / "failed.txt"
+    with running_server(tmp_path / "data", limits=Limits(max_seconds=2, eval_workers=2)) as (_, address):
+        first = ruma("load", "--server", address, "sowing", str(positions), "--failed", str(failed), "--json")
+        assert first.returncode == 1, first.stderr
+        summary = json.loads(first.stdout)
+        loaded = len(rows) - 1  # (the comment line is no position)
+        assert summary["total"] == loaded
+        assert summary["valued"] + summary["already_stored"] == len(cheap) + 1, summary["failed"]
+        reasons = _reasons(failed.read_text())
+        assert sorted(reasons) == sorted([*heavy, *bad])
+        for position in heavy:  # (had it all: "ran longer", or "was not valued" when its worker had to be stopped)
+            reason = reasons[position]
+            assert f"'{position}'" in reason and "ran longer than this server's limit of 2 s" in reason, reason
+            assert "send it" not in reason and "was not started" not in reason, reason
+        for position, words in bad.items():
+            assert words in reasons[position], (position, reasons[position])
+        with connect(address) as client:
+            assert all(item.found for item in client.lookup("sowing", [*cheap, full]))
+            assert client.lookup("sowing", [full])[0].evaluation.value.ascii == "0"
+            assert not any(item.found for item in client.lookup("sowing", heavy))  # (reported failed: not stored)
+        # the failures file reads back as the failed positions, and a rerun fails those alone
+        again = ruma("load", "--server", address, "sowing", str(failed), "--json")
+        assert again.returncode == 1
+        assert sorted(f["position"] for f in json.loads(again.stdout)["failed"]) == sorted([*heavy, *bad])
+
+
+def test_a_batch_says_which_positions_its_call_kept_from_their_time(tmp_path: Path) -> None:
+    """``EvaluateBatch`` under the server's limit a request: the position running when the call's
+    time runs out fails with the limit when it had (nearly) all of it, else it is ``cut short``
+    (send it alone); the positions after it were not started (send it again)."""
+    from ruma.v1 import ruma_pb2 as pb
+
+    def batch(client: object, positions: list[str]) -> list[tuple[int, str]]:
+        request = pb.EvaluateBatchRequest(ruleset="sowing", positions=positions, notations=[pb.NOTATION_ASCII],
+                                          brief=True)
+        reply = client.call(client.stub.EvaluateBatch, request, 60)  # type: ignore[attr-defined]
+        return [(item.status.code, item.status.message) for item in reply.items]
+
+    exhausted = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+    with running_server(tmp_path / "data", limits=Limits(max_seconds=6, eval_workers=1)) as (_, address), \
+            connect(address) as client:
+        while batch(client, ["1"])[0][0]:  # (the worker may still be starting on a busy machine)
+            pass
+        first, after = batch(client, ["1^16", "312"])
+        assert first[0] == exhausted and "'1^16' ran longer than this server's limit of 6 s" in first[1]
+        assert after[0] == exhausted and "'312' was not started" in after[1] and "send it again" in after[1]
+        # 1^11 takes about a second (well over 5 % of the call's time): 1^16 after it is cut short
+        cheap, late, after = batch(client, ["1^11", "1^16", "2202"])
+        assert cheap == (0, "")
+        assert late[0] == exhausted and "'1^16' was stopped after" in late[1] and "send it alone" in late[1]
+        assert after[0] == exhausted and "send it again" in after[1]
