@@ -1,10 +1,16 @@
-"""What every test folder shares: the ``both_engines`` marker. The harnesses (a real server,
+"""What every test folder shares: the ``both_engines`` marker and Ray kept on loopback. The harnesses (a real server,
 ``ruma serve``, the explorer, commands in a fresh process) and the oracles are modules of
 ``tests/support``; a folder's own fixtures are in its ``conftest.py`` (``web/``: the browser)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Ray reads this when it is first imported: with it, every cluster a test starts, and every driver
+# that joins one, stays on 127.0.0.1 (never the machine's other addresses)
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 
 def pytest_configure(config: pytest.Config) -> None:

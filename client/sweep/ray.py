@@ -38,6 +38,11 @@ class _Actor:
     def forget(self) -> None:
         forget()
 
+    def node(self) -> str:
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
 
 class RayActors:
     """``slots`` Ray actors (see the module docstring)."""
@@ -92,6 +97,10 @@ class RayActors:
     def call(self, slot: int, function: Any, *args: Any) -> "futures.Future[Any]":
         """Run ``function(*args)`` (importable by name) on the slot's actor."""
         return self.actors[slot].call.remote(function, *args).future()  # type: ignore[no-any-return]
+
+    def nodes(self) -> list[str]:
+        """The Ray node each slot's actor runs on (its node id), in slot order."""
+        return [str(node) for node in self.ray.get([actor.node.remote() for actor in self.actors])]
 
     def close(self) -> None:
         """Stop the actors (and the cluster, if this sweep started it)."""

@@ -384,8 +384,10 @@ def test_cli_sweep_and_census(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "cannot sweep 'nim'" in unknown.stderr
     down = ruma("census", "sowing", "--seeds", "3", "--server", "127.0.0.1:1", "--timeout", "5")
     assert down.returncode == 3, down.stderr
-    missing = ruma("census", "sowing", "--seeds", "3", "--data", str(tmp_path / "misspelled"))
-    assert missing.returncode == 3 and not (tmp_path / "misspelled").exists()
+    # like sweep, a census creates the store it is told to use and values what is missing into it
+    fresh = ruma("census", "sowing", "--seeds", "3", "--data", str(tmp_path / "fresh"), "--format", "csv")
+    assert fresh.returncode == 0, fresh.stderr
+    assert (tmp_path / "fresh").is_dir() and "created a new store" in fresh.stderr
     # a server that takes 4 pots at most stores the rest of a sweep to 5 pots, and says what it rejected
     with running_server(tmp_path / "narrow", limits=Limits(max_pots=4)) as (_, address):
         remote = ruma("sweep", "impartial-sowing", "--seeds", "5", "--server", address, "--workers", "1", "--json")
