@@ -28,6 +28,7 @@ import lmdb
 from ruma.engine.cgt import Game, Value
 from ruma.engine.frame import frame_codes, frame_count, frame_lengths
 from ruma.engine.memo import new_compact_memo
+from ruma.engine.rulesets.base import PLUGIN_CODE
 from ruma.server.store import codec
 from ruma.server.store.writer import find_in, pack_shared, unpack_nim
 
@@ -255,6 +256,8 @@ class BulkOps:
         value (the caller's checks raise)."""
         if _NATIVE is None or not self.use_writer or (self.writer is None and len(keys) < WRITER_MIN):
             return False
+        if any(key[0] == PLUGIN_CODE for key in keys):
+            return False  # (the writer process counts entries by two-byte prefixes: an installed ruleset's go here)
         writer = self._bulk_writer()  # (started by the first large batch)
         if writer is None:
             return False
@@ -391,6 +394,6 @@ def add_counts(txn: Any, meta: Any, counts: dict[bytes, int]) -> None:
         txn.put(count_key, seal(count_key, total.to_bytes(8, "big")), db=meta)
         if old is None:
             name_key = _RULESET + prefix
-            txn.put(name_key, seal(name_key, _ruleset_name(prefix[0], prefix[1]).encode()), db=meta)
+            txn.put(name_key, seal(name_key, _ruleset_name(prefix).encode()), db=meta)
     if any(counts.values()):
         txn.put(b"engine_version", seal(b"engine_version", ENGINE_VERSION.encode()), db=meta)

@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import google_crc32c
 
 from ruma.engine.errors import RumaError, RumaInputError
+from ruma.engine.rulesets.base import prefix_length
 
 GAME_ID_BYTES = 8
 
@@ -219,11 +220,12 @@ def decode_state_key(key: bytes) -> tuple[int, int, tuple[int, ...]]:
 def complexity(key: bytes) -> bytes:
     """Sort prefix making simpler positions come first: total seeds, then key length."""
     seeds = 0
-    if len(key) >= 3 and key[2] == 0:
-        seeds = sum(key[3:])
-    elif len(key) >= 3 and key[2] == 1:
+    at = prefix_length(key) if key else 0  # (the tag follows the ruleset's prefix)
+    if len(key) > at and key[at] == 0:
+        seeds = sum(key[at + 1:])
+    elif len(key) > at and key[at] == 1:
         try:
-            seeds = sum(abs(int(p)) for p in bytes(key[3:]).decode("ascii").split(",") if p)
+            seeds = sum(abs(int(p)) for p in bytes(key[at + 1:]).decode("ascii").split(",") if p)
         except ValueError:
             seeds = 0xFFFFFFFF
     else:
