@@ -30,7 +30,7 @@ from typing import Any, Sequence
 import google_crc32c
 
 from ruma.engine.errors import RumaError, RumaInputError
-from ruma.engine.rulesets.base import prefix_length
+from ruma.engine.rulesets.base import PLUGIN_CODE, prefix_length
 
 GAME_ID_BYTES = 8
 
@@ -200,9 +200,13 @@ def decode_state_key(key: bytes) -> tuple[int, int, tuple[int, ...]]:
     """``(code, version, state)`` from a key made by ``ruma.engine.rulesets.base.Ruleset.key``.
 
     The body is ``b"\\x00" + bytes(state)`` or ``b"\\x01"`` + the state as comma-separated text.
+    A key of an installed ruleset (``PLUGIN_CODE``, whose version is hashed) is refused:
+    ``store.keys.state_of_key`` reads it.
     """
     if len(key) < 3:
         raise CodecError(f"position key too short: {bytes(key)!r}")
+    if key[0] == PLUGIN_CODE:
+        raise CodecError(f"key {bytes(key)!r} is of an installed ruleset: its version is not in the key")
     code, version, tag = key[0], key[1], key[2]
     body = bytes(key[3:])
     if tag == 0:
