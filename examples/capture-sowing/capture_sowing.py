@@ -27,7 +27,7 @@ no move raises.
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar, Sequence
+from typing import Callable, ClassVar, Iterator, Sequence
 
 from ruma.engine.rulesets.base import PLUGIN_CODE, Cell, Ruleset, State, strip_ends
 from ruma.engine.rulesets.notation import PotRowRuleset
@@ -39,11 +39,17 @@ PAIR = 2
 """The count a sowing's last pot must reach to be captured."""
 
 
-def capture(row: State, option: State, last: int) -> State:
-    """``option`` (a sowing of ``row`` whose last seed fell in pot ``last``) after the capture."""
+def capture(option: State, last: int) -> State:
+    """``option``, a sowing whose last seed fell in pot ``last``, after the capture."""
     if option[last] != PAIR:
         return option
     return option[:last] + (0,) + option[last + 1:]
+
+
+def _captured(row: State, sowings: list[State], last_of: Callable[[Iterator[int]], int]) -> list[State]:
+    """``capture`` of each of ``row``'s ``sowings``, whose last pot is ``last_of`` (``max`` for a
+    rightward sowing, ``min`` for a leftward one) the pots it changed."""
+    return [capture(o, last_of(k for k in range(len(row)) if o[k] != row[k])) for o in sowings]
 
 
 def _split(row: State) -> list[State]:
@@ -81,19 +87,11 @@ class CaptureSowingRuleset(SowingRuleset):
 
     def left_options(self, state: State) -> list[State]:
         """Sowing's rightward sowings, each ending on the last pot it changed, then the capture."""
-        out = []
-        for option in super().left_options(state):
-            last = max(k for k in range(len(state)) if option[k] != state[k])
-            out.append(capture(state, option, last))
-        return out
+        return _captured(state, super().left_options(state), max)
 
     def right_options(self, state: State) -> list[State]:
         """Sowing's leftward sowings, each ending on the first pot it changed, then the capture."""
-        out = []
-        for option in super().right_options(state):
-            last = min(k for k in range(len(state)) if option[k] != state[k])
-            out.append(capture(state, option, last))
-        return out
+        return _captured(state, super().right_options(state), min)
 
     def normalise(self, state: State) -> tuple[State, bool]:
         """C1, then the lexicographically smaller orientation (C2)."""
