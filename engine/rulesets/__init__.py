@@ -63,6 +63,8 @@ _COMPILED = "ruma.engine.native.rulesets:COMPILED"
 _cache: dict[str, Ruleset] = {}
 #: the entry points of ``installed.GROUP``, read when first needed (``refresh_installed`` reads again)
 _installed: dict[str, installed.Installed] | None = None
+#: why each installed ruleset that cannot serve cannot (its module is not imported again each time)
+_broken: dict[str, BrokenRulesetError] = {}
 BUILT_IN = "built-in"
 """``ruleset_origin`` of a ruleset that comes with ruma."""
 
@@ -81,6 +83,7 @@ def refresh_installed() -> None:
     for name in _installed_entries():
         if name not in _RULESETS:
             _cache.pop(name, None)
+    _broken.clear()
     _installed = None
 
 
@@ -119,7 +122,7 @@ def get_ruleset(name: str) -> Ruleset:
     if key in _RULESETS:
         ruleset = _compiled(_entry(_RULESETS[key]))  # the compiled core when active
     elif key in _installed_entries():
-        ruleset = installed.load(_installed_entries()[key], _builtin_names())  # (BrokenRulesetError)
+        ruleset = _load_installed(key)
     else:
         family, sep, parameter = key.partition(":")
         if not sep or family not in _FACTORIES:
@@ -128,6 +131,17 @@ def get_ruleset(name: str) -> Ruleset:
         ruleset = factory(parameter)
     _cache[key] = ruleset
     return ruleset
+
+
+def _load_installed(name: str) -> Ruleset:
+    """The installed ruleset ``name`` (its module imported once); raises its ``BrokenRulesetError``."""
+    if name in _broken:
+        raise BrokenRulesetError(str(_broken[name])) from _broken[name].__cause__
+    try:
+        return installed.load(_installed_entries()[name], _builtin_names())
+    except BrokenRulesetError as error:
+        _broken[name] = error
+        raise
 
 
 def ruleset_names() -> list[str]:
@@ -158,7 +172,7 @@ def installed_rulesets() -> list[tuple[installed.Installed, Ruleset | BrokenRule
     out: list[tuple[installed.Installed, Ruleset | BrokenRulesetError]] = []
     for name, entry in sorted(_installed_entries().items()):
         try:
-            out.append((entry, installed.load(entry, _builtin_names()) if name in _RULESETS else get_ruleset(name)))
+            out.append((entry, _load_installed(name) if name in _RULESETS else get_ruleset(name)))
         except BrokenRulesetError as error:
             out.append((entry, error))
     return out
