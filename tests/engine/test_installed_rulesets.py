@@ -15,7 +15,7 @@ from typing import ClassVar
 import pytest
 
 from ruma.engine.cgt import STAR, ZERO, Game
-from ruma.engine.errors import BrokenRulesetError, UnknownRulesetError
+from ruma.engine.errors import BrokenRulesetError, RumaInputError, UnknownRulesetError
 from ruma.engine.evaluator import evaluate
 from ruma.engine.rulesets import (
     get_ruleset,
@@ -30,6 +30,7 @@ from ruma.engine.rulesets import (
 )
 from ruma.engine.rulesets.base import PLUGIN_CODE, key_prefix_of
 from ruma.engine.rulesets.sowing import SowingRuleset
+from ruma.server.catalog.properties import check_property
 from tests.support.installed import add_distribution, add_example, capture_value, on_path
 
 
@@ -126,6 +127,9 @@ def test_broken_rulesets_are_reported_with_their_entry_point(site: Path) -> None
         assert all(reasons[n] in str(report[n]) for n in reasons)
         assert report["capture-sowing"] is get_ruleset("capture-sowing")  # the others serve as usual
         assert "capture-sowing" in row_rulesets() and not set(reasons) - {"sowing"} & set(row_rulesets())
+        # the catalog's lists of rulesets by what they declare pass over the broken ones
+        with pytest.raises(RumaInputError, match=r"impartial-twin needs one of \[.*'sowing'"):
+            check_property("impartial-twin", evaluate(get_ruleset("capture-sowing"), "11"), evaluate)
 
 
 def test_two_distributions_of_one_name_are_ambiguous(site: Path) -> None:
