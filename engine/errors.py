@@ -3,8 +3,9 @@
 Errors about the input are also ``ValueError``s: ``RumaInputError`` (malformed or meaningless
 input) and its subclasses, and ``LimitExceededError`` (input beyond the configured limits). The
 rest are not: ``CancelledError`` (a search stopped by its caller), ``NotAtomicError`` (a quantity
-a game does not have), and the errors of the other layers (the store's damaged records, a lost
-worker, a failed call of the client) derive from ``RumaError`` alone.
+a game does not have), ``BrokenRulesetError`` (an installed ruleset that cannot serve), and the
+errors of the other layers (the store's damaged records, a lost worker, a failed call of the
+client) derive from ``RumaError`` alone.
 
 The server maps these to gRPC status codes in one place (``ruma.server.rpc.errors``):
 ``RumaInputError`` and its subclasses → ``INVALID_ARGUMENT``, ``LimitExceededError`` →
@@ -49,6 +50,12 @@ class PositionError(RumaInputError):
 
 class UnknownRulesetError(RumaInputError):
     """A ruleset name that the engine does not know."""
+
+
+class BrokenRulesetError(RumaError):
+    """An installed ruleset (entry point of ``ruma.rulesets``) that cannot serve: its module does
+    not import, it is not a ``Ruleset``, or its name or key code clashes; the message names the
+    entry point and the distribution that declares it. Not about the caller's input."""
 
 
 class NotAtomicError(RumaError):

@@ -118,8 +118,9 @@ class Store(Protocol):
         """The store id of ``game``, or ``None`` if never stored."""
 
     def positions_with_value(self, ruleset_code: int, value: Value, limit: int = 100,
-                             version: int | None = None) -> list[bytes]:
-        """Keys of stored positions of a ruleset whose value is ``value``, simplest first."""
+                             version: int | None = None, prefix: bytes | None = None) -> list[bytes]:
+        """Keys of stored positions of a ruleset whose value is ``value``, simplest first (``prefix``:
+        those under one key prefix, ``Ruleset.key_prefix``, only)."""
 
     def flush(self) -> None:
         """Write every buffered entry now."""

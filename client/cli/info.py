@@ -1,6 +1,6 @@
 """``ruma rulesets`` and ``ruma completion``: what ruma knows, and shell completion.
 
-    ruma rulesets                      # names, descriptions and example positions
+    ruma rulesets                      # names, where each comes from, descriptions, example positions
     ruma rulesets --json
     eval "$(ruma completion bash)"     # or: ruma completion zsh|fish > the shell's completion file
 """
@@ -17,16 +17,41 @@ SHELLS = ("bash", "zsh", "fish")
 
 
 def run_rulesets(args: argparse.Namespace) -> int:
-    """List every ruleset with its description and example positions."""
-    from ruma.engine.rulesets import ruleset_description, ruleset_names, sample_ruleset
+    """List every ruleset with where it comes from (``built-in`` or the distribution that installed
+    it), its description and example positions; an installed ruleset that cannot serve is listed
+    with the reason (``error``, and in its description), the others as usual."""
+    from ruma.engine.errors import BrokenRulesetError
+    from ruma.engine.rulesets import (
+        installed_rulesets,
+        ruleset_description,
+        ruleset_names,
+        ruleset_origin,
+        sample_ruleset,
+    )
 
-    columns = [Column("name"), Column("impartial"), Column("description"), Column("examples")]
+    clashing = {entry.name: (entry, error) for entry, error in installed_rulesets()
+                if isinstance(error, BrokenRulesetError) and entry.name in ruleset_names()}
+    columns = [Column("name"), Column("origin"), Column("impartial"), Column("description"), Column("examples")]
     with Output(args.format, columns) as out:
         for name in ruleset_names():
-            rules = sample_ruleset(name)  # (a family, octal:CODE, by a member: its examples are the family's)
-            out.emit({"name": name, "impartial": rules.impartial, "description": ruleset_description(name),
-                      "examples": list(rules.examples)})
+            origin = ruleset_origin(name)
+            try:
+                rules = sample_ruleset(name)  # (a family, octal:CODE, by a member: its examples are the family's)
+            except BrokenRulesetError as error:
+                out.emit(_broken(name, origin, error))
+                continue
+            out.emit({"name": name, "origin": origin, "impartial": rules.impartial,
+                      "description": ruleset_description(name), "examples": list(rules.examples), "error": None})
+            if name in clashing and origin != clashing[name][0].distribution:  # (an installed one of a taken name)
+                entry, reason = clashing[name]
+                out.emit(_broken(name, entry.distribution or "installed", reason))
     return 0
+
+
+def _broken(name: str, origin: str, error: Exception) -> dict[str, Any]:
+    """The record of an installed ruleset that cannot serve: why, in ``error`` and the description."""
+    return {"name": name, "origin": origin, "impartial": None, "description": f"cannot serve: {error}",
+            "examples": [], "error": str(error)}
 
 
 def run_completion(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ruma.client.cli.errors import CliError, Exit, UsageError, WorkFailedError, as_cli_error, report, rpc_error
 from ruma.client.cli.options import (
@@ -40,11 +41,17 @@ QUERY_FORMATS = ("table", "text", "json", "csv")
 MAX_FAILURES_SHOWN = 20
 
 
-def _check_ruleset(args: argparse.Namespace) -> None:
-    """Fail on an unknown ruleset before any position is read."""
+def _check_ruleset(args: argparse.Namespace, client: Any) -> None:
+    """Fail on an unknown ruleset before any position is sent: one this process knows, or one the
+    server lists (a ruleset installed on the server only, ``ruma.rulesets``: docs/rulesets.md)."""
+    from ruma.engine.errors import UnknownRulesetError
     from ruma.engine.rulesets import get_ruleset
 
-    get_ruleset(args.ruleset)
+    try:
+        get_ruleset(args.ruleset)
+    except UnknownRulesetError:
+        if args.ruleset.strip().lower() not in {info.name for info in client.capabilities().rulesets}:
+            raise
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -82,12 +89,12 @@ def run_query(args: argparse.Namespace) -> int:
     line each on stderr (2 for a bad position or a limit, 1 for a position not stored)."""
     from ruma.client.cli.eval import _text, columns, shown
 
-    _check_ruleset(args)
     positions = list(read_positions(args.positions))
     if not positions:
         raise UsageError("no positions given", "pass POSITION arguments, or - and positions on stdin")
     status = Exit.OK
     with connect(args) as client, Output(args.format, columns(args.ruleset)) as out:
+        _check_ruleset(args, client)
         if args.lookup:
             for text, found in zip(positions, client.lookup(args.ruleset, positions)):
                 if found.evaluation is not None:
@@ -115,9 +122,9 @@ def run_load(args: argparse.Namespace) -> int:
     from ruma.client.loader import read_positions as read_file
     from ruma.client.loader import write_failures
 
-    _check_ruleset(args)
     positions = [position for name in args.files for position in read_file(name)]
     with connect(args) as client:
+        _check_ruleset(args, client)
         try:
             summary = client.load(args.ruleset, positions, batch_size=args.batch_size, max_seconds=args.max_seconds,
                                   progress=None if args.progress else False)

@@ -133,7 +133,8 @@ def run_sweep_command(args: argparse.Namespace) -> int:
 def add_family_options(parser: argparse.ArgumentParser, question: bool = False) -> None:
     """A family's ruleset, ``--seeds`` and ``--pots`` (``question``: the default pots are what the
     seeds can fill), and where its values are: ``--data``/``--store`` or ``--server``, the workers."""
-    parser.add_argument("ruleset", help="sowing, impartial-sowing, atomic-wari, impartial-atomic-wari or atomic-wari-board")
+    parser.add_argument("ruleset", help="a row-of-pots ruleset: sowing, impartial-sowing, atomic-wari, "
+                                        "impartial-atomic-wari, atomic-wari-board or an installed one (ruma rulesets)")
     parser.add_argument("--seeds", required=True, metavar="[A..]B", help="seeds in all, A..B (A defaults to 0)")
     parser.add_argument("--pots", metavar="[C..]D",
                         help="pots per row, C..D (default: what the seeds can fill, as far as a walk of 6 million rows "

@@ -38,7 +38,7 @@ from ruma.engine.evaluator import value_many
 from ruma.engine.families.classes import Family, FamilyClass, enumerate_states
 from ruma.engine.families.order import Cell, CellScheduler, group
 from ruma.engine.families.packets import Entry, RecordingMemo, WirePacket, unpack_wire
-from ruma.engine.rulesets.base import State
+from ruma.engine.rulesets.base import State, key_prefix_of
 from ruma.engine.stores import Store, open_store
 
 #: tasks queued on each worker slot, so that a worker never waits for the driver between two
@@ -90,17 +90,17 @@ class StoreSink:
         self.put_shared: Callable[[bytes, Any, int], None] = store.insert_shared
 
     def holds(self, prefix: bytes) -> bool:
-        """Whether the store holds an entry of the ruleset of key ``prefix`` (code, version)."""
+        """Whether the store holds an entry of the ruleset of key ``prefix`` (``Ruleset.key_prefix``)."""
         return prefix in self._held()
 
     def _held(self) -> set[bytes]:
         self.store.flush()
-        return {bytes((r["code"], r["version"])) for r in self.store.admin.stats()["rulesets"] if r["entries"]}
+        return {bytes.fromhex(r["prefix"]) for r in self.store.admin.stats()["rulesets"] if r["entries"]}
 
     def stored(self, keys: Sequence[bytes]) -> list[bool]:
         """Lookups, one per key (none for a ruleset the store holds no entry of), in one read."""
         held = self._held()
-        asked = [key for key in keys if key[:2] in held]
+        asked = [key for key in keys if key_prefix_of(key) in held]
         found = self.store.lookup_many(asked)
         known = {key for key, value in zip(asked, found) if value is not None}
         return [key in known for key in keys]

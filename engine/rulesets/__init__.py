@@ -9,7 +9,10 @@ above this one); the module-level instances (``sowing.SOWING``, ...) stay pure P
 
 A ruleset says everything the rest of ruma asks about it (``base.Ruleset``'s class attributes
 and hooks), so a new one is one module and one entry here — or, for a ruleset defined outside
-ruma (a toy in a test), one ``register_ruleset`` call.
+ruma, one entry point of an installed package (``installed``: the group ``ruma.rulesets``,
+found when first needed; such rulesets stay pure Python) or one ``register_ruleset`` call (a toy
+in a test). ``ruleset_origin`` says where a name comes from; ``installed_rulesets`` reports every
+installed one, a broken one with its ``BrokenRulesetError``.
 
 May import: the standard library, ``ruma.engine.errors``, ``ruma.engine.native`` (which engine is
 active), ``ruma.engine.cgt`` and ``ruma.engine.octal`` — the compiled twins only by name.
@@ -20,13 +23,14 @@ from __future__ import annotations
 import importlib
 from typing import Callable, cast
 
-from ruma.engine.errors import UnknownRulesetError
+from ruma.engine.errors import BrokenRulesetError, UnknownRulesetError
 from ruma.engine.native import active_engine
-from ruma.engine.rulesets.base import Position, Ruleset, State
+from ruma.engine.rulesets import installed
+from ruma.engine.rulesets.base import PLUGIN_CODE, Position, Ruleset, State
 
-__all__ = ["Position", "Ruleset", "State", "family_by_code", "get_ruleset", "ruleset_by_code", "ruleset_names",
-           "ruleset_description", "parse_position", "register_ruleset", "unregister_ruleset", "row_rulesets",
-           "sample_ruleset"]
+__all__ = ["Position", "Ruleset", "State", "family_by_code", "get_ruleset", "ruleset_by_code", "ruleset_by_prefix",
+           "ruleset_names", "ruleset_description", "ruleset_origin", "installed_rulesets", "parse_position",
+           "register_ruleset", "unregister_ruleset", "refresh_installed", "row_rulesets", "sample_ruleset"]
 
 # name -> "module:attribute" of a Ruleset instance (or the instance itself: ``register_ruleset``)
 _RULESETS: dict[str, str | Ruleset] = {
@@ -57,6 +61,34 @@ _FAMILY_EXAMPLES: dict[str, str] = {
 #: the compiled twins of registered rulesets, by name (used when the compiled engine is active)
 _COMPILED = "ruma.engine.native.rulesets:COMPILED"
 _cache: dict[str, Ruleset] = {}
+#: the entry points of ``installed.GROUP``, read when first needed (``refresh_installed`` reads again)
+_installed: dict[str, installed.Installed] | None = None
+#: why each installed ruleset that cannot serve cannot (its module is not imported again each time)
+_broken: dict[str, BrokenRulesetError] = {}
+BUILT_IN = "built-in"
+"""``ruleset_origin`` of a ruleset that comes with ruma."""
+
+
+def _installed_entries() -> dict[str, installed.Installed]:
+    global _installed
+    if _installed is None:
+        _installed = installed.discover()
+    return _installed
+
+
+def refresh_installed() -> None:
+    """Read the installed rulesets' entry points again (after a package was installed or removed
+    in this process), forgetting those loaded."""
+    global _installed
+    for name in _installed_entries():
+        if name not in _RULESETS:
+            _cache.pop(name, None)
+    _broken.clear()
+    _installed = None
+
+
+def _builtin_names() -> set[str]:
+    return {name for name, target in _RULESETS.items() if isinstance(target, str)} | set(_FACTORIES)
 
 
 def _load(target: str) -> object:
@@ -89,6 +121,8 @@ def get_ruleset(name: str) -> Ruleset:
         return cached
     if key in _RULESETS:
         ruleset = _compiled(_entry(_RULESETS[key]))  # the compiled core when active
+    elif key in _installed_entries():
+        ruleset = _load_installed(key)
     else:
         family, sep, parameter = key.partition(":")
         if not sep or family not in _FACTORIES:
@@ -99,14 +133,54 @@ def get_ruleset(name: str) -> Ruleset:
     return ruleset
 
 
+def _load_installed(name: str) -> Ruleset:
+    """The installed ruleset ``name`` (its module imported once); raises its ``BrokenRulesetError``."""
+    if name in _broken:
+        raise BrokenRulesetError(str(_broken[name])) from _broken[name].__cause__
+    try:
+        return installed.load(_installed_entries()[name], _builtin_names())
+    except BrokenRulesetError as error:
+        _broken[name] = error
+        raise
+
+
 def ruleset_names() -> list[str]:
-    """Every ruleset name, parametrised families shown as ``family:PARAM``."""
-    return sorted(_RULESETS) + [f"{family}:CODE" for family in sorted(_FACTORIES)]
+    """Every ruleset name — built-in, installed (``ruma.rulesets`` entry points; one that is broken
+    too: asked for, it raises ``BrokenRulesetError``) and registered — parametrised families shown
+    as ``family:PARAM``."""
+    return sorted(set(_RULESETS) | set(_installed_entries())) + [f"{family}:CODE" for family in sorted(_FACTORIES)]
+
+
+def ruleset_origin(name: str) -> str:
+    """Where the ruleset ``name`` comes from: ``BUILT_IN``, the distribution of an installed one
+    (``NAME VERSION``), or ``registered`` (``register_ruleset``)."""
+    key = name.strip().lower()
+    family = key.partition(":")[0]
+    if isinstance(_RULESETS.get(key), str) or (key not in _RULESETS and family in _FACTORIES):
+        return BUILT_IN
+    if key in _RULESETS:
+        return "registered"
+    entry = _installed_entries().get(key)
+    if entry is None:
+        raise UnknownRulesetError(f"unknown ruleset {name!r}; known: {', '.join(ruleset_names())}")
+    return entry.distribution or "installed"
+
+
+def installed_rulesets() -> list[tuple[installed.Installed, Ruleset | BrokenRulesetError]]:
+    """Every installed ruleset's entry point with its ruleset, or the ``BrokenRulesetError`` it
+    raises (one whose name is a built-in ruleset's included), by name."""
+    out: list[tuple[installed.Installed, Ruleset | BrokenRulesetError]] = []
+    for name, entry in sorted(_installed_entries().items()):
+        try:
+            out.append((entry, _load_installed(name) if name in _RULESETS else get_ruleset(name)))
+        except BrokenRulesetError as error:
+            out.append((entry, error))
+    return out
 
 
 def row_rulesets() -> list[str]:
     """The names of the registered row-of-pots rulesets (``Ruleset.row_family``: those a family of
-    positions is defined for), in the registry's order."""
+    positions is defined for), in the registry's order, then the installed ones that load."""
     names = []
     for name, target in _RULESETS.items():
         try:
@@ -114,6 +188,9 @@ def row_rulesets() -> list[str]:
                 names.append(name)
         except (ImportError, AttributeError):
             continue
+    for entry, ruleset in installed_rulesets():
+        if isinstance(ruleset, Ruleset) and ruleset.row_family and entry.name not in names:
+            names.append(entry.name)
     return names
 
 
@@ -124,9 +201,12 @@ def register_ruleset(ruleset: Ruleset) -> None:
     name = ruleset.name
     if name != name.strip().lower() or not name or ":" in name:
         raise ValueError(f"ruleset name {name!r}: lower case, no spaces or colon")
-    if name in _RULESETS or name in _FACTORIES:
+    if name in _RULESETS or name in _FACTORIES or name in _installed_entries():
         raise ValueError(f"a ruleset named {name!r} is registered already")
-    if ruleset_by_code(ruleset.code) is not None or family_by_code(ruleset.code) is not None:
+    if ruleset.code == PLUGIN_CODE:
+        if ruleset_by_prefix(ruleset.key_prefix) is not None:
+            raise ValueError(f"key prefix {ruleset.key_prefix.hex()} of {name!r} is another ruleset's")
+    elif ruleset_by_code(ruleset.code) is not None or family_by_code(ruleset.code) is not None:
         raise ValueError(f"key code {ruleset.code} of {name!r} is another ruleset's")
     _RULESETS[name] = ruleset
     _cache.pop(name, None)
@@ -180,13 +260,34 @@ def ruleset_by_code(code: int) -> Ruleset | None:
     """The registered (unparametrised) ruleset whose key prefix byte is ``code``, or ``None``.
 
     Used by persistent stores to tell which ruleset a stored key belongs to. Rulesets whose
-    module is not installed are skipped; parametrised families (``octal:*``) are never returned.
+    module is not installed are skipped; parametrised families (``octal:*``) are never returned,
+    nor installed rulesets (``PLUGIN_CODE``: ``ruleset_by_prefix`` tells them apart).
     """
+    if code == PLUGIN_CODE:
+        return None
     for name in _RULESETS:
         try:
             ruleset = get_ruleset(name)
         except (ImportError, AttributeError):
             continue
         if ruleset.code == code:
+            return ruleset
+    return None
+
+
+def ruleset_by_prefix(prefix: bytes) -> Ruleset | None:
+    """The ruleset whose keys start with ``prefix`` (``Ruleset.key_prefix``, which carries the
+    version), or ``None``: for ``PLUGIN_CODE`` the installed (or registered) ruleset whose name
+    and version hash to it — each installed one is loaded to see, those broken skipped — else
+    ``ruleset_by_code``'s if its version is ``prefix``'s."""
+    if not prefix:
+        return None
+    if prefix[0] != PLUGIN_CODE:
+        ruleset = ruleset_by_code(prefix[0])
+        return ruleset if ruleset is not None and ruleset.key_prefix == bytes(prefix) else None
+    candidates = [target for target in _RULESETS.values() if isinstance(target, Ruleset)]
+    candidates += [r for _, r in installed_rulesets() if isinstance(r, Ruleset)]
+    for ruleset in candidates:
+        if ruleset.code == PLUGIN_CODE and ruleset.key_prefix == bytes(prefix):
             return ruleset
     return None

@@ -14,7 +14,8 @@ Normalisation contract (the memo keys on it, so it must be *sound*):
   be stripped or otherwise value-preservingly simplified, but must NOT be mirrored (a mirror
   negates a partizan value): the evaluator calls ``normalise`` on each component itself. Each
   rule used is stated and argued in the implementing module's docstring, and property-tested.
-* ``key(state)``: bytes identifying a normalised state, prefixed by ``bytes([code, version])`` so
+* ``key(state)``: bytes identifying a normalised state, prefixed by ``key_prefix`` (``bytes([code,
+  version])``; for an installed ruleset, ``PLUGIN_CODE`` and a hash of its name and version) so
   that a changed rule never serves a stale value; ``state_from_key(key)`` is its inverse.
 
 What the rest of ruma asks a ruleset about itself, each with a default that suits a game on
@@ -37,8 +38,10 @@ tuples of ints (a ruleset overrides those that say more about it):
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 State = tuple[int, ...]
@@ -49,6 +52,32 @@ positions on standard input): no ruleset's notation starts a position with it (e
 Pair = tuple[int, int]
 Cell = tuple[Pair, ...]
 """A sweep's potential: a tuple of levels, each a pair of ints (``ruma.engine.families.order``)."""
+
+
+PLUGIN_CODE = 0xFF
+"""The key code of every ruleset installed from outside ruma (``ruma.engine.rulesets.installed``):
+its keys start with this byte and ``PLUGIN_HASH`` bytes of a hash of its name and version."""
+PLUGIN_HASH = 7
+"""The bytes of BLAKE2b of ``name NUL version`` after ``PLUGIN_CODE`` in an installed ruleset's keys."""
+
+
+@cache
+def plugin_prefix(name: str, version: int) -> bytes:
+    """The key prefix of the installed ruleset ``name`` at ``version``: ``PLUGIN_CODE``, then the
+    first ``PLUGIN_HASH`` bytes of BLAKE2b of ``name``, a NUL and ``version`` as decimal text."""
+    digest = hashlib.blake2b(f"{name}\0{version}".encode(), digest_size=PLUGIN_HASH).digest()
+    return bytes((PLUGIN_CODE,)) + digest
+
+
+def prefix_length(key: bytes) -> int:
+    """The length of the ruleset prefix that starts ``key`` (``Ruleset.key_prefix``): two bytes
+    (code, version), or ``1 + PLUGIN_HASH`` for a key of an installed ruleset."""
+    return 1 + PLUGIN_HASH if key[:1] == bytes((PLUGIN_CODE,)) else 2
+
+
+def key_prefix_of(key: bytes) -> bytes:
+    """The ruleset prefix that starts ``key``: what tells a store whose key it is."""
+    return bytes(key[:prefix_length(key)])
 
 
 def strip_ends(state: State) -> State:
@@ -81,9 +110,10 @@ class Ruleset(ABC):
     name: ClassVar[str]
     """The name users type (``sowing``, ``impartial-atomic-wari``, ``octal:0.37``)."""
     code: ClassVar[int]
-    """A small unique integer (0–255) used as the first byte of every memo key."""
+    """A small unique integer (0–254) used as the first byte of every memo key; ``PLUGIN_CODE``
+    (255) for every ruleset installed from outside ruma, whose keys carry a hash after it."""
     version: ClassVar[int] = 1
-    """Bumped whenever moves, normalisation or key encoding change."""
+    """Bumped whenever moves, normalisation or key encoding change (0–255)."""
     impartial: ClassVar[bool]
     """Impartial rulesets are valued with nim values (ints), never partizan canonical forms."""
     description: ClassVar[str] = ""
@@ -144,13 +174,21 @@ class Ruleset(ABC):
         normalise = self.normalise
         return [normalise(piece) for piece in self.components(state)]
 
+    @property
+    def key_prefix(self) -> bytes:
+        """What every key of this ruleset starts with: ``bytes((code, version))``, or for an
+        installed ruleset (``code == PLUGIN_CODE``) ``plugin_prefix(name, version)``."""
+        if self.code == PLUGIN_CODE:
+            return plugin_prefix(self.name, self.version)
+        return bytes((self.code, self.version))
+
     def key(self, state: State) -> bytes:
-        """The memo key of a normalised state, prefixed by ruleset code and version.
+        """The memo key of a normalised state, prefixed by ``key_prefix``.
 
         ``prefix + 0x00 + one byte per value`` when every value is in 0..255, else
         ``prefix + 0x01 + the values as comma-separated decimal text``.
         """
-        prefix = bytes((self.code, self.version))
+        prefix = self.key_prefix
         try:
             return prefix + b"\x00" + bytes(state)
         except ValueError:
@@ -160,7 +198,8 @@ class Ruleset(ABC):
         """The state ``key`` encodes: the inverse of ``key`` (a ruleset that changes ``key``'s
         encoding overrides this too). Raises ``ValueError`` (or ``IndexError``) on a key it
         cannot read; the caller checks the answer by encoding it again."""
-        tag, body = key[2], bytes(key[3:])
+        at = prefix_length(key)
+        tag, body = key[at], bytes(key[at + 1:])
         if tag == 0:
             return tuple(body)
         if tag == 1:

@@ -67,7 +67,7 @@ from __future__ import annotations
 
 from typing import Callable, ClassVar, Sequence
 
-from ruma.engine.rulesets.base import Cell, Pair, State, strip_ends
+from ruma.engine.rulesets.base import Cell, Pair, State, prefix_length, strip_ends
 from ruma.engine.rulesets.notation import FULL, BothDirections, PotRowRuleset, parse_pots
 
 __all__ = ["SOWING", "IMPARTIAL_SOWING", "SowingRuleset", "ImpartialSowingRuleset", "simplify"]
@@ -251,7 +251,7 @@ class SowingRuleset(PotRowRuleset):
 
     def key(self, state: State) -> bytes:
         """Bytes of the counts (a full pot as 255), or their decimal text if a count exceeds 254."""
-        prefix = bytes((self.code, self.version))
+        prefix = self.key_prefix
         try:
             body = bytes(state)  # fast path: every count in 0..255 (255 itself is not a count here)
         except ValueError:
@@ -273,12 +273,13 @@ class SowingRuleset(PotRowRuleset):
 
     def state_from_key(self, key: bytes) -> State:
         """The inverse of ``key``: a full pot is 255 (or ``F`` in the decimal text)."""
-        if key[2] == 0:
-            return tuple(FULL if v == 255 else v for v in key[3:])
-        if key[2] == 1:
-            text = bytes(key[3:]).decode("ascii")
+        at = prefix_length(key)
+        if key[at] == 0:
+            return tuple(FULL if v == 255 else v for v in key[at + 1:])
+        if key[at] == 1:
+            text = bytes(key[at + 1:]).decode("ascii")
             return tuple(FULL if part == "F" else int(part) for part in text.split(",")) if text else ()
-        raise ValueError(f"sowing key {bytes(key)!r} has an unknown tag {key[2]}")
+        raise ValueError(f"sowing key {bytes(key)!r} has an unknown tag {key[at]}")
 
     def fill_pots(self, seeds: int) -> int:
         """F1: the longest component of ``seeds`` seeds, one a pot with the widest gaps D1 allows."""

@@ -24,7 +24,7 @@ from ruma.engine.evaluator import Evaluation, evaluate
 from ruma.engine.families.templates import claim_value, enumerate_instances, parse_domain, parse_template
 from ruma.engine.memo import Memo, capabilities
 from ruma.engine.rulesets import get_ruleset
-from ruma.engine.rulesets.base import Ruleset, State
+from ruma.engine.rulesets.base import PLUGIN_CODE, Ruleset, State
 from ruma.engine.verify import claim_holds
 from ruma.server.catalog.properties import check_property
 
@@ -177,7 +177,8 @@ def search_stored(store: Memo | None, ruleset: str, game: Game, limit: int = 20)
     found: list[tuple[bytes, bool]] = []
     for target, mirrored in wanted:
         if target is not None:
-            found += [(key, mirrored) for key in persistent.positions_with_value(rules.code, target, limit)]
+            found += [(key, mirrored) for key in persistent.positions_with_value(
+                rules.code, target, limit, prefix=rules.key_prefix if rules.code == PLUGIN_CODE else None)]
     # both lists come simplest first; merge them by the store's own measure of simplicity
     found.sort(key=lambda item: complexity(item[0]))
     found = found[:limit]

@@ -5,7 +5,9 @@ loopback addresses are accepted. Each call is logged as one line on stderr (meth
 milliseconds; ``--log-level warning`` silences them). SIGTERM or SIGINT shuts down gracefully:
 calls in flight get ``--grace`` seconds, then the store is flushed and closed. A damaged store is
 refused (exit 3); heavy work runs in evaluation worker processes within ``--max-seconds`` and
-``--max-memory`` (docs/service.md, "Limits and guarantees").
+``--max-memory`` (docs/service.md, "Limits and guarantees"). The rulesets installed beside ruma
+(``ruma.rulesets`` entry points, docs/rulesets.md) are served too — each logged at start-up, one
+that cannot serve warned of — and only those: a client names a ruleset, never sends one.
 """
 
 from __future__ import annotations
@@ -123,6 +125,21 @@ def _start(args: argparse.Namespace, limits: Limits) -> tuple[object, int]:
         raise
 
 
+def _report_installed(prog: str) -> None:
+    """Log each installed ruleset served (its distribution and version); warn of each that cannot
+    serve, with the reason."""
+    from ruma.engine.errors import BrokenRulesetError
+    from ruma.engine.rulesets import installed_rulesets
+
+    log = logging.getLogger(__name__)
+    for entry, ruleset in installed_rulesets():
+        if isinstance(ruleset, BrokenRulesetError):
+            print(f"{prog}: warning: not serving {ruleset}", file=sys.stderr, flush=True)
+        else:
+            log.info("serving installed ruleset %s version %d (%s)", entry.name, ruleset.version,
+                     entry.distribution or entry.target)
+
+
 def serve(args: argparse.Namespace) -> int:
     """Run until SIGTERM/SIGINT; returns the exit status."""
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s",
@@ -135,6 +152,7 @@ def serve(args: argparse.Namespace) -> int:
     from ruma.server.work.heap import keep_freed_memory
 
     keep_freed_memory()  # (large requests reuse freed memory rather than fault in fresh pages: ruma.server.work.heap)
+    _report_installed(args.command_prog)
     server, bound = _start(args, limits)
     for warning in getattr(server, "warnings", ()):
         print(f"{args.command_prog}: warning: {warning}", file=sys.stderr, flush=True)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import lmdb
 
 from ruma.engine.errors import RumaInputError
+from ruma.engine.rulesets.base import PLUGIN_CODE, key_prefix_of
 from ruma.server.store import codec
 from ruma.server.store.core import _COUNT, _RULESET
 from ruma.server.store.scan import reservoir
@@ -27,6 +28,15 @@ if TYPE_CHECKING:
     from ruma.server.store.verify import VerifyReport
 
 __all__ = ["StoreAdmin"]
+
+
+def _plugin_version(prefix: bytes) -> int | None:
+    """The version of the installed ruleset whose keys start with ``prefix`` (which hashes its
+    name and version), ``None`` when none installed has it."""
+    from ruma.engine.rulesets import ruleset_by_prefix
+
+    ruleset = ruleset_by_prefix(prefix)
+    return ruleset.version if ruleset is not None else None
 
 
 class StoreAdmin:
@@ -62,11 +72,13 @@ class StoreAdmin:
                     for key, raw in cursor:
                         if not key.startswith(_COUNT):
                             break
-                        code, version = key[len(_COUNT)], key[len(_COUNT) + 1]
-                        name_key = _RULESET + key[len(_COUNT):]
+                        prefix = bytes(key[len(_COUNT):])
+                        name_key = _RULESET + prefix
                         name = txn.get(name_key, db=meta)
                         name = b"" if name is None else codec.unseal("meta", name_key, name)
-                        rulesets.append({"code": code, "version": version, "name": name.decode(errors="replace"),
+                        version = None if prefix[0] == PLUGIN_CODE else prefix[1]  # (filled in below)
+                        rulesets.append({"code": prefix[0], "version": version, "prefix": prefix.hex(),
+                                         "name": name.decode(errors="replace"),
                                          "entries": int.from_bytes(codec.unseal("meta", key, raw), "big")})
             pages = 0
             for db in core.dbs.values():
@@ -81,6 +93,9 @@ class StoreAdmin:
             }
 
         result = core._read(read)
+        for row in result["rulesets"]:
+            if row["code"] == PLUGIN_CODE:  # (its version is hashed into its prefix)
+                row["version"] = _plugin_version(bytes.fromhex(row["prefix"]))
         info = core.env.info()
         psize = core.env.stat()["psize"]
         used = (info["last_pgno"] + 1) * psize
@@ -158,7 +173,8 @@ class StoreAdmin:
                 if txn.get(key, db=positions) is None:
                     continue
                 txn.delete(key, db=positions)
-                removed[key[:2]] = removed.get(key[:2], 0) + 1
+                prefix = key_prefix_of(key)
+                removed[prefix] = removed.get(prefix, 0) + 1
             for prefix, n in removed.items():
                 count_key = _COUNT + prefix
                 old = txn.get(count_key, db=meta)

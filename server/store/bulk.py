@@ -28,6 +28,7 @@ import lmdb
 from ruma.engine.cgt import Game, Value
 from ruma.engine.frame import frame_codes, frame_count, frame_lengths
 from ruma.engine.memo import new_compact_memo
+from ruma.engine.rulesets.base import PLUGIN_CODE, key_prefix_of
 from ruma.server.store import codec
 from ruma.server.store.writer import find_in, pack_shared, unpack_nim
 
@@ -255,6 +256,8 @@ class BulkOps:
         value (the caller's checks raise)."""
         if _NATIVE is None or not self.use_writer or (self.writer is None and len(keys) < WRITER_MIN):
             return False
+        if any(key[0] == PLUGIN_CODE for key in keys):
+            return False  # (the writer process counts entries by two-byte prefixes: an installed ruleset's go here)
         writer = self._bulk_writer()  # (started by the first large batch)
         if writer is None:
             return False
@@ -338,13 +341,20 @@ class BulkOps:
         counts: dict[bytes, int] = {}
         start = 0
         while start < len(keys):  # one run of keys per ruleset prefix (the keys are sorted)
-            prefix = keys[start][:2]
-            following = (int.from_bytes(prefix, "big") + 1).to_bytes(3, "big")[-2:] if prefix != b"\xff\xff" else None
-            end = len(keys) if following is None or keys[-1][:2] == prefix else bisect.bisect_left(keys, following, start)
+            prefix = key_prefix_of(keys[start])
+            following = _following(prefix)
+            end = len(keys) if following is None or keys[-1].startswith(prefix) else bisect.bisect_left(
+                keys, following, start)
             _, added = put_positions(_sealed_positions(keys[start:end], entries[start:end]), overwrite=False)
             counts[prefix] = counts.get(prefix, 0) + added
             start = end
         add_counts(txn, self.dbs["meta"], counts)
+
+
+def _following(prefix: bytes) -> bytes | None:
+    """The least bytes past every key that starts with ``prefix`` (``None``: no such bytes)."""
+    kept = prefix.rstrip(b"\xff")
+    return kept[:-1] + bytes((kept[-1] + 1,)) if kept else None
 
 
 _SHARED_LOCK = threading.Lock()  # (``insert_shared``: two sweeps' threads on one store take turns)
@@ -391,6 +401,6 @@ def add_counts(txn: Any, meta: Any, counts: dict[bytes, int]) -> None:
         txn.put(count_key, seal(count_key, total.to_bytes(8, "big")), db=meta)
         if old is None:
             name_key = _RULESET + prefix
-            txn.put(name_key, seal(name_key, _ruleset_name(prefix[0], prefix[1]).encode()), db=meta)
+            txn.put(name_key, seal(name_key, _ruleset_name(prefix).encode()), db=meta)
     if any(counts.values()):
         txn.put(b"engine_version", seal(b"engine_version", ENGINE_VERSION.encode()), db=meta)

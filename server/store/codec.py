@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import google_crc32c
 
 from ruma.engine.errors import RumaError, RumaInputError
+from ruma.engine.rulesets.base import PLUGIN_CODE, prefix_length
 
 GAME_ID_BYTES = 8
 
@@ -199,9 +200,13 @@ def decode_state_key(key: bytes) -> tuple[int, int, tuple[int, ...]]:
     """``(code, version, state)`` from a key made by ``ruma.engine.rulesets.base.Ruleset.key``.
 
     The body is ``b"\\x00" + bytes(state)`` or ``b"\\x01"`` + the state as comma-separated text.
+    A key of an installed ruleset (``PLUGIN_CODE``, whose version is hashed) is refused:
+    ``store.keys.state_of_key`` reads it.
     """
     if len(key) < 3:
         raise CodecError(f"position key too short: {bytes(key)!r}")
+    if key[0] == PLUGIN_CODE:
+        raise CodecError(f"key {bytes(key)!r} is of an installed ruleset: its version is not in the key")
     code, version, tag = key[0], key[1], key[2]
     body = bytes(key[3:])
     if tag == 0:
@@ -219,11 +224,12 @@ def decode_state_key(key: bytes) -> tuple[int, int, tuple[int, ...]]:
 def complexity(key: bytes) -> bytes:
     """Sort prefix making simpler positions come first: total seeds, then key length."""
     seeds = 0
-    if len(key) >= 3 and key[2] == 0:
-        seeds = sum(key[3:])
-    elif len(key) >= 3 and key[2] == 1:
+    at = prefix_length(key) if key else 0  # (the tag follows the ruleset's prefix)
+    if len(key) > at and key[at] == 0:
+        seeds = sum(key[at + 1:])
+    elif len(key) > at and key[at] == 1:
         try:
-            seeds = sum(abs(int(p)) for p in bytes(key[3:]).decode("ascii").split(",") if p)
+            seeds = sum(abs(int(p)) for p in bytes(key[at + 1:]).decode("ascii").split(",") if p)
         except ValueError:
             seeds = 0xFFFFFFFF
     else:

@@ -92,9 +92,12 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def _ruleset_label(row: dict[str, Any]) -> str:
     """A ruleset of the store's statistics by name: its own, its family's (``octal:CODE``: every
-    octal game), or its key code when this version knows no ruleset of that code."""
+    octal game), or its key code when this version knows no ruleset of that code (an installed
+    ruleset's entries of a version not installed: by the name recorded and the key prefix)."""
     from ruma.engine.rulesets import family_by_code
 
+    if row["name"] and row["version"] is None:
+        return f"{row['name']} (key prefix {row['prefix']}: a version not installed here)"
     if row["name"]:
         return f"{row['name']} v{row['version']}"
     family = family_by_code(row["code"])

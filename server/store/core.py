@@ -19,6 +19,7 @@ import lmdb
 
 from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import Game, Value
+from ruma.engine.rulesets.base import key_prefix_of
 from ruma.server.store import codec
 from ruma.server.store.bulk import BulkOps, add_counts
 from ruma.server.store.codec import StoreDamagedError, StoreError
@@ -387,7 +388,7 @@ class _Core(GameTable, BulkOps, UploadMarks):
                 raw = sid << 1 | 1
             encoded = bytes((raw,)) if raw < 0x80 else varint(raw)
             if put_position(key, seal(key, encoded + (b"\x00" if not explored else varint(explored))), overwrite=False):
-                prefix = key[:2]
+                prefix = key_prefix_of(key)
                 counts[prefix] = counts.get(prefix, 0) + 1
         add_counts(txn, meta, counts)
         return made
@@ -425,12 +426,13 @@ class _Core(GameTable, BulkOps, UploadMarks):
                 self.env.close()
 
 
-def _ruleset_name(code: int, version: int) -> str:
-    """The registered name of the ruleset with ``code`` if its version is ``version``, else ``""``."""
+def _ruleset_name(prefix: bytes) -> str:
+    """The registered name of the ruleset whose keys start with ``prefix`` (``Ruleset.key_prefix``:
+    code and version, or an installed ruleset's hash of both), else ``""``."""
     try:
-        from ruma.engine.rulesets import ruleset_by_code
+        from ruma.engine.rulesets import ruleset_by_prefix
 
-        ruleset = ruleset_by_code(code)
+        ruleset = ruleset_by_prefix(prefix)
     except Exception:  # noqa: BLE001 - a name is informative only
         return ""
-    return ruleset.name if ruleset is not None and ruleset.version == version else ""
+    return ruleset.name if ruleset is not None else ""

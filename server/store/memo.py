@@ -43,6 +43,7 @@ from typing import Any, Iterable, Sequence
 
 from ruma.engine.cgt import Game, Value
 from ruma.engine.memo import new_compact_memo
+from ruma.engine.rulesets.base import PLUGIN_CODE
 from ruma.server.store import codec
 from ruma.server.store.admin import StoreAdmin
 from ruma.server.store.codec import StoreError
@@ -323,12 +324,14 @@ class LmdbStore:
         return core._read(lambda txn: core.game(txn, store_id))
 
     def positions_with_value(self, ruleset_code: int, value: Value, limit: int = 100,
-                             version: int | None = None) -> list[bytes]:
+                             version: int | None = None, prefix: bytes | None = None) -> list[bytes]:
         """Keys of stored positions of a ruleset whose value is ``value``, simplest first.
 
         Simplest means fewest seeds (sum of the state), then shortest key. ``version=None``
-        searches every version of the ruleset the store holds. The ruleset's positions are read
-        in one pass (schema 3 keeps no index by value: ``docs/store.md``, "Searches by value").
+        searches every version of the ruleset the store holds; ``prefix`` (``Ruleset.key_prefix``,
+        what an installed ruleset, ``PLUGIN_CODE``, is searched by) that prefix only. The ruleset's
+        positions are read in one pass (schema 3 keeps no index by value: ``docs/store.md``,
+        "Searches by value").
         """
         core = self.core
         core.flush()
@@ -342,8 +345,12 @@ class LmdbStore:
                 if sid is None:
                     return []
                 encoded = codec.encode_value(True, sid)
+            if prefix is not None:
+                return [key for _, key in _simplest_with_value(txn, positions, prefix, encoded, limit, self.path)]
             if version is not None:
                 versions = [version]
+            elif ruleset_code == PLUGIN_CODE:
+                versions = []  # (each installed ruleset is its own prefix)
             else:
                 versions = []
                 with txn.cursor(db=meta) as cursor:

@@ -31,6 +31,7 @@ from typing import Any
 import lmdb
 
 from ruma.engine import ENGINE_VERSION
+from ruma.engine.rulesets.base import key_prefix_of
 from ruma.server.store import codec
 from ruma.server.store.codec import StoreError
 from ruma.server.store.documents import DOC
@@ -151,7 +152,8 @@ def _copy(scan: Scan, new: lmdb.Environment, report: RepairReport) -> None:
         entry = None if data is None else scan.position(key, data)
         if entry is None or not writer.put(out["positions"], key, value, sealed=None):
             continue  # damaged (reported), or read twice (an orphan page's copy of a record)
-        counts[key[:2]] = counts.get(key[:2], 0) + 1
+        prefix = key_prefix_of(key)
+        counts[prefix] = counts.get(prefix, 0) + 1
         kept.add(hash(key))
     for key, value, data in scan.records("unverified"):
         if data is not None and hash(key) in kept:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
+from ruma.engine.rulesets.base import key_prefix_of
 from ruma.server.store import codec
 from ruma.server.store.documents import DOC
 from ruma.server.store.page_file import PageFile
@@ -200,7 +201,8 @@ class Scan:
         counts: dict[bytes, int] = {}
         stored: set[int] = set()  # hashes of the stored position keys
         for key, _, data in self.records("positions"):
-            counts[key[:2]] = counts.get(key[:2], 0) + 1  # meta counts every record put
+            prefix = key_prefix_of(key)
+            counts[prefix] = counts.get(prefix, 0) + 1  # meta counts every record put
             if data is not None and self.position(key, data) is not None:
                 stored.add(hash(key))
         for key, _, data in self.records("unverified"):

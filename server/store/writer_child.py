@@ -151,7 +151,7 @@ def _ruleset_name(code: int, version: int) -> bytes:
     """The name recorded in ``meta`` for the ruleset with ``code`` and ``version`` (``""`` if unknown)."""
     from ruma.server.store.core import _ruleset_name as name
 
-    return name(code, version).encode()
+    return name(bytes((code, version))).encode()
 
 
 def _read_frames(inp: BinaryIO, frames: Any, frames_fd: int | None = None) -> None:
