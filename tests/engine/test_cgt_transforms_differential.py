@@ -5,8 +5,9 @@ implementations: cgt-py (``CanonicalForm.cool``, ``.reduced``) and pycgt (``cool
 pycgt freezes a game *at* its temperature (``t >= temperature`` gives the mean), where CGSuite,
 Siegel and cgt-py still cool the options (``(±1)_1 = ∗``); the pycgt comparison of cooling takes
 only temperatures that are no follower's temperature. pycgt's reduced forms are infinitesimally
-close to the game but not always the simplest such game; cgt-py's are, and ruma's equal them. Neither has Norton products or ordinal sums (``tests/engine/
-test_cgt_transforms.py`` checks those against CGSuite's suite and theorems).
+close to the game but not always the simplest such game; cgt-py's are, and ruma's equal them.
+Neither has Norton products or ordinal sums (``tests/engine/test_cgt_transforms.py`` checks those
+against CGSuite's suite and theorems).
 """
 
 from __future__ import annotations
