@@ -1,7 +1,7 @@
 """Operations that make games from games: cooling, heating, overheating, Norton product, ordinal
 sum and reduced canonical form — CGSuite's ``Cool``, ``Heat``, ``Overheat``, ``NortonProduct``,
 ``:`` and ``ReducedCanonicalForm``, with CGSuite's definitions (Siegel, *Combinatorial Game
-Theory*, II.5–II.6 and III.1; Berlekamp–Conway–Guy, *Winning Ways*, ch. 6):
+Theory*, ch. II; Berlekamp–Conway–Guy, *Winning Ways*, ch. 6):
 
 * ``cool(G, t)`` — ``G_t``, for a number ``t > -1``: ``G`` when ``G`` is an integer; the mean of
   ``G`` when the temperature of ``G`` is below ``t`` (``G`` froze at a smaller temperature);
@@ -19,8 +19,7 @@ Theory*, II.5–II.6 and III.1; Berlekamp–Conway–Guy, *Winning Ways*, ch. 6)
   canonical form is used, as CGSuite does) and only on the value of ``H``.
 * ``rcf(G)`` — the reduced canonical form, the simplest game infinitesimally close to ``G``:
   ``x`` for ``x + n·↑ + ∗k``, else the star projection of ``∫^∗ G`` (numbers stay, ``x∗``
-  becomes ``x``, other games are projected option by option; Calistrate's reduction as Siegel,
-  II.6, gives it and CGSuite computes it).
+  becomes ``x``, other games are projected option by option), as CGSuite computes it.
 
 Every function takes canonical games (``Game``; numbers are taken as number games) and caches its
 answers by the games' ids. A meaningless argument (cooling by ``∗`` or by ``-1``) is a
