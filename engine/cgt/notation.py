@@ -13,6 +13,7 @@ Styles of ``format_game(g, style)`` (see ``docs/notation.md``):
   ``--notation``) — ``"ascii"`` with the operand of ``+-`` in parentheses unless it is one token,
   as CGSuite writes it: ``+-(1*)``, ``+-(Tiny(2))``, but ``+-1``, ``+-^``, ``+-{2|1}``. This is
   the text the explorer's "copy as CGSuite" control copies; CGSuite and ``parse_game`` read it.
+  ``cgsuite_text`` makes it from ``"ascii"`` text without building the game.
 
 ``parse_game`` reads all three (and mixtures), with ``+``, ``-`` (binary and unary) and
 parentheses. Options in every style are listed in cgt-py's order: numbers-ups-stars first (by
@@ -21,13 +22,14 @@ number, then ups, then nim value), then other games compared option list by opti
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from ruma.engine.cgt.expression import DEFAULT_LIMITS, ExpressionLimits, parse_expression
 from ruma.engine.cgt.game import Game
 from ruma.engine.errors import RumaInputError
 
-__all__ = ["CGSUITE", "STYLES", "format_cgsuite", "format_game", "parse_game", "sort_key"]
+__all__ = ["CGSUITE", "STYLES", "cgsuite_text", "format_cgsuite", "format_game", "parse_game", "sort_key"]
 
 STYLES = ("ascii", "unicode", "braces")
 #: CGSuite's own plain text (see the module docstring); ``format_game`` takes it besides ``STYLES``
@@ -113,6 +115,41 @@ def _format(g: Game, style: str) -> str:
 def format_cgsuite(g: Game) -> str:
     """``g`` as CGSuite writes it in plain text (``format_game(g, "cgsuite")``)."""
     return format_game(g, CGSUITE)
+
+
+#: a number-up-star literal of the ascii style: its number, ups and star parts
+_NUS_TOKEN = re.compile(r"(-?\d+(?:/\d+)?)?((?:\^+|v+)\d*)?(\*\d*)?")
+
+
+def cgsuite_text(ascii_text: str) -> str:
+    """The ``"cgsuite"`` text of a value from its ``"ascii"`` text (``format_game(g, "ascii")``),
+    with no game built: each ``+-`` operand that is not one token is put in parentheses, as
+    ``format_cgsuite`` writes it (``ascii`` writes no other ``+`` and no parentheses but those of
+    ``Tiny(x)`` and ``Miny(x)``)."""
+    out: list[str] = []
+    i = 0
+    while True:
+        j = ascii_text.find("+-", i)
+        if j < 0:
+            out.append(ascii_text[i:])
+            return "".join(out)
+        k = j + 2
+        out.append(ascii_text[i:k])
+        if ascii_text.startswith(("Tiny(", "Miny("), k):
+            depth, end = 0, k + 4
+            while end < len(ascii_text):
+                depth += {"(": 1, ")": -1}.get(ascii_text[end], 0)
+                if depth == 0:
+                    break
+                end += 1
+            out.append(f"({ascii_text[k:k + 5]}{cgsuite_text(ascii_text[k + 5:end])}))")
+            i = end + 1
+            continue
+        match = _NUS_TOKEN.match(ascii_text, k)
+        token = match.group(0) if match else ""
+        parts = sum(1 for part in match.groups() if part) if match else 0
+        out.append(f"({token})" if parts > 1 else token)
+        i = k + len(token)
 
 
 def _atom(g: Game, style: str) -> str:
