@@ -209,7 +209,7 @@ def test_cgsuite_text_from_ascii_text_on_random_games() -> None:
             text = format_cgsuite(h)
             assert cgsuite_text(format_game(h, "ascii")) == text and parse_game(text) is h
             shown += "+-(" in text
-    assert shown > 200
+    assert shown > 50  # (most ± of a compound game reduce to other forms)
 
 
 def test_cgsuite_style_parenthesises_compound_operands_of_plus_minus() -> None:
