@@ -15,12 +15,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ruma.engine.cgt.expression import Call, ExpressionLimits, Neg, Node, Nus, Opts, Pm, Sum, Tiny
+from ruma.engine.cgt.transforms import OPERATIONS as OPERATION_ARITY
 from ruma.engine.errors import NotationError
 
-#: the operations by the names they are called (lowercased): name -> (operation, arguments)
-OPERATIONS = {"cool": ("cool", 2), "heat": ("heat", 2), "overheat": ("overheat", 3), "norton": ("norton", 2),
-              "nortonproduct": ("norton", 2), "ordinal": ("ordinal", 2), "ordinalsum": ("ordinal", 2),
-              "rcf": ("rcf", 1), "reducedcanonicalform": ("rcf", 1)}
+#: the operations by the names they are called (lowercased; CGSuite's method names too)
+OPERATIONS = {**{name: name for name in OPERATION_ARITY}, "nortonproduct": "norton", "ordinalsum": "ordinal",
+              "reducedcanonicalform": "rcf"}
 
 _ARROWS = {"^": 1, "↑": 1, "⇑": 2, "v": -1, "↓": -1, "⇓": -2}
 _STARS = "*∗"
@@ -124,10 +124,10 @@ class ExpressionParser:
     def call(self, name: str, args: list[Node], start: int) -> Node:
         """An operation at ``pos`` (its name, then its arguments in parentheses) after ``args``."""
         at = self.pos
-        known = OPERATIONS.get(name.lower())
-        if known is None:
-            raise self.fail(f"unknown operation {name!r} (known: {', '.join(sorted(set(n for n, _ in OPERATIONS.values())))})")
-        operation, count = known
+        operation = OPERATIONS.get(name.lower())
+        if operation is None:
+            raise self.fail(f"unknown operation {name!r} (known: {', '.join(sorted(OPERATION_ARITY))})")
+        count = OPERATION_ARITY[operation][1]
         self.pos += len(name)
         if self.peek() == "(":
             self.pos += 1
