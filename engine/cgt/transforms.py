@@ -23,7 +23,9 @@ Theory*, ch. II; Berlekamp–Conway–Guy, *Winning Ways*, ch. 6):
 
 Every function takes canonical games (``Game``; numbers are taken as number games) and caches its
 answers by the games' ids. A meaningless argument (cooling by ``∗`` or by ``-1``) is a
-``RumaInputError`` quoting it. The recursion follows the game tree, so its depth is the birthday.
+``RumaInputError`` quoting it. Each operation runs over the game's followers from an explicit
+stack, options first (as ``ruma.engine.cgt.analysis`` does), so deep games such as ``^9999`` need
+no deep recursion here.
 """
 
 from __future__ import annotations
@@ -42,12 +44,48 @@ __all__ = ["cool", "heat", "incentives", "norton", "ordinal", "overheat", "rcf"]
 #: value expression
 Arg = Union["Game", int, Fraction, float, str]
 
-_COOL: dict[tuple[int, int], Game] = {}
-_HEAT: dict[tuple[int, int], Game] = {}
-_OVERHEAT: dict[tuple[int, int, int], Game] = {}
-_NORTON: dict[tuple[int, int], Game] = {}
-_ORDINAL: dict[tuple[int, int], Game] = {}
-_PROJECTION: dict[int, Game] = {}
+_CACHE: dict[tuple[object, ...], Game] = {}
+"""Every operation's answers, keyed by the operation's name, the game's id and its parameters."""
+
+#: ``leaf(G)``: the answer for ``G`` without its options' answers, or ``None``
+Leaf = Callable[["Game"], Union["Game", None]]
+#: ``combine(G, answer)``: the answer for ``G`` from ``answer(option)`` of its options
+Combine = Callable[["Game", Callable[["Game"], "Game"]], "Game"]
+
+
+def _bottom_up(g: Game, key: tuple[object, ...], leaf: Leaf, combine: Combine) -> Game:
+    """The answer of an operation (named with its parameters by ``key``) for ``g``: every follower
+    of ``g`` whose answer is missing is answered after its options, from an explicit stack."""
+    def answer(h: Game) -> Game:
+        return _CACHE[(h.id, *key)]
+
+    stack = [g]
+    while stack:
+        h = stack[-1]
+        if (h.id, *key) in _CACHE:
+            stack.pop()
+            continue
+        direct = leaf(h)
+        if direct is None:
+            missing = [o for o in h.left_options + h.right_options if (o.id, *key) not in _CACHE]
+            if missing:
+                stack += missing
+                continue
+            direct = combine(h, answer)
+        stack.pop()
+        _CACHE[(h.id, *key)] = direct
+    return answer(g)
+
+
+def _each_option(left: Callable[[Game], Game], right: Callable[[Game], Game]) -> Combine:
+    """``{left(answer(G^L)) | right(answer(G^R))}`` (canonical)."""
+    return lambda g, answer: type(g).from_options([left(answer(h)) for h in g.left_options],
+                                                  [right(answer(h)) for h in g.right_options])
+
+
+def _integer(g: Game) -> int | None:
+    n = g.number_value
+    return None if n is None or n.denominator != 1 else int(n)
 
 
 def _game(value: Arg, what: str) -> Game:
@@ -69,31 +107,21 @@ def _text(g: Game) -> str:
 
 def cool(g: Arg, t: Arg) -> Game:
     """``G`` cooled by the number ``t > -1`` (``G_t``; see the module docstring)."""
+    from ruma.engine.cgt.analysis import mean, temperature
+    from ruma.engine.cgt.game import number
+
     game, temp = _game(g, "the game to cool"), _game(t, "the temperature")
     x = temp.number_value
     if x is None or x <= -1:
         raise RumaInputError(f"cannot cool {_text(game)!r} by {_text(temp)!r}: "
                              "the temperature must be a number greater than -1")
-    return _cool(game, temp, x)
 
+    def leaf(h: Game) -> Game | None:
+        if h.is_integer:
+            return h
+        return number(mean(h)) if temperature(h) < x else None
 
-def _cool(g: Game, t: Game, x: Fraction) -> Game:
-    key = (g.id, t.id)
-    done = _COOL.get(key)
-    if done is not None:
-        return done
-    from ruma.engine.cgt.analysis import mean, temperature
-    from ruma.engine.cgt.game import Game, number
-
-    if g.is_integer:
-        result = g
-    elif temperature(g) < x:
-        result = number(mean(g))
-    else:
-        result = Game.from_options([_cool(h, t, x) - t for h in g.left_options],
-                                   [_cool(h, t, x) + t for h in g.right_options])
-    _COOL[key] = result
-    return result
+    return _bottom_up(game, ("cool", temp.id), leaf, _each_option(lambda o: o - temp, lambda o: o + temp))
 
 
 def heat(g: Arg, t: Arg) -> Game:
@@ -102,41 +130,19 @@ def heat(g: Arg, t: Arg) -> Game:
 
 
 def _heat(g: Game, t: Game) -> Game:
-    key = (g.id, t.id)
-    done = _HEAT.get(key)
-    if done is not None:
-        return done
-    from ruma.engine.cgt.game import Game
-
-    if g.is_number:
-        result = g
-    else:
-        result = Game.from_options([_heat(h, t) + t for h in g.left_options],
-                                   [_heat(h, t) - t for h in g.right_options])
-    _HEAT[key] = result
-    return result
+    return _bottom_up(g, ("heat", t.id), lambda h: h if h.is_number else None,
+                      _each_option(lambda o: o + t, lambda o: o - t))
 
 
 def overheat(g: Arg, s: Arg, t: Arg) -> Game:
     """``G`` overheated from ``s`` to ``t`` (``∫_s^t G``; see the module docstring)."""
-    return _overheat(_game(g, "the game to overheat"), _game(s, "the base s"), _game(t, "the temperature t"))
+    game, base, temp = _game(g, "the game to overheat"), _game(s, "the base s"), _game(t, "the temperature t")
 
+    def leaf(h: Game) -> Game | None:
+        n = _integer(h)
+        return None if n is None else _copies(n, base)
 
-def _overheat(g: Game, s: Game, t: Game) -> Game:
-    key = (g.id, s.id, t.id)
-    done = _OVERHEAT.get(key)
-    if done is not None:
-        return done
-    from ruma.engine.cgt.game import Game
-
-    n = g.number_value
-    if n is not None and n.denominator == 1:
-        result = _copies(int(n), s)
-    else:
-        result = Game.from_options([_overheat(h, s, t) + t for h in g.left_options],
-                                   [_overheat(h, s, t) - t for h in g.right_options])
-    _OVERHEAT[key] = result
-    return result
+    return _bottom_up(game, ("overheat", base.id, temp.id), leaf, _each_option(lambda o: o + temp, lambda o: o - temp))
 
 
 def _copies(n: int, u: Game) -> Game:
@@ -168,47 +174,37 @@ def incentives(u: Arg) -> tuple[Game, ...]:
 def norton(g: Arg, u: Arg) -> Game:
     """The Norton product ``G.U`` (see the module docstring)."""
     game, unit = _game(g, "the game"), _game(u, "the unit U")
-    return _norton(game, unit, [unit + i for i in incentives(unit)])
+    steps = [unit + i for i in incentives(unit)]
 
+    def leaf(h: Game) -> Game | None:
+        n = _integer(h)
+        return None if n is None else _copies(n, unit)
 
-def _norton(g: Game, u: Game, steps: list[Game]) -> Game:
-    key = (g.id, u.id)
-    done = _NORTON.get(key)
-    if done is not None:
-        return done
-    from ruma.engine.cgt.game import Game
+    def combine(h: Game, answer: Callable[[Game], Game]) -> Game:
+        return type(h).from_options([answer(o) + b for o in h.left_options for b in steps],
+                                    [answer(o) - b for o in h.right_options for b in steps])
 
-    n = g.number_value
-    if n is not None and n.denominator == 1:
-        result = _copies(int(n), u)
-    else:
-        lefts = [_norton(h, u, steps) for h in g.left_options]
-        rights = [_norton(h, u, steps) for h in g.right_options]
-        result = Game.from_options([a + b for a in lefts for b in steps], [a - b for a in rights for b in steps])
-    _NORTON[key] = result
-    return result
+    return _bottom_up(game, ("norton", unit.id), leaf, combine)
 
 
 def ordinal(g: Arg, h: Arg) -> Game:
     """The ordinal sum ``G:H`` of ``G``'s canonical form and ``H`` (see the module docstring)."""
-    return _ordinal(_game(g, "the base G"), _game(h, "the subordinate H"))
+    from ruma.engine.cgt.game import nus_game
 
+    base, sub = _game(g, "the base G"), _game(h, "the subordinate H")
+    nus = base.nus
 
-def _ordinal(g: Game, h: Game) -> Game:
-    key = (g.id, h.id)
-    done = _ORDINAL.get(key)
-    if done is not None:
-        return done
-    from ruma.engine.cgt.game import Game, nus_game
+    def leaf(k: Game) -> Game | None:
+        n = k.nim_value
+        if nus is not None and nus[1] == 0 and n is not None:
+            return nus_game(nus[0], 0, nus[2] + n)  # x∗a : ∗b = x∗(a + b) (CGSuite's shortcut)
+        return None
 
-    base, sub = g.nus, h.nim_value
-    if base is not None and base[1] == 0 and sub is not None:
-        result = nus_game(base[0], 0, base[2] + sub)  # x∗a : ∗b = x∗(a + b) (CGSuite's shortcut)
-    else:
-        result = Game.from_options(g.left_options + tuple(_ordinal(g, o) for o in h.left_options),
-                                   g.right_options + tuple(_ordinal(g, o) for o in h.right_options))
-    _ORDINAL[key] = result
-    return result
+    def combine(k: Game, answer: Callable[[Game], Game]) -> Game:  # the recursion runs over H
+        return type(k).from_options(base.left_options + tuple(answer(o) for o in k.left_options),
+                                    base.right_options + tuple(answer(o) for o in k.right_options))
+
+    return _bottom_up(sub, ("ordinal", base.id), leaf, combine)
 
 
 def rcf(g: Arg) -> Game:
@@ -219,25 +215,14 @@ def rcf(g: Arg) -> Game:
     nus = game.nus
     if nus is not None:
         return number(nus[0])
-    return _project(_heat(game, STAR))
 
+    def leaf(h: Game) -> Game | None:  # the star projection: numbers stay, x∗ is x
+        t = h.nus
+        if h.is_number:
+            return h
+        return number(t[0]) if t is not None and t[1] == 0 and t[2] == 1 else None
 
-def _project(g: Game) -> Game:
-    """The star projection: numbers stay, ``x∗`` becomes ``x``, other games option by option."""
-    done = _PROJECTION.get(g.id)
-    if done is not None:
-        return done
-    from ruma.engine.cgt.game import Game, number
-
-    nus = g.nus
-    if g.is_number:
-        result = g
-    elif nus is not None and nus[1] == 0 and nus[2] == 1:
-        result = number(nus[0])
-    else:
-        result = Game.from_options([_project(h) for h in g.left_options], [_project(h) for h in g.right_options])
-    _PROJECTION[g.id] = result
-    return result
+    return _bottom_up(_heat(game, STAR), ("project",), leaf, _each_option(lambda o: o, lambda o: o))
 
 
 OPERATIONS: dict[str, tuple[Callable[..., Game], int]] = {

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import pytest
 
-from ruma.engine.cgt import ONE, STAR, UP, ZERO, Game, integer, nimber, number, parse_game
+from ruma.engine.cgt import ONE, STAR, UP, ZERO, Game, integer, nimber, number, parse_game, up_multiple
 from ruma.engine.cgt import transforms as T
 from ruma.engine.cgt.analysis import thermograph
 from ruma.engine.errors import LimitExceededError, NotationError, RumaInputError
@@ -231,6 +231,18 @@ def test_reduced_canonical_form() -> None:
         assert (g + rng.choice([UP, STAR, G("Tiny(2)"), G("^*3")])).rcf() is r
         assert r.birthday <= g.birthday
     assert T.rcf(G("+-1") + UP) is G("+-1")
+
+
+def test_deep_games_need_no_deep_recursion() -> None:
+    # 300·↑ is born on day 301: the operations run from an explicit stack. G.1 = G; 300·↑ is
+    # infinitesimal and cools to 0 (its mean) beyond temperature 0, {2|0} to {3/2|1/2} by 1/2, and
+    # cooling is additive; rcf ignores infinitesimals; heating commutes with negation
+    deep, switch = up_multiple(300), G("{2|0}")
+    assert deep.norton(ONE) is deep and deep.ordinal(0) is deep
+    assert (deep + switch).cool(F(1, 2)) is G("{3/2|1/2}")
+    assert (deep + switch).rcf() is switch
+    assert deep.heat(1) is -((-deep).heat(1)) and deep.heat(1).birthday > 300
+    assert (deep + switch).overheat(1, 1) is -((-deep - switch).overheat(1, 1))
 
 
 # -- arguments and expressions ----------------------------------------------------------------------
