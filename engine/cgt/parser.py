@@ -79,12 +79,14 @@ class ExpressionParser:
                 return terms[0] if len(terms) == 1 else Sum(terms)
 
     def ordinal(self) -> Node:
-        """``G:H:K`` is ``(G:H):K``."""
-        start = self.pos
+        """``G:H:K`` is ``(G:H):K`` (each ``:`` one level deeper)."""
+        start, depth = self.pos, self.depth
         node = self.unary()
         while self.peek() == ":":
             self.pos += 1
+            self.enter()
             node = Call("ordinal", [node, self.unary()], start, self.pos)
+        self.depth = depth
         return node
 
     def unary(self) -> Node:
@@ -115,10 +117,14 @@ class ExpressionParser:
         return self.text[self.pos : end]
 
     def methods(self, node: Node, start: int) -> Node:
-        """``node`` followed by method calls ``.name(args)`` (``.name`` alone without arguments)."""
+        """``node`` followed by method calls ``.name(args)`` (``.name`` alone without arguments; each
+        call one level deeper)."""
+        depth = self.depth
         while self.peek() == "." and self.text[self.pos + 1 : self.pos + 2].isalpha():
             self.pos += 1
+            self.enter()
             node = self.call(self.word(), [node], start)
+        self.depth = depth
         return node
 
     def call(self, name: str, args: list[Node], start: int) -> Node:

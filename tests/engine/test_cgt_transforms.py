@@ -278,6 +278,8 @@ def test_expressions(text: str, expected: str) -> None:
     ("norton(20000, ^)", LimitExceededError, "birthday"),
     ("*1000:*1000", LimitExceededError, "nimber index 2000"),
     ("heat(heat(heat({1|0}, 100), 100), 100)", LimitExceededError, "birthday"),
+    ("^" + ".rcf" * 150, NotationError, "nested more than 100 levels deep"),
+    ("1" + ":1" * 150, NotationError, "nested more than 100 levels deep"),
 ])
 def test_bad_expressions(text: str, error: type[Exception], says: str) -> None:
     with pytest.raises(error, match=says.replace("(", r"\(").replace(")", r"\)")):
