@@ -24,6 +24,7 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
+from ruma.engine.cgt.notation import cgsuite_text
 from ruma.web import heavy
 from ruma.web.api import bearer, gateway, jobs_of, page_seconds
 from ruma.web.catalog import COUNT_UP_TO, cgsuite, counted, unicode, with_values
@@ -80,7 +81,8 @@ def words(text: Any) -> Markup:
     return Markup(" ").join(Markup('<span class="word">{}</span>').format(word) for word in str(text).split())
 
 
-TEMPLATES.env.filters.update(when=when, duration=duration, figure=figure, unicode=unicode, cgsuite=cgsuite, words=words)
+TEMPLATES.env.filters.update(when=when, duration=duration, figure=figure, unicode=unicode, cgsuite=cgsuite,
+                             cgsuite_text=cgsuite_text, words=words)
 
 
 def choices(gw: Gateway, token: Optional[str], current: Optional[str] = None) -> list[str]:
