@@ -57,11 +57,13 @@ def bearer(authorization: Optional[str] = Header(None, description="`Bearer TOKE
 
 
 class Value(BaseModel):
-    """A value in the three notations."""
+    """A value in the three notations, and as CGSuite writes it (``cgsuite``: the ascii text with
+    a compound operand of ``+-`` in parentheses, ``+-(1*)``)."""
 
     unicode: str = Field(examples=["{2||1|0}"])
     ascii: str
     braces: str
+    cgsuite: str = Field(examples=["{2||1|0}"], description="CGSuite's plain text (the 'copy as CGSuite' text)")
 
 
 class Analyses(BaseModel):

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import grpc
 
 from ruma.web import heavy
-from ruma.web.gateway import Gateway, GatewayError, http_status
+from ruma.web.gateway import Gateway, GatewayError, http_status, value_texts
 
 
 def _item(position: str, status: int, code: str, message: str = "", **fields: Any) -> dict[str, Any]:
@@ -64,8 +64,7 @@ def value_batch(gw: Gateway, ruleset: str, positions: Sequence[str], token: str 
         position = positions[index]
         if item.evaluation is not None:
             value = item.evaluation.value
-            out[index] = _item(position, 200, "OK", value={"unicode": value.unicode, "ascii": value.ascii,
-                                                           "braces": value.braces},
+            out[index] = _item(position, 200, "OK", value=value_texts(value.unicode, value.ascii, value.braces),
                                from_store=item.evaluation.from_store, unverified=item.evaluation.unverified)
         else:
             out[index] = _refused(gw, ruleset, position, item.code, item.message, token)

@@ -45,6 +45,20 @@ def unicode(text: str | None) -> str | None:
         return text
 
 
+def cgsuite(text: str | None) -> str | None:
+    """A value in any notation as CGSuite writes it (``format_cgsuite``); text that does not parse
+    (or is beyond the expression limits) is given as it is."""
+    if not text:
+        return text
+    from ruma.engine.cgt.notation import format_cgsuite, parse_game
+    from ruma.engine.errors import RumaError
+
+    try:
+        return format_cgsuite(parse_game(text))
+    except RumaError:
+        return text
+
+
 def with_values(gw: Gateway, entries: list[dict[str, Any]], token: str | None = None,
                 seconds: float = 5.0) -> list[dict[str, Any]]:
     """``entries`` (named positions) with ``value`` (Unicode), ``value_ascii``, ``nim_value``,

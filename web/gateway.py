@@ -29,7 +29,7 @@ from ruma.client import Client
 from ruma.client.client import RumaRpcError
 from ruma.engine.cgt.display import thermograph_svg
 from ruma.engine.cgt.expression import DEFAULT_LIMITS
-from ruma.engine.cgt.notation import parse_game
+from ruma.engine.cgt.notation import cgsuite_text, parse_game
 from ruma.engine.errors import RumaError
 
 T = TypeVar("T")
@@ -101,7 +101,13 @@ def _text(x: Any) -> str | None:
 
 
 def _value(v: Any) -> dict[str, str]:
-    return {"unicode": v.unicode, "ascii": v.ascii, "braces": v.braces}
+    return value_texts(v.unicode, v.ascii, v.braces)
+
+
+def value_texts(unicode: str, ascii: str, braces: str) -> dict[str, str]:
+    """A value's texts as the API gives them: the service's three notations and ``cgsuite``, CGSuite's
+    own plain text (what the "copy as CGSuite" buttons copy), made from the ascii text."""
+    return {"unicode": unicode, "ascii": ascii, "braces": braces, "cgsuite": cgsuite_text(ascii)}
 
 
 def _local_game(ascii_value: str) -> Any:

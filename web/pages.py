@@ -1,4 +1,5 @@
-"""The explorer's HTML pages: server-rendered (Jinja2), no script, every page a shareable URL.
+"""The explorer's HTML pages: server-rendered (Jinja2), every page a shareable URL; the one script,
+``static/copy.js``, makes the "copy as CGSuite" button beside each value copy its CGSuite text.
 
 ``/sowing/(10)^3 03 (01)^2`` is the page of that position: value, outcome, analyses, thermograph
 and each player's options, every option a link to its own page. A position whose value is not
@@ -23,9 +24,10 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
+from ruma.engine.cgt.notation import cgsuite_text
 from ruma.web import heavy
 from ruma.web.api import bearer, gateway, jobs_of, page_seconds
-from ruma.web.catalog import COUNT_UP_TO, counted, unicode, with_values
+from ruma.web.catalog import COUNT_UP_TO, cgsuite, counted, unicode, with_values
 from ruma.web.gateway import Gateway, GatewayError, position_path, sketch
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
@@ -79,7 +81,8 @@ def words(text: Any) -> Markup:
     return Markup(" ").join(Markup('<span class="word">{}</span>').format(word) for word in str(text).split())
 
 
-TEMPLATES.env.filters.update(when=when, duration=duration, figure=figure, unicode=unicode, words=words)
+TEMPLATES.env.filters.update(when=when, duration=duration, figure=figure, unicode=unicode, cgsuite=cgsuite,
+                             cgsuite_text=cgsuite_text, words=words)
 
 
 def choices(gw: Gateway, token: Optional[str], current: Optional[str] = None) -> list[str]:

@@ -1,8 +1,10 @@
 """ruma.engine.cgt: exact combinatorial game theory of short partizan games.
 
 ``Game`` is an interned canonical form (one object per canonical game, equality is identity);
-see ``ruma.engine.cgt.game``. Impartial values are plain ints (``ruma.engine.cgt.nim``); a
-position's ``Value`` is either (``ruma.engine.cgt.values``: ``as_game``, ``format_value``).
+see ``ruma.engine.cgt.game``. ``cool``, ``heat``, ``overheat``, ``norton``, ``ordinal`` and ``rcf``
+make games from games (``ruma.engine.cgt.transforms``; also ``Game`` methods). Impartial values
+are plain ints (``ruma.engine.cgt.nim``); a position's ``Value`` is either
+(``ruma.engine.cgt.values``: ``as_game``, ``format_value``).
 
 May import: the standard library, ``ruma.engine.errors`` and ``ruma.engine.native`` (the compiled
 game kernel, when that engine is active).
@@ -29,11 +31,14 @@ from ruma.engine.cgt.game import (
     up_multiple,
 )
 from ruma.engine.cgt.nim import mex, nim_sum
-from ruma.engine.cgt.notation import format_game, parse_game
+from ruma.engine.cgt.notation import format_cgsuite, format_game, parse_game
 from ruma.engine.cgt.values import Value, as_game, format_value
 
 if TYPE_CHECKING:
     from ruma.engine.cgt.analysis import Thermograph
+    from ruma.engine.cgt.transforms import cool, heat, norton, ordinal, overheat, rcf
+
+_TRANSFORMS = ("cool", "heat", "norton", "ordinal", "overheat", "rcf")
 
 
 def __getattr__(name: str) -> Any:
@@ -44,6 +49,10 @@ def __getattr__(name: str) -> Any:
         from ruma.engine.cgt.analysis import Thermograph
 
         return Thermograph
+    if name in _TRANSFORMS:  # (also on first use: few processes need them)
+        from ruma.engine.cgt import transforms
+
+        return getattr(transforms, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -60,14 +69,21 @@ __all__ = [
     "as_game",
     "cache_info",
     "clear_caches",
+    "cool",
+    "format_cgsuite",
     "format_game",
     "format_value",
+    "heat",
     "integer",
     "mex",
     "nim_sum",
     "nimber",
+    "norton",
     "number",
+    "ordinal",
+    "overheat",
     "parse_game",
+    "rcf",
     "nus_game",
     "up_multiple",
 ]

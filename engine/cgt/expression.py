@@ -7,13 +7,16 @@ first two:
 
 1. **parse** (``ExpressionParser``) the text — at most ``max_length`` characters — into a tree of
    ``Nus`` literals (``x + n·↑ + ∗k`` as exact numbers), ``Neg``, ``Sum``, ``Opts`` (``{L | R}``),
-   ``Pm`` (``±G``) and ``Tiny`` nodes, refusing nesting deeper than ``max_depth`` and numerals
-   longer than ``max_digits`` (``NotationError``: the text is malformed for any server);
+   ``Pm`` (``±G``), ``Tiny`` and ``Call`` (an operation of ``ruma.engine.cgt.transforms``:
+   ``cool(G, t)``, ``G.cool(t)``, ``G:H``...) nodes, refusing nesting deeper than ``max_depth``
+   and numerals longer than ``max_digits`` (``NotationError``: the text is malformed for any
+   server);
 2. **bound** (``_bound``) every node: sums of literals are folded exactly (``*1000 + *1000`` is
    ``0``); every value that would be built must keep within ``max_nimber`` (nimber index),
    ``max_exponent`` (denominator ``2^j``) and ``max_birthday`` (an upper bound on the birthday:
    ``|n|`` for an integer, ``|n| + 1`` for ``n·↑``, ``k`` for ``∗k``, ``1 + max`` over options, and
-   the sum of the terms' bounds for a sum); beyond them ``LimitExceededError`` names the limit;
+   the sum of the terms' bounds for a sum, and for an operation the bound ``CALL_BOUNDS`` gives
+   from its arguments' bounds); beyond them ``LimitExceededError`` names the limit;
 3. **build** (``_build``) the game.
 
 ``ExpressionLimits`` holds the limits; ``DEFAULT_LIMITS`` is what every caller gets unless it
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
+from typing import Callable, Union
 
 from ruma.engine.cgt.game import Game
 from ruma.engine.errors import LimitExceededError, NotationError, RumaInputError
@@ -109,7 +112,31 @@ class Tiny:
         self.x, self.tiny = x, tiny
 
 
-Node = Union[Nus, Neg, Sum, Opts, Pm, Tiny]
+class Call:
+    """An operation of ``ruma.engine.cgt.transforms`` (``name`` as in ``OPERATIONS``) on ``args``
+    (the game first), and where it stands in the text."""
+
+    __slots__ = ("name", "args", "start", "end")
+
+    def __init__(self, name: str, args: list[Node], start: int, end: int) -> None:
+        self.name, self.args, self.start, self.end = name, args, start, end
+
+
+Node = Union[Nus, Neg, Sum, Opts, Pm, Tiny, Call]
+
+#: an upper bound on the birthday of each operation's value from those of its arguments (each
+#: game's options gain at most the birthday of the temperature and one level; a Norton product's
+#: options gain ``U + I``, at most ``3·b(U)``; an integer ``n`` of an overheated or Norton-multiplied
+#: game becomes ``n`` copies; a cooled game may freeze at its mean, of birthday at most ``2·b(G)``;
+#: ``rcf`` heats by ``∗`` and projects)
+CALL_BOUNDS: dict[str, Callable[[list[int]], int]] = {
+    "cool": lambda b: b[0] * (b[1] + 3),
+    "heat": lambda b: b[0] * (b[1] + 1),
+    "overheat": lambda b: b[0] * (b[1] + b[2] + 1),
+    "norton": lambda b: b[0] * (3 * b[1] + 1),
+    "ordinal": lambda b: b[0] + b[1],
+    "rcf": lambda b: 2 * b[0],
+}
 
 
 def nus_birthday(value: NUS) -> int:
@@ -169,6 +196,8 @@ class _Bounds:
             b = 1 + self.built(node.a, "the argument of ±")
             self.check_birthday(b, "a game ±G")
             return b
+        if isinstance(node, Call):
+            return self._call(node)
         b = 2 + self.built(node.x, "the argument of Tiny/Miny")
         self.check_birthday(b, "Tiny/Miny")
         return b
@@ -179,6 +208,16 @@ class _Bounds:
         value = self.folded.get(id(node))
         if value is not None:
             self.check_nus(value, what)
+        return b
+
+    def _call(self, node: Call) -> int:
+        bounds = [self.built(a, f"an argument of {node.name}") for a in node.args]
+        if node.name == "ordinal":  # *j:*k is *(j + k): its index is a nimber limit
+            base, sub = (self.folded.get(id(a)) for a in node.args)
+            if base is not None and sub is not None and base[1] == 0 and sub[0] == 0 and sub[1] == 0:
+                self.check_nus((base[0], 0, base[2] + sub[2]), self.text[node.start:node.end])
+        b = CALL_BOUNDS[node.name](bounds)
+        self.check_birthday(b, self.text[node.start:node.end])
         return b
 
     def _sum(self, node: Sum) -> int:
@@ -230,6 +269,11 @@ def _build(node: Node, folded: dict[int, NUS]) -> Game:
     if isinstance(node, Pm):
         a = _build(node.a, folded)
         return Game.from_options([a], [-a])
+    if isinstance(node, Call):
+        from ruma.engine.cgt.transforms import OPERATIONS
+
+        function, _ = OPERATIONS[node.name]
+        return function(*[_build(a, folded) for a in node.args])
     assert isinstance(node, Tiny)
     arg = _build(node.x, folded)
     if node.tiny:

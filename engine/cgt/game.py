@@ -377,6 +377,43 @@ class Game:
 
         return analysis.atomic_weight(self)
 
+    # -- operations (ruma.engine.cgt.transforms, which gives the definitions) ---------------------
+    def cool(self, t: Operand) -> Game:
+        """This game cooled by the number ``t > -1`` (``G_t``)."""
+        from ruma.engine.cgt import transforms
+
+        return transforms.cool(self, t)
+
+    def heat(self, t: Operand) -> Game:
+        """This game heated by ``t`` (``∫^t G``)."""
+        from ruma.engine.cgt import transforms
+
+        return transforms.heat(self, t)
+
+    def overheat(self, s: Operand, t: Operand) -> Game:
+        """This game overheated from ``s`` to ``t`` (``∫_s^t G``)."""
+        from ruma.engine.cgt import transforms
+
+        return transforms.overheat(self, s, t)
+
+    def norton(self, u: Operand) -> Game:
+        """The Norton product of this game and ``u`` (``G.U``)."""
+        from ruma.engine.cgt import transforms
+
+        return transforms.norton(self, u)
+
+    def ordinal(self, h: Operand) -> Game:
+        """The ordinal sum of this canonical form and ``h`` (``G:H``)."""
+        from ruma.engine.cgt import transforms
+
+        return transforms.ordinal(self, h)
+
+    def rcf(self) -> Game:
+        """The reduced canonical form: the simplest game infinitesimally close to this one."""
+        from ruma.engine.cgt import transforms
+
+        return transforms.rcf(self)
+
     # -- text (ruma.engine.cgt.notation) ------------------------------------------------------
     def __format__(self, spec: str) -> str:
         from ruma.engine.cgt.notation import format_game

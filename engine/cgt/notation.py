@@ -9,6 +9,11 @@ Styles of ``format_game(g, style)`` (see ``docs/notation.md``):
   positive integer (``⧾(x)`` otherwise); options separated by ``, ``.
 * ``"braces"`` — exactly what cgt-py prints: braces only, ``", "`` between options, ``^2``,
   ``v3``, ``^3*2``, no slashes and no ``±``.
+* ``"cgsuite"`` (``format_cgsuite``; not one of ``STYLES``, the notations of records and
+  ``--notation``) — ``"ascii"`` with the operand of ``+-`` in parentheses unless it is one token,
+  as CGSuite writes it: ``+-(1*)``, ``+-(Tiny(2))``, but ``+-1``, ``+-^``, ``+-{2|1}``. This is
+  the text the explorer's "copy as CGSuite" control copies; CGSuite and ``parse_game`` read it.
+  ``cgsuite_text`` makes it from ``"ascii"`` text without building the game.
 
 ``parse_game`` reads all three (and mixtures), with ``+``, ``-`` (binary and unary) and
 parentheses. Options in every style are listed in cgt-py's order: numbers-ups-stars first (by
@@ -17,15 +22,18 @@ number, then ups, then nim value), then other games compared option list by opti
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from ruma.engine.cgt.expression import DEFAULT_LIMITS, ExpressionLimits, parse_expression
 from ruma.engine.cgt.game import Game
 from ruma.engine.errors import RumaInputError
 
-__all__ = ["STYLES", "format_game", "parse_game", "sort_key"]
+__all__ = ["CGSUITE", "STYLES", "cgsuite_text", "format_cgsuite", "format_game", "parse_game", "sort_key"]
 
 STYLES = ("ascii", "unicode", "braces")
+#: CGSuite's own plain text (see the module docstring); ``format_game`` takes it besides ``STYLES``
+CGSUITE = "cgsuite"
 _MAX_SLASHES = 4
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -68,7 +76,7 @@ def _nus_text(x: Fraction, n: int, k: int, style: str) -> str:
                 parts.append(("+" if parts else "") + f"{abs(n)}·{arrow}")
         else:
             arrow = "^" if n > 0 else "v"
-            if abs(n) == 1 or (abs(n) == 2 and style == "ascii"):
+            if abs(n) == 1 or (abs(n) == 2 and style != "braces"):
                 parts.append(arrow * abs(n))
             else:
                 parts.append(f"{arrow}{abs(n)}")
@@ -79,8 +87,9 @@ def _nus_text(x: Fraction, n: int, k: int, style: str) -> str:
 
 
 def format_game(g: Game, style: str = "ascii") -> str:
-    """``g`` as text in ``style`` (``"ascii"``, ``"unicode"`` or ``"braces"``); parses back to ``g``."""
-    if style not in STYLES:
+    """``g`` as text in ``style`` (``"ascii"``, ``"unicode"``, ``"braces"`` or ``"cgsuite"``);
+    parses back to ``g``."""
+    if style not in STYLES and style != CGSUITE:
         raise RumaInputError(f"unknown notation style {style!r} (expected one of {', '.join(STYLES)})")
     key = (g.id, style)
     text = _TEXT.get(key)
@@ -103,9 +112,54 @@ def _format(g: Game, style: str) -> str:
     return "{" + _body(g, style)[0] + "}"
 
 
+def format_cgsuite(g: Game) -> str:
+    """``g`` as CGSuite writes it in plain text (``format_game(g, "cgsuite")``)."""
+    return format_game(g, CGSUITE)
+
+
+#: a number-up-star literal of the ascii style: its number, ups and star parts
+_NUS_TOKEN = re.compile(r"(-?\d+(?:/\d+)?)?((?:\^+|v+)\d*)?(\*\d*)?")
+
+
+def cgsuite_text(ascii_text: str) -> str:
+    """The ``"cgsuite"`` text of a value from its ``"ascii"`` text (``format_game(g, "ascii")``),
+    with no game built: each ``+-`` operand that is not one token is put in parentheses, as
+    ``format_cgsuite`` writes it (``ascii`` writes no other ``+`` and no parentheses but those of
+    ``Tiny(x)`` and ``Miny(x)``)."""
+    out: list[str] = []
+    i = 0
+    while True:
+        j = ascii_text.find("+-", i)
+        if j < 0:
+            out.append(ascii_text[i:])
+            return "".join(out)
+        k = j + 2
+        out.append(ascii_text[i:k])
+        if ascii_text.startswith(("Tiny(", "Miny("), k):
+            depth, end = 0, k + 4
+            while end < len(ascii_text):
+                depth += {"(": 1, ")": -1}.get(ascii_text[end], 0)
+                if depth == 0:
+                    break
+                end += 1
+            out.append(f"({ascii_text[k:k + 5]}{cgsuite_text(ascii_text[k + 5:end])}))")
+            i = end + 1
+            continue
+        match = _NUS_TOKEN.match(ascii_text, k)
+        token = match.group(0) if match else ""
+        parts = sum(1 for part in match.groups() if part) if match else 0
+        out.append(f"({token})" if parts > 1 else token)
+        i = k + len(token)
+
+
 def _atom(g: Game, style: str) -> str:
-    """``g``'s text, parenthesised when it would not bind as one operand of a prefix operator."""
+    """``g``'s text, parenthesised when it would not bind as one operand of a prefix operator
+    (in CGSuite's style: unless it is a number, ``∗k``, ``n·↑`` or a game in braces)."""
     text = format_game(g, style)
+    if style == CGSUITE:
+        nus = g.nus
+        single = text.startswith("{") or (nus is not None and sum(1 for part in nus if part) <= 1)
+        return text if single else f"({text})"
     return f"({text})" if "+" in text.lstrip("+-±") and not text.startswith("{") else text
 
 

@@ -1,17 +1,26 @@
 """The recursive-descent parser of value expressions: text → tree (``ruma.engine.cgt.expression``).
 
 It reads CGSuite plain text, Unicode and cgt-py braces, with ``+``, ``-`` (binary and unary),
-``±``/``+-`` and parentheses, and builds no game: literals become exact ``Nus`` triples, the rest
-tree nodes. Nesting deeper than ``limits.max_depth`` and numerals longer than
-``limits.max_digits`` are ``NotationError``s quoting the text at the offending column.
+``±``/``+-``, parentheses and the operations of ``ruma.engine.cgt.transforms`` — as functions
+(``cool(G, t)``), as methods (``G.cool(t)``, ``G.rcf``; CGSuite's names ``Cool``,
+``NortonProduct``, ``ReducedCanonicalForm``... too, in any case) and CGSuite's ordinal sum
+``G:H`` (binding tighter than ``+`` and looser than a prefix ``-``, left to right) — and builds
+no game: literals become exact ``Nus`` triples, the rest tree nodes. Nesting deeper than
+``limits.max_depth`` and numerals longer than ``limits.max_digits`` are ``NotationError``s
+quoting the text at the offending column.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from ruma.engine.cgt.expression import ExpressionLimits, Neg, Node, Nus, Opts, Pm, Sum, Tiny
+from ruma.engine.cgt.expression import Call, ExpressionLimits, Neg, Node, Nus, Opts, Pm, Sum, Tiny
+from ruma.engine.cgt.transforms import OPERATIONS as OPERATION_ARITY
 from ruma.engine.errors import NotationError
+
+#: the operations by the names they are called (lowercased; CGSuite's method names too)
+OPERATIONS = {**{name: name for name in OPERATION_ARITY}, "nortonproduct": "norton", "ordinalsum": "ordinal",
+              "reducedcanonicalform": "rcf"}
 
 _ARROWS = {"^": 1, "↑": 1, "⇑": 2, "v": -1, "↓": -1, "⇓": -2}
 _STARS = "*∗"
@@ -57,17 +66,28 @@ class ExpressionParser:
         return node
 
     def expression(self) -> Node:
-        terms = [self.unary()]
+        terms = [self.ordinal()]
         while True:
             c = self.peek()
             if c == "+":
                 self.pos += 1
-                terms.append(self.unary())
+                terms.append(self.ordinal())
             elif c and c in _MINUS:
                 self.pos += 1
-                terms.append(Neg(self.unary()))
+                terms.append(Neg(self.ordinal()))
             else:
                 return terms[0] if len(terms) == 1 else Sum(terms)
+
+    def ordinal(self) -> Node:
+        """``G:H:K`` is ``(G:H):K`` (each ``:`` one level deeper)."""
+        start, depth = self.pos, self.depth
+        node = self.unary()
+        while self.peek() == ":":
+            self.pos += 1
+            self.enter()
+            node = Call("ordinal", [node, self.unary()], start, self.pos)
+        self.depth = depth
+        return node
 
     def unary(self) -> Node:
         c = self.peek()
@@ -82,11 +102,53 @@ class ExpressionParser:
             if c and c in _MINUS:
                 self.pos += 1
                 if self.text[self.pos : self.pos + 1].isdigit():  # "-1^" is (-1) + ^, as CGSuite reads it
-                    return self.literal(negative=True)
+                    return self.methods(self.literal(negative=True), self.pos - 1)
                 return Neg(self.unary())
-            return self.primary()
+            start = self.pos
+            return self.methods(self.primary(), start)
         finally:
             self.depth -= 1
+
+    def word(self) -> str:
+        """The run of ASCII letters at ``pos`` (not consumed)."""
+        end = self.pos
+        while end < len(self.text) and self.text[end].isascii() and self.text[end].isalpha():
+            end += 1
+        return self.text[self.pos : end]
+
+    def methods(self, node: Node, start: int) -> Node:
+        """``node`` followed by method calls ``.name(args)`` (``.name`` alone without arguments; each
+        call one level deeper)."""
+        depth = self.depth
+        while self.peek() == "." and self.text[self.pos + 1 : self.pos + 2].isalpha():
+            self.pos += 1
+            self.enter()
+            node = self.call(self.word(), [node], start)
+        self.depth = depth
+        return node
+
+    def call(self, name: str, args: list[Node], start: int) -> Node:
+        """An operation at ``pos`` (its name, then its arguments in parentheses) after ``args``."""
+        at = self.pos
+        operation = OPERATIONS.get(name.lower())
+        if operation is None:
+            raise self.fail(f"unknown operation {name!r} (known: {', '.join(sorted(OPERATION_ARITY))})")
+        count = OPERATION_ARITY[operation][1]
+        self.pos += len(name)
+        if self.peek() == "(":
+            self.pos += 1
+            self.enter()
+            if self.peek() != ")":
+                args.append(self.expression())
+                while self.peek() == ",":
+                    self.pos += 1
+                    args.append(self.expression())
+            self.expect(")")
+            self.depth -= 1
+        if len(args) != count:
+            raise self.fail(f"{name} takes {count} argument{'s' if count > 1 else ''} "
+                            f"(the game first), got {len(args)}", at)
+        return Call(operation, args, start, self.pos)
 
     def primary(self) -> Node:
         c = self.peek()
@@ -114,6 +176,9 @@ class ExpressionParser:
                     return self.tiny(name == "tiny", subscript=False)
         if c.isdigit() or c in _ARROWS or c in _STARS:
             return self.literal()
+        word = self.word()
+        if word and word.lower() in OPERATIONS:
+            return self.call(word, [], start)
         raise self.fail(f"expected a game, found {c!r}")
 
     def tiny(self, is_tiny: bool, subscript: bool) -> Node:

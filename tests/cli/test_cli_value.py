@@ -132,3 +132,27 @@ def test_deep_values_have_every_analysis(capsys: pytest.CaptureFixture[str]) -> 
     assert (status, err) == (0, "")
     assert "  birthday       351" in out.splitlines() and "  atomic weight  350" in out.splitlines()
     assert "  birthday       10000" in out.splitlines() and "  atomic weight  9999" in out.splitlines()
+
+
+def test_cgsuites_toolbox_in_expressions(capsys: pytest.CaptureFixture[str]) -> None:
+    # a switch {a|b} cooled by its temperature is (a+b)/2 + ∗, beyond it (a+b)/2 (WW ch. 6);
+    # ∫^t ∗ = ±t (WW ch. 6); ordinal sums of numbers follow Berlekamp's rule for Hackenbush strings
+    # (BB = 2, BR = 1/2; WW ch. 2); ↑ and 1∗ are infinitesimally close to 0 and 1; 2.↑ = ↑ + ↑
+    expressions = ["cool(±1, 1)", "cool(±1, 2)", "heat(*, 1)", "ordinal(1, 1)", "ordinal(1, -1)", "rcf(^)",
+                   "rcf(1*)", "norton(2, ^)", "{1|-1}.cool(1)", "1:-1"]
+    status, out, err = _run(capsys, *expressions)
+    assert (status, err) == (0, "")
+    assert _values(out) == ["∗", "0", "±1", "2", "1/2", "0", "1", "⇑", "∗", "1/2"]
+    assert out.splitlines()[0] == "cool(±1, 1) = ∗"
+    status, out, _ = _run(capsys, "--notation", "ascii", "norton(2, ^)", "{3||2*|1*}.Overheat(*, 1*)")
+    # CGSuite's GameTest.scala: {3||2+*|1+*}.Overheat(*,1+*) = {1||+-(1*)|-1,{-1|-3}}
+    assert status == 0 and _values(out) == ["^^", "{1||+-1*|-1,{-1|-3}}"]
+
+
+def test_meaningless_toolbox_arguments_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run(capsys, "cool(*, *)", "cool(1)", "1")
+    lines = err.strip().splitlines()
+    assert status == 2 and _values(out) == ["1"] and len(lines) == 2
+    assert "cannot cool '*' by '*'" in lines[0] and "cool takes 2 arguments" in lines[1]
+    done = ruma("value", "cool(±1, 1)", "heat(*, 1)", timeout=120)
+    assert done.returncode == 0 and _values(done.stdout) == ["∗", "±1"]

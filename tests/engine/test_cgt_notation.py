@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ruma.engine.cgt import DOWN, STAR, UP, ZERO, Game, integer, nimber, number, nus_game, up_multiple
-from ruma.engine.cgt.notation import STYLES, format_game, parse_game
+from ruma.engine.cgt.notation import CGSUITE, STYLES, cgsuite_text, format_cgsuite, format_game, parse_game
 from ruma.engine.errors import NotationError, RumaInputError
 
 cgt_py = pytest.importorskip("cgt_py")
@@ -180,8 +180,45 @@ games = st.recursive(_leaves, _extend, max_leaves=14)
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_round_trip_every_style(g: Game) -> None:
-    for style in STYLES:
+    for style in STYLES + (CGSUITE,):
         assert parse_game(format_game(g, style)) is g, format_game(g, style)
+    assert cgsuite_text(format_game(g, "ascii")) == format_cgsuite(g)
+
+
+# printed by CGSuite itself: its test suite (github.com/aaron-siegel/cgsuite, lib/core/src/test/
+# scala/org/cgsuite/lang/GameTest.scala and CanonicalShortGameTestCase.scala)
+CGSUITE_PRINTED = ["{1||+-(1*)|-1,{-1|-3}}", "{7/2|||5/2|3/2||+-1/2}", "{^^*||0|v4}", "^6", "v4", "^^", "vv",
+                   "73/16v9*8", "Tiny(3/2)", "Miny({5||3|1})", "{1|^^||^}", "{^3|vv}", "{2,{4|0}|-2,{0|-4}}",
+                   "{4|||3|1||0|-2}", "9/4*", "-5/16*", "+-2", "{3*||2|1}"]
+
+
+@pytest.mark.parametrize("text", CGSUITE_PRINTED)
+def test_cgsuite_style_is_what_cgsuite_prints(text: str) -> None:
+    assert format_cgsuite(parse_game(text)) == text
+
+
+def test_cgsuite_text_from_ascii_text_on_random_games() -> None:
+    from tests.support.positions import random_games
+
+    games_ = random_games(5, 600)
+    compound = [parse_game(t) for t in ("1*", "^*", "1^", "1/2v*3", "Tiny(1)")]
+    shown = 0
+    for i, g in enumerate(games_):
+        a = g + compound[i % len(compound)]
+        for h in (g, Game.from_options([a], [-a]), Game.from_options([Game.from_options([a], [-a])], [g])):
+            text = format_cgsuite(h)
+            assert cgsuite_text(format_game(h, "ascii")) == text and parse_game(text) is h
+            shown += "+-(" in text
+    assert shown > 50  # (most ± of a compound game reduce to other forms)
+
+
+def test_cgsuite_style_parenthesises_compound_operands_of_plus_minus() -> None:
+    for operand, shown in (("1*", "(1*)"), ("1^", "(1^)"), ("^*", "(^*)"), ("1/2", "1/2"), ("*2", "*2"),
+                           ("^^", "^^"), ("{2|1}", "{2|1}"), ("Tiny(2)", "(Tiny(2))")):
+        a = parse_game(operand)
+        g = Game.from_options([a], [-a])
+        if g.left_options == (a,):  # ±(^*) is 0, ±Tiny(2) is ∗: no ± left to print
+            assert format_cgsuite(g) == "+-" + shown and format_game(g, "ascii") == "+-" + operand
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,6 +3,7 @@ errors mapped to HTTP statuses with the service's message, the catalog, OpenAPI.
 
 from __future__ import annotations
 
+import html
 import random
 import re
 from math import comb
@@ -16,6 +17,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("fastapi")
 
 from ruma.engine.cgt import parse_game
+from ruma.engine.cgt.notation import format_cgsuite
 from ruma.engine.rulesets import get_ruleset
 from ruma.server.work.limits import Limits
 from tests.support.grpc_harness import connect
@@ -55,7 +57,8 @@ def test_api_gives_the_services_values_options_and_analyses(service: tuple[str, 
             api = reply.json()
             ref = client.options(ruleset, position)
             e = ref.evaluation
-            assert api["value"] == {"unicode": e.value.unicode, "ascii": e.value.ascii, "braces": e.value.braces}
+            assert api["value"] == {"unicode": e.value.unicode, "ascii": e.value.ascii, "braces": e.value.braces,
+                                    "cgsuite": format_cgsuite(parse_game(e.value.ascii))}
             assert (api["outcome"], api["nim_value"], api["canonical"]) == (e.outcome, e.nim_value, e.canonical)
             assert api["analyses"]["temperature"] == str(e.temperature) and api["analyses"]["mean"] == str(e.mean)
             assert api["analyses"]["left_stop"] == str(e.left_stop) and api["analyses"]["birthday"] == e.birthday
@@ -229,6 +232,40 @@ def test_tokens_are_the_services(tmp_path: Path) -> None:
         added = httpx.post(url + "/api/v1/catalog/positions", timeout=60, headers={"Authorization": "Bearer writer"},
                            json={"name": "example-312", "ruleset": "sowing", "position": "312", "tags": ["example"]})
         assert added.status_code == 200 and added.json()["value"] == "{0|-2}"
+
+
+def _copies(page: str) -> list[str]:
+    """The texts the page's "copy as CGSuite" buttons copy, in order."""
+    found = re.findall(r'<button type="button" class="copy-cgsuite" data-cgsuite="([^"]*)"', page)
+    return [html.unescape(text) for text in found]
+
+
+def test_copy_as_cgsuite_beside_each_value(service: tuple[str, str]) -> None:
+    _, url = service
+    # CGSuite's own test suite (GameTest.scala) prints {3||2+*|1+*}.Overheat(*,1+*) as
+    # {1||+-(1*)|-1,{-1|-3}}; ±1 cooled by its temperature is ∗ and 2.↑ is ⇑ (WW ch. 6, Norton)
+    for expression, text in (("{3||2*|1*}.Overheat(*, 1*)", "{1||+-(1*)|-1,{-1|-3}}"), ("cool(+-1, 1)", "*"),
+                             ("norton(2, ^)", "^^")):
+        api = get(url, "/api/v1/value", params={"expression": expression}).json()
+        assert api["value"]["cgsuite"] == text, expression
+        page = get(url, "/value", params={"expression": expression}).text
+        assert _copies(page) == [text] and 'aria-label="copy as CGSuite"' in page
+        assert parse_game(text) is parse_game(expression)  # what is copied reads back to the value
+    # Erickson, Theorem 2.4: 11(01)^2 = {3|0}; the value and each option carry the control
+    path = "/sowing/" + quote("11(01)^2")
+    api = get(url, "/api/v1" + "/positions" + path).json()
+    page = get(url, path).text
+    options = [o["value"]["cgsuite"] for o in api["left"] + api["right"]]
+    assert _copies(page) == ["{3|0}", *options] and len(options) > 1
+    assert all(parse_game(text) is parse_game(o["value"]["ascii"]) for text, o in zip(options, api["left"] + api["right"]))
+    assert '<script src="/static/copy.js" defer></script>' in page
+    script = get(url, "/static/copy.js")
+    assert script.status_code == 200 and "navigator.clipboard.writeText" in script.text
+    # the catalog (Table 1: 2202 = ↑), a named position and a search's stored positions
+    assert "^" in _copies(get(url, "/catalog?tag=table1&name=2202").text)
+    assert _copies(get(url, "/catalog/erickson-t1-2202").text) == ["^"]
+    search = _copies(get(url, "/search?ruleset=sowing&value=" + quote("^")).text)
+    assert search and set(search) == {"^"}
 
 
 def test_pages_render_with_their_content(service: tuple[str, str]) -> None:

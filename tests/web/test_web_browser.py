@@ -202,3 +202,31 @@ def test_heavy_position_catalog_values_and_theorems_at_1000_px(tmp_path: Path, b
         run = browser.find_element(By.CSS_SELECTOR, "#theorems time").text
         assert len(run) == len("2026-11-27 08:17 UTC") and run.endswith(" UTC"), run
         screenshot(browser, tmp_path / "theorems-1000px.png")
+
+
+def test_copy_as_cgsuite_puts_cgsuites_text_on_the_clipboard(tmp_path: Path, browser: Any) -> None:
+    """The "copy as CGSuite" button beside a value copies the value as CGSuite writes it: CGSuite's
+    own test suite (GameTest.scala) prints {3||2+*|1+*}.Overheat(*,1+*) as {1||+-(1*)|-1,{-1|-3}};
+    Erickson's Theorem 2.4 gives 11(01)^2 = {3|0}. Pages with the buttons still fit 1000 pixels."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.support.web_harness import explorer
+
+    with explorer(tmp_path / "data") as (_, url):
+        browser.execute_cdp_cmd("Browser.grantPermissions", {
+            "origin": url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+        for path, text in (("/value?expression=" + "%7B3%7C%7C2*%7C1*%7D.Overheat(*%2C%201*)", "{1||+-(1*)|-1,{-1|-3}}"),
+                           ("/sowing/11(01)%5E2", "{3|0}")):
+            browser.get(url + path)
+            button = browser.find_element(By.CSS_SELECTOR, "h1 button.copy-cgsuite")
+            assert button.text == "copy as CGSuite" and button.get_attribute("data-cgsuite") == text
+            button.click()
+            WebDriverWait(browser, 10).until(lambda d: button.get_attribute("data-state") == "copied")
+            assert button.text == "copied"
+            pasted = browser.execute_async_script("navigator.clipboard.readText().then(arguments[0])")
+            assert pasted == text
+            WebDriverWait(browser, 10).until(lambda d: button.text == "copy as CGSuite")
+        rows = browser.find_elements(By.CSS_SELECTOR, "#left-options button.copy-cgsuite")
+        assert rows and all(b.text == "CGSuite" and b.get_attribute("data-cgsuite") for b in rows)
+        check_widths(browser, url + "/sowing/11(01)%5E2")
