@@ -53,7 +53,6 @@ class _Watch(threading.Thread):
     def __init__(self, every: float = 0.01) -> None:
         super().__init__(daemon=True)
         self.every, self.seen, self.parents, self.lines = every, {}, {}, {}
-        self.own = 0.0
         self.stop = threading.Event()
         self.before = dict(self._read())  # (processes alive before the sweep: their CPU then)
 
@@ -72,7 +71,6 @@ class _Watch(threading.Thread):
     def run(self) -> None:
         while not self.stop.wait(self.every):
             self.seen.update(self._read())
-        self.own = time.thread_time()  # (this thread's CPU, in this process's: not the driver's)
 
     def descendants(self) -> dict[int, float]:
         """CPU spent during the watch by each descendant of this process."""
@@ -126,17 +124,18 @@ def stages(family: Family, workers: int) -> Stages:
     watch.start()
     started, cpu = time.perf_counter(), time.process_time()
     sink = StoreSink(directory)
+    clock = time.pthread_getcpuclockid(watch.ident or 0)  # (the watch's own CPU, in this process's)
     try:
         summary = run_sweep(family, sink, workers=workers)
-        driver = time.process_time() - cpu
+        watched = time.clock_gettime(clock)
+        driver = time.process_time() - cpu - watched
         cpu = time.process_time()
     finally:
         sink.close(dense=True)
-    rewrite = time.process_time() - cpu
+    rewrite = time.process_time() - cpu - (time.clock_gettime(clock) - watched)
     wall = time.perf_counter() - started
     watch.stop.set()
     watch.join()
-    driver -= watch.own  # (the watch ran beside the sweep, then beside the rewrite: charged to the sweep, the larger)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     reaped = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
     used = watch.descendants()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
+import random
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -425,3 +426,19 @@ def test_classes_given_to_two_workers_are_claimed_in_blocks_from_the_table(tmp_p
     assert claims == [64] and summary.backend == "processes" and summary.already_stored == half.classes
     assert summary.classes_valued == len(classes) - half.classes
     assert contents(tmp_path / "reference") == contents(tmp_path / "table")
+
+
+def test_drains_of_long_keys_that_agree_in_their_first_bytes_come_sorted() -> None:
+    # (runs of equal first 8 bytes, long enough for the second radix pass on bytes 8..15, with
+    # bodies shorter than, as long as and longer than 16 bytes, zero bytes where padding is)
+    rng = random.Random(5)
+    prefixes = [bytes(rng.choice((0, 1, 7)) for _ in range(8)) for _ in range(5)]
+    bodies = {rng.choice(prefixes)[:rng.randint(1, 8)] + bytes(rng.choice((0, 0, 1, 2, 200)) for _ in range(rng.randint(0, 14)))
+              for _ in range(20_000)}
+    layout = table_layout(2 * len(bodies), 26)
+    t = _core.SharedValues(bytearray(layout.size), CODE, VERSION, layout.slots, layout.packed)
+    values = {body: rng.randrange(50) for body in bodies}
+    for body, value in values.items():
+        assert t.add(key(body), value)
+    entries, _ = t.drain(0)
+    assert entries == sorted((key(body), value) for body, value in values.items())
