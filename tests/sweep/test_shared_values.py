@@ -308,6 +308,23 @@ def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, rul
     assert set(regions.glob("ruma-sweep-*")) == before  # the table's memory is given back
 
 
+@pytest.mark.parametrize("start, first", [("forkserver", 1000.0), ("spawn", 0.0)],
+                         ids=["forked-one-commit", "spawned-every-look"])
+def test_workers_forked_or_spawned_and_commits_however_spaced_give_the_inline_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, start: str, first: float) -> None:
+    # (partizan: the drains go as shared frames, whose nodes the writer interns commit by commit)
+    family = Family.of("sowing", (0, 8))
+    sweep_store(family, str(tmp_path / "one"), workers=1)
+    monkeypatch.setenv("RUMA_SWEEP_START", start)
+    monkeypatch.setattr(sweep_shared, "COMMIT_FIRST", first)  # (1000 s: one commit, at the end; 0: one a look)
+    drains: list[int] = []
+    drain = sweep_shared.drain_into
+    monkeypatch.setattr(sweep_shared, "drain_into", lambda *a: drains.append(1) or drain(*a))
+    two = sweep_store(family, str(tmp_path / "two"), workers=2)
+    assert two.backend == "processes" and contents(tmp_path / "one") == contents(tmp_path / "two")
+    assert (len(drains) == 1) == (first > 100)
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_table_out_of_room_sends_the_rest_aside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                   workers: int) -> None:
