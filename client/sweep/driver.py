@@ -185,8 +185,8 @@ def worker_context() -> Any:
     """How local worker processes are started: forked from multiprocessing's *fork server* where
     the system has one (Linux), else spawned. Never a fork of the driver, which holds LMDB and
     gRPC state. A spawned worker starts an interpreter and imports the engine and the sweep
-    itself, about 0.25 s of CPU each (0.5 s of a 2-worker sweep of Sowing <= 12 whose workers
-    value for 4.5 s; 4 s at 16 workers); the fork server, a clean process started once per
+    itself, 0.12-0.21 s of CPU each (a 2-worker sweep of Sowing <= 12 values for 4.5 s; 2-3 s
+    at 16 workers); the fork server, a clean process started once per
     driver, imports them once (``WORKER_MODULES``) and forks each worker ready to work, in a
     few milliseconds. The fork server ends when the driver does (it reads the end of a pipe
     from it), and its workers with it (``_start_worker``)."""
