@@ -83,6 +83,7 @@ setup(
             # and the writer process's transactions, on the LMDB that py-lmdb bundles (third_party/lmdb)
             "ruma.server.store._native",
             sources=["server/store/native.c", "server/store/iterators.c", "server/store/lmdb.c", "server/store/interning.c",
+                     "server/store/compact.c",
                      *(f"third_party/lmdb/{name}" for name in LMDB)],
             # (the batch frames it reads and writes are the engine's format: engine/native/frame.h)
             depends=["server/store/records.h", "server/store/interning.h", "engine/native/frame.h",

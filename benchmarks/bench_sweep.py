@@ -13,6 +13,13 @@ accounting) are printed too: on a machine shared with other work, wall ratios sa
 inline CPU / (2-worker CPU / 2) bounds what two idle cores would give. Ratios: inline / processes×2 (the target is
 >= 1.7), ray×2 / processes×2 (overhead, target <= 1.2). The load average is printed with the
 figures: the machine's 2 cores are shared.
+
+Then the **stages** of a sweep as ``ruma sweep`` runs it (``benchmarks/sweep_stages.py``), at
+``--stage-workers`` workers (default 2): the CPU of the driver, of the dense rewrite, of the store's
+writer process, of the workers' valuing and of their start-up; the serial share (driver, rewrite,
+writer) and the speed-up Amdahl's law gives from them for 16 cores; and the serial share of the
+command itself (its process tree's CPU less the workers' valuing: what ``/usr/bin/time`` and the
+``--json`` summary give). ``--stages-only`` skips the configurations above.
 """
 
 from __future__ import annotations
@@ -30,6 +37,9 @@ from typing import Any, Callable
 from ruma.client.sweep.driver import LocalProcesses, StoreSink, run_sweep
 from ruma.engine.families.classes import Family
 from ruma.engine.stores import open_store
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_stages import report  # noqa: E402 (beside this file)
 
 
 def _entries(path: str) -> dict[bytes, Any]:
@@ -77,8 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--ray", action="store_true", help="also time 2 Ray actors on a local cluster")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--stage-workers", default="2", help="workers of the stage breakdown, comma-separated")
+    parser.add_argument("--stages-only", action="store_true", help="only the stage breakdown")
     args = parser.parse_args(argv)
     family = Family.of(args.ruleset, (0, args.seeds), (1, args.pots or args.seeds))
+    if args.stages_only:
+        print(f"{family.describe()}: stages")
+        for count in map(int, args.stage_workers.split(",")):
+            report(family, count, args.ruleset, args.seeds)
+        return 0
     pools = {1: LocalProcesses(1), 2: LocalProcesses(2)}
     configs: dict[str, Callable[[], dict[str, Any]]] = {
         "inline": lambda: {"workers": 1},
@@ -145,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.ray:
         print(f"  ray x2 / processes x2        = {record['ray_over_processes']:.2f}   (target <= 1.2); "
               f"Ray start-up {ray_start:.1f} s (not counted)")
+    for count in map(int, args.stage_workers.split(",")):
+        report(family, count, args.ruleset, args.seeds)
+    load = os.getloadavg()
     print(f"  load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores)")
     return 0
 

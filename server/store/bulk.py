@@ -214,7 +214,12 @@ class BulkOps:
         count = frame_count(frame)
         if not count or not _LITTLE or _NATIVE is None or not self.use_writer:
             return 0
-        lengths = frame_lengths(frame, count).cast("H")
+        raw = bytes(frame_lengths(frame, count))
+        if not raw[1::2].strip(b"\0") and self.max_key >= 255:  # (every key shorter than 256 bytes: their
+            # low bytes alone, checked at C speed — a sweep's drain of impartial Sowing <= 13 is 2.6
+            # million keys, whose min and max in Python took 0.1 s of the driver)
+            return 0 if raw[0::2].translate(None, _LONG_ENOUGH) else count
+        lengths = memoryview(raw).cast("H")
         return count if 3 <= min(lengths) and max(lengths) <= self.max_key else 0
 
     def _send_shared(self, frame: bytes, games: Any, session: int) -> bool:
@@ -359,6 +364,7 @@ def _following(prefix: bytes) -> bytes | None:
 
 _SHARED_LOCK = threading.Lock()  # (``insert_shared``: two sweeps' threads on one store take turns)
 _NATIVE = codec.NATIVE  # the compiled record builder (store/native.c), or None
+_LONG_ENOUGH = bytes(range(3, 256))  # (the key lengths LMDB holds, below 256: deleted, what is left is too short)
 _LITTLE = sys.byteorder == "little"  # (a packed batch's u16 key lengths read in place)
 
 

@@ -495,6 +495,11 @@ static PyTypeObject WriterType = {
     .tp_methods = Writer_methods,
 };
 
+/* WriteError (a borrowed reference; set once the module is made): what store/compact.c raises too. */
+PyObject *store_write_error(void) {
+    return WriteError ? WriteError : PyExc_RuntimeError;
+}
+
 /* Add Writer and WriteError to the module. */
 int store_lmdb_add(PyObject *module) {
     if (PyType_Ready(&WriterType) < 0) return -1;

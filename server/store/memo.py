@@ -287,10 +287,10 @@ class LmdbStore:
 
         with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
             stats = store.admin.stats()
-        with PageFile(data) as pages:
-            fill = pages.leaf_fill()
-        if stats["bytes"] <= DENSE_RATIO * stats["data_bytes"] and fill >= DENSE_FILL:
-            return False
+        if stats["bytes"] <= DENSE_RATIO * stats["data_bytes"]:  # (else rewritten whatever the fill: no survey)
+            with PageFile(data) as pages:
+                if pages.leaf_fill() >= DENSE_FILL:
+                    return False
         compact_store(self.path, pages=False)
         return True
 

@@ -13,7 +13,9 @@
  * Also here: a batch split into keys and values in one pass (split_batch), the frames of the
  * store's writer process (pack_batch / unpack_batch: the engine's batch frame, frame.h), and the two per-game
  * helpers of game interning (seal, encode_options), and the writer process's transactions in C
- * (Writer: store/lmdb.c, on the LMDB in third_party/lmdb).
+ * (Writer: store/lmdb.c, on the LMDB in third_party/lmdb), and the copy step of a store's dense rewrite
+ * (compact_copy: store/compact.c, tested against store.rewrite's Python copy in
+ * tests/store/test_store_compact_native.py).
  * Tested byte for byte against the Python path in tests/store/test_store_bulk.py and
  * tests/store/test_store_writer.py.
  */
@@ -28,6 +30,7 @@
 #include "records.h"
 
 int store_lmdb_add(PyObject *module); /* store/lmdb.c: Writer, WriteError */
+PyObject *store_compact_copy(PyObject *self, PyObject *args); /* store/compact.c */
 /* store/iterators.c */
 PyObject *py_seal_positions(PyObject *self, PyObject *args);
 int store_iterators_ready(void);
@@ -420,6 +423,9 @@ static PyMethodDef methods[] = {
     {"crc32c", py_crc32c, METH_O, "crc32c(data) -> int: CRC32C of a bytes-like object (as google_crc32c.value)."},
     {"sha256", py_sha256, METH_O,
      "sha256(data) -> bytes: the SHA-256 digest the writer process keys long game index records with (store/interning.c)."},
+    {"compact_copy", store_compact_copy, METH_VARARGS,
+     "compact_copy(source, target, drop, schema, chunk, progress) -> {table: records}: store.rewrite._copy in C "
+     "(store/compact.c)."},
     {"seal_positions", py_seal_positions, METH_VARARGS,
      "seal_positions(keys, entries) -> iterator of (key, sealed positions record)."},
     {NULL, NULL, 0, NULL},

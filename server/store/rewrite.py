@@ -160,7 +160,25 @@ def _copy(source: Path, target: Path, progress: Callable[[int], None] | None, dr
           schema: bytes | None = None) -> dict[str, int]:
     """Every record of every table of ``source`` (but those in ``drop``) put into ``target`` in key
     order by the append path, after what ``target`` holds already; ``schema``: the new
-    ``schema_version``. Returns the records per table."""
+    ``schema_version``. Returns the records per table. In C where the store's compiled module is
+    built (``_native.compact_copy``, server/store/compact.c: the same walk and puts, 4-5 times
+    faster), else — or with ``RUMA_STORE_COPY=python`` — through py-lmdb (``_copy_python``, the
+    reference the C copy is tested against)."""
+    from ruma.server.store.bulk import _NATIVE
+
+    copy = getattr(_NATIVE, "compact_copy", None)
+    if copy is None or os.environ.get("RUMA_STORE_COPY") == "python":
+        return _copy_python(source, target, progress, drop, schema)
+    try:
+        counts: dict[str, int] = copy(str(source), str(target), tuple(drop), schema, CHUNK, progress)
+    except _NATIVE.WriteError as error:
+        raise StoreError(str(error)) from None
+    return counts
+
+
+def _copy_python(source: Path, target: Path, progress: Callable[[int], None] | None, drop: tuple[bytes, ...] = (),
+                 schema: bytes | None = None) -> dict[str, int]:
+    """``_copy`` through py-lmdb."""
     size = (source / "data.mdb").stat().st_size
     old = lmdb.open(str(source), readonly=True, lock=False, max_dbs=16, map_size=max(size, 1 << 20))
     new = lmdb.open(str(target), map_size=max(64 << 20, 2 * size), max_dbs=16)

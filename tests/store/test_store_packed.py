@@ -158,3 +158,26 @@ def test_a_full_cache_takes_no_more_from_the_search() -> None:
     assert value == evaluate(get_ruleset("impartial-sowing").reference, "1^10", InMemoryMemo()).value
     givens = [given for _, given in frames.frames]
     assert givens[0] is cache and givens[-1] is None and len(cache) <= RECENT_LIMIT
+
+
+def test_the_keys_a_writer_may_take_are_counted_as_their_lengths_say(tmp_path: Path) -> None:
+    # (frames of keys of random lengths around the limits — 3 bytes, 255/256, the store's longest
+    # key — against the definition: every length within 3..max_key, else none goes as it is)
+    import random
+
+    from ruma.server.store.bulk import _NATIVE
+
+    if _NATIVE is None:
+        pytest.skip("the store's compiled module is not built: no frame goes to the writer as it is")
+    store = LmdbStore(tmp_path / "store", writer_process=True)
+    try:
+        core = store.core
+        rng = random.Random(11)
+        for _ in range(300):
+            spans = rng.choice([(3, 40), (1, 5), (200, 300), (250, core.max_key + 5), (3, core.max_key)])
+            lengths = [rng.randint(*spans) for _ in range(rng.randint(1, 30))]
+            frame = pack_frame([bytes((2, 1)) + bytes(n - 2) if n >= 2 else bytes(n) for n in lengths], [0] * len(lengths))
+            expected = len(lengths) if all(3 <= n <= core.max_key for n in lengths) else 0
+            assert core._packed_count(frame) == expected, lengths
+    finally:
+        store.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
+import random
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -307,6 +308,23 @@ def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, rul
     assert set(regions.glob("ruma-sweep-*")) == before  # the table's memory is given back
 
 
+@pytest.mark.parametrize("start, first", [("forkserver", 1000.0), ("spawn", 0.0)],
+                         ids=["forked-one-commit", "spawned-every-look"])
+def test_workers_forked_or_spawned_and_commits_however_spaced_give_the_inline_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, start: str, first: float) -> None:
+    # (partizan: the drains go as shared frames, whose nodes the writer interns commit by commit)
+    family = Family.of("sowing", (0, 8))
+    sweep_store(family, str(tmp_path / "one"), workers=1)
+    monkeypatch.setenv("RUMA_SWEEP_START", start)
+    monkeypatch.setattr(sweep_shared, "COMMIT_FIRST", first)  # (1000 s: one commit, at the end; 0: one a look)
+    drains: list[int] = []
+    drain = sweep_shared.drain_into
+    monkeypatch.setattr(sweep_shared, "drain_into", lambda *a: drains.append(1) or drain(*a))
+    two = sweep_store(family, str(tmp_path / "two"), workers=2)
+    assert two.backend == "processes" and contents(tmp_path / "one") == contents(tmp_path / "two")
+    assert (len(drains) == 1) == (first > 100)
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_table_out_of_room_sends_the_rest_aside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                   workers: int) -> None:
@@ -425,3 +443,19 @@ def test_classes_given_to_two_workers_are_claimed_in_blocks_from_the_table(tmp_p
     assert claims == [64] and summary.backend == "processes" and summary.already_stored == half.classes
     assert summary.classes_valued == len(classes) - half.classes
     assert contents(tmp_path / "reference") == contents(tmp_path / "table")
+
+
+def test_drains_of_long_keys_that_agree_in_their_first_bytes_come_sorted() -> None:
+    # (runs of equal first 8 bytes, long enough for the second radix pass on bytes 8..15, with
+    # bodies shorter than, as long as and longer than 16 bytes, zero bytes where padding is)
+    rng = random.Random(5)
+    prefixes = [bytes(rng.choice((0, 1, 7)) for _ in range(8)) for _ in range(5)]
+    bodies = {rng.choice(prefixes)[:rng.randint(1, 8)] + bytes(rng.choice((0, 0, 1, 2, 200)) for _ in range(rng.randint(0, 14)))
+              for _ in range(20_000)}
+    layout = table_layout(2 * len(bodies), 26)
+    t = _core.SharedValues(bytearray(layout.size), CODE, VERSION, layout.slots, layout.packed)
+    values = {body: rng.randrange(50) for body in bodies}
+    for body, value in values.items():
+        assert t.add(key(body), value)
+    entries, _ = t.drain(0)
+    assert entries == sorted((key(body), value) for body, value in values.items())
