@@ -188,7 +188,12 @@ def run_census_command(args: argparse.Namespace) -> int:
 
 def run_find(args: argparse.Namespace) -> int:
     """``ruma find``: the simplest positions of each value, within the bound it states. A value
-    with no position there is a correct answer, said as one line on stderr (exit 0)."""
+    with no position there is a correct answer, said as one line on stderr (exit 0). ``--beyond``:
+    the search beyond the bound (``studies.beyond_command``)."""
+    if args.beyond:
+        from ruma.studies.beyond_command import run_find_beyond
+
+        return run_find_beyond(args)
     question = ask(args, args.values, "value", args.simplest)
     rules = question.family.rules
     wanted = parse_values(rules, args.values)
@@ -249,4 +254,7 @@ def register_find(subparsers: Any) -> None:
     find.add_argument("--simplest", type=int, default=5, metavar="K", help="positions listed per value (default 5)")
     add_format_option(find, formats=("text", "table", "json", "csv"))
     add_notation_option(find)
+    from ruma.studies.beyond_command import add_beyond_options
+
+    add_beyond_options(find)
     find.set_defaults(handler=run_find)
