@@ -17,8 +17,8 @@ candidates are
   of the goals above it — ``2^-n = {0 | 2^-(n-1)}`` and ``n·↑ = {0 | (n-1)·↑∗}`` of
   ``studies.chains``, generalised to any canonical form.
 
-Candidates are valued simplest first (fewest seeds, then pots; a candidate reached by two routes
-first), each by the store-backed evaluator within ``candidate_seconds`` and the evaluator's
+Candidates are valued simplest first (fewest seeds, then pots; among equals a candidate reached
+by two routes first), each by the store-backed evaluator within ``candidate_seconds`` and the evaluator's
 position limit (``ruma.engine.limits``), the values going into the store. A candidate the budget
 stopped is counted as *given up*: its value is unknown. Every valued candidate is remembered, so
 the search is **resumable**: its state — goals, starts, the frontier not yet valued, what was
@@ -195,7 +195,7 @@ class Beyond:
         routes = self.routes.get(row, 0) + 1
         self.routes[row] = routes
         self.how.setdefault(row, how)
-        heapq.heappush(self.frontier, _Item((-min(routes, 2), sum(row), len(row), row), row))
+        heapq.heappush(self.frontier, _Item(_priority(row, routes), row))
 
     # -- the search ------------------------------------------------------------------------------
     def run(self, seconds: float, report: Callable[[dict[str, Any]], None] | None = None,
@@ -280,8 +280,8 @@ class Beyond:
                  "goals": [{"value": text(g.value), "depth": g.depth, "stored": g.stored} for g in self.goals],
                  "useful": sorted(self.useful), "starts": self.starts, "stats": self.stats, "found": self.found,
                  "valued": [[fmt(r), v] for r, v in self.values.items()],
-                 "frontier": [[fmt(i.row), list(i.priority[:3]), self.how.get(i.row, "")]
-                              for i in self.frontier if i.row not in self.values]}
+                 "frontier": [[fmt(row), self.routes.get(row, 1), self.how.get(row, "")]
+                              for row in dict.fromkeys(i.row for i in self.frontier) if row not in self.values]}
 
     def _load(self) -> bool:
         """Read the state back (``False``: none, or of another bound or format)."""
@@ -300,11 +300,11 @@ class Beyond:
         self.useful = {t: _nim(self.rules, parse_game(t)) for t in state["useful"]}
         self.starts, self.stats, self.found = state["starts"], state["stats"], state["found"]
         self.values = {parse(p): v for p, v in state["valued"]}
-        for position, priority, how in state["frontier"]:
+        for position, routes, how in state["frontier"]:
             row = parse(position)
             self.how[row] = how
-            self.routes[row] = -priority[0]
-            heapq.heappush(self.frontier, _Item((priority[0], priority[1], priority[2], row), row))
+            self.routes[row] = -routes[0] if isinstance(routes, list) else routes
+            heapq.heappush(self.frontier, _Item(_priority(row, self.routes[row]), row))
         return True
 
 
@@ -315,6 +315,12 @@ def read_state(documents: Any, name: str) -> dict[str, Any] | None:
         return None
     state: dict[str, Any] = json.loads(zlib.decompress(raw))
     return state
+
+
+def _priority(row: State, routes: int) -> tuple[int, int, int, State]:
+    """Simplest first — fewest seeds (a seed more multiplies a candidate's cost), then fewest pots —
+    and among equals a candidate reached by two routes (a Left and a Right option, say) first."""
+    return (sum(row), len(row), -min(routes, 2), row)
 
 
 def _nim(rules: Ruleset, value: Game) -> Value:

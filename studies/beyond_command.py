@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from typing import Any
@@ -122,6 +123,7 @@ def run_find_beyond(args: argparse.Namespace) -> int:
     command = " ".join(["ruma find", rules.name, *args.values, "--beyond", "--seeds", str(args.seeds),
                         *(["--pots", str(args.pots)] if args.pots else []), "--seconds", f"{args.seconds:g}"])
     sink = store_sink(args)
+    stop = signal.signal(signal.SIGTERM, _interrupted)  # (a search stopped so saves its state first)
     try:
         census = CensusCache(args, rules, bound, sink.store.documents)
         census.prefetch(targets, DEPTH + 1)
@@ -150,8 +152,13 @@ def run_find_beyond(args: argparse.Namespace) -> int:
                 print(f"# {asked}: {len(search.found)} positions found; searched: {extent(search.state())}",
                       file=sys.stderr)
     finally:
+        signal.signal(signal.SIGTERM, stop)
         sink.close()
     return Exit.OK
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def add_beyond_options(find: argparse.ArgumentParser) -> None:
