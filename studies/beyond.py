@@ -19,8 +19,10 @@ candidates are
 
 Candidates are valued simplest first (fewest seeds, then pots; among equals a candidate reached
 by two routes first), each by the store-backed evaluator within ``candidate_seconds`` and the evaluator's
-position limit (``ruma.engine.limits``), the values going into the store. A candidate the budget
-stopped is counted as *given up*: its value is unknown. Every valued candidate is remembered, so
+position limit (``ruma.engine.limits``) — a predecessor of a position the search found, a link of
+a chain, ``CHAIN_FACTOR`` times as long —, the values going into the store. A candidate the budget
+stopped is counted as *given up*: its value is unknown (a later run with more time a candidate
+values it again). Every valued candidate is remembered, so
 the search is **resumable**: its state — goals, starts, the frontier not yet valued, what was
 valued, what was found and the time spent — is a document of the store, ``beyond/RULESET/VALUE``
 (``DOCUMENT_PREFIX``), saved every ``SAVE_SECONDS`` and at the end; the same search run again goes
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Callable, Iterable
 
-from ruma.engine.cgt import Game, Value, as_game, format_value
+from ruma.engine.cgt import ZERO, Game, Value, as_game, format_value
 from ruma.engine.rulesets.base import Ruleset, State, strip_ends
 
 __all__ = ["Beyond", "Goal", "option_values", "DOCUMENT_PREFIX", "FORMAT", "document_name", "extent", "read_state"]
@@ -57,6 +59,9 @@ DEPTH = 3
 SAVE_SECONDS = 30.0
 #: seeds a predecessor may have beyond its start (Atomic Wari's captures)
 EXTRA_SEEDS = 2
+#: a predecessor of a position the search found (a link of a chain) may take this many times the
+#: time of another candidate: it is the likeliest to have the value wanted
+CHAIN_FACTOR = 6
 
 Census = Callable[[list[Value]], dict[Value, tuple[int, list[State]]]]
 
@@ -123,6 +128,8 @@ class Beyond:
                                       "computed": 0, "seconds": 0.0, "least_seeds": None, "most_seeds": None,
                                       "runs": []}
         self._side_cache: dict[str, tuple[bool, bool]] = {}
+        self.links: set[State] = set()  # predecessors of positions found: more time each
+        self.gave_up: dict[State, float] = {}  # the seconds a candidate was given up after
         if not self._load():
             self._plan()
 
@@ -184,6 +191,8 @@ class Beyond:
             undone = self.rules.unmoves(row, side, EXTRA_SEEDS) or []
             who = "a move" if self.rules.impartial else ("a Left move" if side else "a Right move")
             for g in undone:
+                if origin == "found":
+                    self.links.add(strip_ends(g))
                 self._push(g, f"{who} to {label}")
         for g, what in _extensions(row):
             self._push(g, f"{what} {label}")
@@ -206,8 +215,8 @@ class Beyond:
         deadline = started + seconds
         saved = started
         found_before = len(self.found)
-        run = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "seconds": 0.0, "command": command,
-               "candidates": 0}
+        run: dict[str, Any] = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "seconds": 0.0,
+                               "command": command, "candidates": 0}
         self.stats["runs"].append(run)
         goals = {text(g.value): g for g in self.goals}
         try:
@@ -216,7 +225,8 @@ class Beyond:
                 row = item.row
                 if row in self.values:
                     continue
-                budget = min(self.candidate_seconds, max(deadline - time.monotonic(), 0.1))
+                allowed = self.candidate_seconds * (CHAIN_FACTOR if row in self.links else 1)
+                budget = min(allowed, max(deadline - time.monotonic(), 0.1))
                 value, computed, hits = self.valuer(row, budget)
                 self.stats["candidates"] += 1
                 run["candidates"] += 1
@@ -229,6 +239,7 @@ class Beyond:
                 if value is None:
                     self.stats["gave_up"] += 1
                     self.values[row] = None
+                    self.gave_up[row] = budget
                     continue
                 if computed == 0:
                     self.stats["from_store"] += 1
@@ -280,6 +291,8 @@ class Beyond:
                  "goals": [{"value": text(g.value), "depth": g.depth, "stored": g.stored} for g in self.goals],
                  "useful": sorted(self.useful), "starts": self.starts, "stats": self.stats, "found": self.found,
                  "valued": [[fmt(r), v] for r, v in self.values.items()],
+                 "gave_up": [[fmt(r), t] for r, t in self.gave_up.items()],
+                 "links": [fmt(r) for r in self.links],
                  "frontier": [[fmt(row), self.routes.get(row, 1), self.how.get(row, "")]
                               for row in dict.fromkeys(i.row for i in self.frontier) if row not in self.values]}
 
@@ -300,6 +313,22 @@ class Beyond:
         self.useful = {t: _nim(self.rules, parse_game(t)) for t in state["useful"]}
         self.starts, self.stats, self.found = state["starts"], state["stats"], state["found"]
         self.values = {parse(p): v for p, v in state["valued"]}
+        self.links = {parse(p) for p in state.get("links", [])}
+        for f in self.found:  # (the predecessors of what was found: links of the chains)
+            if f["value"] in self.useful:
+                left, right = self._sides(f["value"])
+                sides = [True] if self.rules.impartial else [s for s, w in ((True, left), (False, right)) if w]
+                for side in sides:
+                    self.links.update(strip_ends(g) for g in self.rules.unmoves(parse(f["position"]), side,
+                                                                               EXTRA_SEEDS) or [])
+        earlier = state["candidate_seconds"]
+        self.gave_up = {parse(p): t for p, t in state.get("gave_up", [[p, earlier] for p, v in state["valued"]
+                                                                     if v is None])}
+        for row, after in list(self.gave_up.items()):  # given more time now: valued again
+            if after < self.candidate_seconds * (CHAIN_FACTOR if row in self.links else 1) * 0.99:
+                del self.values[row], self.gave_up[row]
+                self.routes[row] = 1
+                heapq.heappush(self.frontier, _Item(_priority(row, 1), row))
         for position, routes, how in state["frontier"]:
             row = parse(position)
             self.how[row] = how
@@ -328,7 +357,7 @@ def _nim(rules: Ruleset, value: Game) -> Value:
 
 
 def _zero(value: Value) -> bool:
-    return value == 0 if isinstance(value, int) else value.nus == (0, 0, 0)
+    return value == 0 if isinstance(value, int) else value == ZERO
 
 
 def _extensions(row: State) -> Iterable[tuple[State, str]]:

@@ -40,21 +40,31 @@ def _search(state: dict[str, Any], impartial: bool) -> dict[str, Any]:
     found = sorted(state["found"], key=lambda f: (f["seeds"], f["pots"], f["position"]))
     listed: list[dict[str, Any]] = []
     beside: dict[str, int] = {}
+    values = []  # the value asked and those below it the bound holds none of: found or not
     for value in goals:
         mine = [f for f in found if f["value"] == value]
         if value == state["value"] or goals[value]["stored"] == 0:
             listed += mine[:LISTED]
+            values.append({"value": value, "label": mine[0]["label"] if mine else _label(value, impartial),
+                           "count": len(mine), "first": mine[0] if mine else None, "asked": value == state["value"]})
         elif mine:
             beside[mine[0]["label"]] = len(mine)
     stats = state["stats"]
     runs = stats["runs"]
     return {"ruleset": state["ruleset"], "value": state["value"], "impartial": impartial,
-            "label": next((f["label"] for f in found if f["value"] == state["value"]), None),
-            "bound": state["bound"], "found": listed, "count": sum(f["value"] == state["value"] for f in found),
+            "label": _label(state["value"], impartial),
+            "bound": state["bound"], "found": listed, "values": values, "count": sum(f["value"] == state["value"] for f in found),
             "beside": beside, "goals": state["goals"], "extent": extent(state),
             "seconds": stats["seconds"], "candidates": stats["candidates"], "gave_up": stats["gave_up"],
             "from_store": stats["from_store"], "memo_hits": stats["memo_hits"], "computed": stats["computed"],
             "command": runs[-1]["command"] if runs else "", "runs": len(runs)}
+
+
+def _label(value: str, impartial: bool) -> str:
+    from ruma.engine.cgt import format_value
+
+    game = parse_game(value)
+    return format_value(int(game.nim_value) if impartial and game.nim_value is not None else game, "unicode")
 
 
 def beyond(sink: StoreSink, command: str) -> dict[str, Any]:

@@ -216,24 +216,24 @@ def _beyond(document: dict[str, Any]) -> list[str]:
              "option values the bound holds few or none of. Every position listed was valued exactly (and re-valued "
              "by the pure-Python engine in `tests/studies/test_beyond.py`); a value not found is **not** shown not to "
              "exist: the extent searched is stated. Every position found is a line of `docs/data/beyond.jsonl` and a "
-             "catalog entry (`ruma catalog search beyond`).", "",
+             "catalog entry (`ruma catalog search --tag beyond`).", "",
              f"Gathered by `{g['command']}` ({g['date']}) from the searches the store keeps; the time of a search is "
              "the wall time of all its runs (on 2 cores shared with other work, at nice 10).", ""]
     searches = document["searches"]
     if not searches:
         return lines + ["No search kept in the store.", ""]
-    lines += ["| ruleset | value | found | simplest found | seeds/pots | found after | search time | command |",
-              "|---|---|---:|---|---|---:|---:|---|"]
+    lines += ["| ruleset | value | positions found | simplest found | seeds/pots | found after | search | search time |",
+              "|---|---|---:|---|---|---:|---|---:|"]
     for s in searches:
-        value = s["label"] or s["value"]
-        mine = [f for f in s["found"] if f["value"] == s["value"]]
-        first = mine[0] if mine else None
-        lines.append(f"| {s['ruleset']} | {value} | {s['count']} | " + (
-            f"`{first['position']}` | {first['seeds']}/{first['pots']} | {first['searched_seconds']:,.0f} s"
-            if first else "none | — | —") + f" | {float(s['seconds']):,.0f} s | `{s['command']}` |")
+        for v in s["values"]:
+            first = v["first"]
+            where = "asked" if v["asked"] else f"on the way to {s['label']} (the bound holds none)"
+            lines.append(f"| {s['ruleset']} | {v['label']} | {v['count']} | " + (
+                f"`{first['position']}` | {first['seeds']}/{first['pots']} | {first['searched_seconds']:,.0f} s"
+                if first else "none | — | —") + f" | `{s['command']}` ({where}) | {float(s['seconds']):,.0f} s |")
     lines.append("")
     for s in searches:
-        lines += [f"### {s['ruleset']} {s['label'] or s['value']}", ""]
+        lines += [f"### {s['ruleset']} {s['label']}", ""]
         if s["found"]:
             lines += ["| position | seeds/pots | value | how it was reached | found after |", "|---|---|---|---|---:|"]
             for f in s["found"]:

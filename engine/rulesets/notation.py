@@ -130,7 +130,7 @@ class BothDirections(PotRowRuleset):
 
     def unmoves(self, state: State, left: bool, extra: int = 0) -> list[State] | None:
         """Every position with a move to ``state`` in either direction (impartial)."""
-        undo = super().unmoves  # type: ignore[safe-super]
+        undo = super().unmoves
         ahead, back = undo(state, True, extra), undo(state, False, extra)
         if ahead is None or back is None:
             return None
