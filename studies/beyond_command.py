@@ -77,11 +77,16 @@ class CensusCache:
 
 def _valuer(rules: Any, store: Any) -> Any:
     """Value a row through the store within a time budget: ``(value or None, computed, hits)``."""
+    from ruma.engine.cgt import Game
     from ruma.engine.errors import CancelledError, LimitExceededError
     from ruma.engine.evaluator import evaluate
     from ruma.engine.limits import MAX_POSITIONS
 
     def value(row: State, seconds: float) -> tuple[Value | None, int, int]:
+        key, mirrored = rules.canonical_key(row)
+        held = store.lookup(key)  # (a stored row, one read: no search set up)
+        if held is not None:
+            return (-held if mirrored and isinstance(held, Game) else held), 0, 1
         deadline = time.monotonic() + seconds
         try:
             done = evaluate(rules, row, store, should_cancel=lambda: time.monotonic() > deadline,
