@@ -149,6 +149,27 @@ def seed_positions() -> list[dict[str, Any]]:
 #: docs/data/beyond.jsonl (``ruma tables beyond --records``; tests/studies/test_beyond.py checks
 #: that they agree)
 BEYOND: list[tuple[str, str, str, str, str, str, str, str]] = [
+    ('impartial-atomic-wari-star10-beyond-1', 'impartial-atomic-wari', '23002030232', '*10',
+     'a move to `113002030232` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-1', 'impartial-atomic-wari', '20122300024', '*9',
+     'a move to `11122300024` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-2', 'impartial-atomic-wari', '20122300123', '*9',
+     'a move to `11122300123` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-3', 'impartial-atomic-wari', '20200223023', '*9',
+     'a move to `11200223023` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-4', 'impartial-atomic-wari', '20202020332', '*9',
+     'a move to `11202020332` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-5', 'impartial-atomic-wari', '20202230023', '*9',
+     'a move to `11202230023` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('sowing-8up-star-beyond-1', 'sowing', '100120111011103', '^8*',
+     'a Right move to `100120111012003` = ^7 (found)',
+     'ruma find sowing ^9 --beyond --seeds 14 --pots 14 --seconds 240', '14 seeds and 14 pots', '2026-12-05'),
 ]
 
 # .37 P-positions found by Erickson's search (p. 295): x−2 or x−1 in this set is excluded below

@@ -146,9 +146,9 @@ def test_the_published_positions_have_their_values_by_the_pure_python_engine() -
 
 
 def test_the_published_positions_have_their_values_by_cgt_py_and_pycgt() -> None:
-    """The small published positions (at most ``REFERENCE_SEEDS`` seeds) re-valued by the reference
-    evaluators, which walk every follower without normalisation."""
-    records = [r for r in published() if r["seeds"] <= REFERENCE_SEEDS]
+    """The small published positions (at most ``REFERENCE_SEEDS`` seeds by ruleset) re-valued by the
+    reference evaluators, which walk every follower without normalisation."""
+    records = [r for r in published() if r["seeds"] <= REFERENCE_SEEDS.get(r["ruleset"], 0)]
     assert records
     evaluators: dict[str, Any] = {}
     for r in records:
@@ -168,5 +168,7 @@ def test_the_catalog_seeds_every_published_position() -> None:
         assert r["search"] in entry["notes"] and entry["name"].startswith(r["ruleset"] + "-")
 
 
-#: the reference evaluators re-value published positions of at most this many seeds
-REFERENCE_SEEDS = 16
+#: the reference evaluators re-value published positions of at most this many seeds (they walk every
+#: follower: an Impartial Atomic Wari position of 16 seeds takes a second or two, a Sowing position of
+#: 13 seeds in 15 pots far longer — docs/tables.md records its re-valuation by the pure-Python engine)
+REFERENCE_SEEDS = {"impartial-atomic-wari": 16, "sowing": 12}
