@@ -213,8 +213,10 @@ def _beyond(document: dict[str, Any]) -> list[str]:
              "beyond the exhaustive bound: it starts from the stored positions of the values of V's options, values "
              "the positions with a move to them (the moves undone) and the positions grown from them by a seed or a "
              "pot, simplest first, each by the store-backed evaluator within a time limit, and follows chains through "
-             "option values the bound holds few or none of. Every position listed was valued exactly (and re-valued "
-             "by the pure-Python engine in `tests/studies/test_beyond.py`); a value not found is **not** shown not to "
+             "option values the bound holds few or none of. Every position listed was valued exactly, and is re-valued "
+             "independently in `tests/studies/test_beyond.py` — by the pure-Python engine where it takes at most 20 s, "
+             "by cgt-py or pycgt (their own move generators) where they reach — or by a longer run recorded at the top "
+             "of this file; a value not found is **not** shown not to "
              "exist: the extent searched is stated. Every position found is a line of `docs/data/beyond.jsonl` and a "
              "catalog entry (`ruma catalog search --tag beyond`).", "",
              f"Gathered by `{g['command']}` ({g['date']}) from the searches the store keeps; the time of a search is "
