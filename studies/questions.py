@@ -3,6 +3,11 @@
     ruma find sowing '*3' --seeds ..13                 # the simplest Sowing positions of value ∗3
     ruma find impartial-sowing '*10' '*11' --seeds ..13 --simplest 1 --server HOST:PORT
     ruma census sowing --seeds 13 --value '*3' --value '^'
+    ruma find sowing '^9' --beyond --seeds 14 --pots 14 --data DIR --seconds 600   # beyond the bound
+
+``--beyond`` searches for positions of each value beyond the bound swept into the store, from the
+stored positions of its option values (``studies.beyond``, resumable: run it again to go on); its
+options are ``--seconds``, ``--candidate-seconds``, ``--starts`` and ``--grow``.
 
 A census streams through the family (``ruma.engine.families.stream``): memory holds its rows, not
 its millions of classes; restricted to some values, a local census compares the ids the store
