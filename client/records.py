@@ -28,6 +28,7 @@ KINDS = (
     "store-stats", "store-backup", "store-verify", "store-repair", "store-compact", "server", "tchoukaillon-board",
     "tchoukaillon-min-stones",
     "tchoukaillon-complete", "tchoukaillon-check", "tchoukaillon-graph", "picture", "sweep-summary", "census-row",
+    "beyond-position",
 )
 
 

@@ -8,7 +8,10 @@
   ``tally_parts``: a tally in parts, each kept in the store; ``open_questions``: the tables of the
   open questions as documents kept in the store, and ``markdown`` their sections; ``tables``: the
   generator of Erickson's Tables 2–4 and the atomic weights; ``commands``: ``ruma census``,
-  ``ruma find`` and ``ruma tables``.
+  ``ruma find`` and ``ruma tables``;
+- ``beyond``: a value-directed search for positions of a value beyond the swept bound (resumable,
+  its state in the store), ``beyond_command``: ``ruma find --beyond``, ``beyond_tables``: the
+  ``beyond`` section of docs/tables.md and ``docs/data/beyond.jsonl``.
 
 May import: the standard library, ``ruma.engine``, ``ruma.v1`` and ``ruma.client`` (the sweep
 driver, the CLI's shared pieces) — never ``ruma.server``. Nothing below it imports it.

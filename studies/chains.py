@@ -17,32 +17,14 @@ import time
 from typing import Callable
 
 from ruma.engine.cgt import Value
-from ruma.engine.rulesets.base import State, strip_ends
+from ruma.engine.rulesets.base import State
+from ruma.engine.rulesets.sowing import right_unmoves
 from ruma.studies.kinds import Kind, value_of
 
 __all__ = ["CHAINS", "right_unmoves", "extend"]
 
 #: a chain's next kind from the kind of Right's option (the parameter goes up by one)
 CHAINS = {"2^-n": "2^-n", "n.^*": "n.^", "n.^": "n.^*"}
-
-
-def right_unmoves(row: State) -> list[State]:
-    """Every Sowing row ``G`` (empty end pots stripped) with a Right move to ``row``."""
-    after = list(row) + [0]
-    found: list[State] = []
-    for j, count in enumerate(after):
-        if count:
-            continue
-        for s in range(1, j + 1):
-            if after[j - s] < 1:
-                break
-            if after[j - s] >= 2:  # (the last seed fell onto a nonempty pot)
-                before = list(after)
-                for i in range(j - s, j):
-                    before[i] -= 1
-                before[j] = s
-                found.append(strip_ends(tuple(before)))
-    return found
 
 
 def extend(starts: dict[Kind, list[State]], value: Callable[[State], Value | None], seconds: float,

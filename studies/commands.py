@@ -12,7 +12,8 @@ into the store.
     ruma tables table-3 --seeds 13 --data DIR          # Erickson's Tables 2-4, the atomic weights
 
 Sections (``SECTIONS``): the questions' tables (``studies.open_questions``: ``sowing-values``,
-``wari-nim``, ``followers``), kept in the store as documents, so a run with the same bound reads
+``wari-nim``, ``followers``; and ``beyond``, gathered from the searches of ``ruma find --beyond``:
+``studies.beyond_tables``), kept in the store as documents, so a run with the same bound reads
 them back in seconds (``--recount`` computes them again); and Erickson's Tables 3, 4 and 2 and
 the atomic-weight census (``studies.tables``: ``table-3``, ``table-4``, ``table-2``,
 ``atomic-weights``). ``--write FILE`` replaces each section in FILE (found by its heading; a new
@@ -26,6 +27,7 @@ ruma.studies.tables`` still writes the older four sections in one go.
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -38,7 +40,8 @@ __all__ = ["register", "splice", "SECTIONS", "run_tables_command"]
 
 QUESTIONS = ("sowing-values", "wari-nim", "followers")
 ERICKSON = ("table-3", "table-4", "table-2", "atomic-weights")
-SECTIONS = QUESTIONS + ERICKSON
+BEYOND = "beyond"
+SECTIONS = QUESTIONS + (BEYOND,) + ERICKSON
 #: the headings of the older sections (``studies.tables``)
 ERICKSON_HEADINGS = {
     "table-3": "## Table 3 — simplest impartial Sowing positions with value ∗n",
@@ -67,6 +70,15 @@ def _question(args: argparse.Namespace, section: str, sink: Any, command: str) -
     from ruma.studies import open_questions as questions
     from ruma.studies.markdown import render
 
+    if section == BEYOND:
+        from ruma.studies.beyond_tables import beyond, records
+
+        document = beyond(sink, command)
+        if args.records:
+            lines = [json.dumps(record, ensure_ascii=False) for record in records(document)]
+            Path(args.records).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+            print(f"ruma tables: wrote {len(lines)} positions into {args.records}", file=sys.stderr)
+        return render(document)
     seeds = args.seeds if args.seeds is not None else DEFAULTS[section]
     pots = args.pots if args.pots is not None else seeds
     if section == "sowing-values":
@@ -111,6 +123,8 @@ def _command(args: argparse.Namespace, sections: list[str]) -> str:
     if "sowing-values" in sections and args.chains != 300.0:
         words += ["--chains", f"{args.chains:g}"]
     words += ["--data", str(args.data)]
+    if args.records and BEYOND in sections:
+        words += ["--records", str(args.records)]
     if args.write:
         words += ["--write", str(args.write)]
     return " ".join(shlex.quote(w) for w in words)
@@ -132,12 +146,13 @@ def run_tables_command(args: argparse.Namespace) -> int:
     sink = StoreSink(str(Path(args.data).expanduser()))
     try:
         for section in sections:
-            text = _question(args, section, sink, command) if section in QUESTIONS else _erickson(args, section, sink)
+            text = (_question(args, section, sink, command) if section in QUESTIONS + (BEYOND,)
+                    else _erickson(args, section, sink))
             if target is None:
                 sys.stdout.write(text + "\n")
                 sys.stdout.flush()
                 continue
-            title = heading(section) if section in QUESTIONS else ERICKSON_HEADINGS[section]
+            title = heading(section) if section in QUESTIONS + (BEYOND,) else ERICKSON_HEADINGS[section]
             old = target.read_text(encoding="utf-8") if target.exists() else ""
             target.write_text(splice(old, title, text), encoding="utf-8")  # each section as soon as it is done
             print(f"ruma tables: wrote {section} into {target}", file=sys.stderr)
@@ -177,5 +192,8 @@ def register(subparsers: Any) -> None:
                              "0: none)")
     parser.add_argument("--recount", action="store_true", help="compute the sections even when the store holds them")
     parser.add_argument("--write", metavar="FILE", help="splice the sections into FILE instead of printing them")
+    parser.add_argument("--records", metavar="FILE",
+                        help="beyond: also write every position it lists into FILE, one JSON record a line "
+                             "(docs/data/beyond.jsonl)")
     handler: Callable[[argparse.Namespace], int] = run_tables_command
     parser.set_defaults(handler=handler)

@@ -19,6 +19,7 @@ TITLES = {
     "sowing-values": "Sowing values of Erickson's §2 questions: 2^-n, n·↑, n·↑+∗, +_x and ∗n",
     "wari-nim": "Table 3 for Impartial Atomic Wari: simplest positions with value ∗n",
     "followers": "Followers of Atomic Wari positions",
+    "beyond": "Beyond the bound: positions of wanted values found by a value-directed search",
 }
 KIND_TITLES = {"2^-n": "2^-n", "n.^": "n·↑", "n.^*": "n·↑ + ∗", "+_x": "tinies +_x = {0 ‖ 0 | −x}",
                 "*n": "nimbers ∗n"}
@@ -59,6 +60,8 @@ def _pos(entry: dict[str, Any]) -> str:
 def render(document: dict[str, Any]) -> str:
     """The Markdown section of a document (heading included)."""
     section = document["section"]
+    if section == "beyond":
+        return "\n".join([heading(section), "", *_beyond(document)]).rstrip() + "\n"
     lines = [heading(section), "", _provenance(document), ""]
     if section == "sowing-values":
         lines += _sowing(document)
@@ -202,3 +205,48 @@ def _followers(document: dict[str, Any]) -> list[str]:
         lines.append(f"| {r['seeds']} | {r['rows_walked']:,} | {r['followers']:,} | {r['components']:,} | "
                      f"`{r['position']}` | {r['pots']} |")
     return lines + [""]
+
+
+def _beyond(document: dict[str, Any]) -> list[str]:
+    g = document["generated"]
+    lines = ["`ruma find RULESET VALUE --beyond` (`ruma.studies.beyond`) looks for positions of a value V = {L | R} "
+             "beyond the exhaustive bound: it starts from the stored positions of the values of V's options, values "
+             "the positions with a move to them (the moves undone) and the positions grown from them by a seed or a "
+             "pot, simplest first, each by the store-backed evaluator within a time limit, and follows chains through "
+             "option values the bound holds few or none of. Every position listed was valued exactly, and is re-valued "
+             "independently in `tests/studies/test_beyond.py` — by the pure-Python engine where it takes at most 20 s, "
+             "by cgt-py or pycgt (their own move generators) where they reach — or by a longer run recorded at the top "
+             "of this file; a value not found is **not** shown not to "
+             "exist: the extent searched is stated. Every position found is a line of `docs/data/beyond.jsonl` and a "
+             "catalog entry (`ruma catalog search --tag beyond`).", "",
+             f"Gathered by `{g['command']}` ({g['date']}) from the searches the store keeps; the time of a search is "
+             "the wall time of all its runs (on 2 cores shared with other work, at nice 10).", ""]
+    searches = document["searches"]
+    if not searches:
+        return lines + ["No search kept in the store.", ""]
+    lines += ["| ruleset | value | positions found | simplest found | seeds/pots | found after | search | search time |",
+              "|---|---|---:|---|---|---:|---|---:|"]
+    for s in searches:
+        for v in s["values"]:
+            first = v["first"]
+            where = "asked" if v["asked"] else f"on the way to {s['label']} (the bound holds none)"
+            lines.append(f"| {s['ruleset']} | {v['label']} | {v['count']} | " + (
+                f"`{first['position']}` | {first['seeds']}/{first['pots']} | {first['searched_seconds']:,.0f} s"
+                if first else "none | — | —") + f" | `{s['command']}` ({where}) | {float(s['seconds']):,.0f} s |")
+    lines.append("")
+    for s in searches:
+        lines += [f"### {s['ruleset']} {s['label']}", ""]
+        if s["found"]:
+            lines += ["| position | seeds/pots | value | how it was reached | found after |", "|---|---|---|---|---:|"]
+            for f in s["found"]:
+                lines.append(f"| `{f['position']}` | {f['seeds']}/{f['pots']} | {f['label']} | {f['how']} | "
+                             f"{f['searched_seconds']:,.0f} s |")
+            lines.append("")
+        else:
+            lines += [f"No position of {s['value']} found.", ""]
+        if s["beside"]:
+            lines += ["Also found beyond the bound on the way: " + ", ".join(
+                f"{n} of {label}" for label, n in s["beside"].items()) + ".", ""]
+        lines += [f"Searched: {s['extent']}. Of the candidates, {s['from_store']:,} were valued from the store "
+                  f"alone; {s['computed']:,} positions were computed and {s['memo_hits']:,} memo hits.", ""]
+    return lines

@@ -50,8 +50,9 @@ __all__ = ["FORMAT", "SECTIONS", "DOCUMENT_PREFIX", "sowing_values", "wari_nim",
 
 FORMAT = 1
 DOCUMENT_PREFIX = "tables/"
-#: the sections this module computes, in the order of docs/tables.md
-SECTIONS = ("sowing-values", "wari-nim", "followers")
+#: the sections kept in the store as documents, in the order of docs/tables.md: this module's three
+#: and ``beyond`` (``studies.beyond_tables``: what the searches of ``ruma find --beyond`` found)
+SECTIONS = ("sowing-values", "wari-nim", "followers", "beyond")
 #: simplest positions per value the pattern search starts from (for two blocks growing together)
 PATTERN_SEEDS = 100
 PAIR_SEEDS = 20

@@ -3,6 +3,11 @@
     ruma find sowing '*3' --seeds ..13                 # the simplest Sowing positions of value ∗3
     ruma find impartial-sowing '*10' '*11' --seeds ..13 --simplest 1 --server HOST:PORT
     ruma census sowing --seeds 13 --value '*3' --value '^'
+    ruma find sowing '^9' --beyond --seeds 14 --pots 14 --data DIR --seconds 600   # beyond the bound
+
+``--beyond`` searches for positions of each value beyond the bound swept into the store, from the
+stored positions of its option values (``studies.beyond``, resumable: run it again to go on); its
+options are ``--seconds``, ``--candidate-seconds``, ``--starts`` and ``--grow``.
 
 A census streams through the family (``ruma.engine.families.stream``): memory holds its rows, not
 its millions of classes; restricted to some values, a local census compares the ids the store
@@ -188,7 +193,12 @@ def run_census_command(args: argparse.Namespace) -> int:
 
 def run_find(args: argparse.Namespace) -> int:
     """``ruma find``: the simplest positions of each value, within the bound it states. A value
-    with no position there is a correct answer, said as one line on stderr (exit 0)."""
+    with no position there is a correct answer, said as one line on stderr (exit 0). ``--beyond``:
+    the search beyond the bound (``studies.beyond_command``)."""
+    if args.beyond:
+        from ruma.studies.beyond_command import run_find_beyond
+
+        return run_find_beyond(args)
     question = ask(args, args.values, "value", args.simplest)
     rules = question.family.rules
     wanted = parse_values(rules, args.values)
@@ -249,4 +259,7 @@ def register_find(subparsers: Any) -> None:
     find.add_argument("--simplest", type=int, default=5, metavar="K", help="positions listed per value (default 5)")
     add_format_option(find, formats=("text", "table", "json", "csv"))
     add_notation_option(find)
+    from ruma.studies.beyond_command import add_beyond_options
+
+    add_beyond_options(find)
     find.set_defaults(handler=run_find)

@@ -57,6 +57,9 @@ def annotate(document: dict[str, Any]) -> dict[str, Any]:
         for count in series["counts"]:
             _link(series["ruleset"], count)
             count["api"] = _row_api(section, f"{series['ruleset']} {series['family']}/{count['n']}")
+    for search in document.get("searches", []):
+        for found in search["found"]:
+            _link(found["ruleset"], found)
     for entry in document.get("largest", []):
         _link(ruleset, entry)
         entry["api"] = _row_api(section, f"seeds/{entry['seeds']}")
@@ -103,7 +106,7 @@ def _rows(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def list_tables(gw: Gateway = Depends(gateway), token: Optional[str] = Depends(bearer)) -> Any:
     """The tables of Erickson's open questions the store keeps: name, title, bound, how they were
     computed (command, wall time, peak memory) and where to read each."""
-    return [{key: table[key] for key in ("name", "title", "ruleset", "bound", "generated", "url", "api")}
+    return [{key: table.get(key) for key in ("name", "title", "ruleset", "bound", "generated", "url", "api")}
             for table in stored_tables(gw, token)]
 
 

@@ -70,6 +70,8 @@ __all__ = [
     "reach_left",
     "sparse_nim_value",
     "octal_37",
+    "left_unmoves",
+    "right_unmoves",
 ]
 
 
@@ -117,6 +119,60 @@ def sow_left(state: State) -> list[State]:
 
 
 _strip = strip_ends
+
+
+def left_unmoves(row: State, extra: int = 0) -> list[State]:
+    """Every row ``G`` (empty end pots stripped) with a Left move (a rightward sowing) to ``row``
+    that captured at most ``extra`` seeds. Left sowed the ``s`` seeds of pot ``i`` into
+    ``i .. i+s-1`` (pot ``i`` keeps one), then captured backwards from ``i+s-1`` the ``k`` pots
+    that held 2 or 3: undone, pot ``i`` (holding one) gets its ``s`` seeds back, each sown pot
+    before the captured ones gives one back, and each captured pot (empty now) held 1 or 2 — the
+    pot where capturing stopped, if it is not pot ``i``, holds neither 2 nor 3 after the move."""
+    most = extra // 2  # (a captured pot lost 2 or 3 seeds)
+    after = list(_strip(row)) + [0] * (most + 1)
+    found: list[State] = []
+    for i, count in enumerate(after):
+        if count != 1:
+            continue
+        sown = i + 1  # sown pots i+1 .. sown-1 hold one seed more than before (at least one now)
+        while True:
+            for k in range(0, most + 1):  # the k pots from sown .. sown+k-1 were captured
+                last = sown + k - 1
+                if k and (last >= len(after) or after[last] != 0):
+                    break
+                if k == 0 and sown - 1 == i:
+                    continue  # (s >= 2: at least one pot past i is sown)
+                if k == 0 and after[sown - 1] in (2, 3):
+                    continue  # (it would have been captured)
+                if k and sown - 1 > i and after[sown - 1] in (2, 3):
+                    continue  # (capturing would not have stopped there)
+                before = list(after)
+                before[i] = sown + k - i
+                for j in range(i + 1, sown):
+                    before[j] -= 1
+                for held in _captured(k, extra):
+                    for offset, c in enumerate(held):
+                        before[sown + offset] = c
+                    found.append(_strip(tuple(before)))
+            if sown >= len(after) or after[sown] < 1:
+                break
+            sown += 1
+    return found
+
+
+def _captured(k: int, extra: int) -> list[tuple[int, ...]]:
+    """The counts (1 or 2 each) ``k`` captured pots held before the sowing, at most ``extra``
+    seeds captured in all (each pot lost its count plus the seed sown into it)."""
+    out: list[tuple[int, ...]] = [()]
+    for _ in range(k):
+        out = [held + (c,) for held in out for c in (1, 2)]
+    return [held for held in out if sum(held) + k <= extra]
+
+
+def right_unmoves(row: State, extra: int = 0) -> list[State]:
+    """Every row with a Right move (a leftward sowing) to ``row``: the mirror images of
+    ``left_unmoves`` of its mirror image."""
+    return [g[::-1] for g in left_unmoves(row[::-1], extra)]
 
 
 def reach_right(state: State) -> int:
@@ -239,6 +295,11 @@ class AtomicWariRuleset(PotRowRuleset):
     def normalise(self, state: State) -> tuple[State, bool]:
         """N1 (strip empty end pots), then the lexicographically smaller orientation (N2)."""
         return self.oriented(_strip(state))
+
+    def unmoves(self, state: State, left: bool, extra: int = 0) -> list[State] | None:
+        """The rows with a Left (``left``) or Right move to ``state`` capturing at most ``extra``
+        seeds (``left_unmoves``, ``right_unmoves``)."""
+        return left_unmoves(state, extra) if left else right_unmoves(state, extra)
 
     def components(self, state: State) -> Sequence[State]:
         """Stripped independent components (D1), value-0 components omitted (D2)."""

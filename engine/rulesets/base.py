@@ -157,6 +157,13 @@ class Ruleset(ABC):
         """All options of an impartial position."""
         return self.left_options(state)
 
+    def unmoves(self, state: State, left: bool, extra: int = 0) -> list[State] | None:
+        """The positions (empty end pots stripped) from which Left (``left``) or Right has a move
+        to ``state``, with at most ``extra`` seeds more than ``state`` (what the move captured);
+        ``None`` when the ruleset cannot undo its moves. A value-directed search builds
+        candidates with it (``ruma.studies.beyond``)."""
+        return None
+
     # -- normalisation -----------------------------------------------------------------------
     def normalise(self, state: State) -> tuple[State, bool]:
         """The canonical state and whether it is the mirror image (see module docstring)."""

@@ -128,6 +128,14 @@ class BothDirections(PotRowRuleset):
         """Every option (impartial)."""
         return self.options(state)
 
+    def unmoves(self, state: State, left: bool, extra: int = 0) -> list[State] | None:
+        """Every position with a move to ``state`` in either direction (impartial)."""
+        undo = super().unmoves
+        ahead, back = undo(state, True, extra), undo(state, False, extra)
+        if ahead is None or back is None:
+            return None
+        return list(dict.fromkeys([*ahead, *back]))
+
 
 class _Parser:
     __slots__ = ("text", "i", "comma_mode", "allow_full", "saw_group", "depth", "forever", "full_at")

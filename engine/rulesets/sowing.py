@@ -70,7 +70,8 @@ from typing import Callable, ClassVar, Sequence
 from ruma.engine.rulesets.base import Cell, Pair, State, prefix_length, strip_ends
 from ruma.engine.rulesets.notation import FULL, BothDirections, PotRowRuleset, parse_pots
 
-__all__ = ["SOWING", "IMPARTIAL_SOWING", "SowingRuleset", "ImpartialSowingRuleset", "simplify"]
+__all__ = ["SOWING", "IMPARTIAL_SOWING", "SowingRuleset", "ImpartialSowingRuleset", "simplify", "right_unmoves",
+           "left_unmoves"]
 
 
 def sow_right(state: State) -> list[State]:
@@ -101,6 +102,34 @@ def sow_left(state: State) -> list[State]:
 
 
 _strip = strip_ends
+
+
+def right_unmoves(row: State) -> list[State]:
+    """Every Sowing row ``G`` (empty end pots stripped) with a Right move to ``row``: Right took
+    the ``s`` seeds of pot ``j`` and sowed them one a pot leftwards, the last onto a nonempty pot;
+    undone, ``s`` seeds go back into pot ``j`` (empty after the move) and each of the ``s`` pots
+    to its left gives one back (the last of them held two or more)."""
+    after = list(row) + [0]
+    found: list[State] = []
+    for j, count in enumerate(after):
+        if count:
+            continue
+        for s in range(1, j + 1):
+            if after[j - s] < 1:
+                break
+            if after[j - s] >= 2:  # (the last seed fell onto a nonempty pot)
+                before = list(after)
+                for i in range(j - s, j):
+                    before[i] -= 1
+                before[j] = s
+                found.append(strip_ends(tuple(before)))
+    return found
+
+
+def left_unmoves(row: State) -> list[State]:
+    """Every Sowing row with a Left move to ``row``: the mirror images of ``right_unmoves`` of
+    its mirror image (Left's sowings are Right's, reversed)."""
+    return [g[::-1] for g in right_unmoves(row[::-1])]
 
 
 def simplify(state: State) -> State:
@@ -235,6 +264,13 @@ class SowingRuleset(PotRowRuleset):
     def normalise(self, state: State) -> tuple[State, bool]:
         """N1–N3, then the lexicographically smaller orientation (N4)."""
         return self.oriented(simplify(state))
+
+    def unmoves(self, state: State, left: bool, extra: int = 0) -> list[State] | None:
+        """The rows with a Left (``left``) or Right move to the row ``state`` (a row of counts:
+        a full pot, never sown, makes none); Sowing captures nothing, so ``extra`` plays no part."""
+        if any(v >= FULL for v in state):
+            return []
+        return left_unmoves(state) if left else right_unmoves(state)
 
     def components(self, state: State) -> Sequence[State]:
         """Simplified independent components (D1–D2), value-0 components omitted."""

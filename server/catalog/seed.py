@@ -1,4 +1,5 @@
-"""The seed catalog: the legible entries of Erickson's Tables 1–5 and his theorems.
+"""The seed catalog: the legible entries of Erickson's Tables 1–5 and his theorems, and the
+positions ruma's value-directed search found beyond the exhaustive bound (``BEYOND``).
 
 Source: Jeff Erickson, *Sowing Games*, Games of No Chance (MSRI Publications 29, 1996),
 pp. 287–297, read from an OCR of the paper. Only entries whose
@@ -20,6 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 PAPER = "Erickson 1996, Sowing Games (Games of No Chance)"
+
+SEARCH = "ruma find --beyond (a value-directed search from the store; docs/tables.md)"
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -97,6 +100,19 @@ TABLE5 = [  # rows x = 1..10, columns y = 1..10, in the symbols above
 ]
 
 
+def beyond_positions() -> list[dict[str, Any]]:
+    """The positions found beyond the exhaustive bound (``BEYOND``: ``docs/data/beyond.jsonl``), as
+    keyword arguments of ``CatalogOps.add_position``, each with its provenance: the search, its
+    bound, its date."""
+    out = []
+    for name, ruleset, position, value, how, search, bound, date in BEYOND:
+        out.append({"name": name, "ruleset": ruleset, "position": position, "source_paper": SEARCH,
+                    "source_table": "docs/tables.md, Beyond the bound (docs/data/beyond.jsonl)", "source_page": None,
+                    "source_value": value, "tags": ["beyond", "ruma-search"],
+                    "notes": f"found by `{search}` on {date}, beyond the exhaustive bound of {bound}: {how}"})
+    return out
+
+
 def seed_positions() -> list[dict[str, Any]]:
     """Every seeded named position, as keyword arguments of ``CatalogOps.add_position``."""
     out = [_entry("erickson-312", "sowing", "312", "{0|-2}", "text (Sowing example)", 288, ["example"])]
@@ -125,8 +141,36 @@ def seed_positions() -> list[dict[str, Any]]:
             paper = f"{x}{y}" if x < 10 and y < 10 else f"{x},{y}"
             out.append(_entry(f"erickson-t5-{x}-{y}", "atomic-wari", paper, _T5_SYMBOLS[symbol],
                               "Table 5", 294, ["table5", "two-pot"], note=f"x={x}, y={y}"))
-    return out
+    return out + beyond_positions()
 
+
+# -- positions found beyond the exhaustive bound -------------------------------------------------
+#: (name, ruleset, position, value, how it was reached, the search, its bound, date): the lines of
+#: docs/data/beyond.jsonl (``ruma tables beyond --records``; tests/studies/test_beyond.py checks
+#: that they agree)
+BEYOND: list[tuple[str, str, str, str, str, str, str, str]] = [
+    ('impartial-atomic-wari-star10-beyond-1', 'impartial-atomic-wari', '23002030232', '*10',
+     'a move to `113002030232` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-1', 'impartial-atomic-wari', '20122300024', '*9',
+     'a move to `11122300024` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-2', 'impartial-atomic-wari', '20122300123', '*9',
+     'a move to `11122300123` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-3', 'impartial-atomic-wari', '20200223023', '*9',
+     'a move to `11200223023` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-4', 'impartial-atomic-wari', '20202020332', '*9',
+     'a move to `11202020332` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('impartial-atomic-wari-star9-beyond-5', 'impartial-atomic-wari', '20202230023', '*9',
+     'a move to `11202230023` = *8 (found)',
+     'ruma find impartial-atomic-wari *10 --beyond --seeds 14 --pots 14 --seconds 300', '14 seeds and 14 pots', '2026-12-05'),
+    ('sowing-8up-star-beyond-1', 'sowing', '100120111011103', '^8*',
+     'a Right move to `100120111012003` = ^7 (found)',
+     'ruma find sowing ^9 --beyond --seeds 14 --pots 14 --seconds 240', '14 seeds and 14 pots', '2026-12-05'),
+]
 
 # .37 P-positions found by Erickson's search (p. 295): x−2 or x−1 in this set is excluded below
 _P37 = (0, 3, 11, 19, 29, 45)

@@ -143,6 +143,8 @@ GOOD: list[tuple[str, list[str], str | None]] = [
     ("find", ["find", "impartial-sowing", "*2", "--seeds", "..5", "--data", "{local}", "--workers", "1", "--json"],
      "census-row"),
     ("find", ["find", "sowing", "*", "0", "--seeds", "4", "--json", *REMOTE], "census-row"),
+    ("find", ["find", "sowing", "1/4", "--beyond", "--seeds", "6", "--pots", "6", "--seconds", "2", "--data",
+              "{root}/beyond-NAME", "--workers", "1", "--json"], "beyond-position"),
     ("tables", ["tables", "sowing-values", "--seeds", "4", "--chains", "0", "--data", "{root}/tables-NAME"], None),
 ]
 

@@ -72,6 +72,24 @@ def test_the_tables_json_is_what_the_store_keeps(tmp_path: Path, capsys: pytest.
         assert "a sentinel command" in re.sub(r"<[^>]+>", "", get(url, "/tables").text)  # (a span a word)
 
 
+def test_the_beyond_section_is_served_with_a_page_for_each_position_found(tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``ruma find --beyond`` at a bound of 6 seeds finds 1/4 (Sowing's simplest, 12202, has 7 seeds:
+    the sowing-values table), and the Tables page shows what ``ruma tables beyond`` gathered."""
+    data = str(tmp_path / "data")
+    assert main(["find", "sowing", "1/4", "--beyond", "--seeds", "6", "--pots", "6", "--seconds", "2", "--data", data,
+                 "--workers", "1", "--no-progress"]) == 0
+    assert main(["tables", "beyond", "--data", data]) == 0
+    capsys.readouterr()
+    with explorer(Path(data), seed=False, catalog=False) as (_, url):
+        assert [t["name"] for t in get(url, "/api/v1/tables").json()] == ["beyond"]
+        table = get(url, "/api/v1/tables/beyond").json()
+        quarter = next(f for s in table["searches"] for f in s["found"] if f["position"] == "12202")
+        assert quarter["url"] == "/sowing/12202" and quarter["value"] == "1/4"
+        page = get(url, "/tables").text
+        assert 'id="beyond"' in page and 'href="/sowing/12202"' in page and "Searched: " in page
+
+
 def test_the_tables_page_in_headless_chromium(tmp_path: Path, browser: Any) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
