@@ -141,7 +141,7 @@ def seed_positions() -> list[dict[str, Any]]:
             paper = f"{x}{y}" if x < 10 and y < 10 else f"{x},{y}"
             out.append(_entry(f"erickson-t5-{x}-{y}", "atomic-wari", paper, _T5_SYMBOLS[symbol],
                               "Table 5", 294, ["table5", "two-pot"], note=f"x={x}, y={y}"))
-    return out + beyond_positions()
+    return out
 
 
 # -- positions found beyond the exhaustive bound -------------------------------------------------
