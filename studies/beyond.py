@@ -18,7 +18,8 @@ candidates are
   ``studies.chains``, generalised to any canonical form.
 
 Candidates are valued simplest first (fewest seeds, then pots; among equals a candidate reached
-by two routes first), each by the store-backed evaluator within ``candidate_seconds`` and the evaluator's
+by two routes first) — in this process, or by worker processes (``studies.beyond_pool``) — each by
+the store-backed evaluator within ``candidate_seconds`` and the evaluator's
 position limit (``ruma.engine.limits``) — a predecessor of a position the search found, a link of
 a chain, ``CHAIN_FACTOR`` times as long —, the values going into the store. A candidate the budget
 stopped is counted as *given up*: its value is unknown (a later run with more time a candidate

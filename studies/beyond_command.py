@@ -4,8 +4,9 @@ store, for ``--seconds`` (resumable: run it again to go on).
     ruma find sowing '1/512' --beyond --seeds 14 --data DIR --seconds 600
     ruma find impartial-atomic-wari '*9' --beyond --seeds 14 --data DIR --seconds 300 --json
 
-``--seeds``/``--pots`` name the bound swept into the store (what it lacks is swept first, as
-``ruma find`` does); the starts are the simplest stored positions of the option values there. The
+``--workers N`` worker processes value the candidates (``studies.beyond_pool``; default: all
+cores; 1: this process). ``--seeds``/``--pots`` name the bound swept into the store (what it lacks
+is swept first, as ``ruma find`` does); the starts are the simplest stored positions of the option values there. The
 positions found (every one so far, ``new`` when this run found it) are printed as
 ``beyond-position`` records; what was searched goes to stderr — never a claim that the value has
 no position.
@@ -113,7 +114,7 @@ def run_find_beyond(args: argparse.Namespace) -> int:
         census = CensusCache(args, rules, bound, sink.store.documents)
         census.prefetch(targets, DEPTH + 1)
         sink.flush()  # (the bound and the census committed before the workers read the store)
-        pool = CandidatePool(rules.name, str(sink.store_path), workers) if workers > 1 else None
+        pool = CandidatePool(rules, sink.store, workers) if workers > 1 else None
         with Output(args.format, COLUMNS) as out:
             for value, asked in zip(targets, args.values):
                 search = Beyond(rules, value, bound, sink.store.documents, valuer(rules, sink.store),
