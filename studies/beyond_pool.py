@@ -2,17 +2,18 @@
 --workers N``).
 
 The search itself stays in the calling process: its frontier and its state (``Beyond``), which it
-saves in the store as it goes. ``CandidatePool.drive`` hands the simplest candidates out, ``2·N``
+saves in the store as it goes, and the candidates the store already holds, which it reads itself
+(most of them: the followers of those valued). ``CandidatePool.drive`` hands the others out, ``2·N``
 at a time, to ``N`` processes started as a sweep starts its workers (``sweep.driver.worker_context``:
 forked from the fork server, ending with their driver). Each worker values a candidate through the
 store-backed evaluator of ``valuer`` within the candidate's budget, on its own handle of the store
-(LMDB takes writers from several processes; each commits what it valued in batches, as the store
-does, and reads a fresh snapshot before each candidate, so one worker's values serve the others), and
+(LMDB takes writers from several processes; each commits what it computed before it answers and
+reads a fresh snapshot before each candidate, so one worker's values serve the others), and
 answers ``(row, value as braces text or None: given up, positions computed, memo hits, the seconds
 it was allowed)``; the search records the answers as it records its own valuations. A worker's
 budget also ends with the run, so the last candidates end with it. Interrupted (Ctrl-C, SIGTERM),
-the pool ends its workers at once and the candidates they held go back to the frontier (the
-values a worker had not committed yet are lost to the store, which values them again when asked).
+the pool ends its workers at once and the candidates they held go back to the frontier (what a
+worker was computing is lost: it is computed again when next asked).
 """
 
 from __future__ import annotations
