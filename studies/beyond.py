@@ -132,7 +132,7 @@ class Beyond:
         self.links: set[State] = set()  # predecessors of positions found: more time each
         self.gave_up: dict[State, float] = {}  # the seconds a candidate was given up after
         self.pending: set[State] = set()  # candidates handed to a pool's workers, not back yet
-        self._deadline = self._started = self._saved = 0.0
+        self.deadline = self._started = self._saved = 0.0  # (a run's end, by ``time.monotonic()``)
         self._report: Callable[[dict[str, Any]], None] | None = None
         self._run: dict[str, Any] = {}
         if not self._load():
@@ -218,7 +218,7 @@ class Beyond:
         found in this run. ``pool`` (a ``studies.beyond_pool.CandidatePool``) values them in its
         worker processes; without it, ``valuer`` values them one by one in this process."""
         started = time.monotonic()
-        self._deadline, self._started, self._saved, self._report = started + seconds, started, started, report
+        self.deadline, self._started, self._saved, self._report = started + seconds, started, started, report
         found_before = len(self.found)
         self._run = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "seconds": 0.0,
                      "command": command, "candidates": 0}
@@ -242,7 +242,7 @@ class Beyond:
 
     def next_candidate(self) -> State | None:
         """The simplest candidate not valued nor being valued (``None``: none, or the run's time is up)."""
-        while self.frontier and time.monotonic() < self._deadline:
+        while self.frontier and time.monotonic() < self.deadline:
             row = heapq.heappop(self.frontier).row
             if row not in self.values and row not in self.pending:
                 return row
@@ -252,12 +252,7 @@ class Beyond:
         """The seconds ``row`` may take: ``candidate_seconds`` (a link of a chain ``CHAIN_FACTOR``
         times that), within the run's time left."""
         allowed = self.candidate_seconds * (CHAIN_FACTOR if row in self.links else 1)
-        return min(allowed, max(self._deadline - time.monotonic(), 0.1))
-
-    @property
-    def deadline(self) -> float:
-        """When the run ends (``time.monotonic()``)."""
-        return self._deadline
+        return min(allowed, max(self.deadline - time.monotonic(), 0.1))
 
     def record(self, row: State, budget: float, got: str | None, computed: int, hits: int) -> None:
         """Keep a candidate's value (``got``, braces text; ``None``: given up after ``budget``
