@@ -10,7 +10,8 @@
   generator of Erickson's Tables 2–4 and the atomic weights; ``commands``: ``ruma census``,
   ``ruma find`` and ``ruma tables``;
 - ``beyond``: a value-directed search for positions of a value beyond the swept bound (resumable,
-  its state in the store), ``beyond_command``: ``ruma find --beyond``, ``beyond_tables``: the
+  its state in the store), ``beyond_pool``: its candidates valued by worker processes,
+  ``beyond_command``: ``ruma find --beyond``, ``beyond_tables``: the
   ``beyond`` section of docs/tables.md and ``docs/data/beyond.jsonl``.
 
 May import: the standard library, ``ruma.engine``, ``ruma.v1`` and ``ruma.client`` (the sweep

@@ -18,7 +18,8 @@ candidates are
   ``studies.chains``, generalised to any canonical form.
 
 Candidates are valued simplest first (fewest seeds, then pots; among equals a candidate reached
-by two routes first), each by the store-backed evaluator within ``candidate_seconds`` and the evaluator's
+by two routes first) — in this process, or by worker processes (``studies.beyond_pool``) — each by
+the store-backed evaluator within ``candidate_seconds`` and the evaluator's
 position limit (``ruma.engine.limits``) — a predecessor of a position the search found, a link of
 a chain, ``CHAIN_FACTOR`` times as long —, the values going into the store. A candidate the budget
 stopped is counted as *given up*: its value is unknown (a later run with more time a candidate
@@ -130,6 +131,10 @@ class Beyond:
         self._side_cache: dict[str, tuple[bool, bool]] = {}
         self.links: set[State] = set()  # predecessors of positions found: more time each
         self.gave_up: dict[State, float] = {}  # the seconds a candidate was given up after
+        self.pending: set[State] = set()  # candidates handed to a pool's workers, not back yet
+        self.deadline = self._started = self._saved = 0.0  # (a run's end, by ``time.monotonic()``)
+        self._report: Callable[[dict[str, Any]], None] | None = None
+        self._run: dict[str, Any] = {}
         if not self._load():
             self._plan()
 
@@ -208,65 +213,85 @@ class Beyond:
 
     # -- the search ------------------------------------------------------------------------------
     def run(self, seconds: float, report: Callable[[dict[str, Any]], None] | None = None,
-            command: str = "") -> list[dict[str, Any]]:
+            command: str = "", pool: Any = None) -> list[dict[str, Any]]:
         """Value candidates for ``seconds`` (saving the state as it goes); returns the positions
-        found in this run."""
+        found in this run. ``pool`` (a ``studies.beyond_pool.CandidatePool``) values them in its
+        worker processes; without it, ``valuer`` values them one by one in this process."""
         started = time.monotonic()
-        deadline = started + seconds
-        saved = started
+        self.deadline, self._started, self._saved, self._report = started + seconds, started, started, report
         found_before = len(self.found)
-        run: dict[str, Any] = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "seconds": 0.0,
-                               "command": command, "candidates": 0}
-        self.stats["runs"].append(run)
-        goals = {text(g.value): g for g in self.goals}
+        self._run = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "seconds": 0.0,
+                     "command": command, "candidates": 0}
+        self.stats["runs"].append(self._run)
         try:
-            while self.frontier and time.monotonic() < deadline:
-                item = heapq.heappop(self.frontier)
-                row = item.row
-                if row in self.values:
-                    continue
-                allowed = self.candidate_seconds * (CHAIN_FACTOR if row in self.links else 1)
-                budget = min(allowed, max(deadline - time.monotonic(), 0.1))
-                value, computed, hits = self.valuer(row, budget)
-                self.stats["candidates"] += 1
-                run["candidates"] += 1
-                self.stats["computed"] += computed
-                self.stats["memo_hits"] += hits
-                seeds = sum(row)
-                least, most = self.stats["least_seeds"], self.stats["most_seeds"]
-                self.stats["least_seeds"] = seeds if least is None else min(least, seeds)
-                self.stats["most_seeds"] = seeds if most is None else max(most, seeds)
-                if value is None:
-                    self.stats["gave_up"] += 1
-                    self.values[row] = None
-                    self.gave_up[row] = budget
-                    continue
-                if computed == 0:
-                    self.stats["from_store"] += 1
-                got = text(value)
-                self.values[row] = got
-                if got in goals and not self._inside(row):
-                    self._found(row, value, goals[got], time.monotonic() - started)
-                if got in self.useful:
-                    self._from_position(row, got, "found" if not self._inside(row) else "in the bound")
-                now = time.monotonic()
-                if report is not None and now - saved >= SAVE_SECONDS:
-                    run["seconds"] = round(now - started, 1)
-                    self.save(now - saved)
-                    saved = now
-                    report(self.progress())
+            if pool is None:
+                while (row := self.next_candidate()) is not None:
+                    budget = self.budget(row)
+                    value, computed, hits = self.valuer(row, budget)
+                    self.record(row, budget, None if value is None else text(value), computed, hits)
+            else:
+                pool.drive(self)
         finally:
+            for row in list(self.pending):  # (valued by no one: back in the frontier)
+                self.pending.discard(row)
+                heapq.heappush(self.frontier, _Item(_priority(row, self.routes.get(row, 1)), row))
             now = time.monotonic()
-            run["seconds"] = round(now - started, 1)
-            self.save(now - saved)
+            self._run["seconds"] = round(now - started, 1)
+            self.save(now - self._saved)
         return self.found[found_before:]
+
+    def next_candidate(self) -> State | None:
+        """The simplest candidate not valued nor being valued (``None``: none, or the run's time is up)."""
+        while self.frontier and time.monotonic() < self.deadline:
+            row = heapq.heappop(self.frontier).row
+            if row not in self.values and row not in self.pending:
+                return row
+        return None
+
+    def budget(self, row: State) -> float:
+        """The seconds ``row`` may take: ``candidate_seconds`` (a link of a chain ``CHAIN_FACTOR``
+        times that), within the run's time left."""
+        allowed = self.candidate_seconds * (CHAIN_FACTOR if row in self.links else 1)
+        return min(allowed, max(self.deadline - time.monotonic(), 0.1))
+
+    def record(self, row: State, budget: float, got: str | None, computed: int, hits: int) -> None:
+        """Keep a candidate's value (``got``, braces text; ``None``: given up after ``budget``
+        seconds), push the candidates it makes, and save the state every ``SAVE_SECONDS``."""
+        self.pending.discard(row)
+        self.stats["candidates"] += 1
+        self._run["candidates"] += 1
+        self.stats["computed"] += computed
+        self.stats["memo_hits"] += hits
+        seeds = sum(row)
+        least, most = self.stats["least_seeds"], self.stats["most_seeds"]
+        self.stats["least_seeds"] = seeds if least is None else min(least, seeds)
+        self.stats["most_seeds"] = seeds if most is None else max(most, seeds)
+        if got is None:
+            self.stats["gave_up"] += 1
+            self.values[row] = None
+            self.gave_up[row] = budget
+            return
+        if computed == 0:
+            self.stats["from_store"] += 1
+        self.values[row] = got
+        goals = {text(g.value): g for g in self.goals}
+        if got in goals and not self._inside(row):
+            self._found(row, got, goals[got], time.monotonic() - self._started)
+        if got in self.useful:
+            self._from_position(row, got, "found" if not self._inside(row) else "in the bound")
+        now = time.monotonic()
+        if self._report is not None and now - self._saved >= SAVE_SECONDS:
+            self._run["seconds"] = round(now - self._started, 1)
+            self.save(now - self._saved)
+            self._saved = now
+            self._report(self.progress())
 
     def _inside(self, row: State) -> bool:
         return sum(row) <= self.bound["seeds"] and len(row) <= self.bound["pots"]
 
-    def _found(self, row: State, value: Value, goal: Goal, at: float) -> None:
-        self.found.append({"ruleset": self.rules.name, "position": self.rules.format(row), "value": text(value),
-                           "label": text(value, "unicode"), "seeds": sum(row), "pots": len(row),
+    def _found(self, row: State, got: str, goal: Goal, at: float) -> None:
+        self.found.append({"ruleset": self.rules.name, "position": self.rules.format(row), "value": got,
+                           "label": text(goal.value, "unicode"), "seeds": sum(row), "pots": len(row),
                            "how": self.how.get(row, ""), "goal_depth": goal.depth,
                            "searched_seconds": round(float(self.stats["seconds"]) + at, 1),
                            "date": datetime.now(UTC).strftime("%Y-%m-%d")})
@@ -294,7 +319,8 @@ class Beyond:
                  "gave_up": [[fmt(r), t] for r, t in self.gave_up.items()],
                  "links": [fmt(r) for r in self.links],
                  "frontier": [[fmt(row), self.routes.get(row, 1), self.how.get(row, "")]
-                              for row in dict.fromkeys(i.row for i in self.frontier) if row not in self.values]}
+                              for row in dict.fromkeys([*self.pending, *(i.row for i in self.frontier)])
+                              if row not in self.values]}
 
     def _load(self) -> bool:
         """Read the state back (``False``: none, or of another bound or format)."""

@@ -4,8 +4,9 @@ store, for ``--seconds`` (resumable: run it again to go on).
     ruma find sowing '1/512' --beyond --seeds 14 --data DIR --seconds 600
     ruma find impartial-atomic-wari '*9' --beyond --seeds 14 --data DIR --seconds 300 --json
 
-``--seeds``/``--pots`` name the bound swept into the store (what it lacks is swept first, as
-``ruma find`` does); the starts are the simplest stored positions of the option values there. The
+``--workers N`` worker processes value the candidates (``studies.beyond_pool``; default: all
+cores; 1: this process). ``--seeds``/``--pots`` name the bound swept into the store (what it lacks
+is swept first, as ``ruma find`` does); the starts are the simplest stored positions of the option values there. The
 positions found (every one so far, ``new`` when this run found it) are printed as
 ``beyond-position`` records; what was searched goes to stderr — never a claim that the value has
 no position.
@@ -17,7 +18,6 @@ import argparse
 import json
 import signal
 import sys
-import time
 from typing import Any
 
 from ruma.client.cli.errors import Exit, UsageError
@@ -75,29 +75,6 @@ class CensusCache:
         self.documents.put(self.name, json.dumps(self.held).encode())
 
 
-def _valuer(rules: Any, store: Any) -> Any:
-    """Value a row through the store within a time budget: ``(value or None, computed, hits)``."""
-    from ruma.engine.cgt import Game
-    from ruma.engine.errors import CancelledError, LimitExceededError
-    from ruma.engine.evaluator import evaluate
-    from ruma.engine.limits import MAX_POSITIONS
-
-    def value(row: State, seconds: float) -> tuple[Value | None, int, int]:
-        key, mirrored = rules.canonical_key(row)
-        held = store.lookup(key)  # (a stored row, one read: no search set up)
-        if held is not None:
-            return (-held if mirrored and isinstance(held, Game) else held), 0, 1
-        deadline = time.monotonic() + seconds
-        try:
-            done = evaluate(rules, row, store, should_cancel=lambda: time.monotonic() > deadline,
-                            max_positions=MAX_POSITIONS)
-        except (CancelledError, LimitExceededError):
-            return None, 0, 0
-        return done.value, done.stats.positions_valued, done.stats.memo_hits
-
-    return value
-
-
 def _record(found: dict[str, Any], notation: str, new: bool) -> dict[str, Any]:
     from ruma.engine.cgt import format_value
     from ruma.engine.cgt.notation import parse_game
@@ -110,7 +87,9 @@ def _record(found: dict[str, Any], notation: str, new: bool) -> dict[str, Any]:
 def run_find_beyond(args: argparse.Namespace) -> int:
     """Search for positions of each value beyond the bound, for ``--seconds`` each."""
     from ruma.client.sweep.commands import store_sink
+    from ruma.client.sweep.driver import default_workers
     from ruma.studies.beyond import DEPTH, Beyond, extent, text
+    from ruma.studies.beyond_pool import CandidatePool, valuer
     from ruma.studies.questions import family_of, parse_values
 
     if args.server:
@@ -128,13 +107,17 @@ def run_find_beyond(args: argparse.Namespace) -> int:
     command = " ".join(["ruma find", rules.name, *args.values, "--beyond", "--seeds", str(args.seeds),
                         *(["--pots", str(args.pots)] if args.pots else []), "--seconds", f"{args.seconds:g}"])
     sink = store_sink(args)
+    workers = args.workers or default_workers()
+    pool = None
     stop = signal.signal(signal.SIGTERM, _interrupted)  # (a search stopped so saves its state first)
     try:
         census = CensusCache(args, rules, bound, sink.store.documents)
         census.prefetch(targets, DEPTH + 1)
+        sink.flush()  # (the bound and the census committed before the workers read the store)
+        pool = CandidatePool(rules, sink.store, workers) if workers > 1 else None
         with Output(args.format, COLUMNS) as out:
             for value, asked in zip(targets, args.values):
-                search = Beyond(rules, value, bound, sink.store.documents, _valuer(rules, sink.store),
+                search = Beyond(rules, value, bound, sink.store.documents, valuer(rules, sink.store),
                                 census, args.starts, args.grow,
                                 args.candidate_seconds)
                 goals = ", ".join(f"{text(g.value, 'unicode')} (depth {g.depth})" for g in search.goals)
@@ -146,7 +129,7 @@ def run_find_beyond(args: argparse.Namespace) -> int:
                         print(f"{args.command_prog}: {asked}: {p['candidates']:,} candidates valued, {p['found']} found, "
                               f"{p['gave_up']} given up, frontier {p['frontier']:,}, {p['seconds']:,.0f} s", file=sys.stderr)
 
-                new = search.run(args.seconds, report, command)
+                new = search.run(args.seconds, report, command, pool)
                 fresh = {f["position"] for f in new}
                 for found in sorted(search.found, key=lambda f: (f["goal_depth"], f["seeds"], f["pots"], f["position"])):
                     record = _record(found, args.notation, found["position"] in fresh)
@@ -158,6 +141,8 @@ def run_find_beyond(args: argparse.Namespace) -> int:
                       file=sys.stderr)
     finally:
         signal.signal(signal.SIGTERM, stop)
+        if pool is not None:
+            pool.close()
         sink.close()
     return Exit.OK
 

@@ -97,6 +97,57 @@ def test_the_search_finds_a_value_just_beyond_a_small_bound_and_goes_on_where_it
     assert "over 2 run(s)" in err
 
 
+def test_worker_processes_value_the_same_candidates_and_find_the_same_positions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Up to 7 seeds (``--grow 1``) the frontier of the 6-seed search for 1/4 in Sowing empties within
+    the run: two worker processes value the same candidates as this process alone and find the
+    same positions, each of value 1/4 (or 1/2, the goal below it) by the reference."""
+    runs = {}
+    for workers in (1, 2):
+        command = ["find", "sowing", "1/4", "--beyond", "--seeds", "6", "--pots", "6", "--grow", "1", "--data",
+                   str(tmp_path / f"data-{workers}"), "--workers", str(workers), "--seconds", "60", "--json"]
+        assert main(command) == 0
+        out, err = capsys.readouterr()
+        assert "0 candidates were left in the frontier" in err and "0 of them given up" in err, err
+        valued = err.split("searched: ")[1].split(" candidates valued")[0]
+        runs[workers] = (valued, {(f["position"], f["value"]) for f in map(json.loads, out.splitlines())})
+    assert runs[1] == runs[2]
+    found = runs[2][1]
+    assert {value for _, value in found} == {"1/4", "1/2"}
+    evaluator = reference("sowing")
+    for position, value in sorted(found)[:12]:
+        assert agrees(evaluator, "sowing", position, value), (position, value)
+
+
+def test_a_search_on_workers_stopped_by_sigterm_saves_its_state_and_leaves_no_process(tmp_path: Path) -> None:
+    """SIGTERM mid-search: the command ends, its worker processes with it, and the next run goes on
+    from the state saved (its second run)."""
+    import signal
+    import time
+
+    import psutil
+
+    data = str(tmp_path / "data")
+    command = [sys.executable, "-m", "ruma.client.cli", "find", "sowing", "1/16", "--beyond", "--seeds", "6",
+               "--pots", "6", "--data", data, "--workers", "2", "--no-progress"]
+    process = subprocess.Popen([*command, "--seconds", "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    children: list[psutil.Process] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(children) < 4:  # the fork server and two workers, at least
+        time.sleep(0.2)
+        children = psutil.Process(process.pid).children(recursive=True)
+    assert len(children) >= 4, children
+    time.sleep(1)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode != 0 and "interrupted" in err, err
+    _, alive = psutil.wait_procs(children, timeout=15)
+    assert not alive, alive
+    done = subprocess.run([*command, "--seconds", "1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "over 2 run(s)" in done.stderr, done.stderr
+
+
 def test_the_beyond_section_and_its_records_come_from_the_stored_searches(tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
     data = str(tmp_path / "data")
