@@ -178,10 +178,15 @@ def p99(records: Sequence[tuple[float, float, str]]) -> float:
 
 
 def latency_limit(baseline_p99: float) -> float:
-    """The p99 a stored lookup must keep under load: 50 ms, scaled up when the machine itself is
-    slow (the baseline p99 of the same calls on an idle server, measured in the same test, above
-    the 5 ms such a call takes on an unloaded machine)."""
-    return 0.050 * max(1.0, baseline_p99 / 0.005)
+    """The p99 past which a stored lookup under load counts as stalled: 100 ms, scaled up when the
+    machine itself is slow (the baseline p99 of the same calls on an idle server, measured in the
+    same test, above the 5 ms such a call takes on an unloaded machine).
+
+    The service's target is a p99 under 50 ms, and docs/service.md records the figures these tests
+    print (41.5–43.9 ms beside 60 MB batches, single-digit milliseconds beside floods). The test's
+    line sits at twice the target: the stalls it guards against were 496 ms to 2.4 s, while a
+    shared CI machine's scheduling alone moves a p99 that sits near the target by a few ms."""
+    return 0.100 * max(1.0, baseline_p99 / 0.005)
 
 
 def baseline_prober(address: str, positions: Sequence[tuple[str, str]], via: str | None = None,
