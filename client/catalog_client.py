@@ -258,9 +258,10 @@ class CatalogClient:
         request = pb.SearchStoredRequest(ruleset=ruleset, value=value, limit=limit)
         return [StoredPosition.from_message(m) for m in self._call(self.stub.SearchStored, request).positions]
 
-    def seed(self) -> SeedCounts:
-        """Load the seed catalog (needs a write token)."""
-        response = self._call(self.stub.Seed, pb.SeedRequest())
+    def seed(self, beyond: bool = False) -> SeedCounts:
+        """Load the seed catalog (needs a write token); with ``beyond``, the positions ruma's
+        value-directed search found beyond the exhaustive bound too."""
+        response = self._call(self.stub.Seed, pb.SeedRequest(beyond=beyond))
         return SeedCounts(response.positions, response.theorems)
 
     # -- theorems ----------------------------------------------------------------------------

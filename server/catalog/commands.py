@@ -98,6 +98,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = _add(csub, "show", "one named position with its value", _catalog_show)
     p.add_argument("name")
     p = _add(csub, "seed", "load Erickson's tables and theorems (idempotent)", _catalog_seed, write=True, notation=False)
+    p.add_argument("--beyond", action="store_true",
+                   help="add the positions found beyond the exhaustive bound too (docs/data/beyond.jsonl; "
+                        "heavy to value)")
     add_progress_option(p)
 
     theorem = subparsers.add_parser("theorem", help="theorems about families of positions: add, verify, list, show")
@@ -382,7 +385,7 @@ def _catalog_show(args: argparse.Namespace) -> int:
 
 def _catalog_seed(args: argparse.Namespace) -> int:
     with _Session(args) as ops, progress("seeding the catalog", enabled=args.progress):
-        counts = _plain(ops.seed())
+        counts = _plain(ops.seed(beyond=args.beyond))
     _emit(args, [counts], lambda d: f"seeded {d['positions']} named positions and {d['theorems']} theorems")
     return 0
 

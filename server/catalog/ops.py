@@ -365,14 +365,15 @@ class CatalogOps:
         return _run_dict(run, name)
 
     # -- seeding -----------------------------------------------------------------------------------
-    def seed(self, added_by: str = "seed") -> dict[str, int]:
-        """Load the seed catalog (``ruma.server.catalog.seed``) idempotently; returns counts."""
-        from ruma.server.catalog.seed import seed_positions, seed_theorems
+    def seed(self, added_by: str = "seed", beyond: bool = False) -> dict[str, int]:
+        """Load the seed catalog (``ruma.server.catalog.seed``) idempotently; returns counts. With
+        ``beyond``, the positions found beyond the exhaustive bound too (``beyond_positions``)."""
+        from ruma.server.catalog.seed import beyond_positions, seed_positions, seed_theorems
 
         counts = {"positions": 0, "theorems": 0}
         with self.catalog.session() as session, session.begin():
             existing = {row.name: row for row in session.scalars(select(NamedPosition))}
-            for entry in seed_positions():
+            for entry in [*seed_positions(), *(beyond_positions() if beyond else [])]:
                 self.add_position(added_by=added_by, replace=True, evaluate_now=False, session=session,
                                   existing=existing, **entry)
                 counts["positions"] += 1

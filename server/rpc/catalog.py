@@ -239,7 +239,7 @@ class CatalogServicer(catalog_pb2_grpc.CatalogServicer):
 
     @rpc_method
     async def Seed(self, request: pb.SeedRequest, context: Any) -> pb.SeedResponse:
-        counts = await self._sql(lambda: self.ops.seed(added_by="seed"))
+        counts = await self._sql(lambda: self.ops.seed(added_by="seed", beyond=request.beyond))
         return pb.SeedResponse(positions=counts["positions"], theorems=counts["theorems"])
 
 

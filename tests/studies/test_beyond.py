@@ -219,6 +219,22 @@ def test_the_catalog_seeds_every_published_position() -> None:
         assert r["search"] in entry["notes"] and entry["name"].startswith(r["ruleset"] + "-")
 
 
+def test_catalog_seed_adds_them_only_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ruma.server.catalog.models import Catalog
+    from ruma.server.catalog.ops import CatalogOps
+
+    plain, beyond = str(tmp_path / "plain"), str(tmp_path / "beyond")
+    assert main(["catalog", "seed", "--data", plain, "--json"]) == 0
+    seeded = json.loads(capsys.readouterr().out)
+    assert main(["catalog", "seed", "--beyond", "--data", beyond, "--json"]) == 0
+    records = published()
+    assert json.loads(capsys.readouterr().out) == {**seeded, "positions": seeded["positions"] + len(records)}
+    for data, expected in ((plain, set()), (beyond, {(r["ruleset"], r["position"]) for r in records})):
+        with Catalog.open(data) as catalog:
+            listed = CatalogOps(catalog).list_positions(tag="beyond")
+        assert {(e["ruleset"], e["position"]) for e in listed} == expected
+
+
 #: the reference evaluators re-value published positions of at most this many seeds (they walk every
 #: follower: an Impartial Atomic Wari position of 16 seeds takes a second or two, a Sowing position of
 #: 13 seeds in 15 pots far longer — docs/tables.md records its re-valuation by the pure-Python engine)

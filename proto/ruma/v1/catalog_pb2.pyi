@@ -271,8 +271,10 @@ class ListRunsRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ...) -> None: ...
 
 class SeedRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("beyond",)
+    BEYOND_FIELD_NUMBER: _ClassVar[int]
+    beyond: bool
+    def __init__(self, beyond: _Optional[bool] = ...) -> None: ...
 
 class SeedResponse(_message.Message):
     __slots__ = ("positions", "theorems")
