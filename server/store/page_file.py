@@ -53,6 +53,8 @@ _H = struct.Struct("<QHHHH")  # pgno, pad, flags, lower, upper
 _N = struct.Struct("<HHHH")  # lo, hi, flags, ksize
 _OVERFLOW = struct.Struct("<QHHI")  # pgno, pad, flags, pages
 _CACHE_PAGES = 4096
+#: pages ``PageFile.get`` keeps parsed (a branch's keys and children, a leaf's records by key)
+LOOKUP_PAGES = 4096
 Node = tuple[bytes, int, "bytes | None", str]  # a leaf node: key, flags, data (None: unreadable), why not
 
 
@@ -138,6 +140,9 @@ class PageFile:
         self.problems: list[Problem] = []
         self.sound = sound
         self.cache: dict[int, bytes] = {}
+        # ``get``'s pages, parsed: a branch's (least keys, children), a leaf's records by key (the
+        # snapshot read does not change under it; cleared when ``LOOKUP_PAGES`` are held)
+        self.lookups: dict[int, tuple[list[bytes], list[int]] | dict[bytes, bytes | None]] = {}
         try:
             self._open(txnid)
         except BaseException:
@@ -510,15 +515,26 @@ class PageFile:
         pgno = info.root
         try:
             for _ in range(33):
-                if _H.unpack_from(self._head(pgno))[2] & _KINDS == P_LEAF:
-                    break
-                children = self._branch(pgno)
-                keys = [k for k, _ in children]
-                pgno = children[max(0, bisect_right(keys, key, 1) - 1)][1]
-            found = [value for k, _, value, _ in self._leaf(pgno).nodes if k == key]
+                parsed = self.lookups.get(pgno)
+                if parsed is None:
+                    if len(self.lookups) >= LOOKUP_PAGES:
+                        self.lookups.clear()
+                    if _H.unpack_from(self._head(pgno))[2] & _KINDS == P_LEAF:
+                        records: dict[bytes, bytes | None] = {}
+                        for k, _, value, _ in self._leaf(pgno).nodes:
+                            records.setdefault(k, value)
+                        parsed = records
+                    else:
+                        children = self._branch(pgno)
+                        parsed = ([k for k, _ in children], [child for _, child in children])
+                    self.lookups[pgno] = parsed
+                if isinstance(parsed, dict):
+                    return parsed.get(key)
+                keys, pages = parsed
+                pgno = pages[max(0, bisect_right(keys, key, 1) - 1)]
         except PageError:
             return None
-        return found[0] if found else None
+        return None
 
     def sample_leaves(self, table: str, n: int, pick: Callable[[int], int]) -> list[int]:
         """About ``n`` leaf pages of ``table`` (``pick(k)``: a random index below ``k``)."""
