@@ -14,7 +14,6 @@ opens one through it, so the client reaches the store while never importing the 
 from __future__ import annotations
 
 import os
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, cast
 
@@ -150,6 +149,8 @@ def open_store(path: str | os.PathLike[str], create: bool = True) -> Store:
     """The persistent store in ``path``, through the ``ruma.stores`` entry point (never importing
     the server); raises ``MissingStoreError`` when none is installed, and what the store type
     raises when it cannot open it (a ``RumaError``)."""
+    from importlib.metadata import entry_points  # (here: a sweep's fork server and workers never import it)
+
     for entry in entry_points(group=GROUP):
         if entry.name == BACKEND:
             store_type = cast(StoreType, entry.load())

@@ -32,7 +32,7 @@ The memory and the tables in it: ``ruma.client.sweep.shared_memory``.
 
 from __future__ import annotations
 
-import secrets
+import os
 import time
 from concurrent import futures
 from dataclasses import dataclass
@@ -273,7 +273,7 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
     (those the table had no room for included). On an error (or Ctrl-C) the table is cancelled
     and the workers stop at their next block."""
     committed = drained = 0
-    session = secrets.randbits(64)  # (this table's: see ``drain_into``)
+    session = _session()  # (this table's: see ``drain_into``)
     running: list["futures.Future[FamilyResult]"] = []
     gap = COMMIT_FIRST
     commit_at = time.monotonic() + gap
@@ -308,6 +308,12 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
                 future.result()
             except BaseException:  # noqa: BLE001 - the first error is the one raised
                 pass
+
+
+def _session() -> int:
+    """A number for one table's drains (``drain_into``), random: ``os.urandom`` rather than the
+    ``secrets`` module, whose import (hashlib, hmac) every worker's fork server paid for."""
+    return int.from_bytes(os.urandom(8), "little")
 
 
 def _summary(family: Family, classes: int, raw: int, stored: int, computed: int, committed: int, started: float,
@@ -352,7 +358,7 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
     region, table, _, games = made
     table.add_total(len(states))
     drained = committed = 0
-    session = secrets.randbits(64)  # (this table's: see ``drain_into``)
+    session = _session()  # (this table's: see ``drain_into``)
     last = time.monotonic()
 
     def drain() -> None:
