@@ -130,8 +130,10 @@ class Store(Protocol):
     def close(self) -> None:
         """Flush and release this handle."""
 
-    def close_dense(self) -> bool:
-        """``close``, then rewrite the store densely where that pays; whether it did."""
+    def close_dense(self, held: bytes | None = None) -> bool:
+        """``close``, then rewrite the store densely where that pays; whether it did. ``held``: a
+        batch frame of nim values (``ruma.engine.frame``, keys sorted) not stored yet, stored by
+        the time it returns — merged into the rewrite where the store can (no B-tree puts)."""
 
 
 class StoreType(Protocol):

@@ -89,6 +89,21 @@ class StoreSink:
         #: ``SharedGames`` (``Store.insert_shared``: the store's writer process interns the
         #: nodes it needs): ``put_shared(frame, games, session)``
         self.put_shared: Callable[[bytes, Any, int], None] = store.insert_shared
+        #: a sweep's last drain of nim values, held for ``close`` (``hold_packed``)
+        self._kept: list[bytes] = []
+
+    def hold_packed(self, frame: bytes) -> None:
+        """Keep a sweep's last drain of nim values (packed as ``put_packed`` takes them) until
+        ``close``: a dense close merges it into its rewrite (``Store.close_dense``), so the
+        store's writer process never puts it into the B-tree the rewrite then copies; any other
+        close (or ``flush``) stores it first. Held, it is not committed: a kill loses it, as it
+        loses what a sweep valued since its last commit."""
+        self._kept.append(frame)
+
+    def _store_held(self) -> None:
+        held, self._kept = self._kept, []
+        for frame in held:
+            self.put_packed(frame)
 
     def holds(self, prefix: bytes) -> bool:
         """Whether the store holds an entry of the ruleset of key ``prefix`` (``Ruleset.key_prefix``)."""
@@ -115,17 +130,24 @@ class StoreSink:
         return self.store
 
     def flush(self) -> None:
-        """Write the store's buffer."""
+        """Write the store's buffer (a held drain stays held: ``hold_packed``)."""
         self.store.flush()
 
     def close(self, dense: bool = False) -> None:
         """Flush and close the store; ``dense``: then rewrite it densely where it is mostly free
         pages and no other process has it open (what a completed ``ruma sweep`` does:
-        ``Store.close_dense``)."""
-        if dense:
-            self.store.close_dense()
-        else:
-            self.store.close()
+        ``Store.close_dense``), a held drain merged in."""
+        if dense and len(self._kept) == 1:
+            held, self._kept = self._kept[0], []
+            self.store.close_dense(held)
+            return
+        try:
+            self._store_held()
+        finally:
+            if dense:
+                self.store.close_dense()
+            else:
+                self.store.close()
 
 
 class Backend(Protocol):

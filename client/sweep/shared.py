@@ -59,6 +59,8 @@ DRAIN_EVERY = 0.1
 COMMIT_FIRST = 0.25
 #: the longest time between two commits of a sweep through a shared table
 COMMIT_MOST = 8.0
+#: how much longer each next time to a commit is than the last (up to ``COMMIT_MOST``)
+COMMIT_GROWTH = 2.0
 
 
 #: seconds between two drains into the store of a sweep in the driver's own process (each drain
@@ -240,14 +242,17 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
                     sum(r.cpu_seconds for r in results))
 
 
-def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: int = 0) -> tuple[int, int]:
+def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: int = 0,
+               hold: Callable[[bytes], None] | None = None) -> tuple[int, int]:
     """Drain ``table`` from arena word ``start`` into ``sink``: as one packed batch where the sink
     takes them (``put_packed``: a local store hands the bytes to its writer process as they are,
     with no Python object a value), else as pairs. Partizan values (``games``: their SharedGames;
     ``session``: a number for this table, see ``LmdbStore.insert_shared``) go packed too, with the
     nodes they need, where the sink takes them (``put_shared``: a local store's writer process
-    interns them), else as pairs of keys and ``Game``s. Returns (entries, where the next drain starts)."""
-    put: Callable[[bytes], None] | None = getattr(sink, "put_packed", None)
+    interns them), else as pairs of keys and ``Game``s. ``hold``: where nim values go packed
+    instead (a sweep's last drain, kept for the store's dense rewrite: ``StoreSink.hold_packed``).
+    Returns (entries, where the next drain starts)."""
+    put: Callable[[bytes], None] | None = hold or getattr(sink, "put_packed", None)
     if games is not None:
         put_shared = getattr(sink, "put_shared", None)
         put = None if put_shared is None else (lambda frame: put_shared(frame, games, session))
@@ -284,9 +289,10 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
             failed = [f.exception() for f in done if f.exception() is not None]
             last = len(done) == len(running)
             if failed or last or time.monotonic() >= commit_at:  # (after the last worker: every value is published)
-                count, drained = drain_into(sink, table, drained, games, session)
+                hold = getattr(sink, "hold_packed", None) if last and not failed and games is None else None
+                count, drained = drain_into(sink, table, drained, games, session, hold)
                 committed += count
-                gap = min(2 * gap, COMMIT_MOST)
+                gap = min(COMMIT_GROWTH * gap, COMMIT_MOST)
                 commit_at = time.monotonic() + gap
             if failed:
                 raise failed[0]  # type: ignore[misc]
