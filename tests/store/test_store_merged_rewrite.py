@@ -128,13 +128,18 @@ def test_a_sweep_merges_its_last_drain_into_its_rewrite_and_stores_what_one_proc
     from ruma.client.cli import main
     from ruma.client.sweep import shared
 
-    sweep_store(Family.of("impartial-sowing", (0, 10)), str(tmp_path / "one"), workers=1)
+    sweep_store(Family.of("impartial-sowing", (0, 11)), str(tmp_path / "one"), workers=1)
     monkeypatch.setattr(shared, "COMMIT_FIRST", 0.0)  # (a commit at the first look: the ruleset has a count)
+    dense(monkeypatch)  # (rewritten however few commits left free pages)
     merges: list[object] = []
     plain = rewrite._copy
     monkeypatch.setattr(rewrite, "_copy", lambda *a: merges.append(a[-1]) or plain(*a))
+    closes: list[tuple[bool, bool]] = []
+    close_dense = LmdbStore.close_dense
+    monkeypatch.setattr(LmdbStore, "close_dense",
+                        lambda self, held=None: closes.append((held is not None, close_dense(self, held))) or closes[-1][1])
     data = tmp_path / "two"
-    assert main(["sweep", "impartial-sowing", "--seeds", "10", "--data", str(data), "--workers", "2",
+    assert main(["sweep", "impartial-sowing", "--seeds", "11", "--data", str(data), "--workers", "2",
                  "--no-progress", "--json"]) == 0
-    assert merges and merges[-1] is not None
+    assert closes == [(True, True)] and merges and merges[-1] is not None, (closes, merges)
     assert everything(data)[b"positions"] == everything(tmp_path / "one")[b"positions"]
