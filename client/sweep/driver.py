@@ -76,8 +76,12 @@ class Sink(Protocol):
 class StoreSink:
     """A local store (``DIR`` holding ``data.mdb``): the driver writes straight into it."""
 
-    def __init__(self, path: str, create: bool = True) -> None:
+    def __init__(self, path: str, create: bool = True, merge_last: bool = False) -> None:
         self.store: Store = open_store(path, create=create)
+        #: a sweep's last drain of nim values is held for a dense ``close`` (``hold_packed``): for a
+        #: caller that closes the sink densely once the sweep is done and reads nothing before
+        #: (``ruma sweep``)
+        self.merge_last = merge_last
         self.store_path: str | None = str(self.store.path)
         store = self.store
         #: nim values packed as the store's writer process reads them (a sweep's drains of its
@@ -101,6 +105,7 @@ class StoreSink:
         self._kept.append(frame)
 
     def _store_held(self) -> None:
+        """Store the held drain now (before anything reads the store)."""
         held, self._kept = self._kept, []
         for frame in held:
             self.put_packed(frame)
@@ -110,6 +115,7 @@ class StoreSink:
         return prefix in self._held()
 
     def _held(self) -> set[bytes]:
+        self._store_held()
         self.store.flush()
         return {bytes.fromhex(r["prefix"]) for r in self.store.admin.stats()["rulesets"] if r["entries"]}
 
@@ -126,7 +132,8 @@ class StoreSink:
         self.store.insert_many(entries)
 
     def local_store(self) -> Store | None:
-        """The store itself."""
+        """The store itself (a held drain stored first)."""
+        self._store_held()
         return self.store
 
     def flush(self) -> None:

@@ -59,8 +59,6 @@ DRAIN_EVERY = 0.1
 COMMIT_FIRST = 0.25
 #: the longest time between two commits of a sweep through a shared table
 COMMIT_MOST = 8.0
-#: how much longer each next time to a commit is than the last (up to ``COMMIT_MOST``)
-COMMIT_GROWTH = 2.0
 
 
 #: seconds between two drains into the store of a sweep in the driver's own process (each drain
@@ -289,10 +287,11 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
             failed = [f.exception() for f in done if f.exception() is not None]
             last = len(done) == len(running)
             if failed or last or time.monotonic() >= commit_at:  # (after the last worker: every value is published)
-                hold = getattr(sink, "hold_packed", None) if last and not failed and games is None else None
+                merge = last and not failed and games is None and getattr(sink, "merge_last", False)
+                hold = getattr(sink, "hold_packed", None) if merge else None
                 count, drained = drain_into(sink, table, drained, games, session, hold)
                 committed += count
-                gap = min(COMMIT_GROWTH * gap, COMMIT_MOST)
+                gap = min(2 * gap, COMMIT_MOST)
                 commit_at = time.monotonic() + gap
             if failed:
                 raise failed[0]  # type: ignore[misc]

@@ -143,3 +143,26 @@ def test_a_sweep_merges_its_last_drain_into_its_rewrite_and_stores_what_one_proc
                  "--no-progress", "--json"]) == 0
     assert closes == [(True, True)] and merges and merges[-1] is not None, (closes, merges)
     assert everything(data)[b"positions"] == everything(tmp_path / "one")[b"positions"]
+
+
+def test_a_held_drain_is_stored_before_the_sink_reads_and_by_a_plain_close(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ruma.client.sweep import shared
+    from ruma.client.sweep.driver import StoreSink, run_sweep
+
+    family = Family.of("impartial-sowing", (0, 10))
+    sweep_store(family, str(tmp_path / "one"), workers=1)
+    expected = everything(tmp_path / "one")[b"positions"]
+    monkeypatch.setattr(shared, "COMMIT_FIRST", 0.0)
+    for name in ("read", "closed"):
+        sink = StoreSink(str(tmp_path / name), merge_last=True)
+        try:
+            summary = run_sweep(family, sink, workers=2)
+            held = sum(map(len, sink._kept))
+            if name == "read":
+                assert held and all(sink.stored([key for key, _ in expected]))
+                assert not sink._kept
+        finally:
+            sink.close()
+        assert summary.entries_committed == len(expected)
+        assert everything(tmp_path / name)[b"positions"] == expected
