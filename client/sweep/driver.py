@@ -100,7 +100,8 @@ class StoreSink:
         """Keep a sweep's last drain of nim values (packed as ``put_packed`` takes them) until
         ``close``: a dense close merges it into its rewrite (``Store.close_dense``), so the
         store's writer process never puts it into the B-tree the rewrite then copies; any other
-        close (or ``flush``) stores it first. Held, it is not committed: a kill loses it, as it
+        close, and any read through this sink (``stored``, ``holds``, ``local_store``), stores it
+        first (``flush`` does not: a sweep's own flush leaves it held). Held, it is not committed: a kill loses it, as it
         loses what a sweep valued since its last commit."""
         self._kept.append(frame)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import lmdb
 import pytest
 
 from ruma.client.sweep.driver import sweep_store
@@ -25,19 +24,9 @@ from ruma.engine.frame import pack_frame
 from ruma.server.store import memo, rewrite
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.rewrite import compact_store
+from tests.support.stores import everything
 
 pytestmark = pytest.mark.skipif(not rewrite.can_merge(), reason="the merge is the C copy's")
-
-
-def everything(path: Path) -> dict[bytes, list[tuple[bytes, bytes]]]:
-    """Every record of every table, read by LMDB."""
-    env = lmdb.open(str(path), readonly=True, lock=False, max_dbs=16)
-    try:
-        with env.begin() as txn:
-            names = [key for key, _ in txn.cursor()]
-            return {name: list(txn.cursor(db=env.open_db(name, txn=txn, create=False))) for name in names}
-    finally:
-        env.close()
 
 
 def without_map_size(data: bytes) -> bytes:
@@ -69,6 +58,14 @@ def copy_of(small: Path, where: Path) -> Path:
     return where
 
 
+def stored_first(small: Path, where: Path, frame: bytes) -> Path:
+    """A copy of ``small`` with ``frame`` stored by the store's own puts (``insert_packed``)."""
+    copy_of(small, where)
+    with LmdbStore(where, create=False) as store:
+        store.insert_packed(frame, None, False)
+    return where
+
+
 def dense(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every store is rewritten by ``close_dense`` (however dense it is already)."""
     monkeypatch.setattr(memo, "DENSE_RATIO", 0.0)
@@ -78,9 +75,7 @@ def test_a_merged_rewrite_is_the_store_of_the_puts_then_the_rewrite(
         made: tuple[Path, bytes, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     small, frame, count = made
     dense(monkeypatch)
-    reference = copy_of(small, tmp_path / "reference")
-    with LmdbStore(reference, create=False) as store:
-        store.insert_packed(frame, None, False)
+    reference = stored_first(small, tmp_path / "reference", frame)
     compact_store(reference, pages=False)
     merged = copy_of(small, tmp_path / "merged")
     calls: list[object] = []
@@ -98,9 +93,7 @@ def test_a_drain_the_merge_cannot_take_is_stored_first(
         made: tuple[Path, bytes, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     small, frame, _ = made
     dense(monkeypatch)
-    reference = copy_of(small, tmp_path / "reference")
-    with LmdbStore(reference, create=False) as store:
-        store.insert_packed(frame, None, False)
+    reference = stored_first(small, tmp_path / "reference", frame)
     expected = everything(reference)
     # a key of the drain stored already (the copy refuses it): stored by puts, then rewritten
     again = copy_of(reference, tmp_path / "again")
