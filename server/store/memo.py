@@ -283,7 +283,7 @@ class LmdbStore:
             self._store_held(held)
             return False
         from ruma.server.store.repair import in_use
-        from ruma.server.store.rewrite import compact_store, merge_plan
+        from ruma.server.store.rewrite import compact_store
 
         data = self.path / "data.mdb"
         if in_use(self.path) or not data.is_file():
@@ -298,12 +298,11 @@ class LmdbStore:
                 if pages.leaf_fill() >= DENSE_FILL:
                     self._store_held(held)
                     return False
-        merge = merge_plan(self.path, held) if held else None
-        if merge is not None:
+        if held:
             try:
-                compact_store(self.path, pages=False, merge=merge)
+                compact_store(self.path, pages=False, merge=held)
                 return True
-            except StoreError as refused:  # (a key stored already, say: the frame's puts, then the copy)
+            except StoreError as refused:  # (no plan, a key stored already: the frame's puts, then the copy)
                 log.info("the dense rewrite of %s could not merge the last values: %s", self.path, refused)
         self._store_held(held)
         compact_store(self.path, pages=False)

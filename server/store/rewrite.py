@@ -78,12 +78,17 @@ Merge = tuple[bytes, tuple[tuple[bytes, bytes], ...]]
 """What a copy merges in: a batch frame of nim values and the ``meta`` records it changes (``merge_plan``)."""
 
 
+class MergeRefused(StoreError):
+    """A copy cannot merge the frame it was given (``merge_plan``): the store is left as it was."""
+
+
 def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], None] | None = None,
-                  pages: bool = True, merge: Merge | None = None) -> CompactReport:
+                  pages: bool = True, merge: bytes | None = None) -> CompactReport:
     """Rewrite the store in ``directory`` densely (see the module docstring); returns what it did.
     ``pages=False`` checks the copy's record counts (LMDB's) instead of reading it page by page (a
-    sweep's own compaction of the store it just wrote and checked); ``merge``: put a frame's values
-    in as well (``merge_plan``)."""
+    sweep's own compaction of the store it just wrote and checked); ``merge``: a batch frame of nim
+    values none stored, put in as well (``merge_plan``, made once the store is locked out;
+    ``MergeRefused`` where it cannot be)."""
     directory = Path(directory).resolve()
     from ruma.server.store.memo import open_in_this_process
     from ruma.server.store.repair import in_use, lock_out
@@ -103,7 +108,7 @@ def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], N
 
 def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], None] | None = None, *,
                   check: Callable[[Path], int], drop: tuple[bytes, ...] = (), schema: bytes | None = None,
-                  pages: bool = True, merge: Merge | None = None) -> CompactReport:
+                  pages: bool = True, merge: bytes | None = None) -> CompactReport:
     """Rewrite the store in ``directory`` through ``DIR/work_name`` (steps 2-4 of the module
     docstring; the caller has made sure no process has it open): ``check(directory)`` refuses a
     damaged store and returns its last transaction id;
@@ -119,6 +124,9 @@ def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], Non
     if not data.is_file():
         raise StoreError(f"no LMDB store in {str(directory)!r} (data.mdb missing)")
     source = check(directory)
+    plan = None if merge is None else merge_plan(directory, merge)
+    if merge is not None and plan is None:
+        raise MergeRefused(f"the copy of {str(directory)!r} cannot merge the frame given")
     phase = f"copying {source}" + (" merging" if merge is not None else "")
     if _state(work) != phase or merge is not None:  # (a store written to since a killed run: start again)
         shutil.rmtree(work, ignore_errors=True)
@@ -126,7 +134,7 @@ def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], Non
     report.bytes_before = data.stat().st_size
     (work / "new").mkdir(parents=True, exist_ok=True)
     _set_state(work, phase)
-    report.records = _copy(directory, work / "new", progress, drop, schema, merge)
+    report.records = _copy(directory, work / "new", progress, drop, schema, plan)
     if merge is not None and "positions" not in report.records:
         raise StoreError(f"store {str(directory)!r} has no positions table to merge a frame into")
     problems, counted = _verify(work / "new", pages)
