@@ -78,7 +78,7 @@ Merge = tuple[bytes, tuple[tuple[bytes, bytes], ...]]
 """What a copy merges in: a batch frame of nim values and the ``meta`` records it changes (``merge_plan``)."""
 
 
-class MergeRefused(StoreError):
+class MergeRefusedError(StoreError):
     """A copy cannot merge the frame it was given (``merge_plan``): the store is left as it was."""
 
 
@@ -88,7 +88,7 @@ def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], N
     ``pages=False`` checks the copy's record counts (LMDB's) instead of reading it page by page (a
     sweep's own compaction of the store it just wrote and checked); ``merge``: a batch frame of nim
     values none stored, put in as well (``merge_plan``, made once the store is locked out;
-    ``MergeRefused`` where it cannot be)."""
+    ``MergeRefusedError`` where it cannot be)."""
     directory = Path(directory).resolve()
     from ruma.server.store.memo import open_in_this_process
     from ruma.server.store.repair import in_use, lock_out
@@ -126,7 +126,7 @@ def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], Non
     source = check(directory)
     plan = None if merge is None else merge_plan(directory, merge)
     if merge is not None and plan is None:
-        raise MergeRefused(f"the copy of {str(directory)!r} cannot merge the frame given")
+        raise MergeRefusedError(f"the copy of {str(directory)!r} cannot merge the frame given")
     phase = f"copying {source}" + (" merging" if merge is not None else "")
     if _state(work) != phase or merge is not None:  # (a store written to since a killed run: start again)
         shutil.rmtree(work, ignore_errors=True)
