@@ -123,7 +123,7 @@ def stages(family: Family, workers: int) -> Stages:
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     watch.start()
     started, cpu = time.perf_counter(), time.process_time()
-    sink = StoreSink(directory)
+    sink = StoreSink(directory, merge_last=True)  # (as ``ruma sweep``'s)
     clock = time.pthread_getcpuclockid(watch.ident or 0)  # (the watch's own CPU, in this process's)
     try:
         summary = run_sweep(family, sink, workers=workers)

@@ -14,7 +14,6 @@ opens one through it, so the client reaches the store while never importing the 
 from __future__ import annotations
 
 import os
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, cast
 
@@ -131,8 +130,10 @@ class Store(Protocol):
     def close(self) -> None:
         """Flush and release this handle."""
 
-    def close_dense(self) -> bool:
-        """``close``, then rewrite the store densely where that pays; whether it did."""
+    def close_dense(self, held: bytes | None = None) -> bool:
+        """``close``, then rewrite the store densely where that pays; whether it did. ``held``: a
+        batch frame of nim values (``ruma.engine.frame``, keys sorted) not stored yet, stored by
+        the time it returns — merged into the rewrite where the store can (no B-tree puts)."""
 
 
 class StoreType(Protocol):
@@ -150,6 +151,8 @@ def open_store(path: str | os.PathLike[str], create: bool = True) -> Store:
     """The persistent store in ``path``, through the ``ruma.stores`` entry point (never importing
     the server); raises ``MissingStoreError`` when none is installed, and what the store type
     raises when it cannot open it (a ``RumaError``)."""
+    from importlib.metadata import entry_points  # (here: a sweep's fork server and workers never import it)
+
     for entry in entry_points(group=GROUP):
         if entry.name == BACKEND:
             store_type = cast(StoreType, entry.load())

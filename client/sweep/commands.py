@@ -62,13 +62,13 @@ def _backend(args: argparse.Namespace) -> Any:
     return RayActors(args.workers, args.ray or None)
 
 
-def store_sink(args: argparse.Namespace, create: bool = True) -> Any:
-    """The local store of ``--data`` as a sweep's sink."""
+def store_sink(args: argparse.Namespace, create: bool = True, merge_last: bool = False) -> Any:
+    """The local store of ``--data`` as a sweep's sink (``merge_last``: see ``StoreSink``)."""
     from ruma.client.sweep.driver import StoreSink
 
     path = data_directory(args, create=create)
     try:
-        return StoreSink(str(path))
+        return StoreSink(str(path), merge_last=merge_last)
     except RumaError as error:
         raise UnreachableError(f"cannot open the store in {str(args.data)!r}: {error}") from None
 
@@ -105,7 +105,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
             summary = run_family_sweep(args, family, remote)
             rejected = remote.rejected
     else:
-        sink = store_sink(args)
+        sink = store_sink(args, merge_last=True)  # (closed densely right after: its last drain merged then)
         try:
             summary = run_family_sweep(args, family, sink)
         except BaseException:

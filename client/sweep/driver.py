@@ -76,8 +76,12 @@ class Sink(Protocol):
 class StoreSink:
     """A local store (``DIR`` holding ``data.mdb``): the driver writes straight into it."""
 
-    def __init__(self, path: str, create: bool = True) -> None:
+    def __init__(self, path: str, create: bool = True, merge_last: bool = False) -> None:
         self.store: Store = open_store(path, create=create)
+        #: a sweep's last drain of nim values is held for a dense ``close`` (``hold_packed``): for a
+        #: caller that closes the sink densely once the sweep is done and reads nothing before
+        #: (``ruma sweep``)
+        self.merge_last = merge_last
         self.store_path: str | None = str(self.store.path)
         store = self.store
         #: nim values packed as the store's writer process reads them (a sweep's drains of its
@@ -89,12 +93,30 @@ class StoreSink:
         #: ``SharedGames`` (``Store.insert_shared``: the store's writer process interns the
         #: nodes it needs): ``put_shared(frame, games, session)``
         self.put_shared: Callable[[bytes, Any, int], None] = store.insert_shared
+        #: a sweep's last drain of nim values, held for ``close`` (``hold_packed``)
+        self._kept: list[bytes] = []
+
+    def hold_packed(self, frame: bytes) -> None:
+        """Keep a sweep's last drain of nim values (packed as ``put_packed`` takes them) until
+        ``close``: a dense close merges it into its rewrite (``Store.close_dense``), so the
+        store's writer process never puts it into the B-tree the rewrite then copies; any other
+        close, and any read through this sink (``stored``, ``holds``, ``local_store``), stores it
+        first (``flush`` does not: a sweep's own flush leaves it held). Held, it is not committed: a kill loses it, as it
+        loses what a sweep valued since its last commit."""
+        self._kept.append(frame)
+
+    def _store_held(self) -> None:
+        """Store the held drain now (before anything reads the store)."""
+        held, self._kept = self._kept, []
+        for frame in held:
+            self.put_packed(frame)
 
     def holds(self, prefix: bytes) -> bool:
         """Whether the store holds an entry of the ruleset of key ``prefix`` (``Ruleset.key_prefix``)."""
         return prefix in self._held()
 
     def _held(self) -> set[bytes]:
+        self._store_held()
         self.store.flush()
         return {bytes.fromhex(r["prefix"]) for r in self.store.admin.stats()["rulesets"] if r["entries"]}
 
@@ -111,21 +133,29 @@ class StoreSink:
         self.store.insert_many(entries)
 
     def local_store(self) -> Store | None:
-        """The store itself."""
+        """The store itself (a held drain stored first)."""
+        self._store_held()
         return self.store
 
     def flush(self) -> None:
-        """Write the store's buffer."""
+        """Write the store's buffer (a held drain stays held: ``hold_packed``)."""
         self.store.flush()
 
     def close(self, dense: bool = False) -> None:
         """Flush and close the store; ``dense``: then rewrite it densely where it is mostly free
         pages and no other process has it open (what a completed ``ruma sweep`` does:
-        ``Store.close_dense``)."""
-        if dense:
-            self.store.close_dense()
-        else:
-            self.store.close()
+        ``Store.close_dense``), a held drain merged in."""
+        if dense and len(self._kept) == 1:
+            held, self._kept = self._kept[0], []
+            self.store.close_dense(held)
+            return
+        try:
+            self._store_held()
+        finally:
+            if dense:
+                self.store.close_dense()
+            else:
+                self.store.close()
 
 
 class Backend(Protocol):

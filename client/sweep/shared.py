@@ -32,7 +32,7 @@ The memory and the tables in it: ``ruma.client.sweep.shared_memory``.
 
 from __future__ import annotations
 
-import secrets
+import os
 import time
 from concurrent import futures
 from dataclasses import dataclass
@@ -240,14 +240,17 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
                     sum(r.cpu_seconds for r in results))
 
 
-def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: int = 0) -> tuple[int, int]:
+def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: int = 0,
+               hold: Callable[[bytes], None] | None = None) -> tuple[int, int]:
     """Drain ``table`` from arena word ``start`` into ``sink``: as one packed batch where the sink
     takes them (``put_packed``: a local store hands the bytes to its writer process as they are,
     with no Python object a value), else as pairs. Partizan values (``games``: their SharedGames;
     ``session``: a number for this table, see ``LmdbStore.insert_shared``) go packed too, with the
     nodes they need, where the sink takes them (``put_shared``: a local store's writer process
-    interns them), else as pairs of keys and ``Game``s. Returns (entries, where the next drain starts)."""
-    put: Callable[[bytes], None] | None = getattr(sink, "put_packed", None)
+    interns them), else as pairs of keys and ``Game``s. ``hold``: where nim values go packed
+    instead (a sweep's last drain, kept for the store's dense rewrite: ``StoreSink.hold_packed``).
+    Returns (entries, where the next drain starts)."""
+    put: Callable[[bytes], None] | None = hold or getattr(sink, "put_packed", None)
     if games is not None:
         put_shared = getattr(sink, "put_shared", None)
         put = None if put_shared is None else (lambda frame: put_shared(frame, games, session))
@@ -273,7 +276,7 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
     (those the table had no room for included). On an error (or Ctrl-C) the table is cancelled
     and the workers stop at their next block."""
     committed = drained = 0
-    session = secrets.randbits(64)  # (this table's: see ``drain_into``)
+    session = _session()  # (this table's: see ``drain_into``)
     running: list["futures.Future[FamilyResult]"] = []
     gap = COMMIT_FIRST
     commit_at = time.monotonic() + gap
@@ -284,7 +287,9 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
             failed = [f.exception() for f in done if f.exception() is not None]
             last = len(done) == len(running)
             if failed or last or time.monotonic() >= commit_at:  # (after the last worker: every value is published)
-                count, drained = drain_into(sink, table, drained, games, session)
+                merge = last and not failed and games is None and getattr(sink, "merge_last", False)
+                hold = getattr(sink, "hold_packed", None) if merge else None
+                count, drained = drain_into(sink, table, drained, games, session, hold)
                 committed += count
                 gap = min(2 * gap, COMMIT_MOST)
                 commit_at = time.monotonic() + gap
@@ -308,6 +313,12 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
                 future.result()
             except BaseException:  # noqa: BLE001 - the first error is the one raised
                 pass
+
+
+def _session() -> int:
+    """A number for one table's drains (``drain_into``), random: ``os.urandom`` rather than the
+    ``secrets`` module, whose import (hashlib, hmac) every worker's fork server paid for."""
+    return int.from_bytes(os.urandom(8), "little")
 
 
 def _summary(family: Family, classes: int, raw: int, stored: int, computed: int, committed: int, started: float,
@@ -352,7 +363,7 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
     region, table, _, games = made
     table.add_total(len(states))
     drained = committed = 0
-    session = secrets.randbits(64)  # (this table's: see ``drain_into``)
+    session = _session()  # (this table's: see ``drain_into``)
     last = time.monotonic()
 
     def drain() -> None:

@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
-from typing import Collection
+from typing import TYPE_CHECKING, Collection
 
 from ruma.engine.errors import BrokenRulesetError
 from ruma.engine.rulesets.base import PLUGIN_CODE, Ruleset
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 __all__ = ["GROUP", "Installed", "discover", "load"]
 
@@ -64,6 +66,8 @@ def _distribution(entry: EntryPoint) -> str:
 def discover() -> dict[str, Installed]:
     """Every entry point of ``GROUP`` in the installed distributions, by lower-case name; a name
     two distributions declare is kept once, marked ``duplicate``."""
+    from importlib.metadata import entry_points  # (here: a process that never asks, a sweep's worker, never imports it)
+
     found: dict[str, Installed] = {}
     for entry in entry_points(group=GROUP):
         name = entry.name.strip().lower()

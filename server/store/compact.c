@@ -11,7 +11,14 @@
  * the tables named in the source's main table, but those in `drop`, each copied after the last key
  * the target's table holds already (a copy killed half-way goes on), in transactions of `chunk`
  * records; `schema` (bytes, or None) replaces meta's schema_version record; progress(done) after
- * each transaction. It returns {table name: the source table's records}. The source is opened
+ * each transaction. It returns {table name: the source table's records}. With `merge`, (frame,
+ * meta records): the frame's nim values (frame.h, keys sorted, none of them stored: a key the
+ * source holds fails the copy) are put into positions among the source's records, as their own
+ * records (varint(code) 00 crc32c, what the writer process puts), and meta's records named in
+ * meta records get the values given (the counts the frame adds to) — the copy is then the file
+ * the frame's puts into the source and then a plain copy would have made, without the B-tree puts
+ * (LmdbStore.close_dense: a sweep's last drain). The counts returned include the merged records.
+ * The source is opened
  * read-only without its lock (the caller has made sure no process has it open, as for _copy);
  * both environments are closed before it returns (LMDB allows one environment per file per
  * process, and the caller then opens the copy with py-lmdb). tests/store/test_store_compact_native.py
@@ -23,7 +30,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "frame.h"
 #include "lmdb.h"
+#include "records.h"
 
 PyObject *store_write_error(void); /* store/lmdb.c: WriteError */
 
@@ -34,6 +43,26 @@ typedef struct {
     char error[256];
     PyThreadState *save;
 } Copying;
+
+/* What a copy merges in (compact_copy's `merge`): a batch frame of nim values (frame.h; keys
+ * sorted, none stored already) put into positions among the source's records, and meta records
+ * whose values it replaces (the counts the frame adds to). */
+typedef struct {
+    const uint8_t *lengths, *codes, *keys;
+    size_t n;
+    Py_ssize_t n_meta;
+    const uint8_t **meta_keys, **meta_values;
+    size_t *meta_key_lens, *meta_value_lens;
+} Merge;
+
+/* The positions record of entry i of a merge's frame (key at *key, payload in out: varint(code),
+ * 00 explored, crc32c of key and payload, as store.codec.seal and lmdb.c build it); its length. */
+static size_t merge_record(const Merge *m, size_t i, const uint8_t *key, size_t key_len, uint8_t out[16]) {
+    size_t nv = put_varint(out, frame_code(m->codes, i));
+    out[nv] = 0;
+    put_le32(out + nv + 1, crc32c_two(key, key_len, out, nv + 1));
+    return nv + 5;
+}
 
 /* Open an environment at `path` (a directory), read-only and unlocked (`readonly`), else writable. */
 static int open_env(MDB_env **env, const char *path, size_t map_size, int readonly) {
@@ -83,7 +112,7 @@ static int target_table(MDB_env *env, const char *name, MDB_dbi *dbi, uint8_t *l
  * *entries, the records put added to *done; progress(done) after each transaction (with the
  * GIL). 0, an LMDB error, or -2 with a Python error. */
 static int copy_table(Copying *c, MDB_txn *read, MDB_env *target, const char *name, PyObject *schema, size_t chunk,
-                      PyObject *progress, size_t *entries, unsigned long long *done) {
+                      PyObject *progress, size_t *entries, unsigned long long *done, const Merge *merge) {
     MDB_dbi source_dbi, target_dbi;
     uint8_t last[NAME_ROOM];
     size_t last_len = 0;
@@ -107,19 +136,49 @@ static int copy_table(Copying *c, MDB_txn *read, MDB_env *target, const char *na
         more = mdb_cursor_get(from, &k, &v, MDB_FIRST);
     }
     int is_meta = !strcmp(name, "meta");
-    while (!rc && more == 0) {
+    const Merge *merging = merge && !strcmp(name, "positions") ? merge : NULL;
+    const Merge *replacing = merge && is_meta ? merge : NULL;
+    if (merging && last_len) { /* (a merge never resumes a copy: the caller starts it afresh) */
+        snprintf(c->error, sizeof c->error, "a merged copy cannot resume a copy stopped half-way");
+        return -1;
+    }
+    size_t at = 0, key_at = 0; /* the merge's next entry, and where its key starts */
+    while (!rc && (more == 0 || (merging && at < merging->n))) {
         MDB_txn *txn;
         MDB_cursor *to;
         size_t put = 0;
         rc = mdb_txn_begin(target, NULL, 0, &txn);
         if (rc) break;
         rc = mdb_cursor_open(txn, target_dbi, &to);
-        while (!rc && more == 0 && put < chunk) {
+        while (!rc && (more == 0 || (merging && at < merging->n)) && put < chunk) {
+            if (merging && at < merging->n) { /* the frame's next entry, if it comes first */
+                size_t len = frame_length(merging->lengths, at);
+                const uint8_t *key = merging->keys + key_at;
+                if (more == 0 && k.mv_size == len && !memcmp(k.mv_data, key, len)) {
+                    snprintf(c->error, sizeof c->error, "a merged key is stored already");
+                    rc = -1;
+                    break;
+                }
+                if (more != 0 || bytes_less(key, len, k.mv_data, k.mv_size)) {
+                    uint8_t record[16];
+                    MDB_val mk = {len, (void *)key}, mv = {merge_record(merging, at, key, len, record), record};
+                    rc = mdb_cursor_put(to, &mk, &mv, MDB_APPEND);
+                    put++;
+                    at++;
+                    key_at += len;
+                    continue;
+                }
+            }
             MDB_val value = v;
             if (is_meta && schema != Py_None && k.mv_size == 14 && !memcmp(k.mv_data, "schema_version", 14)) {
                 value.mv_size = (size_t)PyBytes_GET_SIZE(schema); /* (a bytes object: read without the GIL) */
                 value.mv_data = PyBytes_AS_STRING(schema);
             }
+            for (Py_ssize_t r = 0; replacing && r < replacing->n_meta; r++)
+                if (k.mv_size == replacing->meta_key_lens[r] && !memcmp(k.mv_data, replacing->meta_keys[r], k.mv_size)) {
+                    value.mv_size = replacing->meta_value_lens[r];
+                    value.mv_data = (void *)replacing->meta_values[r];
+                }
             rc = mdb_cursor_put(to, &k, &value, MDB_APPEND);
             put++;
             if (!rc) more = mdb_cursor_get(from, &k, &v, MDB_NEXT);
@@ -144,33 +203,112 @@ static int copy_table(Copying *c, MDB_txn *read, MDB_env *target, const char *na
     }
     if (!rc && more != 0 && more != MDB_NOTFOUND) rc = more;
     mdb_cursor_close(from);
+    if (merging && !rc) *entries += merging->n;
     return rc;
 }
 
-/* compact_copy(source, target, drop, schema, chunk, progress) -> {table name: records}. */
+/* The merge of compact_copy's `merge` argument, (frame, ((meta key, value), ...)), in *m (its arrays
+ * freed by free_merge); 0, or -1 with a Python error. The objects stay the caller's (alive for the call). */
+static int read_merge(PyObject *merge, Merge *m) {
+    PyObject *frame, *meta;
+    if (!PyArg_ParseTuple(merge, "O!O!", &PyBytes_Type, &frame, &PyTuple_Type, &meta)) return -1;
+    const uint8_t *f = (const uint8_t *)PyBytes_AS_STRING(frame);
+    size_t size = (size_t)PyBytes_GET_SIZE(frame), n = frame_count(f, size), keys = 0;
+    if (n == SIZE_MAX) {
+        PyErr_SetString(PyExc_ValueError, "the merged frame is cut short");
+        return -1;
+    }
+    m->n = n;
+    m->lengths = frame_lengths(f);
+    m->codes = frame_codes(f, n);
+    m->keys = f + frame_head(n);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = frame_length(m->lengths, i);
+        if (len < 3 || len > NAME_ROOM || (frame_code(m->codes, i) & 1)) {
+            PyErr_SetString(PyExc_ValueError, "the merged frame holds a key LMDB cannot hold or a value that is not a nim value");
+            return -1;
+        }
+        if (i && !bytes_less(m->keys + keys - frame_length(m->lengths, i - 1), frame_length(m->lengths, i - 1), m->keys + keys, len)) {
+            PyErr_SetString(PyExc_ValueError, "the merged frame's keys are not sorted");
+            return -1;
+        }
+        keys += len;
+    }
+    if (frame_head(n) + keys != size) {
+        PyErr_SetString(PyExc_ValueError, "the merged frame's keys do not fill it");
+        return -1;
+    }
+    m->n_meta = PyTuple_GET_SIZE(meta);
+    size_t count = (size_t)m->n_meta ? (size_t)m->n_meta : 1;
+    m->meta_keys = calloc(count, sizeof *m->meta_keys);
+    m->meta_values = calloc(count, sizeof *m->meta_values);
+    m->meta_key_lens = calloc(count, sizeof *m->meta_key_lens);
+    m->meta_value_lens = calloc(count, sizeof *m->meta_value_lens);
+    if (!m->meta_keys || !m->meta_values || !m->meta_key_lens || !m->meta_value_lens) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t r = 0; r < m->n_meta; r++) {
+        PyObject *pair = PyTuple_GET_ITEM(meta, r), *key, *value;
+        if (!PyTuple_Check(pair) || !PyArg_ParseTuple(pair, "O!O!", &PyBytes_Type, &key, &PyBytes_Type, &value)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "merge's meta records are (key, value) pairs of bytes");
+            return -1;
+        }
+        m->meta_keys[r] = (const uint8_t *)PyBytes_AS_STRING(key);
+        m->meta_key_lens[r] = (size_t)PyBytes_GET_SIZE(key);
+        m->meta_values[r] = (const uint8_t *)PyBytes_AS_STRING(value);
+        m->meta_value_lens[r] = (size_t)PyBytes_GET_SIZE(value);
+    }
+    return 0;
+}
+
+static void free_merge(Merge *m) {
+    free(m->meta_keys);
+    free(m->meta_values);
+    free(m->meta_key_lens);
+    free(m->meta_value_lens);
+}
+
+/* compact_copy(source, target, drop, schema, chunk, progress, merge=None) -> {table name: records}. */
 PyObject *store_compact_copy(PyObject *self, PyObject *args) {
     (void)self;
     const char *source, *target;
-    PyObject *drop, *schema, *progress;
+    PyObject *drop, *schema, *progress, *merge_arg = Py_None;
     Py_ssize_t chunk;
-    if (!PyArg_ParseTuple(args, "ssO!OnO", &source, &target, &PyTuple_Type, &drop, &schema, &chunk, &progress)) return NULL;
+    if (!PyArg_ParseTuple(args, "ssO!OnO|O", &source, &target, &PyTuple_Type, &drop, &schema, &chunk, &progress, &merge_arg))
+        return NULL;
+    Merge merge_data = {0}, *merge = NULL;
+    if (merge_arg != Py_None) {
+        if (!PyTuple_Check(merge_arg) || read_merge(merge_arg, &merge_data) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "merge must be (frame, meta records) or None");
+            free_merge(&merge_data);
+            return NULL;
+        }
+        merge = &merge_data;
+    }
     if (schema != Py_None && !PyBytes_Check(schema)) {
         PyErr_SetString(PyExc_TypeError, "schema must be bytes or None");
+        free_merge(&merge_data);
         return NULL;
     }
     if (chunk < 1) {
         PyErr_SetString(PyExc_ValueError, "chunk must be at least 1");
+        free_merge(&merge_data);
         return NULL;
     }
     char data[4096];
     struct stat st;
     if ((size_t)snprintf(data, sizeof data, "%s/data.mdb", source) >= sizeof data || stat(data, &st) < 0) {
         PyErr_Format(PyExc_FileNotFoundError, "no LMDB store in %R", PyTuple_GET_ITEM(args, 0));
+        free_merge(&merge_data);
         return NULL;
     }
     size_t size = (size_t)st.st_size;
     PyObject *counts = PyDict_New();
-    if (!counts) return NULL;
+    if (!counts) {
+        free_merge(&merge_data);
+        return NULL;
+    }
     /* the tables to copy: the names in the source's main table, but those in drop */
     Copying c = {{0}, NULL};
     MDB_env *old = NULL, *new = NULL;
@@ -178,7 +316,8 @@ PyObject *store_compact_copy(PyObject *self, PyObject *args) {
     int rc;
     c.save = PyEval_SaveThread();
     rc = open_env(&old, source, size > (1u << 20) ? size : (1u << 20), 1);
-    if (!rc) rc = open_env(&new, target, 2 * size > ((size_t)64 << 20) ? 2 * size : ((size_t)64 << 20), 0);
+    size_t room = 2 * size + (merge ? 4 * (size_t)PyBytes_GET_SIZE(PyTuple_GET_ITEM(merge_arg, 0)) : 0);
+    if (!rc) rc = open_env(&new, target, room > ((size_t)64 << 20) ? room : ((size_t)64 << 20), 0);
     if (!rc) rc = mdb_txn_begin(old, NULL, MDB_RDONLY, &read);
     PyEval_RestoreThread(c.save);
     PyObject *names = PyList_New(0);
@@ -214,7 +353,7 @@ PyObject *store_compact_copy(PyObject *self, PyObject *args) {
         memcpy(text, PyBytes_AS_STRING(name), (size_t)PyBytes_GET_SIZE(name) + 1);
         size_t entries = 0;
         c.save = PyEval_SaveThread();
-        rc = copy_table(&c, read, new, text, schema, (size_t)chunk, progress, &entries, &done);
+        rc = copy_table(&c, read, new, text, schema, (size_t)chunk, progress, &entries, &done, merge);
         PyEval_RestoreThread(c.save);
         if (!rc) {
             PyObject *key = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
@@ -230,6 +369,7 @@ PyObject *store_compact_copy(PyObject *self, PyObject *args) {
     if (new) mdb_env_close(new);
     PyEval_RestoreThread(c.save);
     Py_XDECREF(names);
+    free_merge(&merge_data);
     if (!names && !rc) rc = -2;
     if (rc) {
         Py_DECREF(counts);

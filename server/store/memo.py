@@ -267,21 +267,27 @@ class LmdbStore:
         else:
             core.flush()
 
-    def close_dense(self) -> bool:
+    def close_dense(self, held: bytes | None = None) -> bool:
         """``close``, then — when this was the store's last handle in this process, no other process
         has it open and its file is more than a sixth free pages (a sweep's commits, each spread
         over the whole key space, copy most pages) or its leaf pages are less than 90% full (LMDB
         splits a full page halfway) — rewrite it densely (``ruma store compact``, checked by record
-        counts). Whether it did."""
+        counts). Whether it did. ``held``: a batch frame of nim values not stored yet (a sweep's
+        last drain, keys sorted): merged into the rewrite where it can be (``store.rewrite.merge_plan``:
+        the same file, without the frame's B-tree puts into the old one), else stored first as
+        ``insert_packed`` stores it — either way stored when this returns (a kill before then loses
+        them, as it loses an uncommitted batch)."""
         core = self._core
         self.close()
         if core is None or not core.closed:
+            self._store_held(held)
             return False
         from ruma.server.store.repair import in_use
         from ruma.server.store.rewrite import compact_store
 
         data = self.path / "data.mdb"
         if in_use(self.path) or not data.is_file():
+            self._store_held(held)
             return False
         from ruma.server.store.page_file import PageFile
 
@@ -290,9 +296,24 @@ class LmdbStore:
         if stats["bytes"] <= DENSE_RATIO * stats["data_bytes"]:  # (else rewritten whatever the fill: no survey)
             with PageFile(data) as pages:
                 if pages.leaf_fill() >= DENSE_FILL:
+                    self._store_held(held)
                     return False
+        if held:
+            try:
+                compact_store(self.path, pages=False, merge=held)
+                return True
+            except StoreError as refused:  # (no plan, a key stored already: the frame's puts, then the copy)
+                log.info("the dense rewrite of %s could not merge the last values: %s", self.path, refused)
+        self._store_held(held)
         compact_store(self.path, pages=False)
         return True
+
+    def _store_held(self, held: bytes | None) -> None:
+        """Store ``close_dense``'s held frame through a handle of its own, if there is one."""
+        if not held:
+            return
+        with LmdbStore(self.path, create=False) as store:
+            store.insert_packed(held, None, False)
 
     def __enter__(self) -> "LmdbStore":
         return self

@@ -424,7 +424,7 @@ static PyMethodDef methods[] = {
     {"sha256", py_sha256, METH_O,
      "sha256(data) -> bytes: the SHA-256 digest the writer process keys long game index records with (store/interning.c)."},
     {"compact_copy", store_compact_copy, METH_VARARGS,
-     "compact_copy(source, target, drop, schema, chunk, progress) -> {table: records}: store.rewrite._copy in C "
+     "compact_copy(source, target, drop, schema, chunk, progress, merge=None) -> {table: records}: store.rewrite._copy in C "
      "(store/compact.c)."},
     {"seal_positions", py_seal_positions, METH_VARARGS,
      "seal_positions(keys, entries) -> iterator of (key, sealed positions record)."},

@@ -18,6 +18,13 @@ goes, at its end, so every page but the last of a table is full):
 4. put it in place: the old ``data.mdb`` goes to ``DIR/.compact/old.mdb``, the new one to
    ``DIR/data.mdb``; only then is the old file removed. A run killed during the swap finishes it
    the next time.
+
+A sweep's dense rewrite may *merge* its last drain (``LmdbStore.close_dense``): a batch frame of
+nim values, none of them stored, whose records the copy puts among the old ones in key order
+(``merge_plan``, ``_native.compact_copy``'s ``merge``) instead of the writer process putting them
+into the old file's B-tree first — the same new file, without those puts. Such a copy is never
+resumed (killed, it is started again without the frame, whose values are then lost as the values
+of any commit a kill prevents).
 """
 
 from __future__ import annotations
@@ -67,11 +74,21 @@ def _set_state(work: Path, phase: str) -> None:
     os.replace(temporary, work / "state")
 
 
+Merge = tuple[bytes, tuple[tuple[bytes, bytes], ...]]
+"""What a copy merges in: a batch frame of nim values and the ``meta`` records it changes (``merge_plan``)."""
+
+
+class MergeRefusedError(StoreError):
+    """A copy cannot merge the frame it was given (``merge_plan``): the store is left as it was."""
+
+
 def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], None] | None = None,
-                  pages: bool = True) -> CompactReport:
+                  pages: bool = True, merge: bytes | None = None) -> CompactReport:
     """Rewrite the store in ``directory`` densely (see the module docstring); returns what it did.
     ``pages=False`` checks the copy's record counts (LMDB's) instead of reading it page by page (a
-    sweep's own compaction of the store it just wrote and checked)."""
+    sweep's own compaction of the store it just wrote and checked); ``merge``: a batch frame of nim
+    values none stored, put in as well (``merge_plan``, made once the store is locked out;
+    ``MergeRefusedError`` where it cannot be)."""
     directory = Path(directory).resolve()
     from ruma.server.store.memo import open_in_this_process
     from ruma.server.store.repair import in_use, lock_out
@@ -84,19 +101,20 @@ def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], N
     # would write into the file being replaced)
     lock = lock_out(directory)
     try:
-        return rewrite_store(directory, WORK, progress, check=last_txnid, pages=pages)
+        return rewrite_store(directory, WORK, progress, check=last_txnid, pages=pages, merge=merge)
     finally:
         os.close(lock)
 
 
 def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], None] | None = None, *,
                   check: Callable[[Path], int], drop: tuple[bytes, ...] = (), schema: bytes | None = None,
-                  pages: bool = True) -> CompactReport:
+                  pages: bool = True, merge: bytes | None = None) -> CompactReport:
     """Rewrite the store in ``directory`` through ``DIR/work_name`` (steps 2-4 of the module
     docstring; the caller has made sure no process has it open): ``check(directory)`` refuses a
     damaged store and returns its last transaction id;
     the tables named in ``drop`` are left out and ``schema``, if given, becomes the new file's
-    ``schema_version`` (a migration, ``store.migrate``)."""
+    ``schema_version`` (a migration, ``store.migrate``); ``merge``: a frame's values put in as well
+    (``merge_plan``; never resumed)."""
     work = directory / work_name
     report = CompactReport(resumed=work.exists())
     if _state(work) == "verified":  # killed while swapping: finish it
@@ -106,13 +124,19 @@ def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], Non
     if not data.is_file():
         raise StoreError(f"no LMDB store in {str(directory)!r} (data.mdb missing)")
     source = check(directory)
-    if _state(work) != f"copying {source}":  # (a store written to since a killed run: start again)
+    plan = None if merge is None else merge_plan(directory, merge)
+    if merge is not None and plan is None:
+        raise MergeRefusedError(f"the copy of {str(directory)!r} cannot merge the frame given")
+    phase = f"copying {source}" + (" merging" if merge is not None else "")
+    if _state(work) != phase or merge is not None:  # (a store written to since a killed run: start again)
         shutil.rmtree(work, ignore_errors=True)
         report.resumed = False
     report.bytes_before = data.stat().st_size
     (work / "new").mkdir(parents=True, exist_ok=True)
-    _set_state(work, f"copying {source}")
-    report.records = _copy(directory, work / "new", progress, drop, schema)
+    _set_state(work, phase)
+    report.records = _copy(directory, work / "new", progress, drop, schema, plan)
+    if merge is not None and "positions" not in report.records:
+        raise StoreError(f"store {str(directory)!r} has no positions table to merge a frame into")
     problems, counted = _verify(work / "new", pages)
     counted = {table: n for table, n in counted.items() if n or table in report.records}
     if problems or any(counted.get(table, 0) != n for table, n in report.records.items()):
@@ -157,7 +181,7 @@ def _check(directory: Path) -> None:
 
 
 def _copy(source: Path, target: Path, progress: Callable[[int], None] | None, drop: tuple[bytes, ...] = (),
-          schema: bytes | None = None) -> dict[str, int]:
+          schema: bytes | None = None, merge: Merge | None = None) -> dict[str, int]:
     """Every record of every table of ``source`` (but those in ``drop``) put into ``target`` in key
     order by the append path, after what ``target`` holds already; ``schema``: the new
     ``schema_version``. Returns the records per table. In C where the store's compiled module is
@@ -168,9 +192,11 @@ def _copy(source: Path, target: Path, progress: Callable[[int], None] | None, dr
 
     copy = getattr(_NATIVE, "compact_copy", None)
     if copy is None or os.environ.get("RUMA_STORE_COPY") == "python":
+        if merge is not None:
+            raise StoreError("a copy merges a frame only in C (store._native.compact_copy)")
         return _copy_python(source, target, progress, drop, schema)
     try:
-        counts: dict[str, int] = copy(str(source), str(target), tuple(drop), schema, CHUNK, progress)
+        counts: dict[str, int] = copy(str(source), str(target), tuple(drop), schema, CHUNK, progress, merge)
     except _NATIVE.WriteError as error:
         raise StoreError(str(error)) from None
     return counts
@@ -214,6 +240,52 @@ def _copy_python(source: Path, target: Path, progress: Callable[[int], None] | N
         old.close()
         new.close()
     return counts
+
+
+def can_merge() -> bool:
+    """Whether this process's copies can merge a frame in (the C copy is built and chosen)."""
+    from ruma.server.store.bulk import _NATIVE
+
+    return getattr(_NATIVE, "compact_copy", None) is not None and os.environ.get("RUMA_STORE_COPY") != "python"
+
+
+def merge_plan(directory: Path, frame: bytes) -> Merge | None:
+    """What a copy of the store in ``directory`` (no process has it open) merges to hold the nim
+    values of ``frame`` too (a batch frame, keys sorted and valid, none stored: a sweep's last
+    drain), or ``None`` when the copy cannot make the file their puts would have made: the copy
+    in C missing, keys of more than one ruleset, or a ``meta`` their puts would change beyond the
+    ruleset's count (no entry of the ruleset yet, another engine version recorded). The plan is
+    the frame and the new count record."""
+    from ruma.engine import ENGINE_VERSION
+    from ruma.engine.frame import frame_count
+    from ruma.server.store import codec
+    from ruma.server.store.core import _COUNT, _RULESET
+
+    count = frame_count(frame)
+    if not count or not can_merge():
+        return None
+    keys_at = 4 + 10 * count
+    last_length = int.from_bytes(frame[4 + 2 * (count - 1):4 + 2 * count], "little")
+    if len(frame) < keys_at + last_length:
+        return None
+    first, last = frame[keys_at:keys_at + 2], frame[len(frame) - last_length:len(frame) - last_length + 2]
+    if first != last:  # (sorted keys: the first and the last share a prefix only if all do)
+        return None
+    env = lmdb.open(str(directory), readonly=True, lock=False, max_dbs=16)
+    try:
+        with env.begin() as txn:
+            meta = env.open_db(b"meta", txn=txn, create=False)
+            count_key = _COUNT + first
+            old, named = txn.get(count_key, db=meta), txn.get(_RULESET + first, db=meta)
+            version = txn.get(b"engine_version", db=meta)
+    except lmdb.Error:
+        return None
+    finally:
+        env.close()
+    if old is None or named is None or version != codec.seal(b"engine_version", ENGINE_VERSION.encode()):
+        return None
+    total = int.from_bytes(codec.unseal("meta", count_key, old), "big") + count
+    return frame, ((count_key, codec.seal(count_key, total.to_bytes(8, "big"))),)
 
 
 def last_txnid(directory: Path) -> int:

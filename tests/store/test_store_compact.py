@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import lmdb
 import pytest
 
 from ruma.client.cli import main
@@ -25,17 +24,7 @@ from ruma.server.store.codec import StoreError
 from ruma.server.store.memo import DENSE_FILL, DENSE_RATIO, LmdbStore
 from ruma.server.store.page_file import PageFile
 from ruma.server.store.rewrite import compact_store
-
-
-def everything(path: Path) -> dict[bytes, list[tuple[bytes, bytes]]]:
-    """Every record of every table, read by LMDB."""
-    env = lmdb.open(str(path), readonly=True, lock=False, max_dbs=16)
-    try:
-        with env.begin() as txn:
-            names = [key for key, _ in txn.cursor()]
-            return {name: list(txn.cursor(db=env.open_db(name, txn=txn, create=False))) for name in names}
-    finally:
-        env.close()
+from tests.support.stores import everything
 
 
 @pytest.fixture(scope="module")

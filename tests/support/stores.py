@@ -8,11 +8,24 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import lmdb
+
 from ruma.engine import ENGINE_VERSION
 from ruma.engine.cgt import DOWN, STAR, UP, ZERO, Game, integer, nimber, number
 from ruma.engine.stores import open_store
 from ruma.server.store import writer_child
 from ruma.server.store.memo import LmdbStore
+
+
+def everything(path: Path) -> dict[bytes, list[tuple[bytes, bytes]]]:
+    """Every record of every table of the store in ``path`` (closed), read by LMDB."""
+    env = lmdb.open(str(path), readonly=True, lock=False, max_dbs=16)
+    try:
+        with env.begin() as txn:
+            names = [key for key, _ in txn.cursor()]
+            return {name: list(txn.cursor(db=env.open_db(name, txn=txn, create=False))) for name in names}
+    finally:
+        env.close()
 
 
 def dump(store: LmdbStore) -> dict[str, list[tuple[bytes, bytes]]]:

@@ -1,0 +1,161 @@
+"""A sweep's last drain merged into its dense rewrite (``LmdbStore.close_dense(held)``,
+``_native.compact_copy``'s ``merge``) makes the store that storing the drain first and then
+rewriting makes: every table record for record, and the file byte for byte but for the map size
+LMDB records in its two meta pages (set by whoever opened the store last: two plain sweeps differ
+there too). Where the merge cannot be made — a key of the drain stored already, no entry of its
+ruleset yet, the copy in Python — the drain is stored all the same.
+
+The reference is the store's own path: the drain stored by ``insert_packed`` (the writer process's
+puts), then ``compact_store``. The drain is the values a one-process sweep found for the classes of
+impartial Sowing with 10 seeds, taken out of its store; the store merged into holds those of at most
+9 seeds (so keys of both come in every part of the key space).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ruma.client.sweep.driver import sweep_store
+from ruma.engine.families.classes import Family
+from ruma.engine.frame import pack_frame
+from ruma.server.store import memo, rewrite
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.rewrite import compact_store
+from tests.support.stores import everything
+
+pytestmark = pytest.mark.skipif(not rewrite.can_merge(), reason="the merge is the C copy's")
+
+
+def without_map_size(data: bytes) -> bytes:
+    """The file with the map size of its two meta pages (bytes 32-39 of pages 0 and 1) zeroed."""
+    page = 4096
+    out = bytearray(data)
+    for start in (32, page + 32):
+        out[start:start + 8] = bytes(8)
+    return bytes(out)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes, int]:
+    """A store of impartial Sowing <= 9 and the frame of the values <= 10 adds (sorted, nim codes)."""
+    root = tmp_path_factory.mktemp("merged")
+    small, large = root / "small", root / "large"
+    sweep_store(Family.of("impartial-sowing", (0, 9)), str(small), workers=1)
+    sweep_store(Family.of("impartial-sowing", (0, 10)), str(large), workers=1)
+    held = dict(everything(small)[b"positions"])
+    keys = sorted(key for key, _ in everything(large)[b"positions"] if key not in held)
+    with LmdbStore(large, create=False) as store:
+        values = store.lookup_many(keys)
+    assert keys and all(type(v) is int for v in values)
+    return small, pack_frame(keys, [2 * v for v in values]), len(keys)
+
+
+def copy_of(small: Path, where: Path) -> Path:
+    shutil.copytree(small, where)
+    return where
+
+
+def stored_first(small: Path, where: Path, frame: bytes) -> Path:
+    """A copy of ``small`` with ``frame`` stored by the store's own puts (``insert_packed``)."""
+    copy_of(small, where)
+    with LmdbStore(where, create=False) as store:
+        store.insert_packed(frame, None, False)
+    return where
+
+
+def dense(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every store is rewritten by ``close_dense`` (however dense it is already)."""
+    monkeypatch.setattr(memo, "DENSE_RATIO", 0.0)
+
+
+def test_a_merged_rewrite_is_the_store_of_the_puts_then_the_rewrite(
+        made: tuple[Path, bytes, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small, frame, count = made
+    dense(monkeypatch)
+    reference = stored_first(small, tmp_path / "reference", frame)
+    compact_store(reference, pages=False)
+    merged = copy_of(small, tmp_path / "merged")
+    calls: list[object] = []
+    plain = rewrite._copy
+    monkeypatch.setattr(rewrite, "_copy", lambda *a: calls.append(a[-1]) or plain(*a))
+    assert LmdbStore(merged, create=False).close_dense(frame)
+    assert calls and calls[0] is not None  # (the merge was made: no put of the frame went first)
+    assert everything(merged) == everything(reference)
+    assert len(everything(merged)[b"positions"]) == len(everything(small)[b"positions"]) + count
+    assert without_map_size((merged / "data.mdb").read_bytes()) == without_map_size((reference / "data.mdb").read_bytes())
+    assert not (merged / rewrite.WORK).exists()
+
+
+def test_a_drain_the_merge_cannot_take_is_stored_first(
+        made: tuple[Path, bytes, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small, frame, _ = made
+    dense(monkeypatch)
+    reference = stored_first(small, tmp_path / "reference", frame)
+    expected = everything(reference)
+    # a key of the drain stored already (the copy refuses it): stored by puts, then rewritten
+    again = copy_of(reference, tmp_path / "again")
+    assert LmdbStore(again, create=False).close_dense(frame)
+    assert everything(again) == everything(compacted(reference))
+    # the store open in this process elsewhere (no rewrite): stored by puts
+    elsewhere = copy_of(small, tmp_path / "elsewhere")
+    with LmdbStore(elsewhere, create=False):
+        assert not LmdbStore(elsewhere, create=False).close_dense(frame)
+    assert everything(elsewhere)[b"positions"] == expected[b"positions"]  # (closed: LMDB reads it)
+    # no entry of the ruleset yet (its count and name would be new records): no plan
+    empty = tmp_path / "empty"
+    LmdbStore(empty).close()
+    assert rewrite.merge_plan(empty, frame) is None
+    assert rewrite.merge_plan(small, frame) is not None
+
+
+def compacted(path: Path) -> Path:
+    compact_store(path, pages=False)
+    return path
+
+
+def test_a_sweep_merges_its_last_drain_into_its_rewrite_and_stores_what_one_process_stores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ruma.client.cli import main
+    from ruma.client.sweep import shared
+
+    sweep_store(Family.of("impartial-sowing", (0, 11)), str(tmp_path / "one"), workers=1)
+    monkeypatch.setattr(shared, "COMMIT_FIRST", 0.0)  # (a commit at the first look: the ruleset has a count)
+    dense(monkeypatch)  # (rewritten however few commits left free pages)
+    merges: list[object] = []
+    plain = rewrite._copy
+    monkeypatch.setattr(rewrite, "_copy", lambda *a: merges.append(a[-1]) or plain(*a))
+    closes: list[tuple[bool, bool]] = []
+    close_dense = LmdbStore.close_dense
+    monkeypatch.setattr(LmdbStore, "close_dense",
+                        lambda self, held=None: closes.append((held is not None, close_dense(self, held))) or closes[-1][1])
+    data = tmp_path / "two"
+    assert main(["sweep", "impartial-sowing", "--seeds", "11", "--data", str(data), "--workers", "2",
+                 "--no-progress", "--json"]) == 0
+    assert closes == [(True, True)] and merges and merges[-1] is not None, (closes, merges)
+    assert everything(data)[b"positions"] == everything(tmp_path / "one")[b"positions"]
+
+
+def test_a_held_drain_is_stored_before_the_sink_reads_and_by_a_plain_close(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ruma.client.sweep import shared
+    from ruma.client.sweep.driver import StoreSink, run_sweep
+
+    family = Family.of("impartial-sowing", (0, 10))
+    sweep_store(family, str(tmp_path / "one"), workers=1)
+    expected = everything(tmp_path / "one")[b"positions"]
+    monkeypatch.setattr(shared, "COMMIT_FIRST", 0.0)
+    for name in ("read", "closed"):
+        sink = StoreSink(str(tmp_path / name), merge_last=True)
+        try:
+            summary = run_sweep(family, sink, workers=2)
+            held = sum(map(len, sink._kept))
+            if name == "read":
+                assert held and all(sink.stored([key for key, _ in expected]))
+                assert not sink._kept
+        finally:
+            sink.close()
+        assert summary.entries_committed == len(expected)
+        assert everything(tmp_path / name)[b"positions"] == expected
