@@ -317,6 +317,7 @@ def test_workers_forked_or_spawned_and_commits_however_spaced_give_the_inline_st
     sweep_store(family, str(tmp_path / "one"), workers=1)
     monkeypatch.setenv("RUMA_SWEEP_START", start)
     monkeypatch.setattr(sweep_shared, "COMMIT_FIRST", first)  # (1000 s: one commit, at the end; 0: one a look)
+    monkeypatch.setattr(sweep_shared, "DRAIN_EVERY", 0.0005)  # (looks far apart can miss workers this quick)
     drains: list[int] = []
     drain = sweep_shared.drain_into
     monkeypatch.setattr(sweep_shared, "drain_into", lambda *a: drains.append(1) or drain(*a))
