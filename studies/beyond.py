@@ -401,9 +401,9 @@ def extent(state: dict[str, Any]) -> str:
     return (f"{stats['candidates']:,} candidates valued ({seeds}) in {float(stats['seconds']):,.0f} s over "
             f"{len(stats['runs'])} run(s), {stats['gave_up']:,} of them given up at the limit of "
             f"{state['candidate_seconds']:g} s a candidate"
-            + (f" ({state['candidate_seconds'] * CHAIN_FACTOR:g} s a predecessor of a position found)"
+            + (f" or {state['candidate_seconds'] * CHAIN_FACTOR:g} s a predecessor of a position found"
                if state.get("links") else "")
-            + "; values unknown); the candidates were predecessors and "
+            + " (their values unknown); the candidates were predecessors and "
             f"extensions of the stored positions of the bound ({bound['seeds']} seeds, {bound['pots']} pots; at most "
             f"{state['starts_per_value']} of each option value held by at most {COMMON:,} of its raw positions) and "
             f"of the positions found on the way, up to {bound['seeds'] + state['grow']} seeds, simplest first; "
