@@ -21,7 +21,7 @@ from ruma.client import Client
 from tests.support.commands import ruma
 from tests.support.serve_harness import serving
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # (alone: it times what it serves)
 
 CLIENTS = 16
 SECONDS = float(os.environ.get("RUMA_SOAK_SECONDS", "60"))

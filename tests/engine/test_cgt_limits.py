@@ -21,6 +21,8 @@ from ruma.engine.cgt.notation import parse_game
 from ruma.engine.errors import LimitExceededError, NotationError, PositionError, RumaInputError
 from ruma.engine.rulesets import get_ruleset
 
+pytestmark = pytest.mark.alone  # (it times what it runs)
+
 
 @pytest.mark.parametrize(
     "text,fragment",

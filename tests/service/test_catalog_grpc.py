@@ -104,6 +104,7 @@ def test_cli_against_the_server(address: str, capsys: pytest.CaptureFixture[str]
     assert [json.loads(line)["name"] for line in capsys.readouterr().out.splitlines()] == ["ex"]
 
 
+@pytest.mark.alone
 def test_a_costly_value_in_a_search_does_not_hold_the_server(tmp_path: Path) -> None:
     """A value expression is built on a worker: ``*1000 + Tiny(3)`` (within the expression limits,
     minutes of canonicalisation) ends in DEADLINE_EXCEEDED for its caller while the service goes on

@@ -36,7 +36,7 @@ from tests.support.grpc_harness import running_server
 from tests.support.hostile_clients import Flood, LoopbackRelay
 from tests.support.serve_harness import baseline_prober, check_p99, serving
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # (alone: it times what it serves)
 
 STORED = [("sowing", "1^7"), ("sowing", "1^8"), ("sowing", "312")]
 EXHAUSTED, DEADLINE = grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.DEADLINE_EXCEEDED

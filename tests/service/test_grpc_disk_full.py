@@ -22,7 +22,7 @@ from ruma.v1 import catalog_pb2_grpc, ruma_pb2_grpc
 from ruma.v1 import ruma_pb2 as pb
 from tests.support.serve_harness import serving
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # (alone: it times what it serves)
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import sweep_pb2 as spb
 from tests.support.serve_harness import Prober, latency_limit, p99, rss_by_process, serving, tree_rss
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # (alone: it times what it serves)
 
 MAX_SECONDS = 4.0
 STORED = [("sowing", "1^7"), ("sowing", "1^8"), ("sowing", "312"), ("impartial-sowing", "2^4"), ("sowing", "2202")]

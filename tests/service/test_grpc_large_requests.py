@@ -26,7 +26,7 @@ from ruma.server.rpc.servicer import bound_reply
 from ruma.v1 import ruma_pb2 as pb
 from tests.support.serve_harness import baseline_prober, check_p99, serving
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # (alone: it times what it serves)
 
 STORED = [("sowing", "1^7"), ("sowing", "1^8"), ("sowing", "312")]
 MALFORMED, TOO_MANY_POTS = "x" * 6000, "1 " * 3000

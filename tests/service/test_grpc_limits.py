@@ -20,6 +20,8 @@ from ruma.v1 import ruma_pb2 as pb
 from ruma.v1 import ruma_pb2_grpc
 from tests.support.grpc_harness import ascii_of, connect, running_server, switch
 
+pytestmark = pytest.mark.alone  # (it times what it runs)
+
 LARGE = "1^16"
 
 

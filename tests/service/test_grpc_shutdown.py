@@ -8,10 +8,13 @@ import time
 from pathlib import Path
 
 import grpc
+import pytest
 
 from ruma.client import RumaRpcError
 from ruma.server.rpc.app import create_server
 from tests.support.grpc_harness import connect
+
+pytestmark = pytest.mark.alone  # (it times what it runs)
 
 
 def test_shutdown_flushes_the_store(tmp_path: Path) -> None:

@@ -14,10 +14,13 @@ import random
 from pathlib import Path
 
 import grpc
+import pytest
 
 from ruma.server.work.limits import Limits
 from tests.support.commands import ruma
 from tests.support.grpc_harness import connect, running_server
+
+pytestmark = pytest.mark.alone  # (it times what it runs)
 
 #: Sowing 1^14 values about five million positions at 120-odd bytes each (1^13: 1.3 million in
 #: 150-160 MB, docs/benchmarks.md "Partizan against impartial search"): far past the budget

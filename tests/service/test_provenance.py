@@ -61,6 +61,7 @@ def poisoned_upload() -> tuple[list[tuple[bytes, Any]], bytes, int]:
     return entries, key, truth
 
 
+@pytest.mark.alone
 def test_a_poisoned_upload_is_served_unverified_and_corrected_by_the_verifier(tmp_path: Path) -> None:
     entries, key, truth = poisoned_upload()
     with running_server(tmp_path / "data", verify_fraction=0.0, catalog=True) as (server, address), \
@@ -133,6 +134,7 @@ def random_upload(count: int, seeds: tuple[int, int], wrong: int) -> tuple[list[
     return entries, truths
 
 
+@pytest.mark.alone
 def test_a_2000_entry_upload_is_reverified_within_a_minute(tmp_path: Path) -> None:
     entries, truths = random_upload(2000, (16, 20), 20)
     with running_server(tmp_path / "data", verify_fraction=0.0) as (server, address), connect(address) as client:

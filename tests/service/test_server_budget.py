@@ -23,6 +23,8 @@ from ruma.server.work.tasks import TASKS, Context
 from ruma.server.work.worker_errors import WorkerLostError, from_wire, to_wire
 from ruma.v1 import ruma_pb2 as pb
 
+pytestmark = pytest.mark.alone  # (it times what it runs)
+
 
 class Flag:
     value = 0

@@ -31,6 +31,8 @@ from ruma.server.store.memo import LmdbStore
 from ruma.server.store.verify import verify_store
 from tests.support.stores import dump, nim_items, up, writer_of
 
+pytestmark = pytest.mark.alone  # (it times what it runs)
+
 native = pytest.importorskip("ruma.server.store._native")
 if os.environ.get("RUMA_ENGINE") == "python":
     pytest.skip("the writer process needs the compiled record builder", allow_module_level=True)

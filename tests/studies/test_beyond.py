@@ -165,6 +165,7 @@ def test_the_beyond_section_and_its_records_come_from_the_stored_searches(tmp_pa
     assert lines[0]["bound"] == {"seeds": 6, "pots": 6}
 
 
+@pytest.mark.alone
 def test_the_published_positions_have_their_values_by_the_pure_python_engine() -> None:
     """Each published position the pure-Python engine values within ``PURE_SECONDS``, in a fresh
     process with RUMA_ENGINE=python and no store."""

@@ -2,10 +2,11 @@
 
 The suite runs on the compiled engine; ``tests/engine/test_native_engine.py`` checks that the tests
 marked ``both_engines`` also pass with ``RUMA_ENGINE=python``. That run is a pytest of its own in a
-subprocess. It starts as soon as the suite's collection has selected the test that checks it
-(``tests/conftest.py``), at a lower CPU priority, so it uses the time the rest of the suite leaves
-idle (waiting on servers, subprocesses and disks) without slowing the tests that measure
-latencies; that test is moved to the end of the run and waits for it there.
+subprocess, at a lower CPU priority, so it uses the time the rest of the suite leaves idle without
+slowing the tests that measure latencies. In a run on one process it starts as soon as the suite's
+collection has selected the test that checks it (``tests/conftest.py``), and that test is moved to
+the end of the run and waits for it there; on pytest-xdist's workers the test is moved to the front,
+and the worker that gets it starts the run and waits for it while the other workers go on.
 """
 
 from __future__ import annotations
@@ -51,9 +52,10 @@ def start() -> Rerun | None:
     """Start the run (``None`` inside a run: it never starts another)."""
     if os.environ.get(NESTED):
         return None
-    env = {**os.environ, "RUMA_ENGINE": "python", NESTED: "1"}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")},
+           "RUMA_ENGINE": "python", NESTED: "1"}
     output = tempfile.TemporaryFile()
-    process = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "both_engines",
+    process = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "-m", "both_engines",
                                 str(ROOT / "tests")], stdout=output, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
                                preexec_fn=lambda: os.nice(NICENESS))
     return Rerun(process, output)

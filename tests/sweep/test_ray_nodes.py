@@ -12,6 +12,8 @@ from ruma.client.sweep.driver import sweep_store
 from ruma.engine.families.classes import Family, enumerate_family
 from tests.support.stores import contents
 
+pytestmark = pytest.mark.alone  # (it times what it runs)
+
 
 def test_a_two_node_ray_cluster_gives_the_same_store_as_one_process(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")  # (kept on loopback by tests/conftest.py)

@@ -289,6 +289,7 @@ def test_two_processes_adding_at_once_keep_each_key_once(packed: bool) -> None:
         region.unlink()
 
 
+@pytest.mark.alone
 @pytest.mark.parametrize("ruleset, seeds", [("impartial-sowing", 9), ("impartial-atomic-wari", 7)])
 def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, ruleset: str, seeds: int,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:

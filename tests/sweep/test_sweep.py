@@ -62,6 +62,7 @@ def test_one_and_two_workers_give_identical_stores(tmp_path: Path, ruleset: str,
         assert first[c.key] == evaluate(rules, c.state, memo).value
 
 
+@pytest.mark.alone
 def test_ray_local_cluster_gives_the_same_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("ray")
     from ruma.client.sweep.ray import RayActors
@@ -114,6 +115,7 @@ def _wait_gone(pid: int, seconds: float) -> None:
         pass
 
 
+@pytest.mark.alone
 def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     data = tmp_path / "data"
     # (11 seeds: 174,877 classes, a second or two — killed once the first values are in the
@@ -191,14 +193,20 @@ def _gone_within(pids: list[int], files: set[str], seconds: float) -> tuple[list
         time.sleep(0.05)
 
 
+def _default_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _running_sweep(data: Path, ruleset: str, workers: str) -> tuple["subprocess.Popen[str]", list[int], set[str]]:
     """A sweep of ``ruleset`` (12 seeds) into ``data`` once it has committed values and started its
     workers; its processes and the semaphores they have mapped."""
     command = [sys.executable, "-m", "ruma.client.cli", "sweep", ruleset, "--seeds", "12",
                "--data", str(data), "--workers", workers, "--no-progress"]
-    # (a new session, as a terminal's foreground job: a Ctrl-C goes to the driver and its workers)
+    # (a new session, as a terminal's foreground job: a Ctrl-C goes to the driver and its workers;
+    # and with Ctrl-C's default action, as a terminal's job has it: a child inherits an ignored
+    # signal, and in full runs on pytest-xdist's workers the test process was seen to ignore it)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=_default_ctrl_c)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None and not (
             committed(data) and len(_descendants(process.pid)) >= int(workers)):
@@ -208,6 +216,7 @@ def _running_sweep(data: Path, ruleset: str, workers: str) -> tuple["subprocess.
     return process, processes, _semaphores([process.pid, *processes])
 
 
+@pytest.mark.alone
 def test_a_sweep_killed_outright_leaves_no_process_and_no_semaphore(tmp_path: Path) -> None:
     process, processes, semaphores = _running_sweep(tmp_path / "data", "impartial-sowing", "2")
     assert processes and semaphores
@@ -219,6 +228,7 @@ def test_a_sweep_killed_outright_leaves_no_process_and_no_semaphore(tmp_path: Pa
     assert not alive and not left, (alive, left)
 
 
+@pytest.mark.alone
 @pytest.mark.parametrize("ruleset, workers", [("impartial-sowing", "1"), ("impartial-sowing", "2"), ("sowing", "2")])
 def test_ctrl_c_stops_a_sweep_and_keeps_what_it_committed(tmp_path: Path, ruleset: str, workers: str) -> None:
     # (both through the shared tables: nim values; partizan Sowing's as shared games)

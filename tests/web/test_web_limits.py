@@ -22,6 +22,8 @@ pytest.importorskip("fastapi")
 from tests.support.grpc_harness import connect
 from tests.support.web_harness import explorer
 
+pytestmark = pytest.mark.alone  # (it times what it runs)
+
 #: Sowing 1^12 values 349,913 positions (docs/benchmarks.md: 6.5 s of CPU): longer than 0.3 s
 HEAVY = "1^12"
 

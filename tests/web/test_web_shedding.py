@@ -21,7 +21,7 @@ pytest.importorskip("fastapi")
 from ruma.server.work.limits import Limits
 from tests.support.grpc_harness import running_server
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # (alone: it times what it serves)
 
 
 def test_slow_requests_are_shed_and_never_stall_cheap_pages(tmp_path: Path) -> None:
