@@ -1,9 +1,9 @@
 """What every test folder shares: the ``both_engines`` marker (its pure-Python re-run started in the
 background: ``tests/support/python_rerun.py``), the ``alone`` marker (tests run on pytest-xdist's
 workers, and those marked so with no other beside them: ``tests/support/turnstile.py``) and Ray kept
-on loopback. The harnesses (a real server,
-``ruma serve``, the explorer, commands in a fresh process) and the oracles are modules of
-``tests/support``; a folder's own fixtures are in its ``conftest.py`` (``web/``: the browser)."""
+on loopback. The harnesses (a real server, ``ruma serve``, the explorer, commands in a fresh
+process) and the oracles are modules of ``tests/support``; a folder's own fixtures are in its
+``conftest.py`` (``web/``: the browser)."""
 
 from __future__ import annotations
 
