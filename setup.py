@@ -84,7 +84,7 @@ class BuildExt(build_ext):
 
 SOURCES = ["module.c", "search.c", "search_type.c", "search_batch.c", "search_memo.c", "search_shared.c", "body_sort.c",
            "rows.c", "sowing.c", "wari.c", "table.c", "parse.c", "dyadic.c", "arena.c", "canon.c", "algebra.c", "kernel.c",
-           "memo.c", "classes.c", "shared.c", "shared_type.c", "shared_games.c", "game_bytes.c"]
+           "memo.c", "classes.c", "shared.c", "shared_type.c", "shared_drain.c", "shared_games.c", "game_bytes.c"]
 HEADERS = ["hugemem.h", "core.h", "rows.h", "rows_internal.h", "table.h", "parse.h", "search.h", "kernel.h", "dyadic.h",
            "arena.h", "gkernel.h", "memo.h", "shared.h", "shared_games.h", "shared_layout.h", "frame.h", "body_sort.h"]
 
@@ -107,7 +107,7 @@ setup(
             # and the writer process's transactions, on the LMDB that py-lmdb bundles (third_party/lmdb)
             "ruma.server.store._native",
             sources=["server/store/native.c", "server/store/iterators.c", "server/store/lmdb.c", "server/store/interning.c",
-                     "server/store/compact.c",
+                     "server/store/compact.c", "server/store/merge.c",
                      *(f"third_party/lmdb/{name}" for name in LMDB)],
             # (the batch frames it reads and writes are the engine's format: engine/native/frame.h)
             depends=["server/store/records.h", "server/store/interning.h", "engine/native/frame.h",

@@ -31,6 +31,7 @@
 
 int store_lmdb_add(PyObject *module); /* store/lmdb.c: Writer, WriteError */
 PyObject *store_compact_copy(PyObject *self, PyObject *args); /* store/compact.c */
+PyObject *store_merge_frames(PyObject *self, PyObject *arg);  /* store/merge.c */
 /* store/iterators.c */
 PyObject *py_seal_positions(PyObject *self, PyObject *args);
 int store_iterators_ready(void);
@@ -426,6 +427,8 @@ static PyMethodDef methods[] = {
     {"compact_copy", store_compact_copy, METH_VARARGS,
      "compact_copy(source, target, drop, schema, chunk, progress, merge=None) -> {table: records}: store.rewrite._copy in C "
      "(store/compact.c)."},
+    {"merge_frames", store_merge_frames, METH_O,
+     "merge_frames(frames) -> frame: batch frames of nim values, keys sorted, none in two, as one (store/merge.c)."},
     {"seal_positions", py_seal_positions, METH_VARARGS,
      "seal_positions(keys, entries) -> iterator of (key, sealed positions record)."},
     {NULL, NULL, 0, NULL},
