@@ -8,16 +8,24 @@ mark payloads of its own with that word); the ``n`` key lengths (u16 each); the 
 (u64 each: ``2v`` for the nim value ``v``; odd codes are a store's own — the LMDB store's ``2s + 1``
 names its game with store id ``s``); then the ``n`` whole keys, one after another, and nothing
 after. ``pack_frame`` and ``unpack_frame`` are the reference in Python.
+
+A *run* is a frame in a file of its own, written durably (``write_run``: ``RUN_MAGIC``, the CRC-32
+of the frame, the frame; a temporary file flushed to disk, renamed, its folder flushed): how a
+sweep's processes hand their values to a store that merges them later (``Store.runs_folder``).
 """
 
 from __future__ import annotations
 
+import os
 import struct
 import sys
+import zlib
 from array import array
+from pathlib import Path
 from typing import Sequence
 
-__all__ = ["NOT_A_COUNT", "frame_codes", "frame_count", "frame_lengths", "pack_frame", "unpack_frame"]
+__all__ = ["NOT_A_COUNT", "RUN_MAGIC", "frame_codes", "frame_count", "frame_lengths", "pack_frame", "read_run",
+           "unpack_frame", "write_run"]
 
 _COUNT = struct.Struct("<I")
 #: the one first word a frame never has (no batch has that many entries)
@@ -67,3 +75,34 @@ def frame_lengths(frame: bytes | memoryview, n: int) -> memoryview:
 def frame_codes(frame: bytes | memoryview, n: int) -> memoryview:
     """The bytes of a frame's ``n`` value codes (u64 each, little-endian)."""
     return memoryview(frame)[4 + 2 * n:4 + 10 * n]
+
+
+#: the first bytes of a run's file (``write_run``)
+RUN_MAGIC = b"RUMARUN1"
+_RUN_HEAD = len(RUN_MAGIC) + 4
+
+
+def write_run(path: Path, frame: bytes) -> None:
+    """Write ``frame`` as the run ``path`` (its name should end in ``.run``), durably: once this
+    returns, the file is whole on disk under that name (a kill before leaves at most a ``.tmp``)."""
+    temporary = path.with_suffix(".tmp")
+    with open(temporary, "wb") as out:
+        out.write(RUN_MAGIC + zlib.crc32(frame).to_bytes(4, "little"))
+        out.write(frame)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temporary, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def read_run(path: Path) -> bytes:
+    """The frame of the run at ``path``; ``ValueError`` where it is not a whole run."""
+    data = path.read_bytes()
+    frame = data[_RUN_HEAD:]
+    if data[:len(RUN_MAGIC)] != RUN_MAGIC or int.from_bytes(data[len(RUN_MAGIC):_RUN_HEAD], "little") != zlib.crc32(frame):
+        raise ValueError(f"{str(path)!r} is not a whole run (its head or checksum is wrong)")
+    return frame

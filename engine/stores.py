@@ -128,12 +128,29 @@ class Store(Protocol):
         """Make the next lookups read a fresh snapshot."""
 
     def close(self) -> None:
-        """Flush and release this handle."""
+        """Store the runs this handle holds, flush and release this handle."""
+
+    def hold_run(self, frame: bytes) -> None:
+        """Keep ``frame`` (a batch frame of nim values, keys sorted: a sweep's drain) beside the
+        store, durably, for ``close_dense`` to merge; ``close`` and ``store_runs`` store it."""
+
+    def runs_folder(self) -> str | None:
+        """Take the store's runs for this handle and return their folder, where a sweep's processes
+        may write runs of their own (``ruma.engine.frame.write_run``): every run there is then this
+        handle's, merged or stored with those of ``hold_run``; ``None`` where another sweep holds
+        them."""
+
+    def store_runs(self) -> None:
+        """Store the runs this handle holds (``hold_run``) now."""
+
+    def adopt_runs(self) -> int:
+        """Store the runs a killed sweep left beside the store; how many entries they held."""
 
     def close_dense(self, held: bytes | None = None) -> bool:
         """``close``, then rewrite the store densely where that pays; whether it did. ``held``: a
         batch frame of nim values (``ruma.engine.frame``, keys sorted) not stored yet, stored by
-        the time it returns — merged into the rewrite where the store can (no B-tree puts)."""
+        the time it returns, as are the runs this handle holds — merged into the rewrite where the
+        store can (no B-tree puts)."""
 
 
 class StoreType(Protocol):

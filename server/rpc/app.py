@@ -157,13 +157,15 @@ def _read(path: str | Path) -> bytes:
 
 
 def _open_store(data_dir: Path) -> "LmdbStore":
-    """The LMDB store in ``data_dir``, checked: a damaged one raises ``StoreDamagedError``."""
+    """The LMDB store in ``data_dir``, checked (a damaged one raises ``StoreDamagedError``), the
+    runs a killed sweep left in it stored (``store.runs``)."""
     from ruma.server.store.check import quick_check
     from ruma.server.store.memo import LmdbStore
 
     store = LmdbStore(data_dir)
     try:
         quick_check(store.core)
+        store.adopt_runs()
     except BaseException:
         store.close()
         raise

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ruma.engine.cgt import Game, Value
+from ruma.engine.frame import frame_count
 from ruma.engine.memo import new_compact_memo
 from ruma.engine.rulesets.base import PLUGIN_CODE
 from ruma.server.store import codec
@@ -57,6 +58,7 @@ from ruma.server.store.core import (
 )
 from ruma.server.store.documents import StoreDocuments
 from ruma.server.store.provenance import StoreProvenance
+from ruma.server.store.runs import Runs, adopt, merge_frames
 
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
@@ -64,8 +66,11 @@ __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_
 log = logging.getLogger(__name__)
 #: ``close_dense`` rewrites a store whose file is more than this many times its B-tree pages,
 DENSE_RATIO = 1.2
-#: or whose leaf pages are together less full than this
+#: or whose leaf pages are together less full than this,
 DENSE_FILL = 0.9
+#: or when the values it merges are at least this share of those it holds (the rewrite's copy puts
+#: a record in order for a fraction of what a B-tree put into a large table costs)
+MERGE_SHARE = 0.2
 _CORES: dict[tuple[int, str], _Core] = {}
 _CORES_LOCK = threading.Lock()
 
@@ -123,6 +128,9 @@ class LmdbStore:
                 _CORES[ident] = core
             core.refs += 1
         self._core: _Core | None = core
+        #: the runs of a sweep this handle holds (``hold_run``), and whether another sweep held them
+        self._runs: Runs | None = None
+        self._runs_elsewhere = False
         # the evaluator's hot path: call the shared core directly (``close`` rebinds these)
         self.lookup = core.lookup  # type: ignore[method-assign]
         self.insert = core.insert  # type: ignore[method-assign]
@@ -251,10 +259,12 @@ class LmdbStore:
         self.core.generation += 1
 
     def close(self) -> None:
-        """Flush and release this handle; the environment closes with the last handle."""
+        """Store the runs this handle holds (``store_runs``), flush and release this handle; the
+        environment closes with the last handle."""
         core = self._core
         if core is None:
             return
+        self.store_runs()
         self._core = None
         del self.lookup, self.insert, self.lookup_many, self.insert_many  # the methods, which now raise StoreError
         with _CORES_LOCK:
@@ -267,16 +277,74 @@ class LmdbStore:
         else:
             core.flush()
 
+    def hold_run(self, frame: bytes) -> None:
+        """Keep ``frame`` (a batch frame of nim values, keys sorted: a sweep's drain) as a durable
+        run beside the store instead of storing it now (``store.runs``): ``close_dense`` merges the
+        runs into its rewrite; ``close`` and ``store_runs`` store them. Where another sweep holds
+        the store's runs, stored now (``insert_packed``)."""
+        runs = self._take_runs()
+        if runs is None:
+            self.insert_packed(frame, None, False)
+        else:
+            runs.keep(frame)
+
+    def runs_folder(self) -> str | None:
+        """Take the store's runs for this handle (as ``hold_run`` does) and return their folder,
+        where a sweep's processes may write runs of their own (``ruma.engine.frame.write_run``,
+        names ending in ``.run``): every run there is this handle's until it closes. ``None``
+        where another sweep holds them."""
+        runs = self._take_runs()
+        return None if runs is None else str(runs.folder)
+
+    def _take_runs(self) -> Runs | None:
+        if self._runs is None and not self._runs_elsewhere:
+            self._runs = Runs.open(self.path)
+            self._runs_elsewhere = self._runs is None
+        return self._runs
+
+    def adopt_runs(self) -> int:
+        """Store the runs a killed sweep left beside the store (``store.runs.adopt``); how many
+        entries they held."""
+        return adopt(self.path, self)
+
+    def store_runs(self) -> None:
+        """Store the runs this handle holds now (``hold_run``), and let go of them."""
+        runs, self._runs = self._runs, None
+        if runs is None:
+            return
+        try:
+            for frame in runs.frames():
+                self.insert_packed(frame, None, False)
+            self.flush()
+            runs.clear()
+        finally:
+            runs.close()
+
     def close_dense(self, held: bytes | None = None) -> bool:
         """``close``, then — when this was the store's last handle in this process, no other process
-        has it open and its file is more than a sixth free pages (a sweep's commits, each spread
-        over the whole key space, copy most pages) or its leaf pages are less than 90% full (LMDB
-        splits a full page halfway) — rewrite it densely (``ruma store compact``, checked by record
-        counts). Whether it did. ``held``: a batch frame of nim values not stored yet (a sweep's
-        last drain, keys sorted): merged into the rewrite where it can be (``store.rewrite.merge_plan``:
-        the same file, without the frame's B-tree puts into the old one), else stored first as
-        ``insert_packed`` stores it — either way stored when this returns (a kill before then loses
-        them, as it loses an uncommitted batch)."""
+        has it open, and its file is more than a sixth free pages (a sweep's commits, each spread
+        over the whole key space, copy most pages), or its leaf pages are less than 90% full (LMDB
+        splits a full page halfway), or the runs it holds (``hold_run``) are at least
+        ``MERGE_SHARE`` of its positions — rewrite it densely (``ruma store compact``, checked by
+        record counts). Whether it did. ``held``: a batch frame of nim values not stored yet (a
+        sweep's last drain, keys sorted). The runs and ``held`` are merged into the rewrite where
+        they can be (``store.rewrite.merge_plan``: the same file, without their B-tree puts into
+        the old one), else stored first as ``insert_packed`` stores them — either way stored when
+        this returns (a kill before then loses ``held``, as it loses an uncommitted batch; the
+        runs stay for ``store.runs.adopt``)."""
+        runs, self._runs = self._runs, None
+        try:
+            frames = ([] if runs is None else runs.frames()) + ([held] if held else [])
+            merged = merge_frames(frames) if len(frames) > 1 else (frames[0] if frames else None)
+            rewritten = self._close_dense(merged)
+            if runs is not None:
+                runs.clear()
+            return rewritten
+        finally:
+            if runs is not None:
+                runs.close()
+
+    def _close_dense(self, held: bytes | None) -> bool:
         core = self._core
         self.close()
         if core is None or not core.closed:
@@ -293,7 +361,9 @@ class LmdbStore:
 
         with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
             stats = store.admin.stats()
-        if stats["bytes"] <= DENSE_RATIO * stats["data_bytes"]:  # (else rewritten whatever the fill: no survey)
+        stored = sum(r["entries"] for r in stats["rulesets"])
+        many = held is not None and frame_count(held) >= MERGE_SHARE * stored
+        if not many and stats["bytes"] <= DENSE_RATIO * stats["data_bytes"]:  # (else rewritten: no survey)
             with PageFile(data) as pages:
                 if pages.leaf_fill() >= DENSE_FILL:
                     self._store_held(held)

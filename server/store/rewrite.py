@@ -96,7 +96,7 @@ def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], N
     if open_in_this_process(directory) or in_use(directory):
         raise StoreError(f"store {str(directory)!r} is open in another process (stop the server first)")
     if (directory / "data.mdb").is_file() and _state(directory / WORK) != "verified":
-        _check(directory)
+        _check(directory)  # (and a killed sweep's runs stored)
     # held while rewriting: a process that opens the store meanwhile waits in LMDB's open (else it
     # would write into the file being replaced)
     lock = lock_out(directory)
@@ -166,7 +166,8 @@ def _verify(path: Path, pages: bool) -> tuple[int, dict[str, int]]:
 
 
 def _check(directory: Path) -> None:
-    """The start-up check of ``ruma serve`` (a damaged store is repaired first, not compacted)."""
+    """The start-up check of ``ruma serve`` (a damaged store is repaired first, not compacted), and
+    the runs a killed sweep left stored (``store.runs``)."""
     from ruma.server.store.check import quick_check
     from ruma.server.store.memo import LmdbStore
 
@@ -176,6 +177,7 @@ def _check(directory: Path) -> None:
         raise StoreDamagedError(f"{error}; repair it first ('ruma store repair')") from None
     try:
         quick_check(store.core)
+        store.adopt_runs()
     finally:
         store.close()
 
@@ -250,39 +252,49 @@ def can_merge() -> bool:
 
 
 def merge_plan(directory: Path, frame: bytes) -> Merge | None:
-    """What a copy of the store in ``directory`` (no process has it open) merges to hold the nim
-    values of ``frame`` too (a batch frame, keys sorted and valid, none stored: a sweep's last
-    drain), or ``None`` when the copy cannot make the file their puts would have made: the copy
-    in C missing, keys of more than one ruleset, or a ``meta`` their puts would change beyond the
-    ruleset's count (no entry of the ruleset yet, another engine version recorded). The plan is
-    the frame and the new count record."""
+    """What a copy of the store in ``directory`` (no process has it open: it is locked out) merges
+    to hold the nim values of ``frame`` too (a batch frame, keys sorted and valid, none stored: a
+    sweep's runs and last drain), or ``None`` when the copy cannot make the file their puts would
+    have made: the copy in C missing, keys of more than one ruleset, another engine version
+    recorded in ``meta``. The plan is the frame and the new count record. A ruleset with no
+    entry yet is given the ``meta`` records its first puts write (its name, a count of 0, the
+    engine version) in the old file first, so that the copy only has to replace its count."""
     from ruma.engine import ENGINE_VERSION
     from ruma.engine.frame import frame_count
+    from ruma.engine.rulesets.base import key_prefix_of
     from ruma.server.store import codec
-    from ruma.server.store.core import _COUNT, _RULESET
+    from ruma.server.store.core import _COUNT, _RULESET, _ruleset_name
 
     count = frame_count(frame)
     if not count or not can_merge():
         return None
     keys_at = 4 + 10 * count
+    first_length = int.from_bytes(frame[4:6], "little")
     last_length = int.from_bytes(frame[4 + 2 * (count - 1):4 + 2 * count], "little")
     if len(frame) < keys_at + last_length:
         return None
-    first, last = frame[keys_at:keys_at + 2], frame[len(frame) - last_length:len(frame) - last_length + 2]
-    if first != last:  # (sorted keys: the first and the last share a prefix only if all do)
+    prefix = key_prefix_of(frame[keys_at:keys_at + first_length])
+    if not frame[len(frame) - last_length:].startswith(prefix):  # (sorted: the first and the last share it if all do)
         return None
-    env = lmdb.open(str(directory), readonly=True, lock=False, max_dbs=16)
+    count_key, name_key = _COUNT + prefix, _RULESET + prefix
+    current = codec.seal(b"engine_version", ENGINE_VERSION.encode())
+    env = lmdb.open(str(directory), lock=False, max_dbs=16)  # (locked out: no other process has it)
     try:
-        with env.begin() as txn:
+        with env.begin(write=True) as txn:
             meta = env.open_db(b"meta", txn=txn, create=False)
-            count_key = _COUNT + first
-            old, named = txn.get(count_key, db=meta), txn.get(_RULESET + first, db=meta)
+            old, named = txn.get(count_key, db=meta), txn.get(name_key, db=meta)
             version = txn.get(b"engine_version", db=meta)
+            if old is None and named is None and version in (None, current):  # (the first puts' records)
+                old = codec.seal(count_key, (0).to_bytes(8, "big"))
+                txn.put(name_key, codec.seal(name_key, _ruleset_name(prefix).encode()), db=meta)
+                txn.put(count_key, old, db=meta)
+                txn.put(b"engine_version", current, db=meta)
+                version = named = current
     except lmdb.Error:
         return None
     finally:
         env.close()
-    if old is None or named is None or version != codec.seal(b"engine_version", ENGINE_VERSION.encode()):
+    if old is None or named is None or version != current:
         return None
     total = int.from_bytes(codec.unseal("meta", count_key, old), "big") + count
     return frame, ((count_key, codec.seal(count_key, total.to_bytes(8, "big"))),)

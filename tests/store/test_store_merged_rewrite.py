@@ -1,9 +1,10 @@
-"""A sweep's last drain merged into its dense rewrite (``LmdbStore.close_dense(held)``,
-``_native.compact_copy``'s ``merge``) makes the store that storing the drain first and then
-rewriting makes: every table record for record, and the file byte for byte but for the map size
-LMDB records in its two meta pages (set by whoever opened the store last: two plain sweeps differ
-there too). Where the merge cannot be made — a key of the drain stored already, no entry of its
-ruleset yet, the copy in Python — the drain is stored all the same.
+"""A sweep's drains merged into its dense rewrite (``LmdbStore.close_dense(held)`` and the runs of
+``hold_run``, ``_native.compact_copy``'s ``merge``) make the store that storing the drains first
+and then rewriting makes: every table record for record, and the file byte for byte but for the
+map size LMDB records in its two meta pages (set by whoever opened the store last: two plain
+sweeps differ there too) — also into a store with no entry of the drain's ruleset yet. Where the
+merge cannot be made — a key of the drain stored already, another engine version recorded, the
+copy in Python — the drain is stored all the same.
 
 The reference is the store's own path: the drain stored by ``insert_packed`` (the writer process's
 puts), then ``compact_store``. The drain is the values a one-process sweep found for the classes of
@@ -21,7 +22,7 @@ import pytest
 from ruma.client.sweep.driver import sweep_store
 from ruma.engine.families.classes import Family
 from ruma.engine.frame import pack_frame
-from ruma.server.store import memo, rewrite
+from ruma.server.store import codec, memo, rewrite, runs
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.rewrite import compact_store
 from tests.support.stores import everything
@@ -104,11 +105,30 @@ def test_a_drain_the_merge_cannot_take_is_stored_first(
     with LmdbStore(elsewhere, create=False):
         assert not LmdbStore(elsewhere, create=False).close_dense(frame)
     assert everything(elsewhere)[b"positions"] == expected[b"positions"]  # (closed: LMDB reads it)
-    # no entry of the ruleset yet (its count and name would be new records): no plan
-    empty = tmp_path / "empty"
-    LmdbStore(empty).close()
-    assert rewrite.merge_plan(empty, frame) is None
+    # another engine version recorded (the puts would change it): no plan
+    other = copy_of(small, tmp_path / "other")
+    with LmdbStore(other, create=False) as store:
+        with store.core.env.begin(write=True) as txn:
+            txn.put(b"engine_version", codec.seal(b"engine_version", b"0.0.0-other"), db=store.core.dbs["meta"])
+    assert rewrite.merge_plan(other, frame) is None
     assert rewrite.merge_plan(small, frame) is not None
+
+
+def test_a_drain_into_a_store_without_its_ruleset_is_merged_as_its_puts_would_be(
+        made: tuple[Path, bytes, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, frame, count = made
+    dense(monkeypatch)
+    LmdbStore(tmp_path / "empty").close()
+    reference = stored_first(tmp_path / "empty", tmp_path / "reference", frame)
+    compact_store(reference, pages=False)
+    merged = copy_of(tmp_path / "empty", tmp_path / "merged")
+    calls: list[object] = []
+    plain = rewrite._copy
+    monkeypatch.setattr(rewrite, "_copy", lambda *a: calls.append(a[-1]) or plain(*a))
+    assert LmdbStore(merged, create=False).close_dense(frame)
+    assert calls and calls[0] is not None  # (merged: the ruleset's name, count and engine version made first)
+    assert everything(merged) == everything(reference) and len(everything(merged)[b"positions"]) == count
+    assert without_map_size((merged / "data.mdb").read_bytes()) == without_map_size((reference / "data.mdb").read_bytes())
 
 
 def compacted(path: Path) -> Path:
@@ -116,46 +136,24 @@ def compacted(path: Path) -> Path:
     return path
 
 
-def test_a_sweep_merges_its_last_drain_into_its_rewrite_and_stores_what_one_process_stores(
+def test_a_sweep_merges_its_runs_into_its_rewrite_and_stores_what_one_process_stores(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ruma.client.cli import main
-    from ruma.client.sweep import shared
 
     sweep_store(Family.of("impartial-sowing", (0, 11)), str(tmp_path / "one"), workers=1)
-    monkeypatch.setattr(shared, "COMMIT_FIRST", 0.0)  # (a commit at the first look: the ruleset has a count)
-    dense(monkeypatch)  # (rewritten however few commits left free pages)
     merges: list[object] = []
     plain = rewrite._copy
     monkeypatch.setattr(rewrite, "_copy", lambda *a: merges.append(a[-1]) or plain(*a))
-    closes: list[tuple[bool, bool]] = []
-    close_dense = LmdbStore.close_dense
-    monkeypatch.setattr(LmdbStore, "close_dense",
-                        lambda self, held=None: closes.append((held is not None, close_dense(self, held))) or closes[-1][1])
+    frames: list[int] = []
+    read = runs.Runs.frames
+    monkeypatch.setattr(runs.Runs, "frames", lambda self: frames.append(len(got := read(self))) or got)
+    puts: list[object] = []
+    insert_packed = LmdbStore.insert_packed
+    monkeypatch.setattr(LmdbStore, "insert_packed", lambda self, *a: puts.append(1) or insert_packed(self, *a))
     data = tmp_path / "two"
     assert main(["sweep", "impartial-sowing", "--seeds", "11", "--data", str(data), "--workers", "2",
                  "--no-progress", "--json"]) == 0
-    assert closes == [(True, True)] and merges and merges[-1] is not None, (closes, merges)
+    # (the workers wrote their runs; the driver put none, and merged them all into the rewrite)
+    assert frames and frames[0] >= 2 and merges and merges[-1] is not None and not puts, (frames, merges, len(puts))
     assert everything(data)[b"positions"] == everything(tmp_path / "one")[b"positions"]
-
-
-def test_a_held_drain_is_stored_before_the_sink_reads_and_by_a_plain_close(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ruma.client.sweep import shared
-    from ruma.client.sweep.driver import StoreSink, run_sweep
-
-    family = Family.of("impartial-sowing", (0, 10))
-    sweep_store(family, str(tmp_path / "one"), workers=1)
-    expected = everything(tmp_path / "one")[b"positions"]
-    monkeypatch.setattr(shared, "COMMIT_FIRST", 0.0)
-    for name in ("read", "closed"):
-        sink = StoreSink(str(tmp_path / name), merge_last=True)
-        try:
-            summary = run_sweep(family, sink, workers=2)
-            held = sum(map(len, sink._kept))
-            if name == "read":
-                assert held and all(sink.stored([key for key, _ in expected]))
-                assert not sink._kept
-        finally:
-            sink.close()
-        assert summary.entries_committed == len(expected)
-        assert everything(tmp_path / name)[b"positions"] == expected
+    assert not list((data / runs.FOLDER).glob("*.run"))
