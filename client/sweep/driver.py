@@ -78,8 +78,9 @@ class StoreSink:
 
     def __init__(self, path: str, create: bool = True, merge_last: bool = False) -> None:
         self.store: Store = open_store(path, create=create)
-        #: a sweep's last drain of nim values is held for a dense ``close`` (``hold_packed``): for a
-        #: caller that closes the sink densely once the sweep is done and reads nothing before
+        self.store.adopt_runs()  # (a killed sweep's: stored before anything reads the store)
+        #: a sweep's drains of nim values are kept as runs for a dense ``close`` (``hold_packed``):
+        #: for a caller that closes the sink densely once the sweep is done and reads nothing before
         #: (``ruma sweep``)
         self.merge_last = merge_last
         self.store_path: str | None = str(self.store.path)
@@ -93,30 +94,28 @@ class StoreSink:
         #: ``SharedGames`` (``Store.insert_shared``: the store's writer process interns the
         #: nodes it needs): ``put_shared(frame, games, session)``
         self.put_shared: Callable[[bytes, Any, int], None] = store.insert_shared
-        #: a sweep's last drain of nim values, held for ``close`` (``hold_packed``)
-        self._kept: list[bytes] = []
 
     def hold_packed(self, frame: bytes) -> None:
-        """Keep a sweep's last drain of nim values (packed as ``put_packed`` takes them) until
-        ``close``: a dense close merges it into its rewrite (``Store.close_dense``), so the
-        store's writer process never puts it into the B-tree the rewrite then copies; any other
-        close, and any read through this sink (``stored``, ``holds``, ``local_store``), stores it
-        first (``flush`` does not: a sweep's own flush leaves it held). Held, it is not committed: a kill loses it, as it
-        loses what a sweep valued since its last commit."""
-        self._kept.append(frame)
+        """Keep a sweep's drain of nim values (packed as ``put_packed`` takes them) as a durable
+        run beside the store (``Store.hold_run``) until ``close``: a dense close merges the runs into
+        its rewrite, so the store's writer process never puts them into the B-tree the rewrite then
+        copies; any other close, and any read through this sink (``stored``, ``holds``,
+        ``local_store``), stores them first. A killed sweep's runs are stored by the next process
+        that opens the store for a sweep, a compaction or a server."""
+        self.store.hold_run(frame)
 
-    def _store_held(self) -> None:
-        """Store the held drain now (before anything reads the store)."""
-        held, self._kept = self._kept, []
-        for frame in held:
-            self.put_packed(frame)
+    def runs_folder(self) -> str | None:
+        """Where a sweep's worker processes on this machine write their drains of nim values as
+        runs of their own (``ruma.engine.frame.write_run``), kept like those of ``hold_packed``
+        (``Store.runs_folder``); ``None`` where another sweep holds the store's runs."""
+        return self.store.runs_folder()
 
     def holds(self, prefix: bytes) -> bool:
         """Whether the store holds an entry of the ruleset of key ``prefix`` (``Ruleset.key_prefix``)."""
         return prefix in self._held()
 
     def _held(self) -> set[bytes]:
-        self._store_held()
+        self.store.store_runs()
         self.store.flush()
         return {bytes.fromhex(r["prefix"]) for r in self.store.admin.stats()["rulesets"] if r["entries"]}
 
@@ -133,29 +132,22 @@ class StoreSink:
         self.store.insert_many(entries)
 
     def local_store(self) -> Store | None:
-        """The store itself (a held drain stored first)."""
-        self._store_held()
+        """The store itself (the runs it holds stored first)."""
+        self.store.store_runs()
         return self.store
 
     def flush(self) -> None:
-        """Write the store's buffer (a held drain stays held: ``hold_packed``)."""
+        """Write the store's buffer (the runs stay held: ``hold_packed``)."""
         self.store.flush()
 
     def close(self, dense: bool = False) -> None:
         """Flush and close the store; ``dense``: then rewrite it densely where it is mostly free
-        pages and no other process has it open (what a completed ``ruma sweep`` does:
-        ``Store.close_dense``), a held drain merged in."""
-        if dense and len(self._kept) == 1:
-            held, self._kept = self._kept[0], []
-            self.store.close_dense(held)
-            return
-        try:
-            self._store_held()
-        finally:
-            if dense:
-                self.store.close_dense()
-            else:
-                self.store.close()
+        pages, or the runs it holds are many, and no other process has it open (what a completed
+        ``ruma sweep`` does: ``Store.close_dense``), the runs merged in."""
+        if dense:
+            self.store.close_dense()
+        else:
+            self.store.close()
 
 
 class Backend(Protocol):

@@ -20,9 +20,12 @@ from ruma.engine.cgt import Game, nimber
 from ruma.engine.evaluator import evaluate
 from ruma.engine.families.census import census
 from ruma.engine.families.classes import Family, enumerate_family, enumerate_states
+from ruma.engine.frame import frame_count
 from ruma.engine.memo import InMemoryMemo
 from ruma.engine.rulesets import get_ruleset
 from ruma.engine.stores import open_store
+from ruma.server.store.memo import LmdbStore
+from ruma.server.store.runs import FOLDER, read_run
 from ruma.server.work.limits import Limits
 from tests.support.commands import ruma
 from tests.support.grpc_harness import connect, running_server
@@ -33,15 +36,21 @@ FAMILIES = [("sowing", (0, 7), (1, 7)), ("impartial-atomic-wari", (0, 6), (1, 6)
 
 def committed(path: Path) -> int:
     """Entries committed to the store at ``path`` so far (0 before it exists), read as another
-    process sees them."""
+    process sees them, and those in the runs an impartial sweep keeps beside it (``store.runs``)."""
+    kept = 0
+    for run in sorted((path / FOLDER).glob("*.run")):
+        try:
+            kept += frame_count(read_run(run))
+        except OSError:  # (stored and removed at the sweep's end meanwhile)
+            pass
     if not (path / "data.mdb").exists():
-        return 0
+        return kept
     try:
         store = open_store(str(path), create=False)
     except Exception:  # noqa: BLE001 - (being created by the sweep at this moment)
-        return 0
+        return kept
     try:
-        return sum(r["entries"] for r in store.admin.stats()["rulesets"])
+        return kept + sum(r["entries"] for r in store.admin.stats()["rulesets"])
     finally:
         store.close()
 
@@ -131,6 +140,9 @@ def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path) -> None:
     process.wait()
     if tracker is not None:  # (it unlinks the killed processes' semaphores in /dev/shm, then ends)
         _wait_gone(tracker, 30)
+    assert list((data / FOLDER).glob("*.run")), "the drains were not kept as runs"
+    with LmdbStore(data, create=False) as store:  # (what a server or the next sweep opening it does)
+        assert store.adopt_runs() > 0
     partial = contents(data)
     assert partial, "nothing was committed before the kill"
     resumed = subprocess.run(command, capture_output=True, text=True, timeout=600, check=True)
@@ -208,8 +220,9 @@ def _running_sweep(data: Path, ruleset: str, workers: str) -> tuple["subprocess.
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True, preexec_fn=_default_ctrl_c)
     deadline = time.monotonic() + 120
+    children = int(workers) if int(workers) > 1 else 0  # (in one process, an impartial sweep starts none)
     while time.monotonic() < deadline and process.poll() is None and not (
-            committed(data) and len(_descendants(process.pid)) >= int(workers)):
+            committed(data) and len(_descendants(process.pid)) >= children):
         time.sleep(0.02)
     assert process.poll() is None, "the sweep ended before it could be stopped"
     processes = _descendants(process.pid)
