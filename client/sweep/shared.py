@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, Callable, Iterator
 
+from ruma.client.sweep.runs import OwnDrains
 from ruma.client.sweep.shared_memory import attach_tables, family_layout, keys_layout, new_table
 from ruma.client.sweep.summary import SweepSummary
 from ruma.engine.evaluator import value_many
@@ -51,9 +52,10 @@ from ruma.engine.stores import open_store
 
 #: seconds between two looks at the workers (failures, progress) of a sweep through a shared table
 DRAIN_EVERY = 0.1
-#: seconds from the start of a sweep through a shared table to its first commit into the store;
-#: the time to each next commit doubles, up to ``COMMIT_MOST`` (each commit is one transaction of
-#: the store's writer process spread over the whole key space: Sowing <= 12 at 2 workers cost the
+#: seconds from the start of a sweep through a shared table to its first commit into the store (a
+#: run, for an impartial sweep closed densely: ``StoreSink.hold_packed``); the time to each next
+#: commit doubles, up to ``COMMIT_MOST`` (each commit of a partizan sweep is one transaction of the
+#: store's writer process spread over the whole key space: Sowing <= 12 at 2 workers cost the
 #: writer 1.1-1.3 s of CPU with a commit every 0.1 s, 0.6-0.9 s every 2 s, 0.4-0.6 s in one).
 #: What a killed sweep loses is what it valued since its last commit: at most ``COMMIT_MOST`` s.
 COMMIT_FIRST = 0.25
@@ -81,7 +83,8 @@ class FamilyTask:
     ``None``; what to value — part ``part`` of ``parts`` of ``family``, which the worker walks
     itself, or the classes ``states`` (their ``keys``) the driver has, in blocks that every
     worker claims from the table's counter; classes per search; where the region's SharedGames
-    starts (0: none, an impartial ruleset)."""
+    starts (0: none, an impartial ruleset); ``runs``: the folder where the worker writes the values
+    it published as runs of its own (``sweep.runs``: the driver then drains nothing), or ``None``."""
 
     ruleset: str
     path: str
@@ -94,13 +97,15 @@ class FamilyTask:
     keys: list[bytes] | None = None
     block: int = BLOCK
     games_offset: int = 0
+    runs: str | None = None
 
 
 @dataclass(frozen=True)
 class FamilyResult:
     """What one worker did: the classes of its part (those no other part had first) and the raw
     positions of its part (0 for classes handed over), the classes it found stored, positions
-    computed, the values the tables had no room for (a packet), its CPU seconds."""
+    computed, the values the tables had no room for (a packet), its CPU seconds, the entries it
+    wrote as runs of its own (``FamilyTask.runs``)."""
 
     classes: int
     raw_positions: int
@@ -108,6 +113,7 @@ class FamilyResult:
     computed: int
     spilled: WirePacket
     cpu_seconds: float
+    drained: int = 0
 
 
 def value_blocks(rules: Any, states: list[State] | ClassRows, keys: list[bytes], table: Any, store: Any | None,
@@ -167,6 +173,7 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
     rules = get_ruleset(task.ruleset)
     region, table, classes_seen, games = attach_tables(task.path, task.set_offset, rules, task.games_offset)
     store = open_store(task.store_path, create=False) if task.store_path else None
+    own: OwnDrains | None = None
     try:
         states: list[State] | ClassRows
         keys: list[bytes] = []
@@ -193,11 +200,15 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
                         states = [state for state, kept in zip(states, mine) if kept]
                         keys = [key for key, kept in zip(keys, mine) if kept]
             table.add_total(len(states))
-        stored, computed, spilled = value_blocks(rules, states, keys, table, store, block=task.block,
-                                                 claimed=task.family is None, games=games)
-        return FamilyResult(len(states), raw, stored, computed, pack_wire(spilled), time.process_time() - cpu)
+        own = OwnDrains(table, task.runs, COMMIT_FIRST, COMMIT_MOST) if task.runs else None
+        stored, computed, spilled = value_blocks(rules, states, keys, table, store, None if own is None else own.when_due,
+                                                 block=task.block, claimed=task.family is None, games=games)
+        if own is not None:
+            own.drain()  # (the rest: the table is sealed, no search of this process holds a claim)
+        return FamilyResult(len(states), raw, stored, computed, pack_wire(spilled), time.process_time() - cpu,
+                            0 if own is None else own.entries)
     finally:
-        del table, classes_seen, games
+        del table, classes_seen, games, own
         region.close()
         if store is not None:
             store.close()
@@ -224,10 +235,12 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
     parts = backend.slots
     store_path = sink.store_path if resumed else None
     games_offset = values.size + seen.size if games is not None else 0
+    # an impartial sweep's values merged into the store's dense rewrite: the workers write them as runs
+    runs = sink.runs_folder() if games is None and getattr(sink, "merge_last", False) else None
     tasks = [FamilyTask(rules.name, region.path, values.size, store_path, family, part, parts, block=BLOCK,
-                        games_offset=games_offset) for part in range(parts)]
+                        games_offset=games_offset, runs=runs) for part in range(parts)]
     try:
-        results, committed = _run_workers(tasks, backend, table, sink, progress, games)
+        results, committed = _run_workers(tasks, backend, table, sink, progress, games, own=runs is not None)
         if classes_seen.stats()["full"]:  # (sized not to be: refuse a wrong count rather than give it)
             raise RuntimeError(f"the set of class keys of {family.describe()} ran out of room")
     finally:
@@ -248,7 +261,7 @@ def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: in
     ``session``: a number for this table, see ``LmdbStore.insert_shared``) go packed too, with the
     nodes they need, where the sink takes them (``put_shared``: a local store's writer process
     interns them), else as pairs of keys and ``Game``s. ``hold``: where nim values go packed
-    instead (a sweep's last drain, kept for the store's dense rewrite: ``StoreSink.hold_packed``).
+    instead (a sweep's drains kept as runs for the store's dense rewrite: ``StoreSink.hold_packed``).
     Returns (entries, where the next drain starts)."""
     put: Callable[[bytes], None] | None = hold or getattr(sink, "put_packed", None)
     if games is not None:
@@ -269,14 +282,18 @@ def drain_into(sink: Any, table: Any, start: int, games: Any = None, session: in
 
 def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
                  progress: Callable[[int, int, int], None] | None,
-                 games: Any = None) -> tuple[list[FamilyResult], int]:
+                 games: Any = None, own: bool = False) -> tuple[list[FamilyResult], int]:
     """Run ``value_family_part`` on task ``k`` in slot ``k``, draining the table into ``sink``
     meanwhile (``COMMIT_FIRST`` s after the start, then at doubling intervals up to ``COMMIT_MOST``
-    s), and once more when the workers are done; returns the results and the entries committed
+    s; an impartial sweep's drains into runs the sink keeps for its dense close, where it has one:
+    ``StoreSink.hold_packed``), and once more when the workers are done — or, ``own``, not at all
+    (the workers drain their own values into runs: ``sweep.runs``); returns the results and the entries committed
     (those the table had no room for included). On an error (or Ctrl-C) the table is cancelled
     and the workers stop at their next block."""
     committed = drained = 0
     session = _session()  # (this table's: see ``drain_into``)
+    # an impartial sweep's drains kept as runs for the store's dense rewrite, where the sink is closed so
+    hold = getattr(sink, "hold_packed", None) if games is None and getattr(sink, "merge_last", False) else None
     running: list["futures.Future[FamilyResult]"] = []
     gap = COMMIT_FIRST
     commit_at = time.monotonic() + gap
@@ -286,9 +303,7 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
             done, _ = futures.wait(running, timeout=DRAIN_EVERY, return_when=futures.FIRST_EXCEPTION)
             failed = [f.exception() for f in done if f.exception() is not None]
             last = len(done) == len(running)
-            if failed or last or time.monotonic() >= commit_at:  # (after the last worker: every value is published)
-                merge = last and not failed and games is None and getattr(sink, "merge_last", False)
-                hold = getattr(sink, "hold_packed", None) if merge else None
+            if not own and (failed or last or time.monotonic() >= commit_at):  # (after the last worker: every value is published)
                 count, drained = drain_into(sink, table, drained, games, session, hold)
                 committed += count
                 gap = min(2 * gap, COMMIT_MOST)
@@ -305,7 +320,7 @@ def _run_workers(tasks: list[FamilyTask], backend: Any, table: Any, sink: Any,
         for result in results:  # values the table ran out of room for (those not in it)
             spilled.update((k, v) for k, v in unpack_wire(result.spilled, games is None) if table.get(k) is None)
         sink.put(sorted(spilled.items()))
-        return results, committed + len(spilled)
+        return results, committed + sum(r.drained for r in results) + len(spilled)
     finally:
         table.cancel()  # (workers still running stop at their next block)
         for future in running:
@@ -365,10 +380,11 @@ def run_inline(rules: Any, states: list[State], keys: list[bytes], sink: Any,
     drained = committed = 0
     session = _session()  # (this table's: see ``drain_into``)
     last = time.monotonic()
+    hold = getattr(sink, "hold_packed", None) if games is None and getattr(sink, "merge_last", False) else None
 
     def drain() -> None:
         nonlocal drained, committed, last
-        count, drained = drain_into(sink, table, drained, games, session)  # noqa: F821 (deleted after the last call)
+        count, drained = drain_into(sink, table, drained, games, session, hold)  # noqa: F821 (deleted after the last call)
         committed += count
         last = time.monotonic()
 

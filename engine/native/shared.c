@@ -65,6 +65,10 @@
  *     seal() when it stops adding (ruma.client.sweep.shared.value_blocks does, and the dealloc
  *     does) before the last drain; and the drain waits for every claim before it to be settled or
  *     given up (a search holds claims only on its path). Each key is drained once.
+ *   - own drains (a worker's, instead of the driver's: shared_drain.c): each process lists the
+ *     chunks it takes (take_words) and drains only those, in order, up to its own next record;
+ *     every live record of a key is in the chunk of the process whose add won its slot, so the
+ *     processes' own drains together give each key once.
  *   - fork: a child process must not write in its parent's chunk (both would place records at
  *     one offset): an object whose chunk was taken before a fork gives it up, unsealed and
  *     uncounted, in the child (own(); the parent seals and counts it).
@@ -99,6 +103,20 @@ void shared_seal(SharedValuesObject *t) {
     count_pending(t);
 }
 
+/* Add the chunk at `start` to this process's list (its own drains walk it: shared_drain.c). */
+static void list_chunk(SharedValuesObject *t, uint64_t start) {
+    if (t->own_n == t->own_cap) {
+        size_t cap = t->own_cap ? 2 * t->own_cap : 64;
+        uint64_t *more = realloc(t->own_chunks, cap * sizeof *more);
+        if (!more) {
+            t->own_lost = 1; /* (an own drain then fails: it cannot know where this process wrote) */
+            return;
+        }
+        t->own_chunks = more, t->own_cap = cap;
+    }
+    t->own_chunks[t->own_n++] = start;
+}
+
 /* The offset of `words` words for a record, in this process's chunk (sealed and replaced by the
  * next one when they do not fit), or UINT32_MAX when the arena has no room for them. */
 static uint32_t take_words(SharedValuesObject *t, uint64_t words) {
@@ -109,6 +127,7 @@ static uint32_t take_words(SharedValuesObject *t, uint64_t words) {
         if (start >= t->arena_end) return UINT32_MAX;
         t->chunk_at = start;
         t->chunk_end = start + t->chunk_words < t->arena_end ? start + t->chunk_words : t->arena_end;
+        list_chunk(t, start);
         if (t->chunk_at + words > t->chunk_end) return UINT32_MAX; /* (the last chunk, short: kept for smaller records) */
     }
     uint64_t at = t->chunk_at;

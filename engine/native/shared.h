@@ -2,6 +2,7 @@
 #ifndef RUMA_SHARED_H
 #define RUMA_SHARED_H
 
+#include "body_sort.h"
 #include "core.h"
 
 typedef struct SvHeader SvHeader;
@@ -23,6 +24,12 @@ typedef struct {
     /* copied from the header at init: read on every add, so kept off its shared cache line */
     uint64_t chunk_words, arena_end, limit, plimit;
     unsigned forks; /* the process's fork count when this state was its own (see own()) */
+    /* the chunks this process reserved, in order (own_n of them, room for own_cap; own_lost: one
+     * could not be listed), and where its own drain goes on: chunk own_next, word own_at of it */
+    uint64_t *own_chunks;
+    size_t own_n, own_cap, own_next;
+    uint64_t own_at;
+    int own_lost;
     uint8_t *bodies; /* a drain's unpacked bodies of packed keys (shared_type.c), kept between drains */
     size_t bodies_cap;
 } SharedValuesObject;
@@ -60,5 +67,11 @@ uint32_t *shared_word(SharedValuesObject *t, uint32_t at);
 void shared_abandon(SharedValuesObject *t, uint32_t at);
 /* Seal this process's chunk (the drain skips its empty rest) and count its keys in the header. */
 void shared_seal(SharedValuesObject *t);
+
+/* The drains (shared_drain.c): the values published from arena word *at on (*at becomes where the
+ * next drain starts), or those this process published since its last own drain, sorted by body,
+ * n of them in an array the caller frees; NULL with an exception (no memory), or with *n = 0. */
+Sortable *shared_collect(SharedValuesObject *t, unsigned long long *at, size_t *n);
+Sortable *shared_collect_own(SharedValuesObject *t, size_t *n);
 
 #endif

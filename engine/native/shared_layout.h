@@ -52,6 +52,7 @@ void shared_forked(void);
 static inline void own(SharedValuesObject *t) {
     if (__builtin_expect(t->forks != shared_forks, 0)) {
         t->chunk_at = t->chunk_end = t->pending = t->ppending = 0;
+        t->own_n = t->own_next = 0, t->own_at = 0, t->own_lost = 0; /* (the list itself: the child's copy) */
         t->forks = shared_forks;
     }
 }

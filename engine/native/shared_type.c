@@ -108,6 +108,7 @@ static int ready(SharedValuesObject *t) {
 static void SharedValues_dealloc(SharedValuesObject *self) {
     if (self->head) shared_seal(self); /* (the memory is still held) */
     free(self->bodies);
+    free(self->own_chunks);
     if (self->view.buf) PyBuffer_Release(&self->view);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -185,99 +186,18 @@ static PyObject *SharedValues_abandon(SharedValuesObject *self, PyObject *handle
     Py_RETURN_NONE;
 }
 
-/* Room for `need` bytes of unpacked bodies in self->bodies (kept between drains); -1 with an error. */
-static int grow_bodies(SharedValuesObject *self, size_t *room, size_t need) {
-    size_t want = self->bodies_cap > *room ? self->bodies_cap : *room;
-    if (want < need) {
-        want = want ? want : 1 << 16;
-        while (want < need) want *= 2;
-        uint8_t *more = realloc(self->bodies, want);
-        if (!more) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        self->bodies = more;
-        self->bodies_cap = want;
+/* The n values of found (a drain's, sorted) as one batch frame; NULL with an error. */
+static PyObject *pack_found(SharedValuesObject *self, const Sortable *found, size_t n) {
+    size_t bodies = 0;
+    for (size_t k = 0; k < n; k++) bodies += found[k].len;
+    PyObject *frame = n <= UINT32_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_bytes(n, bodies + 2 * n)) : NULL;
+    if (frame) {
+        Packed f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, self->code, self->version);
+        for (size_t k = 0; k < n; k++) frame_put(&f, k, found[k].body, found[k].len, (int32_t)(found[k].rec - 1));
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_OverflowError, "too many values for one packed batch");
     }
-    *room = want;
-    return 0;
-}
-
-/* The values published from arena word *at on, sorted by key (the store takes its batches sorted,
- * see store.bulk._split), in *n (freed by the caller): each a body and its value word (nim value +
- * 1) as rec; *at becomes where the next drain starts. NULL with an exception on no memory, or
- * with *n = 0. */
-static Sortable *collect(SharedValuesObject *self, unsigned long long *at_, size_t *n_) {
-    unsigned long long at = *at_;
-    uint64_t end = load(&self->head->next);
-    if (end > self->arena_end) end = self->arena_end; /* (a failed reservation passes it) */
-    Sortable *found = NULL;
-    size_t n = 0, cap = 0, unpacked = 0, room = 0; /* (the bodies of packed keys: in self->bodies) */
-    while (at < end) {
-        if (at + 16 < end) { /* (a log record's slot is a random access: fetched ahead) */
-            uint32_t ahead = __atomic_load_n(&self->arena[at + 16], __ATOMIC_RELAXED);
-            if (ahead >= SV_LOG && ahead < SV_LOG_END) __builtin_prefetch(&self->packed[ahead & ~SV_LOG]);
-        }
-        uint32_t w = __atomic_load_n(&self->arena[at], __ATOMIC_ACQUIRE);
-        if (w == 0 || w == SV_CLAIM) break; /* being written, published or searched, or a chunk's open rest: the
-                                             * next drain resumes here */
-        if (w == SV_SKIP) { /* the rest of the chunk is empty */
-            at = (at / self->chunk_words + 1) * self->chunk_words;
-            continue;
-        }
-        if (w == SV_LOST) {
-            at++;
-            continue;
-        }
-        const uint8_t *p = (const uint8_t *)(self->arena + at + 1);
-        const uint8_t *body = p + 1;
-        size_t len = p[0], words = table_record_words(p[0]);
-        if (w >= SV_LOG && w < SV_LOG_END) { /* a log record: the key and value word are in its packed slot */
-            SvPacked *slot = &self->packed[w & ~SV_LOG];
-            w = __atomic_load_n(&slot->word, __ATOMIC_ACQUIRE);
-            if (w == 0 || w == SV_CLAIM) break;
-            words = 1;
-            if (w != SV_GONE) {
-                if (unpacked + TABLE_BODY_SCRATCH > room && grow_bodies(self, &room, unpacked + TABLE_BODY_SCRATCH) < 0) {
-                    free(found);
-                    return NULL;
-                }
-                body = (const uint8_t *)(uintptr_t)unpacked; /* (an offset into the bodies until they stop moving) */
-                len = table_unpack(load(&slot->key), self->bodies + unpacked);
-                unpacked += len;
-                w |= SV_LOG; /* (marks the offset: value words are below SV_LOG) */
-            }
-        }
-        if (w != SV_DEAD && w != SV_GONE) {
-            if (n == cap) {
-                cap = cap ? 2 * cap : 4096;
-                Sortable *more = realloc(found, cap * sizeof *found);
-                if (!more) {
-                    free(found);
-                    PyErr_NoMemory();
-                    return NULL;
-                }
-                found = more;
-            }
-            found[n++] = (Sortable){0, body, len, w};
-        }
-        at += words;
-    }
-    for (size_t k = 0; k < n; k++) {
-        if (found[k].rec >= SV_LOG) {
-            found[k].body = self->bodies + (uintptr_t)found[k].body;
-            found[k].rec &= ~SV_LOG;
-        }
-        found[k].head = body_head(found[k].body, found[k].len);
-    }
-    if (sort_by_body(found, n) < 0) {
-        free(found);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    *at_ = at;
-    *n_ = n;
-    return found;
+    return frame;
 }
 
 /* drain(start) -> (entries, next): the values published from arena word start on, as (key,
@@ -287,7 +207,7 @@ static PyObject *SharedValues_drain(SharedValuesObject *self, PyObject *arg) {
     unsigned long long at = PyLong_AsUnsignedLongLong(arg);
     if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
     size_t n = 0;
-    Sortable *found = collect(self, &at, &n);
+    Sortable *found = shared_collect(self, &at, &n);
     if (!found && PyErr_Occurred()) return NULL;
     PyObject *out = PyList_New((Py_ssize_t)n);
     for (size_t k = 0; out && k < n; k++) {
@@ -316,20 +236,26 @@ static PyObject *SharedValues_drain_packed(SharedValuesObject *self, PyObject *a
     if (ready(self) < 0) return NULL;
     unsigned long long at = PyLong_AsUnsignedLongLong(arg);
     if (at == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-    size_t n = 0, bodies = 0;
-    Sortable *found = collect(self, &at, &n);
+    size_t n = 0;
+    Sortable *found = shared_collect(self, &at, &n);
     if (!found && PyErr_Occurred()) return NULL;
-    for (size_t k = 0; k < n; k++) bodies += found[k].len;
-    PyObject *frame = n <= UINT32_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)frame_bytes(n, bodies + 2 * n)) : NULL;
-    if (frame) {
-        Packed f = frame_start((uint8_t *)PyBytes_AS_STRING(frame), n, self->code, self->version);
-        for (size_t k = 0; k < n; k++) frame_put(&f, k, found[k].body, found[k].len, (int32_t)(found[k].rec - 1));
-    } else if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_OverflowError, "too many values for one packed batch");
-    }
+    PyObject *frame = pack_found(self, found, n);
     free(found);
     if (!frame) return NULL;
     return Py_BuildValue("(NK)", frame, at);
+}
+
+/* drain_own() -> frame: the values this process published since its last drain_own, sorted, as
+ * one batch frame (frame.h). A sweep's worker drains its own records so (shared_drain.c): then no
+ * other process may drain the table. */
+static PyObject *SharedValues_drain_own(SharedValuesObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (ready(self) < 0) return NULL;
+    size_t n = 0;
+    Sortable *found = shared_collect_own(self, &n);
+    if (!found && PyErr_Occurred()) return NULL;
+    PyObject *frame = pack_found(self, found, n);
+    free(found);
+    return frame;
 }
 
 /* The keys published: the header's count and this process's keys not yet in it (the other
@@ -401,6 +327,9 @@ static PyMethodDef SharedValues_methods[] = {
      "drain(start) -> (entries, next): the values published from arena word start on, and where to go on."},
     {"drain_packed", (PyCFunction)SharedValues_drain_packed, METH_O,
      "drain_packed(start) -> (frame, next): drain's values as one batch frame (frame.h)."},
+    {"drain_own", (PyCFunction)SharedValues_drain_own, METH_NOARGS,
+     "drain_own() -> frame: the values this process published since its last drain_own, as one batch frame "
+     "(a sweep's worker drains its own so; then no process may drain the table)."},
     {"seal", (PyCFunction)SharedValues_seal, METH_NOARGS,
      "seal(): this process adds no more for now: the drain may pass its chunk of the arena, and its keys are "
      "counted (call it when done adding, before the last drain; the dealloc does; the next add takes a new chunk)."},

@@ -289,6 +289,54 @@ def test_two_processes_adding_at_once_keep_each_key_once(packed: bool) -> None:
         region.unlink()
 
 
+def _add_and_drain_own(path: str, start: int, stop: int, packed: bool, every: int) -> list[bytes]:
+    """Add keys ``start``..``stop``, draining this process's own values every ``every`` adds (and
+    once at the end, sealed or not); the frames."""
+    region = SharedRegion.attach(path)
+    t = _core.SharedValues(region.map, CODE, VERSION)
+    frames = []
+    for i in range(start, stop):
+        t.add(key(body_of(i, packed)), i % 97)
+        if i % every == 0:
+            frames.append(t.drain_own())
+    if start:
+        t.seal()
+    frames.append(t.drain_own())
+    frames.append(t.drain_own())  # (nothing new: an empty frame)
+    del t
+    region.close()
+    return frames
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["general", "packed"])
+def test_each_process_drains_its_own_values_and_together_they_drain_each_key_once(packed: bool) -> None:
+    from ruma.engine.frame import frame_count, unpack_frame
+
+    layout = table_layout(60_000, 8, 1.0 if packed else 0.0)
+    region = SharedRegion.create(layout.size)
+    assert region is not None
+    try:
+        t = _core.SharedValues(region.map, CODE, VERSION, layout.slots, layout.packed)
+        with multiprocessing.get_context("spawn").Pool(2) as pool:
+            # overlapping ranges added at about once; drains at different paces (many chunks each)
+            drained = pool.starmap(_add_and_drain_own, [(region.path, 0, 40_000, packed, 997),
+                                                        (region.path, 20_000, 60_000, packed, 4999)])
+        pairs = []
+        for frames in drained:
+            assert frame_count(frames[-1]) == 0 and len(frames) > 5
+            for frame in frames:
+                keys, codes = unpack_frame(frame)
+                assert keys == sorted(keys)
+                pairs += [(k, c // 2) for k, c in zip(keys, codes)]
+        expected = sorted((key(body_of(i, packed)), i % 97) for i in range(60_000))
+        assert sorted(pairs) == expected  # (every key once, its one value)
+        assert t.drain(0)[0] == expected  # (the whole arena's drain reads the same records)
+        del t
+    finally:
+        region.close()
+        region.unlink()
+
+
 @pytest.mark.alone
 @pytest.mark.parametrize("ruleset, seeds", [("impartial-sowing", 9), ("impartial-atomic-wari", 7)])
 def test_two_workers_through_the_table_give_the_inline_store(tmp_path: Path, ruleset: str, seeds: int,

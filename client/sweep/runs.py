@@ -1,0 +1,48 @@
+"""A sweep's workers drain the values they published themselves, as runs the store merges later.
+
+An impartial ``ruma sweep`` into a local store, closed densely at its end, has its values merged
+into the store's dense rewrite rather than put into its B-tree (``Store.runs_folder``). Its driver
+then drains nothing: each worker takes the values it published into the shared table since its
+last drain (``SharedValues.drain_own``: the records in its own chunks of the table's arena,
+sorted, in C) and writes them as a run of its own into the store's runs folder
+(``ruma.engine.frame.write_run``: durable when it returns) — at the intervals at which the driver
+committed (``shared.COMMIT_FIRST``, doubling up to ``COMMIT_MOST``), between two blocks of its
+classes (when no search of its own holds a claim), and once when it is done. The drains' reads and
+sort, which grow with the family, so run on every worker at once instead of on the driver alone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from ruma.engine.frame import frame_count, write_run
+
+
+class OwnDrains:
+    """One worker's drains of its own values into runs in ``folder`` (see the module docstring)."""
+
+    def __init__(self, table: Any, folder: str, first: float, most: float) -> None:
+        self.table, self.folder, self.most = table, Path(folder), most
+        self.gap = first
+        self.due = time.monotonic() + first
+        #: the runs written, and the entries in them
+        self.runs = self.entries = 0
+
+    def when_due(self) -> None:
+        """Drain if the interval since the last drain has passed (between two blocks)."""
+        if time.monotonic() >= self.due:
+            self.drain()
+            self.gap = min(2 * self.gap, self.most)
+            self.due = time.monotonic() + self.gap
+
+    def drain(self) -> None:
+        """Write the values this process published since its last drain as a run (none if none)."""
+        frame = self.table.drain_own()
+        count = frame_count(frame)
+        if count:
+            self.runs += 1
+            write_run(self.folder / f"{os.getpid()}-w{self.runs:08d}.run", frame)
+            self.entries += count
