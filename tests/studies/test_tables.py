@@ -34,7 +34,6 @@ def test_small_tables_agree_with_the_paper(tmp_path: Path, capsys: pytest.Captur
     assert text.index("## Table 3") < text.index("## Table 4") < text.index("## Table 2")
 
 
-@pytest.mark.alone
 def test_a_budget_stops_a_position_while_it_is_valued(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = run(tmp_path, capsys, "--budget", "1", "--max-n", "40")
     reached = next(line for line in text.split("## Table 4", 1)[1].splitlines() if line.startswith("Reached:"))
