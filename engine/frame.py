@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Sequence
 
 __all__ = ["NOT_A_COUNT", "RUN_MAGIC", "frame_codes", "frame_count", "frame_lengths", "pack_frame", "read_run",
-           "unpack_frame", "write_run"]
+           "read_run_view", "unpack_frame", "write_run"]
 
 _COUNT = struct.Struct("<I")
 #: the one first word a frame never has (no batch has that many entries)
@@ -101,8 +101,14 @@ def write_run(path: Path, frame: bytes) -> None:
 
 def read_run(path: Path) -> bytes:
     """The frame of the run at ``path``; ``ValueError`` where it is not a whole run."""
+    return bytes(read_run_view(path))
+
+
+def read_run_view(path: Path) -> memoryview:
+    """``read_run`` as a view of the file's bytes (no copy of the frame: a merge of many large
+    runs reads them so)."""
     data = path.read_bytes()
-    frame = data[_RUN_HEAD:]
+    frame = memoryview(data)[_RUN_HEAD:]
     if data[:len(RUN_MAGIC)] != RUN_MAGIC or int.from_bytes(data[len(RUN_MAGIC):_RUN_HEAD], "little") != zlib.crc32(frame):
         raise ValueError(f"{str(path)!r} is not a whole run (its head or checksum is wrong)")
     return frame

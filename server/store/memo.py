@@ -314,7 +314,7 @@ class LmdbStore:
             return
         try:
             for frame in runs.frames():
-                self.insert_packed(frame, None, False)
+                self.insert_packed(bytes(frame), None, False)
             self.flush()
             runs.clear()
         finally:
@@ -334,8 +334,8 @@ class LmdbStore:
         runs stay for ``store.runs.adopt``)."""
         runs, self._runs = self._runs, None
         try:
-            frames = ([] if runs is None else runs.frames()) + ([held] if held else [])
-            merged = merge_frames(frames) if len(frames) > 1 else (frames[0] if frames else None)
+            frames: list[bytes | memoryview] = [*([] if runs is None else runs.frames()), *([held] if held else [])]
+            merged = merge_frames(frames) if len(frames) > 1 else (bytes(frames[0]) if frames else None)
             rewritten = self._close_dense(merged)
             if runs is not None:
                 runs.clear()

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ruma.engine.frame import frame_count, pack_frame, read_run, unpack_frame, write_run
+from ruma.engine.frame import frame_count, pack_frame, read_run, read_run_view, unpack_frame, write_run
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +59,11 @@ class Runs:
         self._kept += 1
         write_run(self.folder / f"{os.getpid()}-{self._kept:08d}.run", frame)
 
-    def frames(self) -> list[bytes]:
-        """The frames of every run in the folder (this sweep's: its own and its workers')."""
+    def frames(self) -> list[memoryview]:
+        """The frames of every run in the folder (this sweep's: its own and its workers'), as
+        views of the files' bytes."""
         self._read = sorted(self.folder.glob("*.run"))
-        return [read_run(path) for path in self._read]
+        return [read_run_view(path) for path in self._read]
 
     def clear(self) -> None:
         """Remove the runs ``frames`` read (their values are stored)."""
@@ -109,7 +110,7 @@ def adopt(directory: Path, store: Any) -> int:
     return adopted
 
 
-def merge_frames(frames: Sequence[bytes]) -> bytes:
+def merge_frames(frames: Sequence[bytes | memoryview]) -> bytes:
     """``frames`` (batch frames of nim values, keys sorted, no key in two) as one, keys sorted:
     ``_native.merge_frames`` where the store's compiled module is built, else
     ``merge_frames_python``."""
@@ -117,7 +118,7 @@ def merge_frames(frames: Sequence[bytes]) -> bytes:
 
     merge = getattr(_NATIVE, "merge_frames", None)
     if merge is None:
-        return merge_frames_python(frames)
+        return merge_frames_python(bytes(frame) for frame in frames)
     return merge(frames)  # type: ignore[no-any-return]
 
 
