@@ -7,11 +7,13 @@ Expected values come from the pure-Python reference engine (``rules.reference`` 
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import multiprocessing
 import os
 import random
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -269,24 +271,33 @@ def _add_range(path: str, start: int, stop: int, packed: bool) -> int:
     return added
 
 
-@pytest.mark.parametrize("packed", [False, True], ids=["general", "packed"])
-def test_two_processes_adding_at_once_keep_each_key_once(packed: bool) -> None:
+@contextlib.contextmanager
+def two_process_table(packed: bool) -> Iterator[tuple[SharedRegion, Any, Any]]:
+    """A table for 60,000 keys in a shared region (packed slots or none), its layout, and a pool
+    of two spawned processes to add to it."""
     layout = table_layout(60_000, 8, 1.0 if packed else 0.0)
     region = SharedRegion.create(layout.size)
     assert region is not None
     try:
         t = _core.SharedValues(region.map, CODE, VERSION, layout.slots, layout.packed)
         with multiprocessing.get_context("spawn").Pool(2) as pool:
-            # overlapping ranges: keys 20,000..39,999 are added by both processes at about once
-            added = pool.starmap(_add_range, [(region.path, 0, 40_000, packed), (region.path, 20_000, 60_000, packed)])
-        assert sum(added) == 60_000 == len(t)
-        entries = t.drain(0)[0]
-        expected = sorted((key(body_of(i, packed)), i % 97) for i in range(60_000))
-        assert entries == expected and t.stats()["packed"] == layout.packed
+            yield region, t, pool
+        assert t.stats()["packed"] == layout.packed
         del t
     finally:
         region.close()
         region.unlink()
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["general", "packed"])
+def test_two_processes_adding_at_once_keep_each_key_once(packed: bool) -> None:
+    with two_process_table(packed) as (region, t, pool):
+        # overlapping ranges: keys 20,000..39,999 are added by both processes at about once
+        added = pool.starmap(_add_range, [(region.path, 0, 40_000, packed), (region.path, 20_000, 60_000, packed)])
+        assert sum(added) == 60_000 == len(t)
+        entries = t.drain(0)[0]
+        expected = sorted((key(body_of(i, packed)), i % 97) for i in range(60_000))
+        assert entries == expected
 
 
 def _add_and_drain_own(path: str, start: int, stop: int, packed: bool, every: int) -> list[bytes]:
@@ -312,15 +323,10 @@ def _add_and_drain_own(path: str, start: int, stop: int, packed: bool, every: in
 def test_each_process_drains_its_own_values_and_together_they_drain_each_key_once(packed: bool) -> None:
     from ruma.engine.frame import frame_count, unpack_frame
 
-    layout = table_layout(60_000, 8, 1.0 if packed else 0.0)
-    region = SharedRegion.create(layout.size)
-    assert region is not None
-    try:
-        t = _core.SharedValues(region.map, CODE, VERSION, layout.slots, layout.packed)
-        with multiprocessing.get_context("spawn").Pool(2) as pool:
-            # overlapping ranges added at about once; drains at different paces (many chunks each)
-            drained = pool.starmap(_add_and_drain_own, [(region.path, 0, 40_000, packed, 997),
-                                                        (region.path, 20_000, 60_000, packed, 4999)])
+    with two_process_table(packed) as (region, t, pool):
+        # overlapping ranges added at about once; drains at different paces (many chunks each)
+        drained = pool.starmap(_add_and_drain_own, [(region.path, 0, 40_000, packed, 997),
+                                                    (region.path, 20_000, 60_000, packed, 4999)])
         pairs = []
         for frames in drained:
             assert frame_count(frames[-1]) == 0 and len(frames) > 5
@@ -331,10 +337,6 @@ def test_each_process_drains_its_own_values_and_together_they_drain_each_key_onc
         expected = sorted((key(body_of(i, packed)), i % 97) for i in range(60_000))
         assert sorted(pairs) == expected  # (every key once, its one value)
         assert t.drain(0)[0] == expected  # (the whole arena's drain reads the same records)
-        del t
-    finally:
-        region.close()
-        region.unlink()
 
 
 @pytest.mark.alone
