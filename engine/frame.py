@@ -9,9 +9,18 @@ mark payloads of its own with that word); the ``n`` key lengths (u16 each); the 
 names its game with store id ``s``); then the ``n`` whole keys, one after another, and nothing
 after. ``pack_frame`` and ``unpack_frame`` are the reference in Python.
 
-A *run* is a frame in a file of its own, written durably (``write_run``: ``RUN_MAGIC``, the CRC-32
-of the frame, the frame; a temporary file flushed to disk, renamed, its folder flushed): how a
-sweep's processes hand their values to a store that merges them later (``Store.runs_folder``).
+A *shared frame* (``pack_shared``) carries a partizan sweep's values as the ids of its table of
+canonical forms in shared memory (``SharedGames``): ``NOT_A_COUNT``, a session (one number per
+table: an id means a node only within it), the count of u32 words of the nodes the values need
+that were not given before in that session (``SharedGames.export``: ``[shared id][nl][nr][the
+options' shared ids]`` each, followers first), those words, then a batch frame whose codes ``2s``
+name shared ids ``s``. A store interns the nodes into games of its own and stores their ids.
+
+A *run* is a frame (or a shared frame) in a file of its own, written durably (``write_run``:
+``RUN_MAGIC``, the CRC-32 of the frame, the frame; a temporary file flushed to disk, renamed, its
+folder flushed): how a sweep's processes hand their values to a store that merges them later
+(``Store.runs_folder``). The shared frames of one process's runs name, together and in the order
+written, every node their values need.
 """
 
 from __future__ import annotations
@@ -24,8 +33,9 @@ from array import array
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ["NOT_A_COUNT", "RUN_MAGIC", "frame_codes", "frame_count", "frame_lengths", "pack_frame", "read_run",
-           "read_run_view", "unpack_frame", "write_run"]
+__all__ = ["NOT_A_COUNT", "RUN_MAGIC", "SHARED_FRAME", "frame_codes", "frame_count", "frame_lengths", "is_shared",
+           "pack_frame", "pack_shared", "payload_count", "read_run", "read_run_view", "unpack_frame", "unpack_shared",
+           "write_run"]
 
 _COUNT = struct.Struct("<I")
 #: the one first word a frame never has (no batch has that many entries)
@@ -75,6 +85,39 @@ def frame_lengths(frame: bytes | memoryview, n: int) -> memoryview:
 def frame_codes(frame: bytes | memoryview, n: int) -> memoryview:
     """The bytes of a frame's ``n`` value codes (u64 each, little-endian)."""
     return memoryview(frame)[4 + 2 * n:4 + 10 * n]
+
+
+#: the first word of a *shared frame* (where a batch frame's count would be: the word no frame has)
+SHARED_FRAME = NOT_A_COUNT
+_SHARED_HEAD = struct.Struct("<IQI")  # SHARED_FRAME, the session, the words of nodes
+
+
+def pack_shared(session: int, nodes: bytes, frame: bytes) -> bytes:
+    """The shared frame (module docstring) of ``frame``, whose codes ``2s`` name the nodes with
+    shared id ``s`` of a sweep's ``SharedGames`` table, after ``nodes`` (``SharedGames.export``'s
+    bytes: those its values need that were not given before in ``session``)."""
+    return _SHARED_HEAD.pack(SHARED_FRAME, session, len(nodes) // 4) + nodes + frame
+
+
+def is_shared(payload: bytes | memoryview) -> bool:
+    """Whether ``payload`` is a shared frame (``pack_shared``) rather than a batch frame."""
+    return len(payload) >= 4 and frame_count(payload) == SHARED_FRAME
+
+
+def unpack_shared(payload: bytes | memoryview) -> tuple[int, memoryview, bytes | memoryview]:
+    """``pack_shared``'s session, nodes and inner frame; ``ValueError`` where it is cut short."""
+    if len(payload) < _SHARED_HEAD.size:
+        raise ValueError(f"a shared frame of {len(payload)} bytes is cut short")
+    _, session, words = _SHARED_HEAD.unpack_from(payload)
+    end = _SHARED_HEAD.size + 4 * words
+    if end > len(payload):
+        raise ValueError(f"a shared frame of {len(payload)} bytes cannot hold {words} words of nodes")
+    return session, memoryview(payload)[_SHARED_HEAD.size:end], payload[end:]
+
+
+def payload_count(payload: bytes | memoryview) -> int:
+    """The entries of a batch frame or of a shared frame's inner frame."""
+    return frame_count(unpack_shared(payload)[2]) if is_shared(payload) else frame_count(payload)
 
 
 #: the first bytes of a run's file (``write_run``)

@@ -9,6 +9,12 @@ sorted, in C) and writes them as a run of its own into the store's runs folder
 committed (``shared.COMMIT_FIRST``, doubling up to ``COMMIT_MOST``), between two blocks of its
 classes (when no search of its own holds a claim), and once when it is done. The drains' reads and
 sort, which grow with the family, so run on every worker at once instead of on the driver alone.
+
+A partizan sweep's values are ids of its table of canonical forms in shared memory (``SharedGames``):
+each run is then a shared frame (``ruma.engine.frame.pack_shared``), its values with the nodes they
+need that this worker did not write in a run before (``SharedGames.export``: the worker's own
+record of what it exported), so a worker's runs, in the order written, name every node their values
+need; the store interns them into its games when it merges or adopts the runs.
 """
 
 from __future__ import annotations
@@ -18,14 +24,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ruma.engine.frame import frame_count, write_run
+from ruma.engine.frame import frame_codes, frame_count, pack_shared, write_run
 
 
 class OwnDrains:
-    """One worker's drains of its own values into runs in ``folder`` (see the module docstring)."""
+    """One worker's drains of its own values into runs in ``folder`` (see the module docstring);
+    ``games``: the sweep's ``SharedGames`` (a partizan ruleset), ``session``: its table's number."""
 
-    def __init__(self, table: Any, folder: str, first: float, most: float) -> None:
+    def __init__(self, table: Any, folder: str, first: float, most: float, games: Any = None, session: int = 0) -> None:
         self.table, self.folder, self.most = table, Path(folder), most
+        self.games, self.session = games, session
         self.gap = first
         self.due = time.monotonic() + first
         #: the runs written, and the entries in them
@@ -44,5 +52,7 @@ class OwnDrains:
         count = frame_count(frame)
         if count:
             self.runs += 1
+            if self.games is not None:
+                frame = pack_shared(self.session, self.games.export(frame_codes(frame, count)), frame)
             write_run(self.folder / f"{os.getpid()}-w{self.runs:08d}.run", frame)
             self.entries += count

@@ -84,7 +84,8 @@ class FamilyTask:
     itself, or the classes ``states`` (their ``keys``) the driver has, in blocks that every
     worker claims from the table's counter; classes per search; where the region's SharedGames
     starts (0: none, an impartial ruleset); ``runs``: the folder where the worker writes the values
-    it published as runs of its own (``sweep.runs``: the driver then drains nothing), or ``None``."""
+    it published as runs of its own (``sweep.runs``: the driver then drains nothing), or ``None``;
+    ``session``: the table's number, which a partizan sweep's runs carry (``drain_into``)."""
 
     ruleset: str
     path: str
@@ -98,6 +99,7 @@ class FamilyTask:
     block: int = BLOCK
     games_offset: int = 0
     runs: str | None = None
+    session: int = 0
 
 
 @dataclass(frozen=True)
@@ -200,7 +202,7 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
                         states = [state for state, kept in zip(states, mine) if kept]
                         keys = [key for key, kept in zip(keys, mine) if kept]
             table.add_total(len(states))
-        own = OwnDrains(table, task.runs, COMMIT_FIRST, COMMIT_MOST) if task.runs else None
+        own = OwnDrains(table, task.runs, COMMIT_FIRST, COMMIT_MOST, games, task.session) if task.runs else None
         stored, computed, spilled = value_blocks(rules, states, keys, table, store, None if own is None else own.when_due,
                                                  block=task.block, claimed=task.family is None, games=games)
         if own is not None:
@@ -235,10 +237,11 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
     parts = backend.slots
     store_path = sink.store_path if resumed else None
     games_offset = values.size + seen.size if games is not None else 0
-    # an impartial sweep's values merged into the store's dense rewrite: the workers write them as runs
-    runs = sink.runs_folder() if games is None and getattr(sink, "merge_last", False) else None
+    # the values merged into the store's dense rewrite: the workers write them as runs
+    runs = sink.runs_folder() if getattr(sink, "merge_last", False) else None
+    session = _session()  # (the table's: a partizan sweep's runs name its nodes within it)
     tasks = [FamilyTask(rules.name, region.path, values.size, store_path, family, part, parts, block=BLOCK,
-                        games_offset=games_offset, runs=runs) for part in range(parts)]
+                        games_offset=games_offset, runs=runs, session=session) for part in range(parts)]
     try:
         results, committed = _run_workers(tasks, backend, table, sink, progress, games, own=runs is not None)
         if classes_seen.stats()["full"]:  # (sized not to be: refuse a wrong count rather than give it)

@@ -26,11 +26,11 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 import lmdb
 
 from ruma.engine.cgt import Game, Value
-from ruma.engine.frame import frame_codes, frame_count, frame_lengths
+from ruma.engine.frame import frame_codes, frame_count, frame_lengths, pack_shared
 from ruma.engine.memo import new_compact_memo
 from ruma.engine.rulesets.base import PLUGIN_CODE, key_prefix_of
 from ruma.server.store import codec
-from ruma.server.store.writer import find_in, pack_shared, unpack_nim
+from ruma.server.store.writer import find_in, unpack_nim
 
 T = TypeVar("T")
 
@@ -198,7 +198,7 @@ class BulkOps:
         ``games`` (the sweep's ``SharedGames``; ``session``: a number of the caller's, one per
         table, below 2^64). Where the store's writer process takes it, the frame goes to it with
         the nodes its values need that the writer was not sent yet (``SharedGames.export``;
-        ``store.writer.pack_shared``): the writer interns them and writes the positions in one
+        ``ruma.engine.frame.pack_shared``): the writer interns them and writes the positions in one
         transaction, so this process makes no ``Game`` and interns nothing (until committed, its
         values are not seen by this process's lookups; a frame the writer fails raises at the
         next ``flush``). Elsewhere — the writer off, not up with no room, gone, the pure-Python

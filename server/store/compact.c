@@ -12,7 +12,7 @@
  * the target's table holds already (a copy killed half-way goes on), in transactions of `chunk`
  * records; `schema` (bytes, or None) replaces meta's schema_version record; progress(done) after
  * each transaction. It returns {table name: the source table's records}. With `merge`, (frame,
- * meta records): the frame's nim values (frame.h, keys sorted, none of them stored: a key the
+ * meta records): the frame's values (frame.h: nim values, or games the store holds already; keys sorted, none of them stored: a key the
  * source holds fails the copy) are put into positions among the source's records, as their own
  * records (varint(code) 00 crc32c, what the writer process puts), and meta's records named in
  * meta records get the values given (the counts the frame adds to) — the copy is then the file
@@ -44,7 +44,7 @@ typedef struct {
     PyThreadState *save;
 } Copying;
 
-/* What a copy merges in (compact_copy's `merge`): a batch frame of nim values (frame.h; keys
+/* What a copy merges in (compact_copy's `merge`): a batch frame (frame.h: nim values, or games stored already; keys
  * sorted, none stored already) put into positions among the source's records, and meta records
  * whose values it replaces (the counts the frame adds to). */
 typedef struct {
@@ -224,8 +224,8 @@ static int read_merge(PyObject *merge, Merge *m) {
     m->keys = f + frame_head(n);
     for (size_t i = 0; i < n; i++) {
         size_t len = frame_length(m->lengths, i);
-        if (len < 3 || len > NAME_ROOM || (frame_code(m->codes, i) & 1)) {
-            PyErr_SetString(PyExc_ValueError, "the merged frame holds a key LMDB cannot hold or a value that is not a nim value");
+        if (len < 3 || len > NAME_ROOM) {
+            PyErr_SetString(PyExc_ValueError, "the merged frame holds a key LMDB cannot hold");
             return -1;
         }
         if (i && !bytes_less(m->keys + keys - frame_length(m->lengths, i - 1), frame_length(m->lengths, i - 1), m->keys + keys, len)) {

@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 
 from ruma.engine.cgt import Game, Value
 from ruma.engine.cgt.game import canonical_id, option_ids
+from ruma.engine.frame import unpack_frame
 from ruma.server.store import codec
 
 
@@ -178,6 +179,20 @@ def put_exported(txn: Any, dbs: dict[str, Any], max_key: int, path: Path, record
         made[sid] = put_game(txn, dbs, max_key, path, options[:nl], options[nl:], next_id)
         at += 3 + nl + nr
     return made
+
+
+def shared_codes(txn: Any, dbs: dict[str, Any], max_key: int, path: Path, nodes: bytes | memoryview,
+                 frame: bytes | memoryview, ids: Mapping[int, int]) -> tuple[list[bytes], list[int], dict[int, int]]:
+    """A shared frame's ``nodes`` interned in ``txn`` (``put_exported``; ``ids``: the session's
+    shared id -> store id so far) and its inner ``frame``'s keys with their values as the store's
+    codes (``2s + 1`` for the game with store id ``s``); returns (keys, codes, the ids interned
+    now). ``CodecError`` for a value that names a node never sent."""
+    made = put_exported(txn, dbs, max_key, path, nodes, ids)
+    keys, codes = unpack_frame(bytes(frame))
+    try:
+        return keys, [(made[s] if s in made else ids[s]) << 1 | 1 for s in (code >> 1 for code in codes)], made
+    except KeyError as missing:
+        raise codec.CodecError(f"a value names shared node {missing}, never sent") from None
 
 
 def rebuild_game(store_id: int, options_of: Callable[[int], tuple[list[int], list[int]]], cache: dict[int, int],

@@ -1,6 +1,6 @@
 /* store/interning.h — the writer process's interning of a sweep's shared games (interning.c).
  *
- * A partizan sweep's driver sends its drains as *shared frames* (store.writer.pack_shared): the
+ * A partizan sweep's driver sends its drains as *shared frames* (ruma.engine.frame.pack_shared): the
  * values are ids of nodes in the sweep's SharedGames table, preceded by the nodes they need that
  * were not sent before in the session. The writer process interns each node into `games` and
  * `game_index` as store.games.put_exported does in Python (the same records, byte for byte) and

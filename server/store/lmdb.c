@@ -15,7 +15,7 @@
  * position, schema 3), entry counts per ruleset prefix in meta (with the ruleset's name for a new
  * one) and engine_version. A key past the last key the table holds goes through LMDB's append
  * path (MDB_APPEND: the page it fills is split at its end, not halfway), as a frame's sorted keys
- * do once they pass the end of the table. A shared frame (store.writer.pack_shared: a partizan
+ * do once they pass the end of the table. A shared frame (ruma.engine.frame.pack_shared: a partizan
  * sweep's drain, its values ids of the sweep's SharedGames nodes) first has its nodes interned
  * into games and game_index in the same transaction (interning.c; store.games.put_exported in
  * Python, tests/store/test_store_shared_frames.py), then its records built from their store ids; the
@@ -38,7 +38,7 @@
 #define MAX_READERS 254
 #define COUNT_PREFIX "count/"
 #define RULESET_PREFIX "ruleset/"
-#define SHARED_FRAME 0xFFFFFFFFu /* store.writer.SHARED_FRAME */
+#define SHARED_FRAME 0xFFFFFFFFu /* ruma.engine.frame.SHARED_FRAME */
 #define SHARED_HEAD 16           /* marker (u32), session (u64), words of nodes (u32) */
 
 typedef struct {
@@ -58,7 +58,7 @@ typedef struct {
     size_t *key_lens;
     uint8_t (*records)[16]; /* positions payloads: varint(code), 00 (explored), crc32c (4) */
     uint8_t *record_lens;
-    /* a shared frame (store.writer.pack_shared): its session, its nodes, its codes (2 * shared
+    /* a shared frame (ruma.engine.frame.pack_shared): its session, its nodes, its codes (2 * shared
      * id: the records are built once the nodes are interned, in the transaction) */
     int shared;
     uint64_t session;
@@ -401,6 +401,38 @@ done:
     return result;
 }
 
+/* Writer.translate(frame) -> bytes: a batch frame whose codes 2s name shared ids of the session
+ * of the shared frames written last, with each code replaced by 2 * store id + 1 (the store's own
+ * code for the game the node was interned as): how a partizan sweep's runs become frames the
+ * dense rewrite merges (store.runs.intern_runs). */
+static PyObject *Writer_translate(Writer *w, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const uint8_t *buf = view.buf;
+    size_t n = frame_count(buf, (size_t)view.len);
+    PyObject *out = NULL;
+    if (n == SIZE_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a malformed batch");
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(view.buf, view.len);
+    if (!out) goto done;
+    uint8_t *codes = (uint8_t *)PyBytes_AS_STRING(out) + 4 + 2 * n;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t code = frame_code(codes, i), store_id;
+        if ((code & 1) || code >> 1 > UINT32_MAX || !shared_ids_get(&w->shared, (uint32_t)(code >> 1), &store_id)) {
+            PyErr_Format(WriteError, "a value names shared node %llu, never sent", (unsigned long long)(code >> 1));
+            Py_CLEAR(out);
+            goto done;
+        }
+        uint64_t mine = store_id << 1 | 1;
+        for (int b = 0; b < 8; b++) codes[8 * i + (size_t)b] = (uint8_t)(mine >> (8 * b));
+    }
+done:
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyObject *Writer_close(Writer *w, PyObject *unused) {
     if (w->env) {
         MDB_env *env = w->env;
@@ -480,6 +512,8 @@ static PyMethodDef Writer_methods[] = {
     {"write", (PyCFunction)(void (*)(void))Writer_write, METH_VARARGS | METH_KEYWORDS,
      "write(frames, more=None, most=0) -> int: the batch frames (engine/native/frame.h) in one transaction, then those more() has "
      "waiting while fewer than most; the entries added."},
+    {"translate", (PyCFunction)Writer_translate, METH_O,
+     "translate(frame) -> bytes: the frame's codes 2s (shared ids of the last session written) as 2 * store id + 1."},
     {"close", (PyCFunction)Writer_close, METH_NOARGS, "close(): close the environment."},
     {NULL, NULL, 0, NULL},
 };

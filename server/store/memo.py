@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ruma.engine.cgt import Game, Value
-from ruma.engine.frame import frame_count
+from ruma.engine.frame import frame_count, is_shared
 from ruma.engine.memo import new_compact_memo
 from ruma.engine.rulesets.base import PLUGIN_CODE
 from ruma.server.store import codec
@@ -58,7 +58,7 @@ from ruma.server.store.core import (
 )
 from ruma.server.store.documents import StoreDocuments
 from ruma.server.store.provenance import StoreProvenance
-from ruma.server.store.runs import Runs, adopt, merge_frames
+from ruma.server.store.runs import Runs, adopt, intern_runs, merge_frames, store_payload
 
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
@@ -308,14 +308,15 @@ class LmdbStore:
         return adopt(self.path, self)
 
     def store_runs(self) -> None:
-        """Store the runs this handle holds now (``hold_run``), and let go of them."""
+        """Store the runs this handle holds now (``hold_run``, and its sweep's workers'), and let go
+        of them."""
         runs, self._runs = self._runs, None
         if runs is None:
             return
         try:
-            for frame in runs.frames():
-                self.insert_packed(bytes(frame), None, False)
-            self.flush()
+            sessions: dict[int, dict[int, int]] = {}
+            for payload in runs.frames():
+                store_payload(self, payload, sessions)
             runs.clear()
         finally:
             runs.close()
@@ -331,12 +332,20 @@ class LmdbStore:
         they can be (``store.rewrite.merge_plan``: the same file, without their B-tree puts into
         the old one), else stored first as ``insert_packed`` stores them — either way stored when
         this returns (a kill before then loses ``held``, as it loses an uncommitted batch; the
-        runs stay for ``store.runs.adopt``)."""
+        runs stay for ``store.runs.adopt``). A partizan sweep's runs have their games interned
+        into the store first (``store.runs.intern_runs``)."""
         runs, self._runs = self._runs, None
+        core = self._core
         try:
-            frames: list[bytes | memoryview] = [*([] if runs is None else runs.frames()), *([held] if held else [])]
+            payloads = [] if runs is None else runs.frames()
+            frames: list[bytes | memoryview] = [p for p in payloads if not is_shared(p)]
+            frames += [held] if held else []
+            self.close()
+            shared = [p for p in payloads if is_shared(p)]
+            if shared:
+                frames += self._interned_runs(shared, core)
             merged = merge_frames(frames) if len(frames) > 1 else (bytes(frames[0]) if frames else None)
-            rewritten = self._close_dense(merged)
+            rewritten = self._close_dense(merged, core)
             if runs is not None:
                 runs.clear()
             return rewritten
@@ -344,9 +353,18 @@ class LmdbStore:
             if runs is not None:
                 runs.close()
 
-    def _close_dense(self, held: bytes | None) -> bool:
-        core = self._core
-        self.close()
+    def _interned_runs(self, shared: list[memoryview], core: Any) -> list[bytes]:
+        """A partizan sweep's runs as frames of the store's own codes (``store.runs.intern_runs``)
+        where no other handle of the store is open in this process; else stored now, and none."""
+        if core is not None and core.closed:
+            return intern_runs(self.path, shared)
+        sessions: dict[int, dict[int, int]] = {}
+        with LmdbStore(self.path, create=False) as store:
+            for payload in shared:
+                store_payload(store, payload, sessions)
+        return []
+
+    def _close_dense(self, held: bytes | None, core: Any) -> bool:
         if core is None or not core.closed:
             self._store_held(held)
             return False
@@ -383,7 +401,7 @@ class LmdbStore:
         if not held:
             return
         with LmdbStore(self.path, create=False) as store:
-            store.insert_packed(held, None, False)
+            store_payload(store, held, {})
 
     def __enter__(self) -> "LmdbStore":
         return self

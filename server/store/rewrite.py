@@ -20,7 +20,8 @@ goes, at its end, so every page but the last of a table is full):
    the next time.
 
 A sweep's dense rewrite may *merge* its last drain (``LmdbStore.close_dense``): a batch frame of
-nim values, none of them stored, whose records the copy puts among the old ones in key order
+nim values (or of games the store holds already: a partizan sweep's runs, their games interned
+first), none of them stored, whose records the copy puts among the old ones in key order
 (``merge_plan``, ``_native.compact_copy``'s ``merge``) instead of the writer process putting them
 into the old file's B-tree first — the same new file, without those puts. Such a copy is never
 resumed (killed, it is started again without the frame, whose values are then lost as the values
@@ -75,7 +76,7 @@ def _set_state(work: Path, phase: str) -> None:
 
 
 Merge = tuple[bytes, tuple[tuple[bytes, bytes], ...]]
-"""What a copy merges in: a batch frame of nim values and the ``meta`` records it changes (``merge_plan``)."""
+"""What a copy merges in: a batch frame of values and the ``meta`` records it changes (``merge_plan``)."""
 
 
 class MergeRefusedError(StoreError):
@@ -253,8 +254,8 @@ def can_merge() -> bool:
 
 def merge_plan(directory: Path, frame: bytes) -> Merge | None:
     """What a copy of the store in ``directory`` (no process has it open: it is locked out) merges
-    to hold the nim values of ``frame`` too (a batch frame, keys sorted and valid, none stored: a
-    sweep's runs and last drain), or ``None`` when the copy cannot make the file their puts would
+    to hold the values of ``frame`` too (a batch frame, keys sorted and valid, none stored, its
+    games stored already: a sweep's runs and last drain), or ``None`` when the copy cannot make the file their puts would
     have made: the copy in C missing, keys of more than one ruleset, another engine version
     recorded in ``meta``. The plan is the frame and the new count record. A ruleset with no
     entry yet is given the ``meta`` records its first puts write (its name, a count of 0, the

@@ -13,6 +13,13 @@ nobody holds are those of a sweep that was killed: ``adopt`` stores them (the wr
 and removes them — what a store opened for a sweep, ``ruma store compact`` and ``ruma serve`` do
 first, so a killed sweep loses only what it valued since its last run, as it lost what it valued
 since its last commit when every drain was put.
+
+A partizan sweep's runs are *shared frames* (``ruma.engine.frame.pack_shared``): values as ids of
+the sweep's table of canonical forms in shared memory, with the nodes they need that the process
+had not written before. The rewrite first interns every node into the store's games in one
+transaction (``intern_runs``: ``_native.Writer`` in C, ``games.shared_codes`` in Python) and turns
+the values into the store's own codes; a killed sweep's are interned and stored run by run
+(``store_payload``), each session's ids kept from one run to the next.
 """
 
 from __future__ import annotations
@@ -21,10 +28,20 @@ import fcntl
 import logging
 import os
 from collections.abc import Iterable, Sequence
+from itertools import groupby
 from pathlib import Path
 from typing import IO, Any
 
-from ruma.engine.frame import frame_count, pack_frame, read_run, read_run_view, unpack_frame, write_run
+from ruma.engine.frame import (
+    is_shared,
+    pack_frame,
+    pack_shared,
+    read_run,
+    read_run_view,
+    unpack_frame,
+    unpack_shared,
+    write_run,
+)
 
 log = logging.getLogger(__name__)
 
@@ -89,25 +106,94 @@ def orphans(directory: Path) -> list[Path]:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return []
-        return sorted(folder.glob("*.run"), key=lambda path: path.stat().st_mtime_ns)
+        return sorted(folder.glob("*.run"), key=lambda path: (path.stat().st_mtime_ns, path.name))
 
 
 def adopt(directory: Path, store: Any) -> int:
     """Store the runs a killed sweep left in ``directory`` through ``store`` (an open
-    ``LmdbStore`` of it: ``insert_packed``, then ``flush``) and remove them; the entries adopted.
-    A run that is not whole (a damaged file) is left where it is, with a warning."""
+    ``LmdbStore`` of it: ``store_payload``) and remove them; the entries adopted. A run that is not
+    whole (a damaged file), or that names a node no run before it gave (one of its process's runs
+    was damaged), is left where it is, with a warning."""
     adopted = 0
+    sessions: dict[int, dict[int, int]] = {}
     for path in orphans(directory):
         try:
-            frame = read_run(path)
-        except (OSError, ValueError) as error:
+            adopted += store_payload(store, read_run(path), sessions)
+        except (OSError, ValueError) as error:  # (CodecError included)
             log.warning("a sweep's run is left as it is: %s", error)
             continue
-        store.insert_packed(frame, None, False)
-        store.flush()
         path.unlink()
-        adopted += frame_count(frame)
     return adopted
+
+
+def store_payload(store: Any, payload: bytes | memoryview, sessions: dict[int, dict[int, int]]) -> int:
+    """Store one run's payload through ``store`` (an open ``LmdbStore``) and flush it: a batch frame
+    of nim values as ``insert_packed`` stores it (one with the store's own codes of games, ``2s +
+    1``, in one transaction); a shared frame by interning its nodes (``sessions``: each
+    session's shared id -> store id so far, updated) and writing its values with their store
+    ids. The entries it held."""
+    core = store.core
+    if not is_shared(payload):
+        keys, codes = unpack_frame(bytes(payload))
+        if not any(code & 1 for code in codes):
+            store.insert_packed(bytes(payload), None, False)
+            store.flush()
+            return len(keys)
+    else:  # (codes 2s + 1: games interned already, a partizan sweep's runs made the store's own)
+        keys, codes = _interned(store, payload, sessions)
+    store.flush()
+    core._write(lambda txn: core.write_codes(txn, keys, codes))
+    return len(keys)
+
+
+def _interned(store: Any, payload: bytes | memoryview, sessions: dict[int, dict[int, int]]) -> tuple[list[bytes], list[int]]:
+    """A shared frame's nodes interned through ``store`` (committed), and its keys with the store's codes."""
+    from ruma.server.store.games import shared_codes
+
+    session, nodes, frame = unpack_shared(payload)
+    ids = sessions.setdefault(session, {})
+    core = store.core
+    keys, codes, made = core._write(lambda txn: shared_codes(txn, core.dbs, core.max_key, core.path, nodes, frame, ids))
+    ids.update(made)
+    return keys, codes
+
+
+def intern_runs(directory: Path, payloads: Sequence[bytes | memoryview]) -> list[bytes]:
+    """The batch frames of a partizan sweep's runs (shared frames, each process's in the order it
+    wrote them) with the store's own codes, for its dense rewrite to merge: every node they name
+    interned into the games of the store in ``directory`` first, committed — in C
+    (``_native.Writer``, interning.c: one transaction a session; no environment of the store may
+    be open in this process) where the store's module is built and ``RUMA_STORE_WRITER`` is not
+    ``python``, else through py-lmdb (``games.shared_codes``). ``CodecError`` (or the C writer's
+    ``WriteError``) for a value naming a node that no run gave."""
+    from ruma.server.store.bulk import _NATIVE
+
+    ordered = sorted(payloads, key=lambda payload: unpack_shared(payload)[0])  # (stable: each process's in order)
+    native = getattr(_NATIVE, "Writer", None) if os.environ.get("RUMA_STORE_WRITER") != "python" else None
+    if native is None:
+        from ruma.server.store.memo import LmdbStore
+
+        sessions: dict[int, dict[int, int]] = {}
+        with LmdbStore(directory, create=False, writer_process=False) as store:
+            return [pack_frame(*_interned(store, payload, sessions)) for payload in ordered]
+    from ruma.engine import ENGINE_VERSION
+    from ruma.server.store.core import DEFAULT_MAP_SIZE
+    from ruma.server.store.writer_child import _ruleset_name
+
+    size = (directory / "data.mdb").stat().st_size
+    writer = native(str(directory), max(DEFAULT_MAP_SIZE, size), ENGINE_VERSION.encode(), _ruleset_name)
+    try:
+        frames: list[bytes] = []
+        for session, runs in groupby(ordered, key=lambda payload: unpack_shared(payload)[0]):
+            parts = [unpack_shared(payload) for payload in runs]
+            writer.write([pack_shared(session, bytes(nodes), _EMPTY) for _, nodes, _ in parts])  # (the nodes alone)
+            frames += [writer.translate(frame) for _, _, frame in parts]
+        return frames
+    finally:
+        writer.close()
+
+
+_EMPTY = pack_frame([], [])
 
 
 def merge_frames(frames: Sequence[bytes | memoryview]) -> bytes:

@@ -13,7 +13,7 @@ processes, and the store already adopts a map another process has grown.
 The parent interns the batch's new games itself (in their own transaction, committed before the
 positions that name them: ``BulkOps._game_codes``) — except in a partizan sweep's drains, whose
 values are ids of the sweep's shared table of games: those go as *shared frames* with the nodes
-they need, which the child interns in the transaction of the positions (``pack_shared``,
+they need, which the child interns in the transaction of the positions (``ruma.engine.frame.pack_shared``,
 ``BulkOps.insert_shared``) — and sends the keys with the values' codes in
 the store as a batch frame (``ruma.engine.frame``, the engine's format: ``_native.pack_batch``;
 an impartial search packs its batches itself: ``submit_packed``) through an
@@ -57,7 +57,7 @@ from array import array
 from pathlib import Path
 from typing import Any, Callable
 
-from ruma.engine.frame import NOT_A_COUNT, unpack_frame
+from ruma.engine.frame import is_shared, unpack_frame
 
 DEPTH = 8
 """Batches that may be in flight to the child before ``submit`` blocks (up to 8 × 32,768 entries,
@@ -108,37 +108,6 @@ def find_in(batches: list[Lookup], key: bytes) -> Any:
         if value is not None:
             return value
     return None
-
-
-#: the first word of a *shared frame* (where a batch frame's count would be: the word no frame has)
-SHARED_FRAME = NOT_A_COUNT
-_SHARED_HEAD = struct.Struct("<IQI")  # SHARED_FRAME, the session, the words of nodes
-
-
-def pack_shared(session: int, nodes: bytes, frame: bytes) -> bytes:
-    """A sweep's *shared frame*: ``frame`` (a batch frame, ``ruma.engine.frame``) whose codes ``2s`` name the nodes
-    of the sweep's ``SharedGames`` table with shared id ``s``, after the nodes its values need
-    that were not sent before in this ``session`` (``SharedGames.export``'s bytes: u32 words
-    ``[shared id][nl][nr][options' shared ids]``, followers first). The writer process keeps
-    each session's shared id -> store id of the nodes it interned, so the driver of a sweep
-    never interns a game itself (``LmdbStore.insert_shared``)."""
-    return _SHARED_HEAD.pack(SHARED_FRAME, session, len(nodes) // 4) + nodes + frame
-
-
-def is_shared(payload: bytes) -> bool:
-    """Whether ``payload`` is a shared frame (``pack_shared``)."""
-    return len(payload) >= 4 and _HEADER.unpack_from(payload)[0] == SHARED_FRAME
-
-
-def unpack_shared(payload: bytes) -> tuple[int, memoryview, bytes]:
-    """``pack_shared``'s session, nodes and inner frame."""
-    if len(payload) < _SHARED_HEAD.size:
-        raise ValueError(f"a shared frame of {len(payload)} bytes is cut short")
-    _, session, words = _SHARED_HEAD.unpack_from(payload)
-    end = _SHARED_HEAD.size + 4 * words
-    if end > len(payload):
-        raise ValueError(f"a shared frame of {len(payload)} bytes cannot hold {words} words of nodes")
-    return session, memoryview(payload)[_SHARED_HEAD.size:end], payload[end:]
 
 
 def unpack(payload: bytes) -> tuple[list[bytes], list[int]]:

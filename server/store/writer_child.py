@@ -16,7 +16,8 @@ from collections import ChainMap
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
-from ruma.server.store.writer import _HEADER, _IN_FILE, _SPAN, is_shared, unpack, unpack_shared
+from ruma.engine.frame import is_shared, unpack_shared
+from ruma.server.store.writer import _HEADER, _IN_FILE, _SPAN, unpack
 
 GROUP = 4
 """Batches the child writes in one transaction when they have queued up (one commit and one
@@ -109,7 +110,7 @@ def _open(path: Path, map_size: int) -> tuple[Write, Callable[[], Any]]:
         writer = native.Writer(str(path), map_size, ENGINE_VERSION.encode(), _ruleset_name)
         return (lambda batches, more: writer.write(batches, more, GROUP)), writer.close
     from ruma.server.store.core import DEFAULT_BATCH_SIZE, DEFAULT_MAP_SIZE, _Core
-    from ruma.server.store.games import put_exported
+    from ruma.server.store.games import shared_codes
 
     core = _Core(path, False, max(map_size, DEFAULT_MAP_SIZE), DEFAULT_BATCH_SIZE, 0)
     # a sweep's shared frames: its session and the store ids of the nodes interned in it (once committed)
@@ -131,13 +132,10 @@ def _open(path: Path, map_size: int) -> tuple[Write, Callable[[], Any]]:
                 if number != current:  # a new sweep (or a new table): the last one's ids are no use
                     current, base = number, {}
                     interned.clear()
-                ids: ChainMap[int, int] = ChainMap(interned, base)
-                interned.update(put_exported(txn, core.dbs, core.max_key, core.path, nodes, ids))
-                keys, codes = unpack(frame)
-                try:
-                    core.write_codes(txn, keys, [ids[code >> 1] << 1 | 1 for code in codes])
-                except KeyError as missing:
-                    raise ValueError(f"a value names shared node {missing}, never sent") from None
+                keys, codes, made = shared_codes(txn, core.dbs, core.max_key, core.path, nodes, frame,
+                                                 ChainMap(interned, base))
+                interned.update(made)
+                core.write_codes(txn, keys, codes)
 
         core._write(work)
         if current != session["id"]:

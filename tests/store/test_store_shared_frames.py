@@ -1,5 +1,5 @@
 """Shared frames: a partizan sweep's drains, written by the store's writer process, which interns
-the games their values name (``store.writer.pack_shared``; in C ``store/interning.c`` in
+the games their values name (``ruma.engine.frame.pack_shared``; in C ``store/interning.c`` in
 ``store._native.Writer``, in Python ``store.games.put_exported``, what the writer process runs
 without the C writer).
 
@@ -25,12 +25,11 @@ from typing import Any
 import pytest
 
 from ruma.engine.evaluator import evaluate
-from ruma.engine.frame import frame_codes, pack_frame
+from ruma.engine.frame import frame_codes, is_shared, pack_frame, pack_shared, unpack_shared
 from ruma.engine.memo import InMemoryMemo
 from ruma.server.store import writer_child
 from ruma.server.store.codec import StoreError
 from ruma.server.store.memo import LmdbStore
-from ruma.server.store.writer import is_shared, pack_shared, unpack_shared
 from tests.support.stores import c_writer, dump, fresh
 
 native = pytest.importorskip("ruma.server.store._native")
