@@ -305,7 +305,7 @@ static PyMethodDef Rules_methods[] = {
     {"classes", (PyCFunction)Rules_classes, METH_VARARGS,
      "classes(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> [(state, key, raw, "
      "raw_mirrored, representative, representative_mirrored), ...] or None if cancelled (families.classes.enumerate_family's "
-     "classes; with parts > 1 those of every parts-th stripped row from the part-th on)."},
+     "classes; with parts > 1 those of every parts-th group of stripped rows from the part-th on)."},
     {"class_states", (PyCFunction)Rules_class_states, METH_VARARGS,
      "class_states(seeds_min, seeds_max, pots_min, pots_max, should_cancel, part=0, parts=1) -> (states, keys, raw) "
      "or None if cancelled: the states and keys of classes() in its order, and the raw positions walked (a sweep's walk)."},
