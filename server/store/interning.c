@@ -197,6 +197,11 @@ int intern_nodes(MDB_txn *txn, MDB_dbi games, MDB_dbi index, size_t max_key, Sha
             rc = -1;
             break;
         }
+        uint64_t known;
+        if (shared_ids_get(ids, sid, &known)) { /* (sent before in the session: a shared id is one node) */
+            at += 3 + m;
+            continue;
+        }
         if (m > opts_cap || 20 + 10 * m > enc_cap) { /* (a wide node: room on the heap) */
             if (opts != small_ids) free(opts);
             if (enc != small_enc) free(enc);
