@@ -103,18 +103,49 @@ static int sealed_ok(const uint8_t *key, size_t nk, const MDB_val *v) {
     return crc32c_two(key, nk, p, v->mv_size - 4) == le32(p + v->mv_size - 4);
 }
 
-int store_put_sealed(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t nk, const void *payload, size_t np) {
+static int put_sealed(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t nk, const void *payload, size_t np,
+                      unsigned flags) {
     uint8_t small[512], *buf = np + 4 <= sizeof small ? small : malloc(np + 4);
     if (!buf) return ENOMEM;
     memcpy(buf, payload, np);
     put_le32(buf + np, crc32c_two(key, nk, payload, np));
     MDB_val k = {nk, (void *)key}, v = {np + 4, buf};
-    int rc = mdb_put(txn, dbi, &k, &v, 0);
+    int rc = mdb_put(txn, dbi, &k, &v, flags);
     if (buf != small) free(buf);
     return rc;
 }
 
-/* The store id of the game with encoded options opt (n bytes), written if new (store.games.put_game). */
+int store_put_sealed(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t nk, const void *payload, size_t np) {
+    return put_sealed(txn, dbi, key, nk, payload, np, 0);
+}
+
+/* The id after the last of games (0 when it is empty) into *next_game; 0, an LMDB error or -1. */
+static int next_id(MDB_txn *txn, MDB_dbi games, int64_t *next_game, char *error, size_t room) {
+    MDB_cursor *cursor;
+    int rc = mdb_cursor_open(txn, games, &cursor);
+    if (rc) return rc;
+    MDB_val lk, lv;
+    rc = mdb_cursor_get(cursor, &lk, &lv, MDB_LAST);
+    mdb_cursor_close(cursor);
+    if (rc == MDB_NOTFOUND) {
+        *next_game = 0;
+        return 0;
+    }
+    if (rc) return rc;
+    if (lk.mv_size != GAME_ID_BYTES) {
+        snprintf(error, room, "a games key of %zu bytes", lk.mv_size);
+        return -1;
+    }
+    uint64_t last = 0;
+    for (int b = 0; b < GAME_ID_BYTES; b++) last = last << 8 | ((const uint8_t *)lk.mv_data)[b];
+    *next_game = (int64_t)last + 1;
+    return 0;
+}
+
+/* The store id of the game with encoded options opt (n bytes), written if new (store.games.put_game):
+ * the index entry is put with the next id unless the index has the options already (one search
+ * of the index for both), and a new game's record goes through LMDB's append path (its id is
+ * past the last). */
 static int put_game(MDB_txn *txn, MDB_dbi games, MDB_dbi index, size_t max_key, const uint8_t *opt, size_t n,
                     int64_t *next_game, uint64_t *out, char *error, size_t room) {
     uint8_t hashed[33];
@@ -125,57 +156,39 @@ static int put_game(MDB_txn *txn, MDB_dbi games, MDB_dbi index, size_t max_key, 
         store_sha256(opt, n, hashed + 1);
         ikey = hashed, nk = sizeof hashed;
     }
-    MDB_val k = {nk, (void *)ikey}, v;
-    int rc = mdb_get(txn, index, &k, &v);
-    if (rc == 0) {
+    int rc = *next_game < 0 ? next_id(txn, games, next_game, error, room) : 0;
+    if (rc) return rc;
+    uint64_t sid = (uint64_t)*next_game;
+    uint8_t entry[GAME_ID_BYTES + 4];
+    for (int b = 0; b < GAME_ID_BYTES; b++) entry[b] = (uint8_t)(sid >> (8 * (GAME_ID_BYTES - 1 - b)));
+    put_le32(entry + GAME_ID_BYTES, crc32c_two(ikey, nk, entry, GAME_ID_BYTES));
+    MDB_val k = {nk, (void *)ikey}, v = {sizeof entry, entry};
+    rc = mdb_put(txn, index, &k, &v, MDB_NOOVERWRITE);
+    if (rc == MDB_KEYEXIST) { /* (v: the record there) */
         if (!sealed_ok(ikey, nk, &v) || v.mv_size != GAME_ID_BYTES + 4) {
             snprintf(error, room, "a damaged game_index record (checksum or size)");
             return -1;
         }
         uint8_t record_id[GAME_ID_BYTES];
         memcpy(record_id, v.mv_data, GAME_ID_BYTES);
-        uint64_t sid = 0;
-        for (int b = 0; b < GAME_ID_BYTES; b++) sid = sid << 8 | record_id[b];
+        uint64_t found = 0;
+        for (int b = 0; b < GAME_ID_BYTES; b++) found = found << 8 | record_id[b];
         if (ikey != opt) { /* a hashed key: the game must hold these options */
             MDB_val gk = {GAME_ID_BYTES, record_id}, gv;
             rc = mdb_get(txn, games, &gk, &gv);
             if (rc && rc != MDB_NOTFOUND) return rc;
             if (rc || !sealed_ok(record_id, GAME_ID_BYTES, &gv) || gv.mv_size - 4 != n || memcmp(gv.mv_data, opt, n)) {
-                snprintf(error, room, "game index collision for id %llu", (unsigned long long)sid);
+                snprintf(error, room, "game index collision for id %llu", (unsigned long long)found);
                 return -1;
             }
         }
-        *out = sid;
+        *out = found;
         return 0;
     }
-    if (rc != MDB_NOTFOUND) return rc;
-    if (*next_game < 0) {
-        MDB_cursor *cursor;
-        rc = mdb_cursor_open(txn, games, &cursor);
-        if (rc) return rc;
-        MDB_val lk, lv;
-        rc = mdb_cursor_get(cursor, &lk, &lv, MDB_LAST);
-        mdb_cursor_close(cursor);
-        if (rc == MDB_NOTFOUND) {
-            *next_game = 0;
-        } else if (rc) {
-            return rc;
-        } else if (lk.mv_size != GAME_ID_BYTES) {
-            snprintf(error, room, "a games key of %zu bytes", lk.mv_size);
-            return -1;
-        } else {
-            uint64_t last = 0;
-            for (int b = 0; b < GAME_ID_BYTES; b++) last = last << 8 | ((const uint8_t *)lk.mv_data)[b];
-            *next_game = (int64_t)last + 1;
-        }
-    }
-    uint64_t sid = (uint64_t)(*next_game)++;
-    uint8_t record_id[GAME_ID_BYTES];
-    for (int b = 0; b < GAME_ID_BYTES; b++) record_id[b] = (uint8_t)(sid >> (8 * (GAME_ID_BYTES - 1 - b)));
-    rc = store_put_sealed(txn, games, record_id, GAME_ID_BYTES, opt, n);
-    if (!rc) rc = store_put_sealed(txn, index, ikey, nk, record_id, GAME_ID_BYTES);
+    if (rc) return rc;
+    (*next_game)++;
     *out = sid;
-    return rc;
+    return put_sealed(txn, games, entry, GAME_ID_BYTES, opt, n, MDB_APPEND);
 }
 
 int intern_nodes(MDB_txn *txn, MDB_dbi games, MDB_dbi index, size_t max_key, SharedIds *ids, const uint8_t *words,
