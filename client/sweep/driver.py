@@ -105,7 +105,8 @@ class StoreSink:
         self.store.hold_run(frame)
 
     def runs_folder(self) -> str | None:
-        """Where a sweep's worker processes on this machine write their drains of nim values as
+        """Where a sweep's worker processes on this machine write their drains (nim values, or a
+        partizan sweep's shared frames: ``ruma.engine.frame.pack_shared``) as
         runs of their own (``ruma.engine.frame.write_run``), kept like those of ``hold_packed``
         (``Store.runs_folder``); ``None`` where another sweep holds the store's runs."""
         return self.store.runs_folder()

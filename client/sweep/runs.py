@@ -1,6 +1,6 @@
 """A sweep's workers drain the values they published themselves, as runs the store merges later.
 
-An impartial ``ruma sweep`` into a local store, closed densely at its end, has its values merged
+A ``ruma sweep`` into a local store, closed densely at its end, has its values merged
 into the store's dense rewrite rather than put into its B-tree (``Store.runs_folder``). Its driver
 then drains nothing: each worker takes the values it published into the shared table since its
 last drain (``SharedValues.drain_own``: the records in its own chunks of the table's arena,

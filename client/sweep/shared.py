@@ -15,7 +15,7 @@ between machines.)
 Three ways in:
 
 - ``run_family`` (``ruma sweep`` into a local store, 2+ workers): worker ``k`` of ``n`` walks its
-  own part of the family (every ``n``-th row of the compiled walk, ``Rules.classes``), so the
+  own part of the family (every ``n``-th group of rows of the compiled walk, ``Rules.classes``), so the
   enumeration is shared too instead of done by the driver before any worker starts, and values
   its classes in the family's order, smallest first, ``BLOCK`` at a time; the two parts advance
   together through the order, so a follower the other part holds is usually published already.

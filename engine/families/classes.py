@@ -288,9 +288,10 @@ def enumerate_states(family: Family, should_cancel: Callable[[], bool] | None = 
     its raw positions: what a sweep needs, without a ``FamilyClass`` per class (from the compiled
     walk where there is one, ``Rules.class_states``, which keeps no representatives either).
 
-    ``part`` of ``parts``: the classes of every ``parts``-th row of the compiled walk from the
-    ``part``-th on (``Rules.class_states``), so that processes can share the walk: the raw positions of
-    the parts add up to the family's, and a class is in every part that has one of its rows.
+    ``part`` of ``parts``: the classes of every ``parts``-th group of rows of the compiled walk
+    (rows that differ only in their last two pots) from the ``part``-th on
+    (``Rules.class_states``), so that processes can share the walk: the raw positions of the
+    parts add up to the family's, and a class is in every part that has one of its rows.
     Without the compiled walk, part 0 is the whole family and the other parts are empty."""
     native = getattr(type(family.rules), "native", None)
     if family.rules.unbounded and native is not None and hasattr(native, "class_states") \

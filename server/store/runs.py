@@ -1,10 +1,10 @@
 """A sweep's drains kept as sorted runs beside the store until its dense rewrite merges them.
 
 ``ruma sweep`` ends by rewriting its store densely (``LmdbStore.close_dense``). Every value the
-writer process puts into the B-tree before then is put once more by that rewrite, so an impartial
-sweep's values are not put at all: its processes write each drain as it is — a batch frame of nim
-values, keys sorted — to a file of its own in ``DIR/runs`` (a *run*: ``ruma.engine.frame.write_run``,
-durable when it returns), and the rewrite merges every run (``merge_frames``:
+writer process puts into the B-tree before then is put once more by that rewrite, so a sweep's
+values are not put at all: its processes write each drain as it is — a batch frame of nim values,
+keys sorted, or a partizan sweep's shared frame (below) — to a file of its own in ``DIR/runs`` (a
+*run*: ``ruma.engine.frame.write_run``, durable when it returns), and the rewrite merges every run (``merge_frames``:
 ``_native.merge_frames``, a k-way merge in C) into its copy.
 
 A sweep holds ``DIR/runs/lock`` (an ``flock``) for as long as it keeps runs (``Runs.open``), and
