@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence, cast
+from typing import Any, Callable, Iterable, Protocol, Sequence, cast
 
 from ruma.engine.cgt import Game, Value
 
@@ -133,6 +133,13 @@ class Store(Protocol):
     def hold_run(self, frame: bytes) -> None:
         """Keep ``frame`` (a batch frame of nim values, keys sorted: a sweep's drain) beside the
         store, durably, for ``close_dense`` to merge; ``close`` and ``store_runs`` store it."""
+
+    def shared_interner(self) -> Callable[[str], Any] | None:
+        """A factory (picklable by reference) that a process which does not have this store open
+        calls with its directory for an interner of partizan shared frames
+        (``ruma.engine.frame.pack_shared``): ``interner(payload) -> frame``, the nodes interned into
+        the store's games and committed, the frame's codes the store's own; ``interner.close()``.
+        ``None`` where the store has none (its shared frames are interned where they are stored)."""
 
     def runs_folder(self) -> str | None:
         """Take the store's runs for this handle and return their folder, where a sweep's processes

@@ -104,6 +104,13 @@ class StoreSink:
         that opens the store for a sweep, a compaction or a server."""
         self.store.hold_run(frame)
 
+    def shared_interner(self) -> tuple[Callable[[str], Any], str] | None:
+        """What a partizan sweep's workers on this machine intern their drains' games with, and the
+        store's directory (``Store.shared_interner``): their runs then hold the store's own codes,
+        not shared frames; ``None`` where the store has none."""
+        factory = self.store.shared_interner()
+        return None if factory is None else (factory, str(self.store.path))
+
     def runs_folder(self) -> str | None:
         """Where a sweep's worker processes on this machine write their drains (nim values, or a
         partizan sweep's shared frames: ``ruma.engine.frame.pack_shared``) as

@@ -14,7 +14,10 @@ A partizan sweep's values are ids of its table of canonical forms in shared memo
 each run is then a shared frame (``ruma.engine.frame.pack_shared``), its values with the nodes they
 need that this worker did not write in a run before (``SharedGames.export``: the worker's own
 record of what it exported), so a worker's runs, in the order written, name every node their values
-need; the store interns them into its games when it merges or adopts the runs.
+need; the store interns them into its games when it merges or adopts the runs — or the worker
+interns them itself as it drains (``Store.shared_interner``: its store's C writer, under LMDB's
+write lock, committed before the run is written), and its runs hold the store's own codes: the
+interning, which grows with the family, then runs on every worker, not at the end in the driver.
 """
 
 from __future__ import annotations
@@ -22,18 +25,21 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ruma.engine.frame import frame_codes, frame_count, pack_shared, write_run
 
 
 class OwnDrains:
     """One worker's drains of its own values into runs in ``folder`` (see the module docstring);
-    ``games``: the sweep's ``SharedGames`` (a partizan ruleset), ``session``: its table's number."""
+    ``games``: the sweep's ``SharedGames`` (a partizan ruleset), ``session``: its table's number,
+    ``interner``: what turns a shared frame into one of the store's own codes, interning its
+    nodes (``Store.shared_interner``), or ``None``."""
 
-    def __init__(self, table: Any, folder: str, first: float, most: float, games: Any = None, session: int = 0) -> None:
+    def __init__(self, table: Any, folder: str, first: float, most: float, games: Any = None, session: int = 0,
+                 interner: Callable[[bytes], bytes] | None = None) -> None:
         self.table, self.folder, self.most = table, Path(folder), most
-        self.games, self.session = games, session
+        self.games, self.session, self.interner = games, session, interner
         self.gap = first
         self.due = time.monotonic() + first
         #: the runs written, and the entries in them
@@ -54,5 +60,7 @@ class OwnDrains:
             self.runs += 1
             if self.games is not None:
                 frame = pack_shared(self.session, self.games.export(frame_codes(frame, count)), frame)
+                if self.interner is not None:
+                    frame = self.interner(frame)
             write_run(self.folder / f"{os.getpid()}-w{self.runs:08d}.run", frame)
             self.entries += count

@@ -85,7 +85,9 @@ class FamilyTask:
     worker claims from the table's counter; classes per search; where the region's SharedGames
     starts (0: none, an impartial ruleset); ``runs``: the folder where the worker writes the values
     it published as runs of its own (``sweep.runs``: the driver then drains nothing), or ``None``;
-    ``session``: the table's number, which a partizan sweep's runs carry (``drain_into``)."""
+    ``session``: the table's number, which a partizan sweep's runs carry (``drain_into``);
+    ``interner``: what a partizan sweep's worker interns its drains' games with and the store's
+    directory (``StoreSink.shared_interner``), or ``None`` (its runs then carry their nodes)."""
 
     ruleset: str
     path: str
@@ -100,6 +102,7 @@ class FamilyTask:
     games_offset: int = 0
     runs: str | None = None
     session: int = 0
+    interner: tuple[Callable[[str], Any], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,8 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
     region, table, classes_seen, games = attach_tables(task.path, task.set_offset, rules, task.games_offset)
     store = open_store(task.store_path, create=False) if task.store_path else None
     own: OwnDrains | None = None
+    # (a resumed sweep's worker reads the store through its own environment: LMDB allows one)
+    interner = task.interner[0](task.interner[1]) if task.interner and games is not None and store is None else None
     try:
         states: list[State] | ClassRows
         keys: list[bytes] = []
@@ -202,7 +207,7 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
                         states = [state for state, kept in zip(states, mine) if kept]
                         keys = [key for key, kept in zip(keys, mine) if kept]
             table.add_total(len(states))
-        own = OwnDrains(table, task.runs, COMMIT_FIRST, COMMIT_MOST, games, task.session) if task.runs else None
+        own = OwnDrains(table, task.runs, COMMIT_FIRST, COMMIT_MOST, games, task.session, interner) if task.runs else None
         stored, computed, spilled = value_blocks(rules, states, keys, table, store, None if own is None else own.when_due,
                                                  block=task.block, claimed=task.family is None, games=games)
         if own is not None:
@@ -214,6 +219,8 @@ def value_family_part(task: FamilyTask) -> FamilyResult:
         region.close()
         if store is not None:
             store.close()
+        if interner is not None:
+            interner.close()
 
 
 def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int, int, int], None] | None,
@@ -240,8 +247,10 @@ def run_family(family: Family, sink: Any, backend: Any, progress: Callable[[int,
     # the values merged into the store's dense rewrite: the workers write them as runs
     runs = sink.runs_folder() if getattr(sink, "merge_last", False) else None
     session = _session()  # (the table's: a partizan sweep's runs name its nodes within it)
+    interner = sink.shared_interner() if runs is not None and games is not None else None
     tasks = [FamilyTask(rules.name, region.path, values.size, store_path, family, part, parts, block=BLOCK,
-                        games_offset=games_offset, runs=runs, session=session) for part in range(parts)]
+                        games_offset=games_offset, runs=runs, session=session, interner=interner)
+             for part in range(parts)]
     try:
         results, committed = _run_workers(tasks, backend, table, sink, progress, games, own=runs is not None)
         if classes_seen.stats()["full"]:  # (sized not to be: refuse a wrong count rather than give it)

@@ -39,7 +39,7 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ruma.engine.cgt import Game, Value
 from ruma.engine.frame import frame_count, is_shared
@@ -287,6 +287,13 @@ class LmdbStore:
             self.insert_packed(frame, None, False)
         else:
             runs.keep(frame)
+
+    def shared_interner(self) -> Callable[[str], Any] | None:
+        """``store.interner.shared_interner`` (a sweep's workers intern their own drains' games
+        with it: ``Store.shared_interner``)."""
+        from ruma.server.store.interner import shared_interner
+
+        return shared_interner
 
     def runs_folder(self) -> str | None:
         """Take the store's runs for this handle (as ``hold_run`` does) and return their folder,

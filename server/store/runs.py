@@ -28,14 +28,12 @@ import fcntl
 import logging
 import os
 from collections.abc import Iterable, Sequence
-from itertools import groupby
 from pathlib import Path
 from typing import IO, Any
 
 from ruma.engine.frame import (
     is_shared,
     pack_frame,
-    pack_shared,
     read_run,
     read_run_view,
     unpack_frame,
@@ -161,39 +159,24 @@ def _interned(store: Any, payload: bytes | memoryview, sessions: dict[int, dict[
 def intern_runs(directory: Path, payloads: Sequence[bytes | memoryview]) -> list[bytes]:
     """The batch frames of a partizan sweep's runs (shared frames, each process's in the order it
     wrote them) with the store's own codes, for its dense rewrite to merge: every node they name
-    interned into the games of the store in ``directory`` first, committed — in C
-    (``_native.Writer``, interning.c: one transaction a session; no environment of the store may
-    be open in this process) where the store's module is built and ``RUMA_STORE_WRITER`` is not
-    ``python``, else through py-lmdb (``games.shared_codes``). ``CodecError`` (or the C writer's
+    interned into the games of the store in ``directory`` first, committed — in C where the store's
+    module is built (``store.interner.SharedInterner``; no environment of the store may be open in
+    this process), else through py-lmdb (``games.shared_codes``). ``CodecError`` (or the C writer's
     ``WriteError``) for a value naming a node that no run gave."""
-    from ruma.server.store.bulk import _NATIVE
+    from ruma.server.store.interner import shared_interner
 
     ordered = sorted(payloads, key=lambda payload: unpack_shared(payload)[0])  # (stable: each process's in order)
-    native = getattr(_NATIVE, "Writer", None) if os.environ.get("RUMA_STORE_WRITER") != "python" else None
-    if native is None:
+    interner = shared_interner(directory)
+    if interner is None:
         from ruma.server.store.memo import LmdbStore
 
         sessions: dict[int, dict[int, int]] = {}
         with LmdbStore(directory, create=False, writer_process=False) as store:
             return [pack_frame(*_interned(store, payload, sessions)) for payload in ordered]
-    from ruma.engine import ENGINE_VERSION
-    from ruma.server.store.core import DEFAULT_MAP_SIZE
-    from ruma.server.store.writer_child import _ruleset_name
-
-    size = (directory / "data.mdb").stat().st_size
-    writer = native(str(directory), max(DEFAULT_MAP_SIZE, size), ENGINE_VERSION.encode(), _ruleset_name)
     try:
-        frames: list[bytes] = []
-        for session, runs in groupby(ordered, key=lambda payload: unpack_shared(payload)[0]):
-            parts = [unpack_shared(payload) for payload in runs]
-            writer.write([pack_shared(session, bytes(nodes), _EMPTY) for _, nodes, _ in parts])  # (the nodes alone)
-            frames += [writer.translate(frame) for _, _, frame in parts]
-        return frames
+        return [interner(payload) for payload in ordered]
     finally:
-        writer.close()
-
-
-_EMPTY = pack_frame([], [])
+        interner.close()
 
 
 def merge_frames(frames: Sequence[bytes | memoryview]) -> bytes:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,22 @@ def test_runs_are_interned_in_c_as_in_python(tmp_path: Path, made: tuple[list[by
     assert all(code & 1 for code in codes)  # (the store's own codes: 2 * store id + 1)
     with LmdbStore(tmp_path / "c", create=False, writer_process=False) as store:
         assert [store.game_by_store_id(code >> 1) for code in codes] == [values[k] for k in keys]
+
+
+def test_a_workers_interner_gives_what_the_runs_interning_gives(tmp_path: Path,
+                                                               made: tuple[list[bytes], dict[bytes, Any]]) -> None:
+    payloads, _ = made
+    expected = runs.intern_runs(fresh(tmp_path / "runs"), payloads)
+    with LmdbStore(fresh(tmp_path / "interned")) as store:
+        factory = store.shared_interner()
+    assert factory is not None and pickle.loads(pickle.dumps(factory)) is factory
+    interner = factory(str(tmp_path / "interned"))  # (pickled by reference to a worker, and called there)
+    assert interner is not None
+    try:
+        assert [interner(payload) for payload in payloads] == expected
+    finally:
+        interner.close()
+    assert everything(tmp_path / "interned") == everything(tmp_path / "runs")
 
 
 def test_merged_runs_make_the_store_the_writer_makes_of_them(tmp_path: Path, made: tuple[list[bytes], dict[bytes, Any]],
