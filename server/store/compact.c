@@ -11,9 +11,11 @@
  * the tables named in the source's main table, but those in `drop`, each copied after the last key
  * the target's table holds already (a copy killed half-way goes on), in transactions of `chunk`
  * records; `schema` (bytes, or None) replaces meta's schema_version record; progress(done) after
- * each transaction. It returns {table name: the source table's records}. With `merge`, (frame,
- * meta records): the frame's values (frame.h: nim values, or games the store holds already; keys sorted, none of them stored: a key the
- * source holds fails the copy) are put into positions among the source's records, as their own
+ * each transaction. It returns {table name: the source table's records}. With `merge`, (frames,
+ * meta records): the values of the frames (frame.h: nim values, or games the store holds already;
+ * keys sorted in each and in no two — a sweep's runs, taken from a heap of their next keys,
+ * merge.h — none of them stored: a key the source holds, or one in two runs, fails the copy; a
+ * single frame is taken as one run) are put into positions among the source's records, as their own
  * records (varint(code) 00 crc32c, what the writer process puts), and meta's records named in
  * meta records get the values given (the counts the frame adds to) — the copy is then the file
  * the frame's puts into the source and then a plain copy would have made, without the B-tree puts
@@ -32,6 +34,7 @@
 
 #include "frame.h"
 #include "lmdb.h"
+#include "merge.h"
 #include "records.h"
 
 PyObject *store_write_error(void); /* store/lmdb.c: WriteError */
@@ -44,21 +47,22 @@ typedef struct {
     PyThreadState *save;
 } Copying;
 
-/* What a copy merges in (compact_copy's `merge`): a batch frame (frame.h: nim values, or games stored already; keys
- * sorted, none stored already) put into positions among the source's records, and meta records
- * whose values it replaces (the counts the frame adds to). */
+/* What a copy merges in (compact_copy's `merge`): batch frames (frame.h: nim values, or games
+ * stored already; keys sorted, none in two frames, none stored already: a sweep's runs), taken
+ * from a heap of their next keys (merge.h) and put into positions among the source's records,
+ * and meta records whose values it replaces (the counts the frames add to). */
 typedef struct {
-    const uint8_t *lengths, *codes, *keys;
+    RunHeap runs;
     size_t n;
     Py_ssize_t n_meta;
     const uint8_t **meta_keys, **meta_values;
     size_t *meta_key_lens, *meta_value_lens;
 } Merge;
 
-/* The positions record of entry i of a merge's frame (key at *key, payload in out: varint(code),
- * 00 explored, crc32c of key and payload, as store.codec.seal and lmdb.c build it); its length. */
-static size_t merge_record(const Merge *m, size_t i, const uint8_t *key, size_t key_len, uint8_t out[16]) {
-    size_t nv = put_varint(out, frame_code(m->codes, i));
+/* The positions record of a merged entry (key, code; payload in out: varint(code), 00 explored,
+ * crc32c of key and payload, as store.codec.seal and lmdb.c build it); its length. */
+static size_t merge_record(uint64_t code, const uint8_t *key, size_t key_len, uint8_t out[16]) {
+    size_t nv = put_varint(out, code);
     out[nv] = 0;
     put_le32(out + nv + 1, crc32c_two(key, key_len, out, nv + 1));
     return nv + 5;
@@ -112,7 +116,7 @@ static int target_table(MDB_env *env, const char *name, MDB_dbi *dbi, uint8_t *l
  * *entries, the records put added to *done; progress(done) after each transaction (with the
  * GIL). 0, an LMDB error, or -2 with a Python error. */
 static int copy_table(Copying *c, MDB_txn *read, MDB_env *target, const char *name, PyObject *schema, size_t chunk,
-                      PyObject *progress, size_t *entries, unsigned long long *done, const Merge *merge) {
+                      PyObject *progress, size_t *entries, unsigned long long *done, Merge *merge) {
     MDB_dbi source_dbi, target_dbi;
     uint8_t last[NAME_ROOM];
     size_t last_len = 0;
@@ -136,24 +140,24 @@ static int copy_table(Copying *c, MDB_txn *read, MDB_env *target, const char *na
         more = mdb_cursor_get(from, &k, &v, MDB_FIRST);
     }
     int is_meta = !strcmp(name, "meta");
-    const Merge *merging = merge && !strcmp(name, "positions") ? merge : NULL;
+    Merge *merging = merge && !strcmp(name, "positions") ? merge : NULL;
     const Merge *replacing = merge && is_meta ? merge : NULL;
     if (merging && last_len) { /* (a merge never resumes a copy: the caller starts it afresh) */
         snprintf(c->error, sizeof c->error, "a merged copy cannot resume a copy stopped half-way");
         return -1;
     }
-    size_t at = 0, key_at = 0; /* the merge's next entry, and where its key starts */
-    while (!rc && (more == 0 || (merging && at < merging->n))) {
+    while (!rc && (more == 0 || (merging && merging->runs.live))) {
         MDB_txn *txn;
         MDB_cursor *to;
         size_t put = 0;
         rc = mdb_txn_begin(target, NULL, 0, &txn);
         if (rc) break;
         rc = mdb_cursor_open(txn, target_dbi, &to);
-        while (!rc && (more == 0 || (merging && at < merging->n)) && put < chunk) {
-            if (merging && at < merging->n) { /* the frame's next entry, if it comes first */
-                size_t len = frame_length(merging->lengths, at);
-                const uint8_t *key = merging->keys + key_at;
+        while (!rc && (more == 0 || (merging && merging->runs.live)) && put < chunk) {
+            if (merging && merging->runs.live) { /* the runs' next entry, if it comes first */
+                size_t len;
+                uint64_t code;
+                const uint8_t *key = runs_top(&merging->runs, &len, &code);
                 if (more == 0 && k.mv_size == len && !memcmp(k.mv_data, key, len)) {
                     snprintf(c->error, sizeof c->error, "a merged key is stored already");
                     rc = -1;
@@ -161,11 +165,13 @@ static int copy_table(Copying *c, MDB_txn *read, MDB_env *target, const char *na
                 }
                 if (more != 0 || bytes_less(key, len, k.mv_data, k.mv_size)) {
                     uint8_t record[16];
-                    MDB_val mk = {len, (void *)key}, mv = {merge_record(merging, at, key, len, record), record};
+                    MDB_val mk = {len, (void *)key}, mv = {merge_record(code, key, len, record), record};
                     rc = mdb_cursor_put(to, &mk, &mv, MDB_APPEND);
                     put++;
-                    at++;
-                    key_at += len;
+                    if (!rc && runs_pop(&merging->runs) < 0) {
+                        snprintf(c->error, sizeof c->error, "the merged runs' keys are not sorted, or a key is in two of them");
+                        rc = -1;
+                    }
                     continue;
                 }
             }
@@ -207,37 +213,17 @@ static int copy_table(Copying *c, MDB_txn *read, MDB_env *target, const char *na
     return rc;
 }
 
-/* The merge of compact_copy's `merge` argument, (frame, ((meta key, value), ...)), in *m (its arrays
- * freed by free_merge); 0, or -1 with a Python error. The objects stay the caller's (alive for the call). */
+/* The merge of compact_copy's `merge` argument, (frame or frames, ((meta key, value), ...)), in *m
+ * (freed by free_merge, with the GIL); 0, or -1 with a Python error. The objects stay the
+ * caller's (alive for the call). */
 static int read_merge(PyObject *merge, Merge *m) {
-    PyObject *frame, *meta;
-    if (!PyArg_ParseTuple(merge, "O!O!", &PyBytes_Type, &frame, &PyTuple_Type, &meta)) return -1;
-    const uint8_t *f = (const uint8_t *)PyBytes_AS_STRING(frame);
-    size_t size = (size_t)PyBytes_GET_SIZE(frame), n = frame_count(f, size), keys = 0;
-    if (n == SIZE_MAX) {
-        PyErr_SetString(PyExc_ValueError, "the merged frame is cut short");
-        return -1;
-    }
-    m->n = n;
-    m->lengths = frame_lengths(f);
-    m->codes = frame_codes(f, n);
-    m->keys = f + frame_head(n);
-    for (size_t i = 0; i < n; i++) {
-        size_t len = frame_length(m->lengths, i);
-        if (len < 3 || len > NAME_ROOM) {
-            PyErr_SetString(PyExc_ValueError, "the merged frame holds a key LMDB cannot hold");
-            return -1;
-        }
-        if (i && !bytes_less(m->keys + keys - frame_length(m->lengths, i - 1), frame_length(m->lengths, i - 1), m->keys + keys, len)) {
-            PyErr_SetString(PyExc_ValueError, "the merged frame's keys are not sorted");
-            return -1;
-        }
-        keys += len;
-    }
-    if (frame_head(n) + keys != size) {
-        PyErr_SetString(PyExc_ValueError, "the merged frame's keys do not fill it");
-        return -1;
-    }
+    PyObject *frames, *meta;
+    if (!PyArg_ParseTuple(merge, "OO!", &frames, &PyTuple_Type, &meta)) return -1;
+    PyObject *one = PyObject_CheckBuffer(frames) ? PyTuple_Pack(1, frames) : NULL; /* (a single frame) */
+    int opened = runs_open(&m->runs, one ? one : frames, 3, NAME_ROOM - 1);
+    Py_XDECREF(one); /* (the frame itself stays the caller's: its buffer is held) */
+    if (opened < 0) return -1;
+    m->n = m->runs.total;
     m->n_meta = PyTuple_GET_SIZE(meta);
     size_t count = (size_t)m->n_meta ? (size_t)m->n_meta : 1;
     m->meta_keys = calloc(count, sizeof *m->meta_keys);
@@ -263,6 +249,7 @@ static int read_merge(PyObject *merge, Merge *m) {
 }
 
 static void free_merge(Merge *m) {
+    runs_close(&m->runs);
     free(m->meta_keys);
     free(m->meta_values);
     free(m->meta_key_lens);
@@ -280,7 +267,7 @@ PyObject *store_compact_copy(PyObject *self, PyObject *args) {
     Merge merge_data = {0}, *merge = NULL;
     if (merge_arg != Py_None) {
         if (!PyTuple_Check(merge_arg) || read_merge(merge_arg, &merge_data) < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "merge must be (frame, meta records) or None");
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "merge must be (frames, meta records) or None");
             free_merge(&merge_data);
             return NULL;
         }
@@ -316,7 +303,7 @@ PyObject *store_compact_copy(PyObject *self, PyObject *args) {
     int rc;
     c.save = PyEval_SaveThread();
     rc = open_env(&old, source, size > (1u << 20) ? size : (1u << 20), 1);
-    size_t room = 2 * size + (merge ? 4 * (size_t)PyBytes_GET_SIZE(PyTuple_GET_ITEM(merge_arg, 0)) : 0);
+    size_t room = 2 * size + (merge ? 4 * merge->runs.bytes : 0);
     if (!rc) rc = open_env(&new, target, room > ((size_t)64 << 20) ? room : ((size_t)64 << 20), 0);
     if (!rc) rc = mdb_txn_begin(old, NULL, MDB_RDONLY, &read);
     PyEval_RestoreThread(c.save);

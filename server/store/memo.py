@@ -58,7 +58,7 @@ from ruma.server.store.core import (
 )
 from ruma.server.store.documents import StoreDocuments
 from ruma.server.store.provenance import StoreProvenance
-from ruma.server.store.runs import Runs, adopt, intern_runs, merge_frames, store_payload
+from ruma.server.store.runs import Runs, adopt, intern_runs, store_payload
 
 __all__ = ["LmdbStore", "StoreError", "Value", "SCHEMA_VERSION", "DEFAULT_BATCH_SIZE",
            "DEFAULT_BATCH_SECONDS", "DEFAULT_MAP_SIZE"]
@@ -351,8 +351,7 @@ class LmdbStore:
             shared = [p for p in payloads if is_shared(p)]
             if shared:
                 frames += self._interned_runs(shared, core)
-            merged = merge_frames(frames) if len(frames) > 1 else (bytes(frames[0]) if frames else None)
-            rewritten = self._close_dense(merged, core)
+            rewritten = self._close_dense([frame for frame in frames if frame_count(frame)], core)
             if runs is not None:
                 runs.clear()
             return rewritten
@@ -371,7 +370,7 @@ class LmdbStore:
                 store_payload(store, payload, sessions)
         return []
 
-    def _close_dense(self, held: bytes | None, core: Any) -> bool:
+    def _close_dense(self, held: list[bytes | memoryview], core: Any) -> bool:
         if core is None or not core.closed:
             self._store_held(held)
             return False
@@ -387,7 +386,7 @@ class LmdbStore:
         with LmdbStore(self.path, create=False, writer_process=False, batch_seconds=0) as store:
             stats = store.admin.stats()
         stored = sum(r["entries"] for r in stats["rulesets"])
-        many = held is not None and frame_count(held) >= MERGE_SHARE * stored
+        many = sum(map(frame_count, held)) >= MERGE_SHARE * stored
         if not many and stats["bytes"] <= DENSE_RATIO * stats["data_bytes"]:  # (else rewritten: no survey)
             with PageFile(data) as pages:
                 if pages.leaf_fill() >= DENSE_FILL:
@@ -397,18 +396,19 @@ class LmdbStore:
             try:
                 compact_store(self.path, pages=False, merge=held)
                 return True
-            except StoreError as refused:  # (no plan, a key stored already: the frame's puts, then the copy)
+            except StoreError as refused:  # (no plan, a key stored already: the frames' puts, then the copy)
                 log.info("the dense rewrite of %s could not merge the last values: %s", self.path, refused)
         self._store_held(held)
         compact_store(self.path, pages=False)
         return True
 
-    def _store_held(self, held: bytes | None) -> None:
-        """Store ``close_dense``'s held frame through a handle of its own, if there is one."""
+    def _store_held(self, held: list[bytes | memoryview]) -> None:
+        """Store ``close_dense``'s frames (runs, and its held frame) through a handle of its own."""
         if not held:
             return
         with LmdbStore(self.path, create=False) as store:
-            store_payload(store, held, {})
+            for frame in held:  # (one by one: frames that share a key are stored too, the first value kept)
+                store_payload(store, frame, {})
 
     def __enter__(self) -> "LmdbStore":
         return self

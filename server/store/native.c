@@ -428,7 +428,7 @@ static PyMethodDef methods[] = {
      "compact_copy(source, target, drop, schema, chunk, progress, merge=None) -> {table: records}: store.rewrite._copy in C "
      "(store/compact.c)."},
     {"merge_frames", store_merge_frames, METH_O,
-     "merge_frames(frames) -> frame: batch frames of nim values, keys sorted, none in two, as one (store/merge.c)."},
+     "merge_frames(frames) -> frame: batch frames, keys sorted, none in two, as one (store/merge.c)."},
     {"seal_positions", py_seal_positions, METH_VARARGS,
      "seal_positions(keys, entries) -> iterator of (key, sealed positions record)."},
     {NULL, NULL, 0, NULL},

@@ -35,7 +35,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import lmdb
 
@@ -75,8 +75,11 @@ def _set_state(work: Path, phase: str) -> None:
     os.replace(temporary, work / "state")
 
 
-Merge = tuple[bytes, tuple[tuple[bytes, bytes], ...]]
-"""What a copy merges in: a batch frame of values and the ``meta`` records it changes (``merge_plan``)."""
+Frames = bytes | memoryview | Sequence[bytes | memoryview]
+"""A batch frame, or batch frames whose keys are in no two (a sweep's runs): what a copy merges in."""
+
+Merge = tuple[list[bytes | memoryview], tuple[tuple[bytes, bytes], ...]]
+"""What a copy merges in: batch frames of values and the ``meta`` records they change (``merge_plan``)."""
 
 
 class MergeRefusedError(StoreError):
@@ -84,11 +87,12 @@ class MergeRefusedError(StoreError):
 
 
 def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], None] | None = None,
-                  pages: bool = True, merge: bytes | None = None) -> CompactReport:
+                  pages: bool = True, merge: Frames | None = None) -> CompactReport:
     """Rewrite the store in ``directory`` densely (see the module docstring); returns what it did.
     ``pages=False`` checks the copy's record counts (LMDB's) instead of reading it page by page (a
-    sweep's own compaction of the store it just wrote and checked); ``merge``: a batch frame of nim
-    values none stored, put in as well (``merge_plan``, made once the store is locked out;
+    sweep's own compaction of the store it just wrote and checked); ``merge``: a batch frame (or
+    frames, no key in two: a sweep's runs, merged as the copy goes) of values none stored, put in
+    as well (``merge_plan``, made once the store is locked out;
     ``MergeRefusedError`` where it cannot be)."""
     directory = Path(directory).resolve()
     from ruma.server.store.memo import open_in_this_process
@@ -109,7 +113,7 @@ def compact_store(directory: str | os.PathLike[str], progress: Callable[[int], N
 
 def rewrite_store(directory: Path, work_name: str, progress: Callable[[int], None] | None = None, *,
                   check: Callable[[Path], int], drop: tuple[bytes, ...] = (), schema: bytes | None = None,
-                  pages: bool = True, merge: bytes | None = None) -> CompactReport:
+                  pages: bool = True, merge: Frames | None = None) -> CompactReport:
     """Rewrite the store in ``directory`` through ``DIR/work_name`` (steps 2-4 of the module
     docstring; the caller has made sure no process has it open): ``check(directory)`` refuses a
     damaged store and returns its last transaction id;
@@ -252,12 +256,13 @@ def can_merge() -> bool:
     return getattr(_NATIVE, "compact_copy", None) is not None and os.environ.get("RUMA_STORE_COPY") != "python"
 
 
-def merge_plan(directory: Path, frame: bytes) -> Merge | None:
+def merge_plan(directory: Path, frames: Frames) -> Merge | None:
     """What a copy of the store in ``directory`` (no process has it open: it is locked out) merges
-    to hold the values of ``frame`` too (a batch frame, keys sorted and valid, none stored, its
-    games stored already: a sweep's runs and last drain), or ``None`` when the copy cannot make the file their puts would
-    have made: the copy in C missing, keys of more than one ruleset, another engine version
-    recorded in ``meta``. The plan is the frame and the new count record. A ruleset with no
+    to hold the values of ``frames`` too (batch frames, keys sorted and valid, none in two, none
+    stored, their games stored already: a sweep's runs and last drain; or one frame), or ``None``
+    when the copy cannot make the file their puts would have made: the copy in C missing, keys of
+    more than one ruleset, another engine version recorded in ``meta``. The plan is the frames
+    and the new count record. A ruleset with no
     entry yet is given the ``meta`` records its first puts write (its name, a count of 0, the
     engine version) in the old file first, so that the copy only has to replace its count."""
     from ruma.engine import ENGINE_VERSION
@@ -266,17 +271,25 @@ def merge_plan(directory: Path, frame: bytes) -> Merge | None:
     from ruma.server.store import codec
     from ruma.server.store.core import _COUNT, _RULESET, _ruleset_name
 
-    count = frame_count(frame)
+    listed = [frames] if isinstance(frames, (bytes, memoryview)) else [frame for frame in frames if frame_count(frame)]
+    count = sum(map(frame_count, listed))
     if not count or not can_merge():
         return None
-    keys_at = 4 + 10 * count
-    first_length = int.from_bytes(frame[4:6], "little")
-    last_length = int.from_bytes(frame[4 + 2 * (count - 1):4 + 2 * count], "little")
-    if len(frame) < keys_at + last_length:
+    prefixes = set()
+    for frame in listed:
+        n = frame_count(frame)
+        keys_at = 4 + 10 * n
+        first_length = int.from_bytes(frame[4:6], "little")
+        last_length = int.from_bytes(frame[4 + 2 * (n - 1):4 + 2 * n], "little")
+        if len(frame) < keys_at + last_length:
+            return None
+        prefix = key_prefix_of(bytes(frame[keys_at:keys_at + first_length]))
+        if not bytes(frame[len(frame) - last_length:]).startswith(prefix):  # (sorted: first and last share it if all do)
+            return None
+        prefixes.add(prefix)
+    if len(prefixes) != 1:
         return None
-    prefix = key_prefix_of(frame[keys_at:keys_at + first_length])
-    if not frame[len(frame) - last_length:].startswith(prefix):  # (sorted: the first and the last share it if all do)
-        return None
+    prefix = prefixes.pop()
     count_key, name_key = _COUNT + prefix, _RULESET + prefix
     current = codec.seal(b"engine_version", ENGINE_VERSION.encode())
     env = lmdb.open(str(directory), lock=False, max_dbs=16)  # (locked out: no other process has it)
@@ -298,7 +311,7 @@ def merge_plan(directory: Path, frame: bytes) -> Merge | None:
     if old is None or named is None or version != current:
         return None
     total = int.from_bytes(codec.unseal("meta", count_key, old), "big") + count
-    return frame, ((count_key, codec.seal(count_key, total.to_bytes(8, "big"))),)
+    return listed, ((count_key, codec.seal(count_key, total.to_bytes(8, "big"))),)
 
 
 def last_txnid(directory: Path) -> int:

@@ -4,8 +4,9 @@
 writer process puts into the B-tree before then is put once more by that rewrite, so a sweep's
 values are not put at all: its processes write each drain as it is — a batch frame of nim values,
 keys sorted, or a partizan sweep's shared frame (below) — to a file of its own in ``DIR/runs`` (a
-*run*: ``ruma.engine.frame.write_run``, durable when it returns), and the rewrite merges every run (``merge_frames``:
-``_native.merge_frames``, a k-way merge in C) into its copy.
+*run*: ``ruma.engine.frame.write_run``, durable when it returns), and the rewrite's copy merges
+every run as it goes (``_native.compact_copy``'s merge: a k-way merge in C, merge.h; the same merge
+written as one frame is ``merge_frames``).
 
 A sweep holds ``DIR/runs/lock`` (an ``flock``) for as long as it keeps runs (``Runs.open``), and
 every ``*.run`` file in the folder meanwhile is its own (its workers write theirs there too). Runs
@@ -180,9 +181,10 @@ def intern_runs(directory: Path, payloads: Sequence[bytes | memoryview]) -> list
 
 
 def merge_frames(frames: Sequence[bytes | memoryview]) -> bytes:
-    """``frames`` (batch frames of nim values, keys sorted, no key in two) as one, keys sorted:
-    ``_native.merge_frames`` where the store's compiled module is built, else
-    ``merge_frames_python``."""
+    """``frames`` (batch frames, keys sorted, no key in two) as one, keys sorted:
+    ``_native.merge_frames`` where the store's compiled module is built (the merge the dense
+    rewrite's copy takes its runs' records from, merge.h, written as one frame: what
+    ``merge_frames_python`` checks it against), else ``merge_frames_python``."""
     from ruma.server.store.bulk import _NATIVE
 
     merge = getattr(_NATIVE, "merge_frames", None)

@@ -14,6 +14,7 @@ impartial Sowing with 10 seeds, taken out of its store; the store merged into ho
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 
@@ -21,8 +22,9 @@ import pytest
 
 from ruma.client.sweep.driver import sweep_store
 from ruma.engine.families.classes import Family
-from ruma.engine.frame import pack_frame
+from ruma.engine.frame import pack_frame, unpack_frame
 from ruma.server.store import codec, memo, rewrite, runs
+from ruma.server.store.codec import StoreError
 from ruma.server.store.memo import LmdbStore
 from ruma.server.store.rewrite import compact_store
 from tests.support.stores import everything
@@ -157,3 +159,47 @@ def test_a_sweep_merges_its_runs_into_its_rewrite_and_stores_what_one_process_st
     assert frames and frames[0] >= 2 and merges and merges[-1] is not None and not puts, (frames, merges, len(puts))
     assert everything(data)[b"positions"] == everything(tmp_path / "one")[b"positions"]
     assert not list((data / runs.FOLDER).glob("*.run"))
+
+
+def test_runs_merged_as_the_copy_goes_make_the_file_of_their_one_frame(
+        made: tuple[Path, bytes, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small, frame, count = made
+    dense(monkeypatch)
+    reference = copy_of(small, tmp_path / "reference")
+    assert LmdbStore(reference, create=False).close_dense(frame)  # (one frame: test above)
+    keys, codes = unpack_frame(frame)
+    rng = random.Random(11)
+    dealt: list[list[int]] = [[] for _ in range(7)]
+    for i in range(count):
+        dealt[rng.randrange(7)].append(i)
+    parts = [pack_frame([keys[i] for i in part], [codes[i] for i in part]) for part in dealt]
+    merged = copy_of(small, tmp_path / "merged")
+    store = LmdbStore(merged, create=False)
+    for part in parts:
+        store.hold_run(part)  # (as a sweep's drains: runs, merged by the copy from a heap of their next keys)
+    calls: list[object] = []
+    plain = rewrite._copy
+    monkeypatch.setattr(rewrite, "_copy", lambda *a: calls.append(a[-1]) or plain(*a))
+    assert store.close_dense()
+    assert calls and calls[0] is not None and len(calls[0][0]) == 7  # (merged: the runs as they are)
+    assert without_map_size((merged / "data.mdb").read_bytes()) == without_map_size((reference / "data.mdb").read_bytes())
+
+
+def test_runs_that_share_a_key_are_refused_by_the_merging_copy_and_stored_instead(
+        made: tuple[Path, bytes, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small, frame, _ = made
+    dense(monkeypatch)
+    keys, codes = unpack_frame(frame)
+    half = len(keys) // 2
+    first, second = pack_frame(keys[:half + 1], codes[:half + 1]), pack_frame(keys[half:], codes[half:])
+    plan = rewrite.merge_plan(copy_of(small, tmp_path / "planned"), [first, second])
+    assert plan is not None
+    (tmp_path / "copy").mkdir()
+    with pytest.raises(StoreError, match="a key is in two"):
+        rewrite._copy(tmp_path / "planned", tmp_path / "copy", None, merge=plan)
+    reference = stored_first(small, tmp_path / "reference", frame)
+    store = LmdbStore(copy_of(small, tmp_path / "both"), create=False)
+    store.hold_run(first)
+    store.hold_run(second)
+    assert store.close_dense()  # (no merge: the runs stored, then the store rewritten)
+    assert everything(tmp_path / "both")[b"positions"] == everything(reference)[b"positions"]
