@@ -110,7 +110,7 @@ setup(
                      "server/store/compact.c", "server/store/merge.c",
                      *(f"third_party/lmdb/{name}" for name in LMDB)],
             # (the batch frames it reads and writes are the engine's format: engine/native/frame.h)
-            depends=["server/store/records.h", "server/store/interning.h", "engine/native/frame.h",
+            depends=["server/store/records.h", "server/store/interning.h", "server/store/merge.h", "engine/native/frame.h",
                      "third_party/lmdb/lmdb.h", "third_party/lmdb/midl.h"],
             include_dirs=["server/store", "engine/native", "third_party/lmdb"],
             optional=True,
