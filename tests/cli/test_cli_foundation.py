@@ -219,14 +219,16 @@ def test_a_command_module_that_cannot_be_loaded_is_an_error_naming_it(
     installed = dispatcher.entry_points(group="ruma.commands")
     broken = EntryPoint(name="broken", value=value, group="ruma.commands")
     monkeypatch.setattr(dispatcher, "entry_points", lambda group: [*installed, broken])
-    for argv in (["value", "312"], ["--help"], ["broken"]):  # whatever command was asked for
+    for argv in (["--help"], ["broken"], ["no-such-command"]):  # (every module loaded: the help, a command not ruma's)
         assert main(argv) == Exit.FAILED
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err.count("\n") == 1, captured.err
         assert captured.err.startswith(f"ruma: cannot load the command 'broken' from {value}: {error}")
         assert "reinstall ruma" in captured.err
-    assert main(["--debug", "value", "312"]) == Exit.FAILED
+    assert main(["--debug", "broken"]) == Exit.FAILED
     assert "Traceback" in capsys.readouterr().err
+    assert main(["value", "312"]) == Exit.OK  # (a command of ruma's own loads its module alone)
+    assert "birthday       312" in capsys.readouterr().out
 
 
 def test_a_long_cell_neither_widens_every_row_nor_shifts_its_own() -> None:

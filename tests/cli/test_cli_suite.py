@@ -327,6 +327,25 @@ def test_no_command_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tchoukaillon"]) == 2
 
 
+def test_a_command_line_loads_only_its_commands_module_and_parses_as_the_full_parser_does() -> None:
+    import argparse
+
+    from ruma.client.cli.main import _commands
+
+    full = build_parser()
+
+    def helps(parser: argparse.ArgumentParser, command: str) -> str:
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return action.choices[command].format_help()
+
+    for command in sorted(_commands(full)):
+        own = build_parser(command)
+        assert command in _commands(own), f"OWNERS misses {command!r}"
+        assert len(_commands(own)) < len(_commands(full))  # (one module's commands, not all)
+        assert helps(own, command) == helps(full, command)
+    assert _commands(build_parser("no-such-command")) == _commands(full)
+
+
 def test_help_is_fast_and_never_imports_grpc_or_rich() -> None:
     code = "import sys; from ruma.client.cli.main import build_parser; build_parser(); " \
            "print(sorted(m for m in ('grpc', 'rich', 'argcomplete', 'sqlalchemy', 'lmdb') if m in sys.modules))"
