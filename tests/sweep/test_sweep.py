@@ -29,7 +29,7 @@ from ruma.server.store.runs import FOLDER, read_run
 from ruma.server.work.limits import Limits
 from tests.support.commands import ruma
 from tests.support.grpc_harness import connect, running_server
-from tests.support.stores import contents
+from tests.support.stores import contents, everything
 
 FAMILIES = [("sowing", (0, 7), (1, 7)), ("impartial-atomic-wari", (0, 6), (1, 6))]
 
@@ -149,18 +149,21 @@ def test_a_killed_sweep_resumes_and_loses_nothing(tmp_path: Path, ruleset: str, 
         assert all(not is_shared(run) and all(code & 1 for code in unpack_frame(run)[1]) for run in kept)
     with LmdbStore(data, create=False) as store:  # (what a server or the next sweep opening it does)
         assert store.adopt_runs() > 0
-    partial = contents(data)
+    # (nim values are the same record bytes in every store, read at LMDB's speed; a partizan value
+    # names a game by its store id, which differs between stores: compared as games)
+    stored = contents if ruleset == "sowing" else (lambda path: dict(everything(path)[b"positions"]))
+    partial = stored(data)
     assert partial, "nothing was committed before the kill"
     resumed = subprocess.run(command, capture_output=True, text=True, timeout=600, check=True)
     import json
 
     summary = json.loads(resumed.stdout)
     assert summary["already_stored"] > 0 and summary["classes_valued"] < summary["classes"]
-    final = contents(data)
+    final = stored(data)
     assert all(final[key] == value for key, value in partial.items())  # nothing lost or changed
     family = Family.of(ruleset, (0, seeds), (1, seeds))
     sweep_store(family, str(tmp_path / "fresh"), workers=1)
-    assert final == contents(tmp_path / "fresh")
+    assert final == stored(tmp_path / "fresh")
 
 
 def _descendants(pid: int) -> list[int]:
