@@ -21,6 +21,7 @@ from ruma.engine.errors import RumaInputError
 from ruma.engine.rulesets.base import PLUGIN_CODE, key_prefix_of
 from ruma.server.store import codec
 from ruma.server.store.core import _COUNT, _RULESET
+from ruma.server.store.runs import pending
 from ruma.server.store.scan import reservoir
 
 if TYPE_CHECKING:
@@ -57,7 +58,8 @@ class StoreAdmin:
         return self._store.core.dbs[name]
 
     def stats(self) -> dict[str, Any]:
-        """Entries per ruleset, games, bytes, bytes per entry, map size, buffered entries.
+        """Entries per ruleset, games, bytes, bytes per entry, map size, buffered entries, and the
+        runs beside the store not in it yet (``store.runs.pending``).
 
         ``bytes`` is the file's high-water mark (including free pages LMDB will reuse);
         ``data_bytes`` the pages of the B-trees, on which ``bytes_per_entry`` is based.
@@ -113,6 +115,7 @@ class StoreAdmin:
             bytes_per_entry=(tree / entries) if entries else None,
             file_bytes_per_entry=(used / entries) if entries else None,
             buffered=len(core.buffer),
+            runs=pending(path),
         )
         return result
 

@@ -85,6 +85,11 @@ def run_stats(args: argparse.Namespace) -> int:
     lines.append(f"  entries {stats['entries']}, games {stats['games']}, data bytes {stats['data_bytes']}"
                  + (f" ({per:.1f} per entry)" if per is not None else "")
                  + f", file high-water {stats['bytes']} bytes, map {stats['map_size']}")
+    runs = stats["runs"]
+    if runs["files"]:
+        whose = ("a sweep's, running now: merged or stored when it ends" if runs["held"] else
+                 "a killed sweep's: stored by the next sweep, ruma serve or ruma store compact")
+        lines.append(f"  runs beside it, not in it yet: {runs['files']} files, {runs['entries']} entries ({whose})")
     with Output(args.format) as out:
         out.emit(stats, "\n".join(lines))
     return 0

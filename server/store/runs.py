@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ruma.engine.frame import (
+    RUN_MAGIC,
+    frame_count,
     is_shared,
     pack_frame,
     read_run,
@@ -106,6 +108,34 @@ def orphans(directory: Path) -> list[Path]:
         except OSError:
             return []
         return sorted(folder.glob("*.run"), key=lambda path: (path.stat().st_mtime_ns, path.name))
+
+
+def pending(directory: Path) -> dict[str, Any]:
+    """The runs beside the store in ``directory`` that are not in it yet: ``files``, the ``entries``
+    their heads count (checksums not read), and whether a sweep ``held`` them at this moment (its
+    own, still running) — else a killed sweep's, which the next sweep, ``ruma serve`` or ``ruma
+    store compact`` adopts (``ruma store stats`` shows them)."""
+    folder = directory / FOLDER
+    paths = sorted(folder.glob("*.run")) if folder.is_dir() else []
+    entries = 0
+    for path in paths:
+        try:
+            with open(path, "rb") as run:
+                head = run.read(len(RUN_MAGIC) + 4 + 16)[len(RUN_MAGIC) + 4:]
+                if is_shared(head):  # (the inner frame's count after the nodes)
+                    run.seek(len(RUN_MAGIC) + 4 + 16 + 4 * int.from_bytes(head[12:16], "little"))
+                    head = run.read(4)
+                entries += frame_count(head) if len(head) >= 4 else 0
+        except OSError:  # (stored and removed meanwhile)
+            continue
+    held = False
+    if paths and (folder / "lock").exists():
+        with open(folder / "lock", "rb") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                held = True
+    return {"files": len(paths), "entries": entries, "held": held}
 
 
 def adopt(directory: Path, store: Any) -> int:

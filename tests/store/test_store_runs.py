@@ -86,7 +86,8 @@ def test_another_sweep_does_not_take_runs_held_and_stores_its_drains_at_once(tmp
     assert not list((tmp_path / "data" / runs.FOLDER).glob("*.run"))
 
 
-def test_a_killed_sweeps_runs_are_adopted_by_the_next_open_for_a_sweep_or_a_server(tmp_path: Path) -> None:
+def test_a_killed_sweeps_runs_are_adopted_by_the_next_open_for_a_sweep_or_a_server(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data"
     LmdbStore(data).close()
     frames = frames_of(random.Random(5), 3, 400)
@@ -104,8 +105,18 @@ def test_a_killed_sweeps_runs_are_adopted_by_the_next_open_for_a_sweep_or_a_serv
     left = runs.orphans(data)
     assert len(left) == 3
     assert everything(data)[b"positions"] == []  # (nothing stored yet)
+    assert runs.pending(data) == {"files": 3, "entries": 400, "held": False}
+    from ruma.client.cli import main
+
+    assert main(["store", "stats", "--data", str(data)]) == 0
+    assert "3 files, 400 entries (a killed sweep's" in capsys.readouterr().out
+    held = runs.Runs.open(data)  # (a running sweep's)
+    assert held is not None and runs.pending(data)["held"]
+    held.close()
     with LmdbStore(data, create=False) as store:
+        assert store.admin.stats()["runs"]["files"] == 3
         assert store.adopt_runs() == 400
+        assert store.admin.stats()["runs"] == {"files": 0, "entries": 0, "held": False}
     expected = {key: code // 2 for frame in frames for key, code in zip(*unpack_frame(frame))}
     with LmdbStore(data, create=False) as store:
         assert dict(zip(expected, store.lookup_many(list(expected)))) == expected

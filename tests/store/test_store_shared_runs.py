@@ -137,6 +137,7 @@ def test_a_killed_sweeps_shared_runs_are_adopted_and_an_orphan_node_left(
     keys, codes = unpack_frame(payloads[0][16 + 4 * int.from_bytes(payloads[0][12:16], "little"):])
     orphan = pack_shared(9, b"", pack_frame(keys, codes))  # (a session none of whose nodes was written)
     write_run(folder / "200-w00000001.run", orphan)
+    assert runs.pending(data) == {"files": 4, "entries": len(values) + len(keys), "held": False}  # (counted past the nodes)
     with LmdbStore(data, create=False) as store:
         assert store.adopt_runs() == len(values)
     assert values_of(data, list(values)) == values
